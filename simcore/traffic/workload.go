@@ -1,0 +1,73 @@
+// Package traffic turns the traffic section (synthetic sources and recorded traces) into a
+// workload: sessions of turns with prompts, output lengths and release rules.
+package traffic
+
+// Segment is a run of Count copies of one 32-bit token id. Prompts are held as segments so a
+// 512-token trace block costs one element instead of 512.
+type Segment struct {
+	Token uint32
+	Count int
+}
+
+// Turn is one request of a session as the workload authored it.
+type Turn struct {
+	InputLength  int
+	OutputLength int
+	// Prompt covers exactly InputLength tokens.
+	Prompt []Segment
+	// DelayMs is, for turns after the first, the think time between the previous turn's
+	// terminal time and this turn's release (already divided by the trace speedup).
+	DelayMs float64
+	// RequestID is the authored request id, "" when the source has none.
+	RequestID string
+}
+
+// Session is a sequence of turns released one after another.
+type Session struct {
+	// ID is the session id written to records; "" writes null (plain synthetic requests).
+	ID string
+	// ArrivalMs is the first turn's release time for open-loop loads (normalised so the
+	// earliest first turn is 0 and divided by the speedup). Ignored by concurrency loads.
+	ArrivalMs float64
+	Turns     []Turn
+}
+
+// Workload is the whole traffic in workload order. Sessions are produced lazily by Next so a
+// synthetic run of millions of requests never materialises them all.
+type Workload struct {
+	// Sessions is the number of sessions Next will yield.
+	Sessions int
+	// Next returns the next session in workload order; ok is false after the last.
+	Next func() (s Session, ok bool)
+	// OpenLoop is true when sessions are released at ArrivalMs (rate and trace-timestamp
+	// loads); false for a closed loop of Concurrency sessions in flight.
+	OpenLoop    bool
+	Concurrency int
+	// Graph is non-nil for agentic dependency-graph sources (agentic_mooncake, agentic
+	// dynamo traces); then Sessions/Next are unused.
+	Graph *Graph
+}
+
+// Graph is an agentic dependency graph (simulation.md §12.4).
+type Graph struct {
+	Nodes []Node
+	// Lanes limits concurrently active plays; 0 = unlimited.
+	Lanes int
+}
+
+// Node is one request of an agentic graph.
+type Node struct {
+	Turn
+	PlayID      string
+	SessionID   string
+	TurnIndex   int
+	NotBeforeMs float64
+	Deps        []Dep
+}
+
+// Dep makes a node wait for a parent: its dispatch (OnCompletion false) or its completion.
+type Dep struct {
+	Parent       int // index into Graph.Nodes
+	OnCompletion bool
+	DelayMs      float64
+}
