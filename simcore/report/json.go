@@ -1,0 +1,377 @@
+// Package report holds the output encodings shared by every target: the canonical JSON
+// encoder of spec/outputs.md §2 and the AIPerf-style table view of §7.2.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (outputs.md §2.1).
+var ErrNonFinite = errors.New("report: non-finite float in JSON output")
+
+// UnsupportedTypeError reports a value of a Go type the canonical encoder does not know.
+type UnsupportedTypeError struct {
+	// Value is the offending value.
+	Value any
+}
+
+func (e *UnsupportedTypeError) Error() string {
+	return "report: unsupported JSON value type " + typeName(e.Value)
+}
+
+// Pretty encodes v in the pretty canonical layout (2-space indent, sorted keys, ASCII only)
+// followed by exactly one newline, as written to prediction.json.
+func Pretty(v any) ([]byte, error) {
+	return AppendPretty(make([]byte, 0, 4096), v)
+}
+
+// Compact encodes v in the compact canonical layout (no whitespace, no trailing newline), as
+// used for requests.jsonl lines and `--format json` standard output.
+func Compact(v any) ([]byte, error) {
+	return AppendCompact(make([]byte, 0, 1024), v)
+}
+
+// AppendPretty appends the pretty encoding of v plus a newline to dst.
+func AppendPretty(dst []byte, v any) ([]byte, error) {
+	var e Encoder
+	return e.AppendPretty(dst, v)
+}
+
+// AppendCompact appends the compact encoding of v to dst (no newline).
+func AppendCompact(dst []byte, v any) ([]byte, error) {
+	var e Encoder
+	return e.AppendCompact(dst, v)
+}
+
+// Encoder is a reusable canonical encoder: it keeps its key-sorting scratch space between
+// calls, so encoding many records (requests.jsonl) allocates almost nothing. The zero value
+// is ready to use; an Encoder must not be used by two callers at once.
+type Encoder struct {
+	keys [][]string // per-depth scratch for sorted keys
+}
+
+// AppendPretty appends the pretty encoding of v plus a newline to dst.
+func (enc *Encoder) AppendPretty(dst []byte, v any) ([]byte, error) {
+	e := encoder{buf: dst, pretty: true, keys: enc.keys}
+	err := e.value(v, 0)
+	enc.keys = e.keys
+	if err != nil {
+		return dst, err
+	}
+	return append(e.buf, '\n'), nil
+}
+
+// AppendCompact appends the compact encoding of v to dst (no newline).
+func (enc *Encoder) AppendCompact(dst []byte, v any) ([]byte, error) {
+	e := encoder{buf: dst, keys: enc.keys}
+	err := e.value(v, 0)
+	enc.keys = e.keys
+	if err != nil {
+		return dst, err
+	}
+	return e.buf, nil
+}
+
+// AppendFloat appends the canonical text of a float (§2.1): shortest round-trip digits,
+// positional for decimal exponents in [-4, 16), exponential otherwise; -0 is written 0.0.
+func AppendFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, ErrNonFinite
+	}
+	return appendFloat(dst, f), nil
+}
+
+type encoder struct {
+	buf    []byte
+	pretty bool
+	keys   [][]string // per-depth scratch for sorted keys
+}
+
+func (e *encoder) newline(depth int) {
+	e.buf = append(e.buf, '\n')
+	for i := 0; i < depth; i++ {
+		e.buf = append(e.buf, ' ', ' ')
+	}
+}
+
+func (e *encoder) value(v any, depth int) error {
+	switch x := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case bool:
+		if x {
+			e.buf = append(e.buf, "true"...)
+		} else {
+			e.buf = append(e.buf, "false"...)
+		}
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, x, 10)
+	case int32:
+		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+	case uint64:
+		e.buf = strconv.AppendUint(e.buf, x, 10)
+	case uint32:
+		e.buf = strconv.AppendUint(e.buf, uint64(x), 10)
+	case uint:
+		e.buf = strconv.AppendUint(e.buf, uint64(x), 10)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ErrNonFinite
+		}
+		e.buf = appendFloat(e.buf, x)
+	case string:
+		e.buf = appendString(e.buf, x)
+	case map[string]any:
+		return e.object(x, depth)
+	case []any:
+		if len(x) == 0 {
+			e.buf = append(e.buf, "[]"...)
+			return nil
+		}
+		e.buf = append(e.buf, '[')
+		for i, el := range x {
+			e.sep(i, depth+1)
+			if err := e.value(el, depth+1); err != nil {
+				return err
+			}
+		}
+		e.close(']', depth)
+	case []map[string]any:
+		if len(x) == 0 {
+			e.buf = append(e.buf, "[]"...)
+			return nil
+		}
+		e.buf = append(e.buf, '[')
+		for i, el := range x {
+			e.sep(i, depth+1)
+			if err := e.object(el, depth+1); err != nil {
+				return err
+			}
+		}
+		e.close(']', depth)
+	case []float64:
+		if len(x) == 0 {
+			e.buf = append(e.buf, "[]"...)
+			return nil
+		}
+		e.buf = append(e.buf, '[')
+		for i, f := range x {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return ErrNonFinite
+			}
+			e.sep(i, depth+1)
+			e.buf = appendFloat(e.buf, f)
+		}
+		e.close(']', depth)
+	case []int:
+		if len(x) == 0 {
+			e.buf = append(e.buf, "[]"...)
+			return nil
+		}
+		e.buf = append(e.buf, '[')
+		for i, n := range x {
+			e.sep(i, depth+1)
+			e.buf = strconv.AppendInt(e.buf, int64(n), 10)
+		}
+		e.close(']', depth)
+	case []string:
+		if len(x) == 0 {
+			e.buf = append(e.buf, "[]"...)
+			return nil
+		}
+		e.buf = append(e.buf, '[')
+		for i, s := range x {
+			e.sep(i, depth+1)
+			e.buf = appendString(e.buf, s)
+		}
+		e.close(']', depth)
+	default:
+		return &UnsupportedTypeError{Value: v}
+	}
+	return nil
+}
+
+// sep writes the separator before element i of a container whose members sit at depth.
+func (e *encoder) sep(i, depth int) {
+	if i > 0 {
+		e.buf = append(e.buf, ',')
+	}
+	if e.pretty {
+		e.newline(depth)
+	}
+}
+
+func (e *encoder) close(c byte, depth int) {
+	if e.pretty {
+		e.newline(depth)
+	}
+	e.buf = append(e.buf, c)
+}
+
+func (e *encoder) object(m map[string]any, depth int) error {
+	if len(m) == 0 {
+		e.buf = append(e.buf, "{}"...)
+		return nil
+	}
+	for len(e.keys) <= depth {
+		e.keys = append(e.keys, nil)
+	}
+	keys := e.keys[depth][:0]
+	if cap(keys) < len(m) {
+		keys = make([]string, 0, len(m)+8)
+	}
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // byte order of UTF-8 = code-point order
+	e.keys[depth] = keys
+	e.buf = append(e.buf, '{')
+	for i, k := range keys {
+		e.sep(i, depth+1)
+		e.buf = appendString(e.buf, k)
+		if e.pretty {
+			e.buf = append(e.buf, ':', ' ')
+		} else {
+			e.buf = append(e.buf, ':')
+		}
+		if err := e.value(m[k], depth+1); err != nil {
+			return err
+		}
+	}
+	e.close('}', depth)
+	return nil
+}
+
+// appendFloat lays out a finite float per outputs.md §2.1.
+func appendFloat(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, "0.0"...) // also negative zero [decision]
+	}
+	var scratch [32]byte
+	s := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
+	if s[0] == '-' {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	ePos := 0
+	for ePos < len(s) && s[ePos] != 'e' {
+		ePos++
+	}
+	mant := s[:ePos]
+	exp := 0
+	neg := s[ePos+1] == '-'
+	for _, c := range s[ePos+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if neg {
+		exp = -exp
+	}
+	// digits d1..dn without the decimal point
+	var digBuf [24]byte
+	digits := append(digBuf[:0], mant[0])
+	if len(mant) > 2 {
+		digits = append(digits, mant[2:]...)
+	}
+	n := len(digits)
+	if exp >= -4 && exp < 16 {
+		if exp < 0 {
+			dst = append(dst, '0', '.')
+			for i := 0; i < -exp-1; i++ {
+				dst = append(dst, '0')
+			}
+			return append(dst, digits...)
+		}
+		intLen := exp + 1
+		if intLen >= n {
+			dst = append(dst, digits...)
+			for i := n; i < intLen; i++ {
+				dst = append(dst, '0')
+			}
+			return append(dst, '.', '0')
+		}
+		dst = append(dst, digits[:intLen]...)
+		dst = append(dst, '.')
+		return append(dst, digits[intLen:]...)
+	}
+	dst = append(dst, digits[0])
+	if n > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:]...)
+	}
+	dst = append(dst, 'e')
+	if exp < 0 {
+		dst = append(dst, '-')
+		exp = -exp
+	} else {
+		dst = append(dst, '+')
+	}
+	if exp < 10 {
+		dst = append(dst, '0')
+	}
+	return strconv.AppendInt(dst, int64(exp), 10)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendU4(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
+
+// appendString writes s as an ASCII-only JSON string, escaping like Python's
+// json.dumps(ensure_ascii=True); invalid UTF-8 bytes become U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				dst = append(dst, '\\', '"')
+			case '\\':
+				dst = append(dst, '\\', '\\')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default: // other control characters and U+007F
+				dst = appendU4(dst, rune(c))
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x10000 {
+			r -= 0x10000
+			dst = appendU4(dst, 0xd800+(r>>10))
+			dst = appendU4(dst, 0xdc00+(r&0x3ff))
+		} else {
+			dst = appendU4(dst, r) // includes U+FFFD for invalid bytes
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func typeName(v any) string { return fmt.Sprintf("%T", v) }
