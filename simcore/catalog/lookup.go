@@ -1,0 +1,284 @@
+package catalog
+
+import (
+	_ "embed"
+	"encoding/json"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"aisimulate/simcore/spec"
+)
+
+//go:embed models.json
+var modelsJSON []byte
+
+//go:embed hardware.json
+var hardwareJSON []byte
+
+// Hardware is one GPU system: per-GPU memory, bandwidth and tensor-core FLOPS, and the
+// interconnect. Bandwidths are bytes/s per GPU in one direction; FLOPS are dense.
+type Hardware struct {
+	ID          string  `json:"id"`
+	MemBytes    int64   `json:"mem"`
+	MemBW       float64 `json:"mem_bw"`
+	BF16        float64 `json:"bf16"`
+	FP8         float64 `json:"fp8,omitempty"` // 0 = no FP8 tensor cores
+	FP4         float64 `json:"fp4,omitempty"` // 0 = no FP4 tensor cores
+	INT8        float64 `json:"int8,omitempty"`
+	SM          int     `json:"sm,omitempty"`
+	GPUsPerNode int     `json:"gpn"`
+	GPUsPerRack int     `json:"gpr,omitempty"` // NVLink domain when larger than a node
+	IntraNodeBW float64 `json:"nvlink_bw"`
+	InterNodeBW float64 `json:"inter_bw"`
+	InterRackBW float64 `json:"rack_bw,omitempty"`
+	P2PLatency  float64 `json:"p2p_lat"` // seconds
+	// OtherMem is memory reserved for the runtime (bytes); NCCLMem the communicator buffers
+	// by TP size 1, 2, 4, 8.
+	OtherMem int64    `json:"other_mem"`
+	NCCLMem  [4]int64 `json:"nccl_mem"`
+}
+
+// NCCLBytes is the communicator memory for a TP group of size tp (capped at 8).
+func (h *Hardware) NCCLBytes(tp int) int64 {
+	switch {
+	case tp <= 1:
+		return h.NCCLMem[0]
+	case tp == 2:
+		return h.NCCLMem[1]
+	case tp <= 4:
+		return h.NCCLMem[2]
+	default:
+		return h.NCCLMem[3]
+	}
+}
+
+// NVLinkDomain is the number of GPUs reachable over NVLink (node, or rack for NVL72).
+func (h *Hardware) NVLinkDomain() int {
+	if h.GPUsPerRack > h.GPUsPerNode {
+		return h.GPUsPerRack
+	}
+	return h.GPUsPerNode
+}
+
+var (
+	models   []*Model
+	hardware []*Hardware
+	// aliasIdx maps a normalised key to catalog indices.
+	aliasIdx map[string][]int
+)
+
+func load() {
+	if models != nil {
+		return
+	}
+	if err := json.Unmarshal(modelsJSON, &models); err != nil {
+		panic("catalog: models.json: " + err.Error())
+	}
+	if err := json.Unmarshal(hardwareJSON, &hardware); err != nil {
+		panic("catalog: hardware.json: " + err.Error())
+	}
+	aliasIdx = map[string][]int{}
+	for i, m := range models {
+		k, _ := aliasKey(m.ID)
+		aliasIdx[k] = append(aliasIdx[k], i)
+	}
+}
+
+// Models lists the catalog model ids in catalog order.
+func Models() []string {
+	load()
+	out := make([]string, len(models))
+	for i, m := range models {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// HardwareIDs lists the catalog hardware ids, sorted.
+func HardwareIDs() []string {
+	load()
+	out := make([]string, len(hardware))
+	for i, h := range hardware {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// variant suffixes that do not change the architecture.
+var variantSuffixes = []string{"-instruct", "-base", "-chat", "-it", "-hf", "-v0.1", "-2507", "-thinking"}
+
+// quant suffixes: a quantised re-release of a catalog model keeps its architecture and
+// changes the default quantisation.
+var quantSuffixes = []struct{ suffix, gemm string }{
+	{"-fp8-static-pertensor", "fp8_static"},
+	{"-fp8-dynamic", "fp8"},
+	{"-fp8", "fp8"},
+	{"-nvfp4", "nvfp4"},
+	{"-fp4", "nvfp4"},
+	{"-mxfp4", "nvfp4"},
+	{"-awq", "int4_wo"},
+	{"-int4", "int4_wo"},
+}
+
+// aliasKey normalises an id: the organisation is dropped, case folded, "meta-" prefixes,
+// variant and quantisation suffixes removed. It also reports the quantisation suffix's mode.
+func aliasKey(id string) (string, string) {
+	s := strings.ToLower(id)
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimPrefix(s, "meta-")
+	s = strings.ReplaceAll(s, "_", ".")
+	q := ""
+	for changed := true; changed; {
+		changed = false
+		for _, v := range quantSuffixes {
+			if strings.HasSuffix(s, v.suffix) {
+				s, q, changed = strings.TrimSuffix(s, v.suffix), v.gemm, true
+			}
+		}
+		for _, v := range variantSuffixes {
+			if strings.HasSuffix(s, v) {
+				s, changed = strings.TrimSuffix(s, v), true
+			}
+		}
+	}
+	return s, q
+}
+
+// LookupModel resolves engine.model: a local directory (a slash path relative to the root
+// of files, holding config.json and optionally hf_quant_config.json; callers strip the
+// leading "/" of absolute paths and pass an fs.FS rooted at "/"), an exact catalog id, or an
+// alias (organisation, case, Instruct/Base/chat variants and quantised re-releases such as
+// -FP8/-NVFP4 fold onto the catalog architecture). Unknown ids are a *spec.Error with close
+// matches.
+func LookupModel(id string, files fs.FS) (*Model, error) {
+	load()
+	if files != nil && id != "" {
+		dir := path.Clean(strings.TrimPrefix(id, "./"))
+		if fs.ValidPath(dir) {
+			if cfg, err := fs.ReadFile(files, path.Join(dir, "config.json")); err == nil {
+				q, _ := fs.ReadFile(files, path.Join(dir, "hf_quant_config.json"))
+				m, perr := ParseHFConfig(id, cfg, q)
+				if perr != nil {
+					return nil, &spec.Error{Path: "engine.model", Msg: "model directory " + quote(id) + ": " + perr.Error()}
+				}
+				return m, nil
+			}
+		}
+	}
+	for _, m := range models {
+		if m.ID == id {
+			c := *m
+			return &c, nil
+		}
+	}
+	for _, m := range models {
+		if strings.EqualFold(m.ID, id) {
+			c := *m
+			return &c, nil
+		}
+	}
+	key, q := aliasKey(id)
+	if idx := aliasIdx[key]; len(idx) > 0 {
+		best, bestScore := idx[0], -1
+		org := ""
+		if i := strings.Index(id, "/"); i >= 0 {
+			org = strings.ToLower(id[:i])
+		}
+		// Prefer the unquantised base (its quant defaults are then overridden), then the
+		// same organisation.
+		for _, i := range idx {
+			score := 0
+			if models[i].GemmQuant == "bf16" {
+				score += 2
+			}
+			if strings.HasPrefix(strings.ToLower(models[i].ID), org+"/") {
+				score++
+			}
+			if score > bestScore {
+				best, bestScore = i, score
+			}
+		}
+		c := *models[best]
+		c.ID = id
+		if q != "" {
+			c.GemmQuant = q
+			if c.Experts > 0 {
+				c.MoEQuant = q
+			}
+		}
+		return &c, nil
+	}
+	return nil, &spec.Error{Path: "engine.model", Msg: "unknown model " + quote(id) + "; close matches: " +
+		strings.Join(closeMatches(id, Models(), 3), ", ") + "; or pass a local directory containing config.json"}
+}
+
+// LookupHardware resolves engine.hardware to a catalog system.
+func LookupHardware(id string) (*Hardware, error) {
+	load()
+	for _, h := range hardware {
+		if h.ID == id {
+			c := *h
+			return &c, nil
+		}
+	}
+	return nil, &spec.Error{Path: "engine.hardware", Msg: "unknown hardware " + quote(id) + "; supported: " +
+		strings.Join(HardwareIDs(), ", ")}
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// closeMatches returns up to n candidates closest to id by edit distance of the folded
+// names (ties broken by catalog order).
+func closeMatches(id string, cands []string, n int) []string {
+	type sc struct {
+		d, i int
+	}
+	k := strings.ToLower(id)
+	if i := strings.LastIndex(k, "/"); i >= 0 {
+		k = k[i+1:]
+	}
+	var s []sc
+	for i, c := range cands {
+		ck := strings.ToLower(c)
+		if j := strings.LastIndex(ck, "/"); j >= 0 {
+			ck = ck[j+1:]
+		}
+		s = append(s, sc{levenshtein(k, ck), i})
+	}
+	sort.SliceStable(s, func(a, b int) bool { return s[a].d < s[b].d })
+	var out []string
+	for i := 0; i < len(s) && i < n; i++ {
+		out = append(out, cands[s[i].i])
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			if prev[j]+1 < c {
+				c = prev[j] + 1
+			}
+			if cur[j-1]+1 < c {
+				c = cur[j-1] + 1
+			}
+			cur[j] = c
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
