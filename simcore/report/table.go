@@ -1,0 +1,217 @@
+package report
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// tableRows lists the statistics rows of the table view: label and summary-key suffix.
+var tableRows = []struct{ label, suffix string }{
+	{"Time to First Token (ms)", "ttft_ms"},
+	{"Time to Second Token (ms)", "ttst_ms"},
+	{"Request Latency (ms)", "e2e_latency_ms"},
+	{"Inter Token Latency (ms)", "itl_ms"},
+	{"Output Token Throughput Per User (tokens/sec/user)", "output_token_throughput_per_user"},
+}
+
+// tableStats are the summary-key prefixes of the avg, min, max, p99, p90, p75 and std cells.
+var tableStats = []string{"mean", "min", "max", "p99", "p90", "p75", "std"}
+
+// Table renders the `--format table` standard output of outputs.md §7.2 for a summary
+// object: the AIPerf-style metrics table, the footer lines, and the path of prediction.json
+// inside outputDir. Every line ends in a newline.
+func Table(summary map[string]any, outputDir string) string {
+	header := []string{"Metric", "avg", "min", "max", "p99", "p90", "p75", "std"}
+	var rows [][]string
+	for _, r := range tableRows {
+		if _, ok := summary["mean_"+r.suffix]; !ok {
+			continue
+		}
+		row := []string{r.label}
+		for _, st := range tableStats {
+			row = append(row, cell(summary, st+"_"+r.suffix))
+		}
+		rows = append(rows, row)
+	}
+	single := func(label string, v any, ok bool) {
+		row := []string{label, "N/A", "N/A", "N/A", "N/A", "N/A", "N/A", "N/A"}
+		if ok {
+			row[1] = formatCell(v)
+		}
+		rows = append(rows, row)
+	}
+	v, ok := summary["output_throughput_tok_s"]
+	single("Output Token Throughput (tokens/sec)", v, ok)
+	v, ok = summary["request_throughput_rps"]
+	single("Request Throughput (requests/sec)", v, ok)
+	v, ok = summary["completed_requests"]
+	if !ok {
+		v, ok = summary["num_requests"]
+	}
+	single("Request Count (requests)", v, ok)
+	if cov, ok := summary["power_coverage"]; ok {
+		v, ok := summary["power_w"]
+		single("Power per GPU (W)", v, ok)
+		if f, isNum := toFloat(cov); isNum {
+			single("Power Data Coverage (%)", f*100, true)
+		} else {
+			single("Power Data Coverage (%)", cov, true)
+		}
+	}
+
+	widths := make([]int, len(header))
+	for i, h := range header {
+		widths[i] = utf8.RuneCountInString(h)
+	}
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("NVIDIA AIPerf | LLM Metrics\n")
+	border := func(left, mid, right string) {
+		b.WriteString(left)
+		for i, w := range widths {
+			if i > 0 {
+				b.WriteString(mid)
+			}
+			b.WriteString(strings.Repeat("━", w+2))
+		}
+		b.WriteString(right)
+		b.WriteByte('\n')
+	}
+	line := func(cells []string) {
+		b.WriteString("┃")
+		for i, c := range cells {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			b.WriteByte(' ')
+			if i == 0 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
+			b.WriteString(" ┃")
+		}
+		b.WriteByte('\n')
+	}
+	border("┏", "┳", "┓")
+	line(header)
+	border("┡", "╇", "┩")
+	for _, row := range rows {
+		line(row)
+	}
+	border("└", "┴", "┘")
+	for _, f := range []struct{ label, key string }{
+		{"Wall Time (ms)", "wall_time_ms"},
+		{"Prefix Cache Reused Ratio", "prefix_cache_reused_ratio"},
+		{"First Admission Prefix Cache Reused Ratio", "first_admission_prefix_cache_reused_ratio"},
+	} {
+		if v, ok := summary[f.key]; ok && isNumber(v) {
+			b.WriteString(f.label + ": " + formatCell(v) + "\n")
+		}
+	}
+	b.WriteString("Saved full report to: " + path.Join(outputDir, "prediction.json") + "\n")
+	return b.String()
+}
+
+func cell(summary map[string]any, key string) string {
+	v, ok := summary[key]
+	if !ok {
+		return "N/A"
+	}
+	return formatCell(v)
+}
+
+func isNumber(v any) bool {
+	_, ok := toFloat(v)
+	return ok
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// formatCell renders one table cell: numbers with two decimals (ties to even on the exact
+// binary value) and thousands separators, nil as N/A, anything else as text.
+func formatCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "N/A"
+	case string:
+		return x
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case int:
+		return groupThousands(strconv.FormatInt(int64(x), 10) + ".00")
+	case int64:
+		return groupThousands(strconv.FormatInt(x, 10) + ".00")
+	case int32:
+		return groupThousands(strconv.FormatInt(int64(x), 10) + ".00")
+	case uint64:
+		return groupThousands(strconv.FormatUint(x, 10) + ".00")
+	case uint32:
+		return groupThousands(strconv.FormatUint(uint64(x), 10) + ".00")
+	case uint:
+		return groupThousands(strconv.FormatUint(uint64(x), 10) + ".00")
+	case float64:
+		return FormatNumber(x)
+	}
+	return "N/A"
+}
+
+// FormatNumber formats a float like Python's f"{v:,.2f}": two decimals, correctly rounded
+// with ties to even, and comma thousands separators (1234567.891 → "1,234,567.89").
+func FormatNumber(v float64) string {
+	return groupThousands(strconv.FormatFloat(v, 'f', 2, 64))
+}
+
+// groupThousands inserts ',' every three digits of the integer part of a decimal string.
+func groupThousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	if len(intPart) <= 3 || intPart[0] < '0' || intPart[0] > '9' { // short, or Inf/NaN
+		return sign + intPart + frac
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	head := len(intPart) % 3
+	if head > 0 {
+		b.WriteString(intPart[:head])
+	}
+	for i := head; i < len(intPart); i += 3 {
+		if b.Len() > len(sign) {
+			b.WriteByte(',')
+		}
+		b.WriteString(intPart[i : i+3])
+	}
+	b.WriteString(frac)
+	return b.String()
+}
