@@ -1,0 +1,215 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+)
+
+// Router policies and prefill load models.
+const (
+	RouterRoundRobin = "round_robin"
+	RouterKV         = "kv_router"
+	LoadModelNone    = "none"
+	LoadModelAIC     = "aic"
+)
+
+// Planner policies and targets.
+const (
+	PlannerDisabled = "disabled"
+	PlannerEnabled  = "enabled"
+	TargetSLA       = "sla"
+)
+
+var routerNumerics = []string{"overlap_score_credit", "prefill_load_scale", "temperature"}
+
+var routerShape = shape{keys: append([]string{"policy", "prefill_load_model"}, routerNumerics...)}
+
+// DefaultRouter is the router when the section is omitted.
+func DefaultRouter() Router {
+	return Router{Policy: RouterRoundRobin, PrefillLoadModel: LoadModelNone, OverlapScoreCredit: 1.0, PrefillLoadScale: 1.0, Temperature: 0.0}
+}
+
+func decodeRouter(d *decoder, v any, present bool, cfg *Config) Router {
+	r := DefaultRouter()
+	if !present {
+		return r
+	}
+	o := d.mapping("router", v, routerShape)
+	r.Policy = o.enum("policy", RouterRoundRobin, RouterKV)
+	if o.has("prefill_load_model") {
+		lo := o.child("prefill_load_model", shape{keys: []string{"type"}})
+		r.PrefillLoadModel = lo.enum("type", LoadModelNone, LoadModelAIC)
+	}
+	vals := []*float64{&r.OverlapScoreCredit, &r.PrefillLoadScale, &r.Temperature}
+	for i, k := range routerNumerics {
+		if !o.has(k) {
+			continue
+		}
+		if o.m[k] == nil {
+			d.failf(o.p(k), "Router numeric knobs do not accept null; remove the key to use the default")
+			return r
+		}
+		*vals[i] = o.float(k, 0, ge(0))
+	}
+	if !d.ok() {
+		return r
+	}
+	if r.Policy == RouterRoundRobin {
+		if r.PrefillLoadModel != LoadModelNone {
+			d.failf("router.prefill_load_model.type", "'%s' is incompatible with router.policy='round_robin'; use policy='kv_router' or type='none'", r.PrefillLoadModel)
+			return r
+		}
+		if k := o.presentKeys(routerNumerics...); len(k) > 0 {
+			d.failf(o.p(k[0]), "round_robin requires prefill_load_model.type='none' and rejects KV-router knobs %s; remove them or set policy: kv_router", pyList(k))
+			return r
+		}
+		return r
+	}
+	// kv_router needs a choice to make (offline Mocker constraint). Checked for aggregated
+	// mode, where one pool is routed.
+	if e := &cfg.Engine; e.Mode == ModeAggregated && e.Aggregated != nil {
+		n := e.Aggregated.Parallelism.Replicas * e.Aggregated.Parallelism.AttentionData
+		if n <= 1 {
+			d.failf("router.policy", "kv_router requires more than one routable worker, got %d (replicas × attention_data of workers.aggregated); raise parallelism.replicas or use policy: round_robin", n)
+		}
+	}
+	return r
+}
+
+var plannerShape = shape{keys: []string{
+	"policy", "target", "enable_throughput_scaling", "enable_load_scaling",
+	"throughput_adjustment_interval_seconds", "load_adjustment_interval_seconds",
+	"max_num_fpm_samples", "fpm_sample_bucket_size", "load_scaling_down_sensitivity",
+	"load_min_observations", "load_predictor", "load_predictor_log1p", "prophet_window_size",
+	"kalman_q_level", "kalman_q_trend", "kalman_r", "kalman_min_points",
+	"max_num_gpus", "min_num_gpus", "min_workers", "prefill_min_workers", "decode_min_workers",
+}}
+
+// DefaultPlanner is the planner when the section is omitted (the older AISimulate defaults:
+// throughput scaling on, load scaling off).
+func DefaultPlanner() Planner {
+	return Planner{
+		Policy: PlannerDisabled, Target: "throughput",
+		EnableThroughputScaling: true, EnableLoadScaling: false,
+		ThroughputAdjustmentIntervalSeconds: 180, LoadAdjustmentIntervalSeconds: 5,
+		MaxNumFPMSamples: 64, FPMSampleBucketSize: 16,
+		LoadScalingDownSensitivity: 80, LoadMinObservations: 5,
+		LoadPredictor: "arima", ProphetWindowSize: 50,
+		KalmanQLevel: 1.0, KalmanQTrend: 0.1, KalmanR: 10.0, KalmanMinPoints: 5,
+		MaxNumGPUs: 8, MinNumGPUs: -1, MinWorkers: 1,
+	}
+}
+
+func decodePlanner(d *decoder, v any, present bool, cfg *Config) Planner {
+	p := DefaultPlanner()
+	if !present {
+		return p
+	}
+	o := d.mapping("planner", v, plannerShape)
+	p.Policy = o.enum("policy", PlannerDisabled, PlannerEnabled)
+	p.Target = o.enum("target", "throughput", "latency", TargetSLA, "load")
+	p.EnableThroughputScaling = o.bool("enable_throughput_scaling", true)
+	p.EnableLoadScaling = o.bool("enable_load_scaling", false)
+	p.ThroughputAdjustmentIntervalSeconds = int(o.int("throughput_adjustment_interval_seconds", 180, gt(0)))
+	p.LoadAdjustmentIntervalSeconds = int(o.int("load_adjustment_interval_seconds", 5, gt(0)))
+	p.MaxNumFPMSamples = int(o.int("max_num_fpm_samples", 64, gt(0)))
+	p.FPMSampleBucketSize = int(o.int("fpm_sample_bucket_size", 16, gt(0)))
+	if d.ok() && !isPerfectSquare(p.FPMSampleBucketSize) {
+		d.failf(o.p("fpm_sample_bucket_size"), "must be a perfect square (1, 4, 9, 16, 25, …), got %d", p.FPMSampleBucketSize)
+	}
+	p.LoadScalingDownSensitivity = int(o.int("load_scaling_down_sensitivity", 80, ge(0), le(100)))
+	p.LoadMinObservations = int(o.int("load_min_observations", 5, gt(0)))
+	p.LoadPredictor = o.enum("load_predictor", "arima", "constant", "prophet", "kalman")
+	p.LoadPredictorLog1p = o.bool("load_predictor_log1p", false)
+	p.ProphetWindowSize = int(o.int("prophet_window_size", 50, gt(0)))
+	p.KalmanQLevel = o.float("kalman_q_level", 1.0, gt(0))
+	p.KalmanQTrend = o.float("kalman_q_trend", 0.1, gt(0))
+	p.KalmanR = o.float("kalman_r", 10.0, gt(0))
+	p.KalmanMinPoints = int(o.int("kalman_min_points", 5, gt(0)))
+	p.MaxNumGPUs = int(o.int("max_num_gpus", 8, ge(-1)))
+	if d.ok() && p.MaxNumGPUs == 0 {
+		d.failf(o.p("max_num_gpus"), "must be a positive GPU count or -1 (unlimited), got 0")
+	}
+	p.MinNumGPUs = int(o.int("min_num_gpus", -1, ge(-1)))
+	if d.ok() && p.MinNumGPUs == 0 {
+		d.failf(o.p("min_num_gpus"), "must be a positive GPU count or -1 (unset), got 0")
+	}
+	if d.ok() && p.MinNumGPUs > 0 && p.MaxNumGPUs > 0 && p.MinNumGPUs > p.MaxNumGPUs {
+		d.failf(o.p("min_num_gpus"), "must not exceed max_num_gpus (%d), got %d", p.MaxNumGPUs, p.MinNumGPUs)
+	}
+	p.MinWorkers = int(o.int("min_workers", 1, ge(0)))
+	p.PrefillMinWorkers = o.optInt("prefill_min_workers", gt(0))
+	p.DecodeMinWorkers = o.optInt("decode_min_workers", gt(0))
+	if !d.ok() || p.Policy != PlannerEnabled {
+		return p
+	}
+
+	src := cfg.Traffic.Source
+	if src.Type == SourceTrace && (src.Format == FormatMooncakeDelta || src.Format == FormatAgenticMooncake) {
+		d.failf(o.p("policy"), "%s requires planner.policy=disabled", src.Format)
+		return p
+	}
+	if !p.EnableThroughputScaling && !p.EnableLoadScaling {
+		d.failf(o.p("policy"), "planner.policy=enabled requires at least one scaling mode; set enable_throughput_scaling or enable_load_scaling to true")
+		return p
+	}
+	if p.EnableThroughputScaling {
+		sla := cfg.Evaluation.SLA
+		if p.Target != TargetSLA || sla == nil || sla.TTFTMs == nil || sla.ITLMs == nil {
+			d.failf(o.p("enable_throughput_scaling"), "Planner throughput scaling requires target='sla' and evaluation.sla.ttft_ms/itl_ms; set them, or use enable_throughput_scaling: false with enable_load_scaling: true")
+			return p
+		}
+	}
+	if p.EnableThroughputScaling && p.EnableLoadScaling && p.LoadAdjustmentIntervalSeconds >= p.ThroughputAdjustmentIntervalSeconds {
+		d.failf(o.p("load_adjustment_interval_seconds"), "must be less than throughput_adjustment_interval_seconds (%d) when both scaling modes are enabled, got %d", p.ThroughputAdjustmentIntervalSeconds, p.LoadAdjustmentIntervalSeconds)
+		return p
+	}
+	checkGPUBudget(d, o, &p, &cfg.Engine)
+	return p
+}
+
+// checkGPUBudget rejects a max_num_gpus below what the minimum worker counts need; GPUs per
+// worker are tensor × attention_data of the role.
+func checkGPUBudget(d *decoder, o *object, p *Planner, e *Engine) {
+	if p.MaxNumGPUs < 0 {
+		return
+	}
+	perWorker := func(w *Worker) int {
+		if w == nil {
+			return 0
+		}
+		return w.Parallelism.Tensor * w.Parallelism.AttentionData
+	}
+	if e.Mode != ModeDisaggregated {
+		g := perWorker(e.Aggregated)
+		if need := g * p.MinWorkers; p.MaxNumGPUs < need {
+			d.failf(o.p("max_num_gpus"), "must be at least %d (%d GPUs per aggregated worker × min_workers %d), got %d; raise max_num_gpus or lower min_workers", need, g, p.MinWorkers, p.MaxNumGPUs)
+		}
+		return
+	}
+	pmin, dmin := p.MinWorkers, p.MinWorkers
+	if p.PrefillMinWorkers != nil {
+		pmin = *p.PrefillMinWorkers
+	}
+	if p.DecodeMinWorkers != nil {
+		dmin = *p.DecodeMinWorkers
+	}
+	gp, gd := perWorker(e.Prefill), perWorker(e.Decode)
+	if need := gp*pmin + gd*dmin; p.MaxNumGPUs < need {
+		d.failf(o.p("max_num_gpus"), "%s", fmt.Sprintf("must be at least %d (prefill %d GPUs × %d + decode %d GPUs × %d minimum workers), got %d; raise max_num_gpus or lower the minimum workers", need, gp, pmin, gd, dmin, p.MaxNumGPUs))
+	}
+}
+
+func isPerfectSquare(n int) bool {
+	if n < 0 {
+		return false
+	}
+	r := int(math.Sqrt(float64(n)))
+	for r > 0 && r*r > n {
+		r--
+	}
+	for (r+1)*(r+1) <= n {
+		r++
+	}
+	return r*r == n
+}

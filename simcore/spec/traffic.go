@@ -1,0 +1,342 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Trace format tags of traffic.source.format.
+const (
+	FormatMooncake              = "mooncake"
+	FormatMooncakeDelta         = "mooncake-delta"
+	FormatAgenticMooncake       = "agentic_mooncake"
+	FormatAppliedComputeAgentic = "applied_compute_agentic"
+	FormatDynamo                = "dynamo"
+	FormatWeka                  = "weka"
+)
+
+// DefaultTraceBlockSize is the trace hash-block size of every format without embedded data.
+const DefaultTraceBlockSize = 512
+
+// DefaultTraffic is the workload used when the traffic section is omitted.
+func DefaultTraffic() Traffic {
+	requests := 100
+	return Traffic{
+		Source: Source{Type: SourceSynthetic, InputTokens: 1024, OutputTokens: 128},
+		Load:   Load{Type: LoadConcurrency, Concurrency: 10, Seed: 42, Speedup: 1.0},
+		Stop:   Stop{Requests: &requests},
+	}
+}
+
+// StopCount resolves the count stop condition of a synthetic source: the number of requests
+// (synthetic) or sessions (synthetic-session). A *_per_load_unit value x resolves to
+// max(1, round-half-even(x × load unit)), the load unit being the concurrency or the rate.
+// ok is false for trace sources, which run to the end of the trace.
+func (t Traffic) StopCount() (n int, ok bool) {
+	var count *int
+	var perUnit *float64
+	switch t.Source.Type {
+	case SourceSynthetic:
+		count, perUnit = t.Stop.Requests, t.Stop.RequestsPerLoadUnit
+	case SourceSyntheticSession:
+		count, perUnit = t.Stop.Sessions, t.Stop.SessionsPerLoadUnit
+	default:
+		return 0, false
+	}
+	if count != nil {
+		return *count, true
+	}
+	if perUnit == nil {
+		return 0, false
+	}
+	unit := float64(t.Load.Concurrency)
+	if t.Load.Type != LoadConcurrency {
+		switch {
+		case t.Load.RequestsPerSecond != nil:
+			unit = *t.Load.RequestsPerSecond
+		case t.Load.SessionsPerSecond != nil:
+			unit = *t.Load.SessionsPerSecond
+		}
+	}
+	return max(1, int(math.RoundToEven(*perUnit*unit))), true
+}
+
+var trafficShape = shape{keys: []string{"source", "load", "stop"}}
+
+var loadKeys = []string{"type", "concurrency", "requests_per_second", "sessions_per_second", "seed", "speedup", "agentic_lanes", "fraction"}
+
+var loadAllowed = map[string][]string{
+	LoadConcurrency:     {"concurrency"},
+	LoadPoisson:         {"requests_per_second", "sessions_per_second", "seed"},
+	LoadConstantRate:    {"requests_per_second", "sessions_per_second"},
+	LoadTraceTimestamps: {"speedup", "agentic_lanes"},
+}
+
+var stopShape = shape{keys: []string{"requests", "requests_per_load_unit", "sessions", "sessions_per_load_unit", "max_virtual_time_seconds"}}
+
+func decodeTraffic(d *decoder, root map[string]any) Traffic {
+	v, present := root["traffic"]
+	if !present {
+		return DefaultTraffic()
+	}
+	o := d.mapping("traffic", v, trafficShape)
+	var t Traffic
+	if !o.has("source") {
+		d.failf("traffic", "missing required key \"source\"; a supplied traffic section is not merged with the default, so give source, load and stop (or omit traffic entirely)")
+		return t
+	}
+	t.Source = decodeSource(d, o.m["source"])
+	if !o.has("load") {
+		d.failf("traffic", "missing required key \"load\"; add for example load: {type: concurrency, concurrency: 10}")
+		return t
+	}
+	t.Load = decodeLoad(d, o.m["load"])
+	stopObj := o.child("stop", stopShape)
+	t.Stop = decodeStop(stopObj)
+	if !d.ok() {
+		return t
+	}
+	checkTraffic(d, &t, o.has("stop"))
+	return t
+}
+
+func decodeSource(d *decoder, v any) Source {
+	var s Source
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		d.failf("traffic.source", "must be a mapping, got %s", describe(v))
+		return s
+	}
+	tag, hasTag := m["type"]
+	types := []string{SourceSynthetic, SourceSyntheticSession, SourceTrace}
+	if !hasTag {
+		d.failf("traffic.source", "missing required key \"type\"; set type to one of %s", strings.Join(types, ", "))
+		return s
+	}
+	s.Type = d.asEnum("traffic.source.type", tag, types...)
+	if !d.ok() {
+		return s
+	}
+	// The discriminator tag is part of the path, as in AISimulate's messages.
+	path := "traffic.source." + s.Type
+	switch s.Type {
+	case SourceSynthetic:
+		o := d.mapping(path, m, shape{
+			keys: []string{"type", "input_tokens", "output_tokens"},
+			unsupported: map[string]string{
+				"images":               "images need an encoder role, which only the analytical engine stack has",
+				"cached_prefix_tokens": "cached_prefix_tokens is not supported by this simulator",
+			},
+		})
+		s.InputTokens = int(o.int("input_tokens", 1024, gt(0)))
+		s.OutputTokens = int(o.int("output_tokens", 128, gt(0)))
+	case SourceSyntheticSession:
+		o := d.mapping(path, m, shape{keys: []string{"type", "new_input_tokens_per_turn", "output_tokens_per_turn", "session"}})
+		s.NewInputTokensPerTurn = int(o.int("new_input_tokens_per_turn", 1024, gt(0)))
+		s.OutputTokensPerTurn = int(o.int("output_tokens_per_turn", 128, gt(0)))
+		if !o.has("session") {
+			d.failf(path, "missing required key \"session\"; add for example session: {turns: 4}")
+			return s
+		}
+		so := o.child("session", shape{keys: []string{"turns", "shared_prefix_ratio", "prefix_groups", "inter_turn_delay_ms"}})
+		s.Session.Turns = int(so.int("turns", 4, ge(2)))
+		s.Session.SharedPrefixRatio = so.float("shared_prefix_ratio", 0, ge(0), le(1))
+		s.Session.PrefixGroups = int(so.int("prefix_groups", 0, ge(0)))
+		s.Session.InterTurnDelayMs = so.float("inter_turn_delay_ms", 0, ge(0))
+		if d.ok() && s.Session.SharedPrefixRatio > 0 && s.Session.PrefixGroups <= 0 {
+			d.failf(so.p("prefix_groups"), "prefix_groups must be positive when shared_prefix_ratio is positive; set prefix_groups >= 1 or shared_prefix_ratio: 0")
+		}
+	case SourceTrace:
+		o := d.mapping(path, m, shape{keys: []string{"type", "paths", "format", "block_size", "nested_timestamp_basis"}})
+		s.Format = o.enum("format", FormatMooncake, FormatMooncakeDelta, FormatAgenticMooncake, FormatAppliedComputeAgentic, FormatDynamo, FormatWeka)
+		s.Paths = decodePaths(o)
+		if d.ok() && len(s.Paths) != 1 && s.Format != FormatDynamo {
+			d.failf(o.p("paths"), "trace format '%s' requires exactly one path, got %d (only format dynamo accepts several shards)", s.Format, len(s.Paths))
+		}
+		s.BlockSize = o.optInt("block_size", gt(0))
+		if s.BlockSize == nil && s.Format != FormatDynamo && s.Format != FormatWeka {
+			bs := DefaultTraceBlockSize
+			s.BlockSize = &bs
+		}
+		if o.set("nested_timestamp_basis") {
+			if s.Format != FormatWeka {
+				d.failf(o.p("nested_timestamp_basis"), "nested_timestamp_basis is only valid for trace format 'weka'; remove it")
+			}
+			s.NestedTimestampBasis = o.enum("nested_timestamp_basis", "auto", "absolute", "relative")
+		}
+	}
+	return s
+}
+
+func decodePaths(o *object) []string {
+	v, ok := o.m["paths"]
+	if !ok {
+		o.d.failf(o.path, "missing required key \"paths\"; add paths: [path/to/trace.jsonl]")
+		return nil
+	}
+	list, isList := v.([]any)
+	if !isList {
+		o.d.failf(o.p("paths"), "must be a list of strings, got %s (write paths: [%s])", describe(v), "file.jsonl")
+		return nil
+	}
+	paths := make([]string, 0, len(list))
+	for i, e := range list {
+		s, isStr := e.(string)
+		if !isStr {
+			o.d.failf(fmt.Sprintf("%s.%d", o.p("paths"), i), "must be a string, got %s", describe(e))
+			return nil
+		}
+		if s == "" {
+			o.d.failf(o.p("paths"), "trace paths must contain at least one nonempty path; entry %d is empty", i)
+			return nil
+		}
+		paths = append(paths, s)
+	}
+	if len(paths) == 0 {
+		o.d.failf(o.p("paths"), "trace paths must contain at least one nonempty path")
+	}
+	return paths
+}
+
+func decodeLoad(d *decoder, v any) Load {
+	o := d.mapping("traffic.load", v, shape{keys: loadKeys})
+	l := Load{Seed: 42, Speedup: 1.0}
+	l.Type = o.enum("type", LoadConcurrency, LoadPoisson, LoadConstantRate, LoadTraceTimestamps, "kv_capacity_fraction")
+	if !d.ok() {
+		return l
+	}
+	if l.Type == "kv_capacity_fraction" {
+		d.failf(o.p("type"), "load type 'kv_capacity_fraction' is recommend-only; use concurrency, poisson, constant_rate or trace_timestamps")
+		return l
+	}
+	var rejected []string
+	for _, k := range loadKeys[1:] {
+		if o.has(k) && !contains(loadAllowed[l.Type], k) {
+			rejected = append(rejected, k)
+		}
+	}
+	if len(rejected) > 0 {
+		d.failf("traffic.load", "traffic.load.type='%s' does not accept %s; allowed fields: %s", l.Type, pyList(rejected), strings.Join(loadAllowed[l.Type], ", "))
+		return l
+	}
+	l.Concurrency = 10
+	if v := o.m["concurrency"]; v != nil {
+		l.Concurrency = int(d.asInt(o.p("concurrency"), v, gt(0)))
+	}
+	l.RequestsPerSecond = o.optFloat("requests_per_second", gt(0))
+	l.SessionsPerSecond = o.optFloat("sessions_per_second", gt(0))
+	if s := o.optInt("seed", ge(0)); s != nil {
+		l.Seed = uint64(*s)
+	}
+	if s := o.optFloat("speedup", gt(0)); s != nil {
+		l.Speedup = *s
+	}
+	l.AgenticLanes = o.optInt("agentic_lanes", gt(0))
+	return l
+}
+
+func decodeStop(o *object) Stop {
+	return Stop{
+		Requests:              o.optInt("requests", gt(0)),
+		RequestsPerLoadUnit:   o.optFloat("requests_per_load_unit", gt(0)),
+		Sessions:              o.optInt("sessions", gt(0)),
+		SessionsPerLoadUnit:   o.optFloat("sessions_per_load_unit", gt(0)),
+		MaxVirtualTimeSeconds: o.optFloat("max_virtual_time_seconds", gt(0)),
+	}
+}
+
+// checkTraffic applies the cross-field traffic rules that need no engine information.
+func checkTraffic(d *decoder, t *Traffic, hasStop bool) {
+	src, load, stop := &t.Source, &t.Load, &t.Stop
+	if src.Type == SourceTrace {
+		f := src.Format
+		if load.Type != LoadTraceTimestamps && load.Type != LoadConcurrency {
+			d.failf("traffic.load.type", "trace traffic requires trace_timestamps or concurrency load, got '%s'", load.Type)
+			return
+		}
+		if stop.Requests != nil || stop.RequestsPerLoadUnit != nil || stop.Sessions != nil || stop.SessionsPerLoadUnit != nil {
+			d.failf("traffic.stop", "trace traffic only accepts max_virtual_time_seconds; remove the count conditions (a trace runs to its end)")
+			return
+		}
+		if (f == FormatAgenticMooncake || f == FormatWeka) && load.Type != LoadTraceTimestamps {
+			d.failf("traffic.load.type", "trace format '%s' requires load type trace_timestamps, got '%s'", f, load.Type)
+			return
+		}
+		if (f == FormatAgenticMooncake || f == FormatWeka) && stop.MaxVirtualTimeSeconds != nil {
+			d.failf("traffic.stop.max_virtual_time_seconds", "trace format '%s' rejects max_virtual_time_seconds; remove it", f)
+			return
+		}
+		if f == FormatAppliedComputeAgentic && load.Type != LoadConcurrency {
+			d.failf("traffic.load.type", "trace format 'applied_compute_agentic' requires load type concurrency, got '%s'", load.Type)
+			return
+		}
+		if load.AgenticLanes != nil && f != FormatWeka && f != FormatAgenticMooncake && f != FormatDynamo {
+			d.failf("traffic.load.agentic_lanes", "agentic_lanes is only valid for trace formats weka, agentic_mooncake and dynamo, got '%s'", f)
+			return
+		}
+		return
+	}
+
+	// Synthetic sources.
+	if load.Type == LoadTraceTimestamps {
+		d.failf("traffic.load.type", "synthetic traffic rejects trace_timestamps load; use concurrency, poisson or constant_rate")
+		return
+	}
+	if load.Type == LoadPoisson || load.Type == LoadConstantRate {
+		want, other := "requests_per_second", load.SessionsPerSecond
+		mine := load.RequestsPerSecond
+		if src.Type == SourceSyntheticSession {
+			want, other, mine = "sessions_per_second", load.RequestsPerSecond, load.SessionsPerSecond
+		}
+		if other != nil {
+			d.failf("traffic.load", "traffic load rate unit does not match source type: a %s source takes %s", src.Type, want)
+			return
+		}
+		if mine == nil {
+			d.failf("traffic.load", "traffic.load.type='%s' requires %s for a %s source", load.Type, want, src.Type)
+			return
+		}
+	}
+	if !hasStop {
+		d.failf("traffic", "missing required key \"stop\"; synthetic traffic needs a count, for example stop: {requests: 100}")
+		return
+	}
+	if stop.MaxVirtualTimeSeconds != nil {
+		d.failf("traffic.stop.max_virtual_time_seconds", "max_virtual_time_seconds is trace-only; stop synthetic traffic with a count instead")
+		return
+	}
+	count, perUnit := "requests", "requests_per_load_unit"
+	nCount := stop.Requests != nil
+	nPer := stop.RequestsPerLoadUnit != nil
+	wrongA, wrongB := stop.Sessions != nil, stop.SessionsPerLoadUnit != nil
+	wrongNames := [2]string{"sessions", "sessions_per_load_unit"}
+	if src.Type == SourceSyntheticSession {
+		count, perUnit = "sessions", "sessions_per_load_unit"
+		nCount, nPer = stop.Sessions != nil, stop.SessionsPerLoadUnit != nil
+		wrongA, wrongB = stop.Requests != nil, stop.RequestsPerLoadUnit != nil
+		wrongNames = [2]string{"requests", "requests_per_load_unit"}
+	}
+	if wrongA || wrongB {
+		name := wrongNames[0]
+		if !wrongA {
+			name = wrongNames[1]
+		}
+		d.failf("traffic.stop."+name, "%s does not apply to a %s source; use %s or %s", name, src.Type, count, perUnit)
+		return
+	}
+	if nCount == nPer {
+		d.failf("traffic.stop", "traffic.stop requires exactly one count condition: %s or %s", count, perUnit)
+	}
+}
+
+// checkTrafficEngine applies the traffic rules that depend on the engine section.
+func checkTrafficEngine(d *decoder, cfg *Config) {
+	src := cfg.Traffic.Source
+	if src.Type != SourceTrace || cfg.Engine.Mode == ModeAggregated {
+		return
+	}
+	if src.Format == FormatMooncakeDelta || src.Format == FormatAgenticMooncake {
+		d.failf("engine.mode", "trace format '%s' requires engine.mode: aggregated", src.Format)
+	}
+}
