@@ -1,0 +1,358 @@
+package perf
+
+import (
+	_ "embed"
+	"encoding/json"
+	"strings"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
+	"aisimulate/simcore/xmath"
+)
+
+// OpCoef are the op-family efficiency curves (fitted on the H200 op tables, see
+// docs/timing.md). They turn speed-of-light times into latencies on every GPU.
+type OpCoef struct {
+	GemmEff    float64 `json:"gemm_eff"`     // fraction of tensor FLOPS a large GEMM reaches
+	GemmM0     float64 `json:"gemm_m0"`      // GEMM rows at which half of GemmEff is reached
+	MemEff     float64 `json:"mem_eff"`      // fraction of HBM bandwidth when streaming weights
+	LaunchUs   float64 `json:"launch_us"`    // floor of one kernel (µs)
+	AttnEff    float64 `json:"attn_eff"`     // prefill attention: fraction of FLOPS at long sequences
+	AttnS0     float64 `json:"attn_s0"`      // prefill sequence length at half of AttnEff
+	DecAttnEff float64 `json:"dec_attn_eff"` // decode attention: fraction of HBM bandwidth
+	DecAttnB0  float64 `json:"dec_attn_b0"`  // decode KV bytes per call at half of DecAttnEff
+	MoEEff     float64 `json:"moe_eff"`      // grouped-GEMM efficiency relative to GemmEff
+	ARLatUs    float64 `json:"ar_lat_us"`    // all-reduce / all-to-all latency (µs)
+	AREff      float64 `json:"ar_eff"`       // fraction of link bandwidth a collective reaches
+	ElemUs     float64 `json:"elem_us"`      // norms/activations/rope per layer floor (µs)
+}
+
+// GroupCoef are the per (hardware, backend) calibration factors fitted on measured serving
+// runs: multiplicative factors on the op sum and constant host overheads per pass (ms).
+type GroupCoef struct {
+	Prefill   float64 `json:"prefill"`
+	Decode    float64 `json:"decode"`
+	PrefillMs float64 `json:"prefill_ms"`
+	DecodeMs  float64 `json:"decode_ms"`
+	// Rows is the number of measured rows the factors were fitted on (provenance only).
+	Rows int `json:"rows,omitempty"`
+}
+
+// Calibration is the embedded calibration table (simcore/perf/calibration.json, written by
+// tools/calibrate).
+type Calibration struct {
+	Note     string               `json:"note"`
+	Ops      OpCoef               `json:"ops"`
+	Backends map[string]GroupCoef `json:"backends"` // fallback per backend
+	Groups   map[string]GroupCoef `json:"groups"`   // "<hardware>/<backend>"
+}
+
+//go:embed calibration.json
+var calibrationJSON []byte
+
+var calib *Calibration
+
+// DefaultCalibration returns the embedded calibration (parsed once).
+func DefaultCalibration() *Calibration {
+	if calib == nil {
+		var c Calibration
+		if err := json.Unmarshal(calibrationJSON, &c); err != nil {
+			panic("perf: calibration.json: " + err.Error())
+		}
+		calib = &c
+	}
+	return calib
+}
+
+// Backends the default model prices.
+var Backends = []string{"vllm", "sglang", "trtllm"}
+
+// Default is `timing: {type: default}`: an op-level forward-pass model. Every operation's
+// speed-of-light time on the hardware is turned into a latency by the OpCoef efficiency
+// curves; the sum is scaled by the (hardware, backend) GroupCoef and floored at 1 ms.
+type Default struct {
+	s   *shape
+	hw  *catalog.Hardware
+	ops OpCoef
+	g   GroupCoef
+	// Backend is the backend the model was built for.
+	Backend string
+	// Calibrated is false when no fitted factors exist for (hardware, backend) and the
+	// backend's fallback factors are used.
+	Calibrated bool
+}
+
+// NewDefault builds the default timing model for one worker role.
+func NewDefault(m *catalog.Model, hw *catalog.Hardware, backend string, backendVersion string, par spec.Parallelism, quant Quant) (Timing, error) {
+	return NewDefaultWith(DefaultCalibration(), m, hw, backend, par, quant)
+}
+
+// NewDefaultWith is NewDefault with an explicit calibration table (used by tools/calibrate).
+func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, quant Quant) (*Default, error) {
+	if !contains(Backends, backend) {
+		return nil, &spec.Error{Path: "engine.backend", Msg: "unsupported backend \"" + backend + "\"; supported: " + strings.Join(Backends, ", ")}
+	}
+	q, err := quant.Resolve(m)
+	if err != nil {
+		return nil, err
+	}
+	par, err = normalize(m, par)
+	if err != nil {
+		return nil, err
+	}
+	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend}
+	if g, ok := c.Groups[hw.ID+"/"+backend]; ok {
+		d.g, d.Calibrated = g, true
+	} else if g, ok := c.Backends[backend]; ok {
+		d.g = g
+	} else {
+		d.g = GroupCoef{Prefill: 1, Decode: 1}
+	}
+	return d, nil
+}
+
+// SetGroup replaces the calibration factors (used by the fitting tool).
+func (d *Default) SetGroup(g GroupCoef) { d.g = g }
+
+// PrefillMs prices batch requests each computing meanISL−meanPrefix new prompt tokens on
+// top of meanPrefix cached ones.
+func (d *Default) PrefillMs(batch, meanISL, meanPrefix int) float64 {
+	if batch <= 0 || meanISL <= meanPrefix {
+		return 0
+	}
+	v := float64(d.g.Prefill*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs
+	if v < 1 {
+		return 1
+	}
+	return v
+}
+
+// DecodeMs prices one decode step of batch sequences holding activeKV tokens in total.
+func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV int64) float64 {
+	if batch <= 0 {
+		return 0
+	}
+	v := float64(d.g.Decode*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs
+	if v < 1 {
+		return 1
+	}
+	return v
+}
+
+// PrefillRawMs is the uncalibrated op sum of a prefill pass.
+func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {
+	b := float64(batch)
+	sNew := float64(meanISL - meanPrefix)
+	p := float64(meanPrefix)
+	tokens := b * sNew
+	return d.forward(tokens, b, d.prefillAttn(b, sNew, p))
+}
+
+// DecodeRawMs is the uncalibrated op sum of a decode step.
+func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float64 {
+	b := float64(batch)
+	ctx := float64(activeKV)
+	if ctx <= 0 {
+		ctx = b * float64(meanContext)
+	}
+	mtp := 1.0
+	return d.forward(b*mtp, b, d.decodeAttn(b, ctx))
+}
+
+// forward sums every op of one pass over tokens tokens (rows = LM-head rows).
+func (d *Default) forward(tokens, rows, attnMs float64) float64 {
+	s, o, hw := d.s, d.ops, d.hw
+	launch := o.LaunchUs / 1000
+	t := attnMs
+	for _, g := range s.tokenGemms {
+		t += float64(g.Count * d.gemm(tokens, g.N, g.K, g.Mode))
+	}
+	t += d.gemm(rows, s.lmHead.N, s.lmHead.K, s.lmHead.Mode)
+	// Norms, activations, rope, residual adds: memory-bound elementwise work per layer.
+	h := float64(s.m.Hidden)
+	elemBytes := float64(tokens * 12 * h)
+	layers := s.mixerLayers
+	if s.ffnLayers > layers {
+		layers = s.ffnLayers
+	}
+	t += float64(layers * (float64(elemBytes/(hw.MemBW*o.MemEff))*1000 + o.ElemUs/1000))
+	if s.moeLayers > 0 {
+		t += float64(s.moeLayers * d.moe(tokens))
+	}
+	t += d.comm(tokens)
+	// Embedding lookup.
+	t += float64(tokens*h*2)/(hw.MemBW*o.MemEff)*1000 + launch
+	return t
+}
+
+// gemm is one GEMM: max(compute at an M-dependent efficiency, weight+activation streaming).
+func (d *Default) gemm(m, n, k float64, mode string) float64 {
+	if m <= 0 {
+		return 0
+	}
+	o := d.ops
+	f := computeFLOPS(mode, d.hw)
+	comp := float64(2*n*k) * (m + o.GemmM0) / (f * o.GemmEff) * 1000
+	bytes := float64(weightBytes(mode)*n*k) + float64(2*m*(n+k))
+	mem := bytes / (d.hw.MemBW * o.MemEff) * 1000
+	if mem > comp {
+		comp = mem
+	}
+	return comp + o.LaunchUs/1000
+}
+
+// moe is one routed-expert layer on one GPU: tokens from every attention-DP rank are
+// dispatched to topk experts; the distinct experts touched stream their weights.
+func (d *Default) moe(tokens float64) float64 {
+	s, o := d.s, d.ops
+	m := s.m
+	tAll := tokens * float64(s.dp)
+	if tAll <= 0 {
+		return 0
+	}
+	e := float64(m.Experts)
+	k := float64(m.TopK)
+	// Expected distinct experts per GPU under uniform routing: E/ep·(1 − (1 − k/E)^T).
+	touched := s.expertsGPU * (1 - xmath.Exp(tAll*xmath.Log1p(-k/e)))
+	perExpertRows := tAll * k / e
+	f := computeFLOPS(s.q.MoE, d.hw)
+	flops := float64(float64(2*tAll*k/float64(s.ep)) * (s.expertN + s.expertDown)) * s.expertK
+	comp := flops * (perExpertRows + o.GemmM0) / perExpertRows / (f * o.GemmEff * o.MoEEff) * 1000
+	bytes := float64(float64(touched*(s.expertN+s.expertDown))*s.expertK)*weightBytes(s.q.MoE) +
+		float64(tAll*k/float64(s.ep)*s.expertK*4)
+	mem := bytes / (d.hw.MemBW * o.MemEff) * 1000
+	if mem > comp {
+		comp = mem
+	}
+	return comp + 3*o.LaunchUs/1000
+}
+
+// prefillAttn is the attention core of a prefill pass (all attention layers).
+func (d *Default) prefillAttn(b, sNew, p float64) float64 {
+	s, o, hw := d.s, d.ops, d.hw
+	f := hw.BF16
+	if s.q.FMHA == "fp8" && hw.FP8 > 0 {
+		f = hw.FP8
+	}
+	full := sNew + p
+	eff := o.AttnEff * full / (full + o.AttnS0)
+	per := func(ctxPairs float64) float64 {
+		flops := float64(2*b*s.headsGPU*(s.dQK+s.dV)) * ctxPairs
+		comp := flops / (f * eff) * 1000
+		kv := float64(b*full*s.kvLayerBytes) + float64(4*b*sNew*s.headsGPU*s.dQK)
+		mem := kv / (hw.MemBW * o.MemEff) * 1000
+		if mem > comp {
+			comp = mem
+		}
+		return comp + o.LaunchUs/1000
+	}
+	// Causal pairs: ((s+p)² − p²)/2.
+	pairs := float64(full*full-p*p) / 2
+	if s.m.SparseTopK > 0 && full > float64(s.m.SparseTopK) {
+		// DSA: each query attends to at most index_topk past tokens (+ the indexer's
+		// lightweight full pass, folded in as 1/8 of a dense pass).
+		sparse := sNew * float64(s.m.SparseTopK)
+		pairs = sparse + pairs/8
+	}
+	t := float64(s.attnLayers * per(pairs))
+	if s.slidingLayers > 0 {
+		w := float64(s.m.SlidingWindow)
+		win := full
+		if win > w {
+			win = w
+		}
+		t += float64(s.slidingLayers * per(sNew*win))
+	}
+	if s.linearLayers > 0 {
+		// Chunked linear attention / SSM scan: state-sized work per token (approximation).
+		flops := float64(b*sNew*s.linearState) * 2
+		t += float64(s.linearLayers * (flops/(f*o.AttnEff)*1000 + 2*o.LaunchUs/1000))
+	}
+	return t
+}
+
+// decodeAttn is the attention core of a decode step: streaming the KV cache of ctx tokens.
+func (d *Default) decodeAttn(b, ctx float64) float64 {
+	s, o, hw := d.s, d.ops, d.hw
+	f := hw.BF16
+	if s.q.KVCache == "fp8" && hw.FP8 > 0 {
+		f = hw.FP8
+	}
+	per := func(c float64) float64 {
+		bytes := float64(c*s.kvLayerBytes) + float64(4*b*s.headsGPU*s.dQK)
+		eff := o.DecAttnEff * bytes / (bytes + o.DecAttnB0)
+		mem := bytes / (hw.MemBW * eff) * 1000
+		var flops float64
+		if s.m.KVLoraRank > 0 {
+			// Absorbed MLA: every head scores against the latent (rank + rope) and
+			// accumulates the latent values.
+			flops = float64(2*c*s.headsGPU) * float64(2*s.m.KVLoraRank+s.m.QKRopeHeadDim)
+		} else {
+			flops = float64(2*c*s.headsGPU) * (s.dQK + s.dV)
+		}
+		comp := flops / (f * o.GemmEff) * 1000
+		if comp > mem {
+			mem = comp
+		}
+		return mem + o.LaunchUs/1000
+	}
+	full := ctx
+	if s.m.SparseTopK > 0 && ctx > b*float64(s.m.SparseTopK) {
+		full = b*float64(s.m.SparseTopK) + ctx/8
+	}
+	t := float64(s.attnLayers * per(full))
+	if s.slidingLayers > 0 {
+		w := b * float64(s.m.SlidingWindow)
+		c := ctx
+		if c > w {
+			c = w
+		}
+		t += float64(s.slidingLayers * per(c))
+	}
+	if s.linearLayers > 0 {
+		bytes := float64(2 * b * s.linearState)
+		t += float64(s.linearLayers * (bytes/(hw.MemBW*o.MemEff)*1000 + 2*o.LaunchUs/1000))
+	}
+	return t
+}
+
+// comm is the communication of one pass: TP all-reduces after every mixer and FFN block,
+// expert-parallel all-to-all dispatch/combine per MoE layer, and pipeline P2P hand-offs.
+func (d *Default) comm(tokens float64) float64 {
+	s, o, hw := d.s, d.ops, d.hw
+	h := float64(s.m.Hidden)
+	cb := commBytes(s.q.Comm)
+	lat := o.ARLatUs / 1000
+	var t float64
+	link := func(n int) float64 {
+		if n <= hw.GPUsPerNode {
+			return hw.IntraNodeBW
+		}
+		if n <= hw.NVLinkDomain() {
+			return hw.InterNodeBW
+		}
+		if hw.InterRackBW > 0 {
+			return hw.InterRackBW
+		}
+		return hw.InterNodeBW
+	}
+	if s.tp > 1 {
+		n := float64(s.tp)
+		bytes := tokens * h * cb
+		per := lat + float64(2*(n-1)/n*bytes)/(link(s.tp)*o.AREff)*1000
+		blocks := s.mixerLayers + s.ffnLayers
+		t += float64(blocks * per)
+	}
+	if s.moeLayers > 0 && s.ep > 1 {
+		n := float64(s.ep)
+		bytes := tokens * float64(s.m.TopK) * h * cb
+		per := 2 * (lat + float64((n-1)/n*bytes)/(link(s.tp*s.dp)*o.AREff)*1000)
+		t += float64(s.moeLayers * per)
+	}
+	if s.pp > 1 {
+		bytes := tokens * h * 2
+		bw := link(s.tp * s.pp)
+		t += float64(float64(s.pp-1) * (bytes/bw*1000 + hw.P2PLatency*1000))
+	}
+	return t
+}

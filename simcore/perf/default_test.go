@@ -1,0 +1,207 @@
+package perf
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
+)
+
+func mustModel(t *testing.T, id string) *catalog.Model {
+	t.Helper()
+	m, err := catalog.LookupModel(id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func mustHW(t *testing.T, id string) *catalog.Hardware {
+	t.Helper()
+	h, err := catalog.LookupHardware(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func mustTiming(t *testing.T, model, hw, backend string, par spec.Parallelism, q Quant) Timing {
+	t.Helper()
+	tm, err := NewDefault(mustModel(t, model), mustHW(t, hw), backend, "", par, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+func TestKVCapacityExact(t *testing.T) {
+	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B-Instruct")
+	h := mustHW(t, "h200_sxm")
+	// weights 16,059,990,016 B (bf16, untied embeddings), activations 2·8192·4096·11,
+	// other 3.5 GiB → KV budget 0.9·141 GiB − non-KV; 131072 B/token; blocks of 64.
+	got, err := KVCapacityBlocks(m, h, "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, "")
+	if err != nil || got != 13792 {
+		t.Fatalf("Llama-3.1-8B TP1 vLLM = %d, %v; want 13792", got, err)
+	}
+	mem, _ := MemoryModel(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, 0.9, 0, 8192)
+	if mem.Weights != 16059990016 || mem.Activations != 738197504 || mem.BytesPerToken != 131072 {
+		t.Fatalf("memory %+v", mem)
+	}
+	// FP8 KV halves bytes per token: exactly twice the tokens.
+	mem8, _ := MemoryModel(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: "fp8"}, 0.9, 0, 8192)
+	if mem8.Tokens != mem.KVBudget/65536 {
+		t.Fatalf("fp8 tokens %d", mem8.Tokens)
+	}
+	// TRT-LLM takes the fraction of free memory, SGLang its own 0.88 default.
+	trt, _ := KVCapacityBlocks(m, h, "trtllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 32, "")
+	sgl, _ := KVCapacityBlocks(m, h, "sglang", spec.Parallelism{Tensor: 1}, 0, 0, 1, "")
+	if trt <= 0 || sgl <= 0 || sgl/64 >= got {
+		t.Fatalf("trt %d sgl %d", trt, sgl)
+	}
+	// A CUDA-graph reserve reduces the budget by exactly its size.
+	memG, _ := MemoryModel(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, 0.9, 1<<30, 8192)
+	if memG.KVBudget != mem.KVBudget-(1<<30) {
+		t.Fatalf("graph reserve %d vs %d", memG.KVBudget, mem.KVBudget)
+	}
+}
+
+func TestKVCapacityTinyAndTP(t *testing.T) {
+	m70 := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
+	h := mustHW(t, "h200_sxm")
+	if _, err := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, ""); err == nil {
+		t.Fatal("70B bf16 on one H200 should not fit")
+	} else {
+		var se *spec.Error
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, "does not fit") {
+			t.Fatalf("err %v", err)
+		}
+	}
+	b4, err := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 4}, 0.9, 0, 64, "")
+	b8, err2 := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 8}, 0.9, 0, 64, "")
+	if err != nil || err2 != nil || b8 <= b4 {
+		t.Fatalf("tp4 %d tp8 %d %v %v", b4, b8, err, err2)
+	}
+}
+
+func TestPhysicsTensorParallel70B(t *testing.T) {
+	prev := 1e18
+	prevP := 1e18
+	for _, tp := range []int{2, 4, 8} {
+		tm := mustTiming(t, "meta-llama/Meta-Llama-3.1-70B", "h200_sxm", "vllm", spec.Parallelism{Tensor: tp}, Quant{})
+		d := tm.DecodeMs(16, 16*2048, 2048, 0)
+		p := tm.PrefillMs(1, 4096, 0)
+		if d >= prev || p >= prevP {
+			t.Fatalf("TP%d decode %.3f prefill %.3f not below TP/2 (%.3f, %.3f)", tp, d, p, prev, prevP)
+		}
+		prev, prevP = d, p
+	}
+}
+
+func TestPhysicsFP8FasterThanBF16(t *testing.T) {
+	for _, hw := range []string{"h100_sxm", "h200_sxm", "b200_sxm"} {
+		bf := mustTiming(t, "meta-llama/Meta-Llama-3.1-70B", hw, "vllm", spec.Parallelism{Tensor: 4}, Quant{Gemm: "bf16"})
+		f8 := mustTiming(t, "meta-llama/Meta-Llama-3.1-70B", hw, "vllm", spec.Parallelism{Tensor: 4}, Quant{Gemm: "fp8"})
+		if !(f8.DecodeMs(8, 8*1024, 1024, 0) < bf.DecodeMs(8, 8*1024, 1024, 0)) ||
+			!(f8.PrefillMs(4, 4096, 0) < bf.PrefillMs(4, 4096, 0)) {
+			t.Fatalf("%s: fp8 not faster than bf16", hw)
+		}
+	}
+	// On a GPU without FP8 tensor cores FP8 weights only save bandwidth: prefill at
+	// large batch (compute-bound) is not faster than bf16.
+	bf := mustTiming(t, "meta-llama/Meta-Llama-3.1-8B", "a100_sxm", "vllm", spec.Parallelism{Tensor: 1}, Quant{Gemm: "bf16"})
+	f8 := mustTiming(t, "meta-llama/Meta-Llama-3.1-8B", "a100_sxm", "vllm", spec.Parallelism{Tensor: 1}, Quant{Gemm: "fp8"})
+	if f8.PrefillMs(8, 4096, 0) < 0.97*bf.PrefillMs(8, 4096, 0) {
+		t.Fatal("a100 fp8 prefill should not gain compute speed")
+	}
+}
+
+func TestPhysicsBatchThroughput(t *testing.T) {
+	for _, model := range []string{"meta-llama/Meta-Llama-3.1-8B", "deepseek-ai/DeepSeek-R1", "openai/gpt-oss-120b", "Qwen/Qwen3.5-397B-A17B"} {
+		par := spec.Parallelism{Tensor: 8}
+		tm := mustTiming(t, model, "b200_sxm", "vllm", par, Quant{})
+		prevTP, prevGain := 0.0, 1e18
+		batches := []int{1, 4, 16, 64, 256}
+		if mustModel(t, model).Experts > 0 {
+			// Sparse experts: until every expert is touched, a bigger batch mostly reuses
+			// streamed weights; diminishing returns set in once they all are.
+			batches = []int{128, 512, 2048, 8192}
+		}
+		for _, b := range batches {
+			step := tm.DecodeMs(b, int64(b*1024), 1024, 0)
+			tput := float64(b) / step
+			if tput <= prevTP {
+				t.Fatalf("%s: throughput fell at batch %d", model, b)
+			}
+			if prevTP > 0 {
+				gain := tput / prevTP
+				if gain > prevGain*1.0001 {
+					t.Fatalf("%s: gains not diminishing at batch %d (%.3f after %.3f)", model, b, gain, prevGain)
+				}
+				prevGain = gain
+			}
+			prevTP = tput
+		}
+	}
+}
+
+func TestTimingFloorsAndEmpty(t *testing.T) {
+	tm := mustTiming(t, "Qwen/Qwen3-0.6B", "b200_sxm", "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	if tm.PrefillMs(0, 100, 0) != 0 || tm.DecodeMs(0, 0, 0, 0) != 0 || tm.PrefillMs(3, 10, 10) != 0 {
+		t.Fatal("empty parts must cost 0")
+	}
+	// Longer contexts and prefixes cost more.
+	if !(tm.PrefillMs(1, 8192, 4096) > tm.PrefillMs(1, 4096, 0)) {
+		t.Fatal("prefix attention should cost")
+	}
+	tm.(*Default).SetGroup(GroupCoef{Prefill: 1e-6, Decode: 1e-6})
+	if tm.PrefillMs(1, 2, 0) != 1 || tm.DecodeMs(1, 2, 2, 100) != 1 {
+		t.Fatal("non-empty parts are floored at 1 ms")
+	}
+}
+
+func TestNewDefaultErrors(t *testing.T) {
+	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B")
+	h := mustHW(t, "h200_sxm")
+	cases := []struct {
+		backend string
+		par     spec.Parallelism
+		q       Quant
+		path    string
+	}{
+		{"tgi", spec.Parallelism{Tensor: 1}, Quant{}, "engine.backend"},
+		{"vllm", spec.Parallelism{Tensor: 1}, Quant{Gemm: "fp6"}, "engine.gemm_quant_mode"},
+		{"vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: "fp4"}, "engine.kvcache_quant_mode"},
+		{"vllm", spec.Parallelism{Tensor: 64}, Quant{}, "engine.workers.parallelism.tensor"},
+	}
+	for _, c := range cases {
+		_, err := NewDefault(m, h, c.backend, "", c.par, c.q)
+		var se *spec.Error
+		if !errors.As(err, &se) || se.Path != c.path || !strings.Contains(se.Msg, "supported") && !strings.Contains(se.Msg, "exceeds") {
+			t.Errorf("%+v: err %v", c, err)
+		}
+	}
+	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
+	if _, err := NewDefault(ds, h, "sglang", "", spec.Parallelism{Tensor: 8, MoeExpert: 4, MoeTensor: 1}, Quant{}); err == nil {
+		t.Error("moe_tensor×moe_expert ≠ tensor×attention_data must be rejected")
+	}
+	if _, err := NewDefault(ds, h, "sglang", "", spec.Parallelism{Tensor: 1, AttentionData: 8, MoeExpert: 8, MoeTensor: 1}, Quant{}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestQuantDefaults(t *testing.T) {
+	q, err := Quant{}.Resolve(mustModel(t, "openai/gpt-oss-120b"))
+	if err != nil || q.Gemm != "bf16" || q.MoE != "nvfp4" || q.KVCache != "bf16" || q.FMHA != "bf16" || q.Comm != "half" {
+		t.Fatalf("gpt-oss %+v %v", q, err)
+	}
+	q, _ = Quant{}.Resolve(mustModel(t, "nvidia/Llama-3.1-70B-Instruct-FP8"))
+	if q.Gemm != "fp8" || q.KVCache != "fp8" {
+		t.Fatalf("70B fp8 %+v", q)
+	}
+	q, _ = Quant{Gemm: "nvfp4"}.Resolve(mustModel(t, "deepseek-ai/DeepSeek-R1"))
+	if q.MoE != "nvfp4" {
+		t.Fatalf("moe follows explicit gemm mode: %+v", q)
+	}
+}

@@ -1,0 +1,155 @@
+package perf
+
+import (
+	"strconv"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
+)
+
+// DefaultMemoryFraction is capacity.memory_fraction when unset: 0.9 (vLLM, TRT-LLM), 0.88 (SGLang).
+func DefaultMemoryFraction(backend string) float64 {
+	if backend == "sglang" {
+		return 0.88
+	}
+	return 0.9
+}
+
+// DefaultMaxBatchedTokens is the activation-sizing token count of the memory model.
+const DefaultMaxBatchedTokens = 8192
+
+// Memory is the per-GPU memory budget of one worker rank (bytes).
+type Memory struct {
+	Capacity    int64
+	Weights     int64
+	Activations int64
+	Runtime     int64 // hardware other_mem plus NCCL buffers
+	CUDAGraph   int64
+	KVBudget    int64 // bytes left for the KV cache (may be ≤ 0)
+	// BytesPerToken is the KV size of one token on this rank.
+	BytesPerToken int64
+	// Tokens is the KV capacity in tokens (0 when the budget is exhausted).
+	Tokens int64
+}
+
+// activation coefficients by family and min(tp, 8) ∈ {1, 2, 4, 8}.
+var actCoef = map[string][4]float64{
+	"llama":   {11, 6.5, 5, 5},
+	"default": {10, 6, 5, 5},
+	"moe":     {22, 13, 10, 10},
+}
+
+var actCoefSGLang = map[string][4]float64{
+	"llama":   {14, 8.5, 6.5, 6.5},
+	"default": {13, 8, 6.5, 6.5},
+	"moe":     {28, 17, 13, 13},
+}
+
+func tpIndex(tp int) int {
+	switch {
+	case tp <= 1:
+		return 0
+	case tp == 2:
+		return 1
+	case tp <= 4:
+		return 2
+	}
+	return 3
+}
+
+// MemoryModel sizes one rank's memory: weights (quantised, sharded by TP/PP/EP), activations
+// (2·max_batched_tokens·heads·head_dim·coef, floored at 70 MiB, 90 MiB ×1.15 for SGLang),
+// runtime reserve (other_mem + NCCL buffers, ×1.2 for SGLang), CUDA-graph reserve, and the KV
+// budget: vLLM/SGLang take memory_fraction of the total, TRT-LLM of the free memory
+// (×(1−0.015) reserved).
+func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
+	memoryFraction float64, cudaGraphReservedBytes int64, maxBatchedTokens int) (Memory, error) {
+	q, err := q.Resolve(m)
+	if err != nil {
+		return Memory{}, err
+	}
+	par, err = normalize(m, par)
+	if err != nil {
+		return Memory{}, err
+	}
+	if memoryFraction <= 0 {
+		memoryFraction = DefaultMemoryFraction(backend)
+	}
+	if maxBatchedTokens <= 0 {
+		maxBatchedTokens = DefaultMaxBatchedTokens
+	}
+	s := newShape(m, par, q)
+	var mem Memory
+	mem.Capacity = hw.MemBytes
+	mem.Weights = int64(s.weightBytesPerGPU())
+	fam := familyKey(m)
+	coef := actCoef[fam][tpIndex(par.Tensor)]
+	floor := float64(70 << 20)
+	scale := 1.0
+	runtimeScale := 1.0
+	if backend == "sglang" {
+		coef = actCoefSGLang[fam][tpIndex(par.Tensor)]
+		floor = float64(90 << 20)
+		scale = 1.15
+		runtimeScale = 1.2
+	}
+	act := float64(float64(2*float64(maxBatchedTokens))*float64(m.Heads*m.HeadDim)) * coef
+	if act < floor {
+		act = floor
+	}
+	mem.Activations = int64(act * scale)
+	mem.Runtime = int64(float64(hw.OtherMem+hw.NCCLBytes(par.Tensor)) * runtimeScale)
+	mem.CUDAGraph = cudaGraphReservedBytes
+	nonKV := float64(mem.Weights + mem.Activations + mem.Runtime + mem.CUDAGraph)
+	capF := float64(mem.Capacity)
+	var kv float64
+	if backend == "trtllm" {
+		kv = float64((capF-nonKV)*memoryFraction) * (1 - 0.015)
+	} else {
+		kv = float64(capF*memoryFraction) - nonKV
+	}
+	mem.KVBudget = int64(kv)
+	mem.BytesPerToken = m.KVBytesPerToken(par.Tensor, par.Pipeline, q.KVCache)
+	if mem.KVBudget <= 0 || mem.BytesPerToken <= 0 {
+		return mem, &spec.Error{Path: "engine.workers.kv_cache.capacity", Msg: "model " + m.ID + " does not fit on " + hw.ID +
+			": weights " + gib(mem.Weights) + " + activations " + gib(mem.Activations) + " + runtime " + gib(mem.Runtime+mem.CUDAGraph) +
+			" per GPU leave no KV cache within memory_fraction " + strconv.FormatFloat(memoryFraction, 'g', -1, 64) +
+			" of " + gib(mem.Capacity) + "; raise tensor/pipeline/moe_expert parallelism or use a fixed capacity"}
+	}
+	mem.Tokens = mem.KVBudget / mem.BytesPerToken
+	return mem, nil
+}
+
+func gib(b int64) string {
+	return strconv.FormatFloat(float64(b)/float64(1<<30), 'f', 2, 64) + " GiB"
+}
+
+// KVCapacityBlocks is `capacity: {type: default}`: the number of KV blocks of blockSize
+// tokens per attention-DP rank, with the model's default weight quantisation and the given
+// KV-cache mode ("" = model default). An error when the weights do not fit.
+func KVCapacityBlocks(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism,
+	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, kvQuant string) (int, error) {
+	return KVCapacityBlocksQ(m, hw, backend, par, Quant{KVCache: kvQuant}, memoryFraction, cudaGraphReservedBytes, blockSize, 0)
+}
+
+// KVCapacityBlocksQ is KVCapacityBlocks with every quantisation mode and the scheduler's
+// max_batched_tokens (0 = 8192) given explicitly.
+func KVCapacityBlocksQ(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
+	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, maxBatchedTokens int) (int, error) {
+	if blockSize <= 0 {
+		blockSize = 1
+	}
+	mem, err := MemoryModel(m, hw, backend, par, q, memoryFraction, cudaGraphReservedBytes, maxBatchedTokens)
+	if err != nil {
+		return 0, err
+	}
+	blocks := mem.Tokens / int64(blockSize)
+	if blocks < 1 {
+		return 0, &spec.Error{Path: "engine.workers.kv_cache.capacity", Msg: "KV budget holds less than one block of " + strconv.Itoa(blockSize) + " tokens"}
+	}
+	const maxInt = int64(^uint(0) >> 1)
+	if blocks > maxInt {
+		blocks = maxInt
+	}
+	return int(blocks), nil
+}
