@@ -216,7 +216,7 @@ func (d *Default) moe(tokens float64) float64 {
 	touched := s.expertsGPU * (1 - xmath.Exp(tAll*xmath.Log1p(-k/e)))
 	perExpertRows := tAll * k / e
 	f := computeFLOPS(s.q.MoE, d.hw)
-	flops := float64(float64(2*tAll*k/float64(s.ep)) * (s.expertN + s.expertDown)) * s.expertK
+	flops := float64(float64(2*tAll*k/float64(s.ep))*(s.expertN+s.expertDown)) * s.expertK
 	comp := flops * (perExpertRows + o.GemmM0) / perExpertRows / (f * o.GemmEff * o.MoEEff) * 1000
 	bytes := float64(float64(touched*(s.expertN+s.expertDown))*s.expertK)*weightBytes(s.q.MoE) +
 		float64(tAll*k/float64(s.ep)*s.expertK*4)

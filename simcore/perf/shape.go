@@ -25,8 +25,8 @@ type shape struct {
 	tp, pp, dp, moeTP, ep int
 
 	// Layer counts over the whole model (a pass runs through every pipeline stage).
-	attnLayers, slidingLayers, linearLayers float64
-	mixerLayers, ffnLayers, denseFFN, moeLayers  float64
+	attnLayers, slidingLayers, linearLayers     float64
+	mixerLayers, ffnLayers, denseFFN, moeLayers float64
 
 	headsGPU  float64 // query heads per GPU
 	kvHeadGPU float64 // KV heads per GPU (GQA)
