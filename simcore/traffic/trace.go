@@ -1,0 +1,385 @@
+package traffic
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"strconv"
+	"strings"
+
+	"aisimulate/simcore/spec"
+)
+
+// DefaultTraceBlockSize is the trace block size (tokens per hash id) when
+// traffic.source.block_size is unset, for every format except dynamo.
+const DefaultTraceBlockSize = 512
+
+// maxContextTokens bounds the accumulated prompt of formats that grow a context turn by turn
+// (mooncake-delta, applied_compute_agentic); no model serves more, and the bound keeps a
+// malformed file from allocating without limit.
+const maxContextTokens = 1 << 24
+
+// Trace format tags of traffic.source.format.
+const (
+	FormatMooncake        = "mooncake"
+	FormatMooncakeDelta   = "mooncake-delta"
+	FormatAgenticMooncake = "agentic_mooncake"
+	FormatAppliedCompute  = "applied_compute_agentic"
+	FormatDynamo          = "dynamo"
+	FormatWeka            = "weka"
+)
+
+// pathsField is the config path named by every trace-content error.
+const pathsField = "traffic.source.paths"
+
+// LoadTrace reads the trace files of a `traffic.source.type: trace` source through files and
+// returns the workload they describe. Paths are slash paths valid for files. Errors are
+// *spec.Error values naming traffic.source.paths (or the load/source field at fault).
+func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) {
+	if len(src.Paths) == 0 {
+		return nil, &spec.Error{Path: pathsField, Msg: "trace paths must contain at least one nonempty path"}
+	}
+	for _, p := range src.Paths {
+		if p == "" {
+			return nil, &spec.Error{Path: pathsField, Msg: "trace paths must contain at least one nonempty path"}
+		}
+	}
+	format := src.Format
+	if format == "" {
+		format = FormatMooncake
+	}
+	c, err := newTraceCtx(src, load, files, format)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case FormatMooncake, FormatMooncakeDelta, FormatAgenticMooncake, FormatAppliedCompute:
+		if len(src.Paths) != 1 {
+			return nil, &spec.Error{Path: pathsField, Msg: fmt.Sprintf("trace format '%s' requires exactly one path", format)}
+		}
+	}
+	switch format {
+	case FormatMooncake:
+		return c.loadMooncake(false)
+	case FormatMooncakeDelta:
+		return c.loadMooncake(true)
+	case FormatAgenticMooncake:
+		return c.loadAgenticMooncake()
+	case FormatAppliedCompute:
+		return c.loadAppliedCompute()
+	case FormatDynamo:
+		return c.loadDynamo()
+	case FormatWeka:
+		return nil, &spec.Error{Path: "traffic.source.format", Msg: "trace format 'weka' is not supported by this simulator yet; convert the trace to mooncake or dynamo"}
+	}
+	return nil, &spec.Error{Path: "traffic.source.format", Msg: fmt.Sprintf("unknown trace format %q; use mooncake, mooncake-delta, agentic_mooncake, applied_compute_agentic or dynamo", format)}
+}
+
+// TraceRequiresPlannerDisabled reports whether a loaded trace workload may only run with
+// planner.policy=disabled under the dynamo stack: mooncake-delta, agentic_mooncake, and a
+// dynamo trace whose request_end records carry agent_context (its Graph is non-nil).
+func TraceRequiresPlannerDisabled(src spec.Source, w *Workload) bool {
+	switch src.Format {
+	case FormatMooncakeDelta, FormatAgenticMooncake:
+		return true
+	case FormatDynamo:
+		return w != nil && w.Graph != nil
+	}
+	return false
+}
+
+// traceCtx carries what every reader needs.
+type traceCtx struct {
+	src   spec.Source
+	load  spec.Load
+	files fs.FS
+	// blockSize is the configured trace block size (DefaultTraceBlockSize when unset).
+	blockSize int
+	// timestamps is true for a trace_timestamps load (open loop at the authored times).
+	timestamps bool
+	speedup    float64
+}
+
+func newTraceCtx(src spec.Source, load spec.Load, files fs.FS, format string) (*traceCtx, error) {
+	c := &traceCtx{src: src, load: load, files: files, blockSize: DefaultTraceBlockSize, speedup: 1}
+	if src.BlockSize != nil {
+		if *src.BlockSize <= 0 {
+			return nil, &spec.Error{Path: "traffic.source.block_size", Msg: "block_size must be a positive integer"}
+		}
+		c.blockSize = *src.BlockSize
+	}
+	switch load.Type {
+	case spec.LoadTraceTimestamps:
+		c.timestamps = true
+		if load.Speedup > 0 && !math.IsInf(load.Speedup, 0) {
+			c.speedup = load.Speedup
+		} else if load.Speedup != 0 {
+			return nil, &spec.Error{Path: "traffic.load.speedup", Msg: "speedup must be a finite number > 0"}
+		}
+	case spec.LoadConcurrency, "":
+		if load.Concurrency <= 0 {
+			return nil, &spec.Error{Path: "traffic.load.concurrency", Msg: "concurrency must be a positive integer"}
+		}
+	default:
+		return nil, &spec.Error{Path: "traffic.load.type", Msg: "trace traffic requires trace_timestamps or concurrency load"}
+	}
+	if format == FormatAppliedCompute && c.timestamps {
+		return nil, &spec.Error{Path: "traffic.load.type", Msg: "trace format 'applied_compute_agentic' requires a concurrency load (its episodes have no timestamps)"}
+	}
+	return c, nil
+}
+
+// lanes is Graph.Lanes for an agentic source.
+func (c *traceCtx) lanes() int {
+	if !c.timestamps {
+		return c.load.Concurrency
+	}
+	if c.load.AgenticLanes != nil && *c.load.AgenticLanes > 0 {
+		return *c.load.AgenticLanes
+	}
+	return 0
+}
+
+// sessionWorkload wraps sessions in workload order into a Workload; Next hands each session
+// out once and drops the loader's reference so a run can free sessions as it goes.
+func (c *traceCtx) sessionWorkload(sessions []Session) *Workload {
+	i := 0
+	w := &Workload{
+		Sessions: len(sessions),
+		Next: func() (Session, bool) {
+			if i >= len(sessions) {
+				return Session{}, false
+			}
+			s := sessions[i]
+			sessions[i] = Session{}
+			i++
+			return s, true
+		},
+		OpenLoop: c.timestamps,
+	}
+	if !c.timestamps {
+		w.Concurrency = c.load.Concurrency
+	}
+	return w
+}
+
+// rowError is a malformed-record error at file:line.
+func rowError(file string, line int, format string, args ...any) error {
+	return &spec.Error{Path: pathsField, Msg: fmt.Sprintf("%s:%d: ", file, line) + fmt.Sprintf(format, args...)}
+}
+
+// fileError is an error about a whole file.
+func fileError(file string, format string, args ...any) error {
+	return &spec.Error{Path: pathsField, Msg: file + ": " + fmt.Sprintf(format, args...)}
+}
+
+// emptyError is the error for a trace without requests.
+func emptyError(file string) error {
+	return fileError(file, "did not contain any requests")
+}
+
+// jsonError turns a decoding error into a readable message.
+func jsonError(file string, line int, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	return rowError(file, line, "invalid JSON record (%s); each line must be one JSON object", msg)
+}
+
+// lineReader yields the non-blank lines of one (possibly gzip-compressed) trace file,
+// streaming: only the current line is held.
+type lineReader struct {
+	name string
+	f    fs.File
+	gz   *gzip.Reader
+	r    *bufio.Reader
+	buf  []byte
+	line int // 1-based number of the line last returned
+}
+
+// openTrace opens one trace file; gzip is detected by the .gz suffix or the gzip magic bytes.
+func (c *traceCtx) openTrace(name string) (*lineReader, error) {
+	f, err := c.files.Open(name)
+	if err != nil {
+		return nil, fileError(name, "cannot open trace file (%s); check traffic.source.paths", unwrapPathError(err))
+	}
+	lr := &lineReader{name: name, f: f}
+	br := bufio.NewReaderSize(f, 64<<10)
+	magic, _ := br.Peek(2)
+	if strings.HasSuffix(name, ".gz") || (len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fileError(name, "not a valid gzip file (%v)", err)
+		}
+		lr.gz = gz
+		lr.r = bufio.NewReaderSize(gz, 64<<10)
+	} else {
+		lr.r = br
+	}
+	return lr, nil
+}
+
+func unwrapPathError(err error) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// next returns the next non-blank line (trimmed); ok is false at the end of the file.
+func (lr *lineReader) next() (line []byte, ok bool, err error) {
+	for {
+		lr.buf = lr.buf[:0]
+		eof := false
+		for {
+			chunk, rerr := lr.r.ReadSlice('\n')
+			lr.buf = append(lr.buf, chunk...)
+			if rerr == nil {
+				break
+			}
+			if rerr == bufio.ErrBufferFull {
+				continue
+			}
+			if rerr == io.EOF {
+				eof = true
+				break
+			}
+			return nil, false, fileError(lr.name, "read error after line %d (%v)", lr.line, rerr)
+		}
+		if eof && len(lr.buf) == 0 {
+			return nil, false, nil
+		}
+		lr.line++
+		b := lr.buf
+		if lr.line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) > 0 {
+			return b, true, nil
+		}
+		if eof {
+			return nil, false, nil
+		}
+	}
+}
+
+// Close releases the file.
+func (lr *lineReader) Close() {
+	if lr.gz != nil {
+		lr.gz.Close()
+	}
+	lr.f.Close()
+}
+
+// flexID is an identifier authored as a JSON string or number.
+type flexID string
+
+// UnmarshalJSON accepts a string or a number (kept as its literal text).
+func (f *flexID) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = flexID(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("an id must be a string or a number, got %s", truncate(string(b), 40))
+	}
+	*f = flexID(n.String())
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// interner maps authored hash ids to dense token ids in first-seen order across a file
+// (dynamo.md §2.8), so 64-bit ids never alias when narrowed to 32-bit tokens.
+type interner struct {
+	m map[uint64]uint32
+}
+
+func newInterner() *interner { return &interner{m: make(map[uint64]uint32)} }
+
+// id returns the dense id of h.
+func (in *interner) id(h uint64) uint32 {
+	if v, ok := in.m[h]; ok {
+		return v
+	}
+	v := uint32(len(in.m))
+	in.m[h] = v
+	return v
+}
+
+// synthPrompt appends to dst, for each block id, min(remaining, blockSize) copies of the id as
+// one segment, stopping once length tokens were produced.
+func synthPrompt(dst []Segment, ids []uint32, blockSize, length int) []Segment {
+	remaining := length
+	for _, id := range ids {
+		if remaining <= 0 {
+			break
+		}
+		n := blockSize
+		if n > remaining {
+			n = remaining
+		}
+		dst = append(dst, Segment{Token: id, Count: n})
+		remaining -= n
+	}
+	return dst
+}
+
+// segmentsOf run-length encodes explicit token ids.
+func segmentsOf(tokens []uint32) []Segment {
+	var out []Segment
+	for _, t := range tokens {
+		if n := len(out); n > 0 && out[n-1].Token == t {
+			out[n-1].Count++
+			continue
+		}
+		out = append(out, Segment{Token: t, Count: 1})
+	}
+	return out
+}
+
+// deltaOutputToken is the synthetic token id standing for every generated token of turn
+// turnIndex of session sessionIndex in a mooncake-delta trace (docs/traces.md). Its high bit
+// keeps it apart from interned prompt tokens.
+func deltaOutputToken(sessionIndex, turnIndex int) uint32 {
+	return 0x80000000 | uint32((uint64(sessionIndex)*65599+uint64(turnIndex))&0x7fffffff)
+}
+
+// capacity is len(ids)×blockSize without overflow.
+func capacity(n, blockSize int) int {
+	if n > 0 && blockSize > math.MaxInt/n {
+		return math.MaxInt
+	}
+	return n * blockSize
+}
+
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0.
+func ceilDiv(a, b int) int {
+	return a/b + boolInt(a%b != 0)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fmtMs prints a millisecond value compactly for messages.
+func fmtMs(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

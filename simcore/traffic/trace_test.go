@@ -1,0 +1,558 @@
+package traffic
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"aisimulate/simcore/spec"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var testdata = os.DirFS("testdata")
+
+func intp(v int) *int { return &v }
+
+func tsLoad(speedup float64) spec.Load {
+	return spec.Load{Type: spec.LoadTraceTimestamps, Speedup: speedup}
+}
+
+func concLoad(n int) spec.Load { return spec.Load{Type: spec.LoadConcurrency, Concurrency: n} }
+
+func src(format string, paths ...string) spec.Source {
+	return spec.Source{Type: spec.SourceTrace, Format: format, Paths: paths}
+}
+
+func mustLoad(t *testing.T, s spec.Source, l spec.Load, files fs.FS) *Workload {
+	t.Helper()
+	w, err := LoadTrace(s, l, files)
+	if err != nil {
+		t.Fatalf("LoadTrace: %v", err)
+	}
+	return w
+}
+
+// drain collects every session of a workload and checks Sessions against the count.
+func drain(t *testing.T, w *Workload) []Session {
+	t.Helper()
+	var out []Session
+	for {
+		s, ok := w.Next()
+		if !ok {
+			break
+		}
+		out = append(out, s)
+	}
+	if len(out) != w.Sessions {
+		t.Fatalf("Next yielded %d sessions, Sessions = %d", len(out), w.Sessions)
+	}
+	return out
+}
+
+func requests(ss []Session) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s.Turns)
+	}
+	return n
+}
+
+func promptLen(p []Segment) int {
+	n := 0
+	for _, s := range p {
+		n += s.Count
+	}
+	return n
+}
+
+func TestMooncakeFixtureSpeedup(t *testing.T) {
+	w := mustLoad(t, src("", "mooncake.jsonl"), tsLoad(2), testdata)
+	if !w.OpenLoop || w.Graph != nil || w.Concurrency != 0 {
+		t.Fatalf("OpenLoop=%v Graph=%v Concurrency=%d, want open loop sessions", w.OpenLoop, w.Graph, w.Concurrency)
+	}
+	got := drain(t, w)
+	want := []Session{
+		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 32, OutputLength: 4, Prompt: []Segment{{0, 32}}}}},
+		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 24, OutputLength: 3, Prompt: []Segment{{1, 24}}}}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sessions (-want +got):\n%s", d)
+	}
+	if _, ok := w.Next(); ok {
+		t.Fatal("Next after the end returned a session")
+	}
+}
+
+func TestMooncakeSessionsAliasesDelays(t *testing.T) {
+	w := mustLoad(t, src(FormatMooncake, "mooncake_sessions.jsonl"), tsLoad(2), testdata)
+	got := drain(t, w)
+	want := []Session{
+		{ID: "s1", ArrivalMs: 50, Turns: []Turn{
+			{InputLength: 1024, OutputLength: 64, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "a"},
+			{InputLength: 1600, OutputLength: 32, Prompt: []Segment{{0, 512}, {1, 512}, {2, 512}, {3, 64}}, DelayMs: 250},
+			{InputLength: 100, OutputLength: 1, Prompt: []Segment{{4, 100}}, DelayMs: 400},
+		}},
+		{ID: "s2", ArrivalMs: 20, Turns: []Turn{{InputLength: 600, OutputLength: 8, Prompt: []Segment{{0, 512}, {2, 88}}}}},
+		{ID: "request_6", ArrivalMs: 0, Turns: []Turn{{InputLength: 512, OutputLength: 2, Prompt: []Segment{{5, 512}}, RequestID: "solo"}}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sessions (-want +got):\n%s", d)
+	}
+}
+
+func TestMooncakeConcurrencyIgnoresTimestamps(t *testing.T) {
+	w := mustLoad(t, src(FormatMooncake, "mooncake_sessions.jsonl"), concLoad(3), testdata)
+	if w.OpenLoop || w.Concurrency != 3 {
+		t.Fatalf("OpenLoop=%v Concurrency=%d, want closed loop of 3", w.OpenLoop, w.Concurrency)
+	}
+	got := drain(t, w)
+	for _, s := range got {
+		if s.ArrivalMs != 0 {
+			t.Errorf("session %s ArrivalMs = %v, want 0 under a concurrency load", s.ID, s.ArrivalMs)
+		}
+	}
+	// Delays are not divided by a speedup under a concurrency load.
+	if d1, d2 := got[0].Turns[1].DelayMs, got[0].Turns[2].DelayMs; d1 != 500 || d2 != 800 {
+		t.Fatalf("delays = %v, %v, want 500, 800", d1, d2)
+	}
+}
+
+func TestMooncakeBlockSizeClamp(t *testing.T) {
+	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"input_length": 100, "output_length": 1, "hash_ids": [3, 4]}` + "\n")}}
+	s := src(FormatMooncake, "t.jsonl")
+	s.BlockSize = intp(16)
+	got := drain(t, mustLoad(t, s, concLoad(1), files))
+	want := []Turn{{InputLength: 32, OutputLength: 1, Prompt: []Segment{{0, 16}, {1, 16}}}}
+	if d := cmp.Diff(want, got[0].Turns); d != "" {
+		t.Fatalf("turns (-want +got):\n%s", d)
+	}
+}
+
+func TestMooncakeOutputTokenIDs(t *testing.T) {
+	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"timestamp": 3, "output_length": 3, "hash_ids": [1], "output_token_ids": [7, 7, 9]}` + "\n")}}
+	got := drain(t, mustLoad(t, src(FormatMooncake, "t.jsonl"), tsLoad(1), files))
+	if d := cmp.Diff([]Segment{{7, 2}, {9, 1}}, got[0].Turns[0].OutputTokens); d != "" {
+		t.Fatalf("OutputTokens (-want +got):\n%s", d)
+	}
+}
+
+func TestMooncakeDelta(t *testing.T) {
+	w := mustLoad(t, src(FormatMooncakeDelta, "mooncake_delta.jsonl"), tsLoad(2), testdata)
+	got := drain(t, w)
+	out0, out1 := deltaOutputToken(0, 0), deltaOutputToken(0, 1)
+	if out0 != 0x80000000 || out1 != 0x80000001 {
+		t.Fatalf("delta output tokens = %#x %#x", out0, out1)
+	}
+	want := []Session{{ID: "delta-session", Turns: []Turn{
+		{InputLength: 16, OutputLength: 4, Prompt: []Segment{{0, 16}}, OutputTokens: []Segment{{out0, 4}}},
+		{InputLength: 28, OutputLength: 4, Prompt: []Segment{{0, 16}, {out0, 4}, {1, 8}}, DelayMs: 2.5, OutputTokens: []Segment{{out1, 4}}},
+	}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sessions (-want +got):\n%s", d)
+	}
+	if requests(got) != 2 {
+		t.Fatalf("requests = %d, want 2", requests(got))
+	}
+}
+
+func TestMooncakeDeltaPromptsDoNotAlias(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&b, `{"session_id": "s", "timestamp": %d, "input_length": 3, "output_length": 2, "hash_ids": [%d]}`+"\n", i*10, i)
+	}
+	s := src(FormatMooncakeDelta, "d.jsonl")
+	s.BlockSize = intp(4)
+	got := drain(t, mustLoad(t, s, tsLoad(1), fstest.MapFS{"d.jsonl": {Data: []byte(b.String())}}))
+	turns := got[0].Turns
+	for k, tr := range turns {
+		if want := 3 + 5*k; tr.InputLength != want || promptLen(tr.Prompt) != want {
+			t.Fatalf("turn %d: InputLength %d, prompt %d tokens, want %d", k, tr.InputLength, promptLen(tr.Prompt), want)
+		}
+		if k > 0 {
+			if d := cmp.Diff(turns[k-1].Prompt, tr.Prompt[:len(turns[k-1].Prompt)]); d != "" {
+				t.Fatalf("turn %d prompt does not extend turn %d:\n%s", k, k-1, d)
+			}
+			if tr.DelayMs != 10 {
+				t.Fatalf("turn %d DelayMs = %v, want 10", k, tr.DelayMs)
+			}
+		}
+	}
+}
+
+func TestAgenticV2(t *testing.T) {
+	s := src(FormatAgenticMooncake, "agentic_v2.jsonl")
+	s.BlockSize = intp(4)
+	l := tsLoad(1)
+	l.AgenticLanes = intp(2)
+	w := mustLoad(t, s, l, testdata)
+	if w.Graph == nil {
+		t.Fatal("Graph is nil")
+	}
+	if _, ok := w.Next(); ok || w.Sessions != 0 {
+		t.Fatal("graph workload yields sessions")
+	}
+	want := &Graph{Lanes: 2, Nodes: []Node{
+		{Turn: Turn{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "root"}, PlayID: "p", SessionID: "main", TurnIndex: 0},
+		{Turn: Turn{InputLength: 6, OutputLength: 2, Prompt: []Segment{{0, 4}, {2, 2}}, RequestID: "child"}, PlayID: "p", SessionID: "sub", TurnIndex: 0,
+			Deps: []Dep{{Parent: 0, OnCompletion: false, DelayMs: 5}}},
+		{Turn: Turn{InputLength: 12, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}, {3, 4}}, RequestID: "join"}, PlayID: "p", SessionID: "main", TurnIndex: 1,
+			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 1}, {Parent: 1, OnCompletion: true, DelayMs: 1}}},
+	}}
+	if d := cmp.Diff(want, w.Graph); d != "" {
+		t.Fatalf("graph (-want +got):\n%s", d)
+	}
+	if !TraceRequiresPlannerDisabled(s, w) {
+		t.Fatal("agentic_mooncake must require a disabled planner")
+	}
+}
+
+func TestAgenticV2Speedup(t *testing.T) {
+	data := `{"schema": "dynamo.agentic_mooncake", "version": 2, "block_size": 512}
+{"request_id": "x", "play_id": "p", "input_length": 10, "output_length": 1, "hash_ids": [1], "not_before_ms": 40}
+{"request_id": "y", "play_id": "p", "input_length": 10, "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "x", "trigger": "completion", "delay_ms": 8}]}
+`
+	w := mustLoad(t, src(FormatAgenticMooncake, "a.jsonl"), tsLoad(4), fstest.MapFS{"a.jsonl": {Data: []byte(data)}})
+	n := w.Graph.Nodes
+	if n[0].NotBeforeMs != 10 || n[1].Deps[0].DelayMs != 2 || w.Graph.Lanes != 0 {
+		t.Fatalf("not_before %v, delay %v, lanes %d; want 10, 2, 0", n[0].NotBeforeMs, n[1].Deps[0].DelayMs, w.Graph.Lanes)
+	}
+	if n[0].SessionID != "request_2" || n[1].SessionID != "request_3" {
+		t.Fatalf("default session ids %q %q", n[0].SessionID, n[1].SessionID)
+	}
+}
+
+func TestAgenticLegacy(t *testing.T) {
+	w := mustLoad(t, src(FormatAgenticMooncake, "agentic_legacy.jsonl"), tsLoad(1), testdata)
+	want := []Node{
+		{Turn: Turn{InputLength: 1024, OutputLength: 10, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "r1"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 0},
+		{Turn: Turn{InputLength: 2048, OutputLength: 100, Prompt: []Segment{{0, 512}, {1, 512}, {2, 512}, {3, 512}}, RequestID: "r2"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 1,
+			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 1500}}},
+		{Turn: Turn{InputLength: 512, OutputLength: 5, Prompt: []Segment{{4, 512}}, RequestID: "r3"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 2,
+			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 20}, {Parent: 1, OnCompletion: true, DelayMs: 20}}},
+		{Turn: Turn{InputLength: 100, OutputLength: 1, Prompt: []Segment{{5, 100}}, RequestID: "a0"}, PlayID: "legacy-play:a0", SessionID: "request_4", TurnIndex: 0, NotBeforeMs: 300},
+	}
+	if d := cmp.Diff(want, w.Graph.Nodes); d != "" {
+		t.Fatalf("nodes (-want +got):\n%s", d)
+	}
+}
+
+func TestAppliedCompute(t *testing.T) {
+	w := mustLoad(t, src(FormatAppliedCompute, "applied_compute.jsonl"), concLoad(4), testdata)
+	if w.OpenLoop || w.Concurrency != 4 {
+		t.Fatalf("OpenLoop=%v Concurrency=%d", w.OpenLoop, w.Concurrency)
+	}
+	got := drain(t, w)
+	want := []Session{
+		{ID: "applied_compute_agentic_session_1", Turns: []Turn{
+			{InputLength: 16, OutputLength: 4, Prompt: []Segment{{0, 16}}},
+			{InputLength: 28, OutputLength: 4, Prompt: []Segment{{0, 28}}, DelayMs: 500},
+			{InputLength: 40, OutputLength: 4, Prompt: []Segment{{0, 40}}, DelayMs: 1250},
+		}},
+		{ID: "applied_compute_agentic_session_2", Turns: []Turn{{InputLength: 5, OutputLength: 7, Prompt: []Segment{{1, 5}}}}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sessions (-want +got):\n%s", d)
+	}
+}
+
+func TestAppliedComputeBlocksExtend(t *testing.T) {
+	s := src(FormatAppliedCompute, "applied_compute.jsonl")
+	s.BlockSize = intp(4)
+	got := drain(t, mustLoad(t, s, concLoad(1), testdata))
+	seq := func(lo, hi int, last int) []Segment {
+		var out []Segment
+		for i := lo; i < hi; i++ {
+			out = append(out, Segment{uint32(i), 4})
+		}
+		if last > 0 {
+			out[len(out)-1].Count = last
+		}
+		return out
+	}
+	want := [][]Segment{seq(0, 4, 0), seq(0, 7, 0), seq(0, 10, 0)}
+	for k, tr := range got[0].Turns {
+		if d := cmp.Diff(want[k], tr.Prompt); d != "" {
+			t.Fatalf("turn %d prompt (-want +got):\n%s", k, d)
+		}
+	}
+	// The second episode's blocks are new ids after the first episode's ten.
+	if d := cmp.Diff([]Segment{{10, 4}, {11, 1}}, got[1].Turns[0].Prompt); d != "" {
+		t.Fatalf("second episode prompt (-want +got):\n%s", d)
+	}
+}
+
+func TestDynamoStandard(t *testing.T) {
+	w := mustLoad(t, src(FormatDynamo, "dynamo_standard.jsonl"), tsLoad(2), testdata)
+	if w.Graph != nil || !w.OpenLoop {
+		t.Fatal("standard dynamo trace must be open-loop sessions")
+	}
+	got := drain(t, w)
+	want := []Session{
+		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "a"}}},
+		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 6, OutputLength: 3, Prompt: []Segment{{0, 4}, {2, 2}}, RequestID: "b"}}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("sessions (-want +got):\n%s", d)
+	}
+	s := src(FormatDynamo, "dynamo_standard.jsonl")
+	if TraceRequiresPlannerDisabled(s, w) {
+		t.Fatal("standard dynamo trace does not need a disabled planner")
+	}
+	s.BlockSize = intp(4)
+	mustLoad(t, s, tsLoad(1), testdata)
+}
+
+func wantDynamoAgentic(speedup float64) []Node {
+	return []Node{
+		{Turn: Turn{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "parent-source"}, PlayID: "parent", SessionID: "parent", TurnIndex: 0},
+		{Turn: Turn{InputLength: 4, OutputLength: 2, Prompt: []Segment{{2, 4}}, RequestID: "child-first"}, PlayID: "parent", SessionID: "child", TurnIndex: 0,
+			Deps: []Dep{{Parent: 0, OnCompletion: false, DelayMs: 5 / speedup}}},
+		{Turn: Turn{InputLength: 6, OutputLength: 2, Prompt: []Segment{{2, 4}, {3, 2}}, RequestID: "child-last"}, PlayID: "parent", SessionID: "child", TurnIndex: 1,
+			Deps: []Dep{{Parent: 1, OnCompletion: true, DelayMs: 5 / speedup}}},
+		{Turn: Turn{InputLength: 12, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}, {4, 4}}, RequestID: "parent-consumer"}, PlayID: "parent", SessionID: "parent", TurnIndex: 1,
+			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 21 / speedup}, {Parent: 2, OnCompletion: true, DelayMs: 1 / speedup}}},
+	}
+}
+
+func TestDynamoAgentic(t *testing.T) {
+	for _, name := range []string{"dynamo_agentic.jsonl", "dynamo_agentic_inferred.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			s := src(FormatDynamo, name)
+			l := tsLoad(2)
+			l.AgenticLanes = intp(1)
+			w := mustLoad(t, s, l, testdata)
+			if w.Graph == nil {
+				t.Fatal("agentic dynamo trace must give a graph")
+			}
+			if d := cmp.Diff(wantDynamoAgentic(2), w.Graph.Nodes); d != "" {
+				t.Fatalf("nodes (-want +got):\n%s", d)
+			}
+			if w.Graph.Lanes != 1 || !TraceRequiresPlannerDisabled(s, w) {
+				t.Fatalf("Lanes = %d, planner check %v", w.Graph.Lanes, TraceRequiresPlannerDisabled(s, w))
+			}
+		})
+	}
+}
+
+func TestDynamoAgenticRootsNotBefore(t *testing.T) {
+	rec := func(id, sess string, recv int) string {
+		return fmt.Sprintf(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "agent_context": {"session_id": %q}, "request": {"request_id": %q, "output_tokens": 1, "request_received_ms": %d, "total_time_ms": 4, "replay": {"trace_block_size": 2, "input_length": 2, "input_sequence_hashes": [1]}}}`+"\n", sess, id, recv)
+	}
+	data := rec("b1", "b", 1050) + rec("a1", "a", 1000) + rec("a2", "a", 1010)
+	w := mustLoad(t, src(FormatDynamo, "x.jsonl"), tsLoad(1), fstest.MapFS{"x.jsonl": {Data: []byte(data)}})
+	n := w.Graph.Nodes
+	if n[0].RequestID != "a1" || n[1].RequestID != "a2" || n[2].RequestID != "b1" {
+		t.Fatalf("node order %s %s %s", n[0].RequestID, n[1].RequestID, n[2].RequestID)
+	}
+	if n[0].NotBeforeMs != 0 || n[2].NotBeforeMs != 50 || n[2].PlayID != "b" || len(n[1].Deps) != 1 || n[1].Deps[0].DelayMs != 6 {
+		t.Fatalf("nodes: %+v", n)
+	}
+}
+
+func gz(t *testing.T, data string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(data))
+	zw.Close()
+	return b.Bytes()
+}
+
+func dynRec(id string, recv, bs, input int, hashes ...int) string {
+	var hs []string
+	for _, h := range hashes {
+		hs = append(hs, fmt.Sprint(h))
+	}
+	return fmt.Sprintf(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "request": {"request_id": %q, "output_tokens": 2, "request_received_ms": %d, "total_time_ms": 3, "replay": {"trace_block_size": %d, "input_length": %d, "input_sequence_hashes": [%s]}}}`+"\n",
+		id, recv, bs, input, strings.Join(hs, ", "))
+}
+
+// countingFS records how many files are open at once.
+type countingFS struct {
+	fs.FS
+	open, maxOpen, opened int
+}
+
+type countingFile struct {
+	fs.File
+	c *countingFS
+}
+
+func (f *countingFile) Close() error { f.c.open--; return f.File.Close() }
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	c.open++
+	c.opened++
+	if c.open > c.maxOpen {
+		c.maxOpen = c.open
+	}
+	return &countingFile{f, c}, nil
+}
+
+func TestDynamoManyShardsStreaming(t *testing.T) {
+	const shards, per = 200, 5
+	files := fstest.MapFS{}
+	var paths []string
+	for s := 0; s < shards; s++ {
+		var b strings.Builder
+		for k := 0; k < per; k++ {
+			// Shards are written newest first so the loader must merge by time.
+			i := (shards-1-s)*per + k
+			b.WriteString(dynRec(fmt.Sprintf("r%04d", i), 1000+2*i, 8, 10, 7, 1000+i))
+		}
+		name := fmt.Sprintf("shards/part-%03d.jsonl", s)
+		data := []byte(b.String())
+		if s%2 == 1 {
+			name += ".gz"
+			data = gz(t, b.String())
+		}
+		files[name] = &fstest.MapFile{Data: data}
+		paths = append(paths, name)
+	}
+	cfs := &countingFS{FS: files}
+	w := mustLoad(t, src(FormatDynamo, paths...), tsLoad(1), cfs)
+	if cfs.maxOpen != 1 || cfs.opened != shards || cfs.open != 0 {
+		t.Fatalf("open files: max %d, opened %d, still open %d; want 1, %d, 0", cfs.maxOpen, cfs.opened, cfs.open, shards)
+	}
+	got := drain(t, w)
+	if len(got) != shards*per {
+		t.Fatalf("sessions = %d, want %d", len(got), shards*per)
+	}
+	for i, s := range got {
+		tr := s.Turns[0]
+		if tr.RequestID != fmt.Sprintf("r%04d", i) || s.ArrivalMs != float64(2*i) {
+			t.Fatalf("session %d: %s at %v", i, tr.RequestID, s.ArrivalMs)
+		}
+		// Hash 7 is seen first, so it is token 0; the i-th unique hash follows.
+		if d := cmp.Diff([]Segment{{0, 8}, {uint32(i + 1), 2}}, tr.Prompt); d != "" {
+			t.Fatalf("session %d prompt:\n%s", i, d)
+		}
+	}
+}
+
+func TestGzipMooncake(t *testing.T) {
+	files := fstest.MapFS{"m.jsonl.gz": {Data: gz(t, `{"timestamp": 5, "input_length": 3, "output_length": 1, "hash_ids": [2]}`+"\n")}}
+	got := drain(t, mustLoad(t, src(FormatMooncake, "m.jsonl.gz"), tsLoad(1), files))
+	if len(got) != 1 || got[0].Turns[0].InputLength != 3 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestLongLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"timestamp": 0, "output_length": 1, "hash_ids": [`)
+	for i := 0; i < 50000; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, i)
+	}
+	b.WriteString("]}\n")
+	s := src(FormatMooncake, "l.jsonl")
+	s.BlockSize = intp(1)
+	got := drain(t, mustLoad(t, s, tsLoad(1), fstest.MapFS{"l.jsonl": {Data: []byte(b.String())}}))
+	if got[0].Turns[0].InputLength != 50000 || len(got[0].Turns[0].Prompt) != 50000 {
+		t.Fatalf("long line: input %d", got[0].Turns[0].InputLength)
+	}
+}
+
+func TestTraceErrors(t *testing.T) {
+	const v2h = `{"schema": "dynamo.agentic_mooncake", "version": 2, "block_size": 512}` + "\n"
+	ok := `{"timestamp": 0, "output_length": 1, "hash_ids": [1]}` + "\n"
+	dyn := func(id string, bs int) string { return dynRec(id, 10, bs, 4, 1) }
+	cases := []struct {
+		name, format, data string
+		load               spec.Load
+		block              *int
+		want               string
+	}{
+		{"empty", FormatMooncake, "\n\n", tsLoad(1), nil, "t.jsonl: did not contain any requests"},
+		{"bad json", FormatMooncake, ok + "{nope\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
+		{"wrong type", FormatMooncake, ok + `{"output_length": "x", "hash_ids": [1]}` + "\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
+		{"no output", FormatMooncake, `{"timestamp": 0, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length (alias output_tokens) is required"},
+		{"negative output", FormatMooncake, `{"timestamp": 0, "output_length": -1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length must be between"},
+		{"no hash ids", FormatMooncake, `{"timestamp": 0, "output_length": 1}`, tsLoad(1), nil, "t.jsonl:1: hash_ids is required"},
+		{"empty hash ids", FormatMooncake, "\n" + `{"timestamp": 0, "output_length": 1, "hash_ids": []}`, tsLoad(1), nil, "t.jsonl:2: hash_ids must not be empty"},
+		{"zero input", FormatMooncake, `{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length must be > 0"},
+		{"alias conflict", FormatMooncake, `{"timestamp": 0, "input_length": 3, "input_tokens": 4, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length and its alias input_tokens disagree"},
+		{"first turn delay", FormatMooncake, `{"session_id": "s", "timestamp": 0, "delay": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:1: the first turn of session "s" has delay 3`},
+		{"negative delay", FormatMooncake, ok + `{"delay_ms": -1, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: delay must be a finite number"},
+		{"missing first timestamp", FormatMooncake, ok + `{"output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: the first turn of session "request_2" has no timestamp`},
+		{"time goes back", FormatMooncake, `{"session_id": "s", "timestamp": 9, "output_length": 1, "hash_ids": [1]}` + "\n" + `{"session_id": "s", "timestamp": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: timestamp 3 is before the previous turn"},
+		{"output ids length", FormatMooncake, `{"timestamp": 0, "output_length": 2, "hash_ids": [1], "output_token_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_token_ids has 1 ids but output_length is 2"},
+		{"agentic no request id", FormatAgenticMooncake, ok, tsLoad(1), nil, "t.jsonl:1: request_id is required"},
+		{"agentic duplicate", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: duplicate request_id "a" (first at line 1)`},
+		{"agentic unknown dep", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["zz"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on unknown request_id "zz"`},
+		{"agentic self dep", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on itself`},
+		{"agentic cycle", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["b"]}` + "\n" + `{"request_id": "b", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, "is part of a dependency cycle"},
+		{"agentic v2 block size", FormatAgenticMooncake, v2h, tsLoad(1), intp(4), "t.jsonl:1: header block_size 512 differs from traffic.source.block_size 4"},
+		{"agentic v2 version", FormatAgenticMooncake, `{"schema": "dynamo.agentic_mooncake", "version": 3, "block_size": 512}`, tsLoad(1), nil, "t.jsonl:1: unsupported agentic_mooncake header version"},
+		{"agentic v2 only header", FormatAgenticMooncake, v2h, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
+		{"agentic v2 hash count", FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "input_length": 600, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: hash_ids has 1 ids but input_length 600 needs exactly 2 blocks"},
+		{"agentic v2 trigger", FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "soon"}]}`, tsLoad(1), nil, `t.jsonl:3: dependencies[0] has trigger "soon"`},
+		{"agentic v2 cross play", FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "q", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "completion"}]}`, tsLoad(1), nil, "t.jsonl:3: request \"b\" (play \"q\") depends on \"a\" of play \"p\""},
+		{"agentic v2 no play", FormatAgenticMooncake, v2h + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: play_id is required"},
+		{"agentic legacy with deps", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "dependencies": []}`, tsLoad(1), nil, "t.jsonl:1: dependencies/not_before_ms/play_id need the v2 header"},
+		{"applied lists", FormatAppliedCompute, `{"num_turns": 2, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1, 1], "tool_call_latency": [0, 0], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = 2 entries"},
+		{"applied prompt", FormatAppliedCompute, `{"num_turns": 0, "input_prompt_length": 0, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: input_prompt_length is required and must be > 0"},
+		{"applied latency", FormatAppliedCompute, `{"num_turns": 1, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1], "tool_call_latency": [-0.5], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: tool_call_latency[0] = -0.5 must be a finite number of seconds"},
+		{"applied timestamps", FormatAppliedCompute, "", tsLoad(1), nil, "requires a concurrency load"},
+		{"applied huge", FormatAppliedCompute, `{"num_turns": 0, "input_prompt_length": 99999999999, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: the episode's context grows past"},
+		{"dynamo empty", FormatDynamo, `{"event_type": "tool_start"}`, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
+		{"dynamo event type", FormatDynamo, `{"schema": "dynamo.request.trace.v1", "event_type": "request_start"}`, tsLoad(1), nil, `t.jsonl:1: unknown event_type "request_start"`},
+		{"dynamo schema", FormatDynamo, `{"event_type": "request_end"}`, tsLoad(1), nil, "t.jsonl:1: schema is none"},
+		{"dynamo mixed block sizes", FormatDynamo, dyn("a", 4) + dyn("b", 8), tsLoad(1), nil, "t.jsonl:2: trace_block_size 8 differs from 4 used at t.jsonl:1"},
+		{"dynamo explicit block size", FormatDynamo, dyn("a", 4), tsLoad(1), intp(16), "t.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16"},
+		{"dynamo duplicate", FormatDynamo, dyn("a", 4) + "\n" + dyn("a", 4), tsLoad(1), nil, `t.jsonl:3: duplicate request_id "a" (first at t.jsonl:1)`},
+		{"dynamo hash count", FormatDynamo, dynRec("a", 1, 4, 9, 1, 2), tsLoad(1), nil, "t.jsonl:1: request.replay.input_sequence_hashes has 2 hashes but input_length 9 needs ceil(9/4) = 3"},
+		{"dynamo output", FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 0`, 1), tsLoad(1), nil, "t.jsonl:1: request.output_tokens is required"},
+		{"dynamo input tokens", FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 2, "input_tokens": 5`, 1), tsLoad(1), nil, "t.jsonl:1: request.input_tokens 5 differs from request.replay.input_length 4"},
+		{"dynamo mixed context", FormatDynamo, dyn("a", 4) + strings.Replace(dyn("b", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1), tsLoad(1), nil, "t.jsonl:2: agent_context is present here but absent at t.jsonl:1"},
+		{"dynamo unknown source", FormatDynamo, strings.Replace(dyn("a", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1) + `{"schema": "dynamo.request.trace.v1", "event_type": "tool_end", "tool": {"claude": {"source_request_id": "q"}}}`, tsLoad(1), nil, `t.jsonl:2: tool.claude.source_request_id "q" names no request_end record`},
+		{"load type", FormatMooncake, ok, spec.Load{Type: spec.LoadPoisson}, nil, "trace traffic requires trace_timestamps or concurrency load"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := src(tc.format, "t.jsonl")
+			s.BlockSize = tc.block
+			_, err := LoadTrace(s, tc.load, fstest.MapFS{"t.jsonl": {Data: []byte(tc.data)}})
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			var se *spec.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T %v is not a *spec.Error", err, err)
+			}
+			if !strings.Contains(se.Msg, tc.want) {
+				t.Fatalf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestTracePathErrors(t *testing.T) {
+	_, err := LoadTrace(src(FormatMooncake, "missing.jsonl"), tsLoad(1), fstest.MapFS{})
+	var se *spec.Error
+	if !errors.As(err, &se) || se.Path != "traffic.source.paths" || !strings.HasPrefix(se.Msg, "missing.jsonl: cannot open trace file") {
+		t.Fatalf("missing file: %v", err)
+	}
+	_, err = LoadTrace(src(FormatMooncake, "a", "b"), tsLoad(1), fstest.MapFS{})
+	if err == nil || !strings.Contains(err.Error(), "trace format 'mooncake' requires exactly one path") {
+		t.Fatalf("two paths: %v", err)
+	}
+	_, err = LoadTrace(src(FormatMooncake, "bad.gz"), tsLoad(1), fstest.MapFS{"bad.gz": {Data: []byte("plain")}})
+	if err == nil || !strings.Contains(err.Error(), "bad.gz: not a valid gzip file") {
+		t.Fatalf("bad gzip: %v", err)
+	}
+}
