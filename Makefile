@@ -1,0 +1,51 @@
+# aisimulate build. `make run` predicts the quickstart example; `make test` is what CI runs.
+# Other targets (web, edge) plug in through mk/*.mk files, which may append make targets to
+# TEST_EXTRA (run by `make test` after the Go tests) and to BUILD_EXTRA.
+
+GO      ?= go
+BIN     := bin/aisimulate
+WASM    := host/module/aisimulate.wasm
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X aisimulate/wasm/cli.Version=$(VERSION)
+# Files gofmt checks: every Go file outside node_modules and build output.
+GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path '*/node_modules/*' -not -path './.git/*' -not -path './build/*')
+
+TEST_EXTRA  ?=
+BUILD_EXTRA ?=
+
+.PHONY: all build wasm run test test-go vet fmt-check bench clean
+
+all: build
+
+-include mk/*.mk
+
+# The wasip1 command module is the whole CLI; the native binary embeds it (host/module/).
+wasm:
+	GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(WASM) ./wasm/wasip1
+
+build: wasm
+	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/aisimulate
+	@$(if $(strip $(BUILD_EXTRA)),$(MAKE) --no-print-directory $(BUILD_EXTRA))
+
+run: build
+	./$(BIN) predict --stack dynamo --config examples/quickstart.yaml --output-dir aisimulate-output --overwrite
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out="$$(gofmt -l $(GOFILES))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The end-to-end tests in tests/ run the binary named by AISIMULATE_BIN.
+test-go: build
+	AISIMULATE_BIN=$(abspath $(BIN)) $(GO) test ./...
+
+test: vet fmt-check test-go
+	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./simcore/...
+	bash tests/bench.sh $(BIN) examples/bench/*.yaml
+
+clean:
+	rm -rf bin aisimulate-output $(WASM)

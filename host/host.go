@@ -1,0 +1,188 @@
+// Package host runs the aisimulate wasip1 command module under wazero: it embeds the module
+// bytes, compiles them once into an on-disk compilation cache, mounts the host file system,
+// passes arguments, environment and standard streams, and maps signals to exit code 130.
+// It contains no simulation code and must not import simcore.
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// moduleDir holds aisimulate.wasm once `make build` has written it (see module/README.md).
+//
+//go:embed module
+var moduleDir embed.FS
+
+// ModuleFile is the name of the module inside the embedded directory.
+const ModuleFile = "module/aisimulate.wasm"
+
+// EnvCache overrides the compilation cache directory; "off" disables the cache.
+const EnvCache = "AISIMULATE_WAZERO_CACHE"
+
+// Exit codes the host itself produces.
+const (
+	ExitFailure     = 1   // the module could not be run
+	ExitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// Module returns the embedded wasip1 module, or nil when the binary was built without it.
+func Module() []byte {
+	b, err := moduleDir.ReadFile(ModuleFile)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// Config is one run of the module.
+type Config struct {
+	// Args are the command-line arguments after the program name.
+	Args []string
+	// Env are KEY=VALUE environment entries visible to the module.
+	Env []string
+	// Stdin, Stdout and Stderr are the module's standard streams (nil = empty / discard).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// CacheDir is the compilation cache directory; "" runs without a cache.
+	CacheDir string
+}
+
+// DefaultCacheDir is where compiled code is kept between runs:
+// $AISIMULATE_WAZERO_CACHE, else <user cache dir>/aisimulate/wazero; "" when unavailable.
+func DefaultCacheDir() string {
+	if v, ok := os.LookupEnv(EnvCache); ok {
+		if v == "off" {
+			return ""
+		}
+		return v
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "aisimulate", "wazero")
+}
+
+// Main is the native program: it runs the embedded module with the process arguments,
+// environment (plus PWD = the working directory) and standard streams, and returns the exit
+// code. SIGINT/SIGTERM stop the module and give 130.
+func Main(args []string) int {
+	module := Module()
+	if module == nil {
+		fmt.Fprintln(os.Stderr, "aisimulate: the simulator module was not built into this binary; build with `make build`")
+		return ExitFailure
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, module, Config{
+		Args:     args,
+		Env:      ModuleEnv(os.Environ(), isTerminal(os.Stderr)),
+		Stdin:    os.Stdin,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		CacheDir: DefaultCacheDir(),
+	})
+}
+
+// ModuleEnv is the environment given to the module: the process environment with PWD set
+// to the real working directory (relative paths resolve against it inside the module) and
+// AISIMULATE_PROGRESS=1 added when stderr is a terminal and the variable is unset.
+func ModuleEnv(environ []string, stderrIsTerminal bool) []string {
+	env := make([]string, 0, len(environ)+2)
+	progressSet := false
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PWD" {
+			continue
+		}
+		progressSet = progressSet || k == "AISIMULATE_PROGRESS"
+		env = append(env, kv)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		env = append(env, "PWD="+filepath.ToSlash(wd))
+	}
+	if stderrIsTerminal && !progressSet {
+		env = append(env, "AISIMULATE_PROGRESS=1")
+	}
+	return env
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Run compiles (or loads from the cache) and runs the module once, returning its exit
+// code; when ctx is cancelled the module is stopped and Run returns 130.
+func Run(ctx context.Context, module []byte, cfg Config) int {
+	stderr := cfg.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	if cfg.CacheDir != "" {
+		if cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir); err == nil {
+			defer cache.Close(context.Background())
+			rc = rc.WithCompilationCache(cache)
+		}
+	}
+	r := wazero.NewRuntimeWithConfig(ctx, rc)
+	defer r.Close(context.Background())
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	compiled, err := r.CompileModule(ctx, module)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
+		fmt.Fprintf(stderr, "aisimulate: cannot compile the simulator module: %v\n", err)
+		return ExitFailure
+	}
+	mc := wazero.NewModuleConfig().
+		WithName("aisimulate").
+		WithArgs(append([]string{"aisimulate"}, cfg.Args...)...).
+		WithFSConfig(wazero.NewFSConfig().WithDirMount("/", "/")).
+		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
+		WithRandSource(rand.Reader).
+		WithStderr(stderr)
+	if cfg.Stdin != nil {
+		mc = mc.WithStdin(cfg.Stdin)
+	}
+	if cfg.Stdout != nil {
+		mc = mc.WithStdout(cfg.Stdout)
+	}
+	for _, kv := range cfg.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			mc = mc.WithEnv(k, v)
+		}
+	}
+	mod, err := r.InstantiateModule(ctx, compiled, mc)
+	if mod != nil {
+		mod.Close(context.Background())
+	}
+	if ctx.Err() != nil {
+		return ExitInterrupted
+	}
+	if err == nil {
+		return 0
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return int(exit.ExitCode())
+	}
+	fmt.Fprintf(stderr, "aisimulate: the simulator module failed: %v\n", err)
+	return ExitFailure
+}
