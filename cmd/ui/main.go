@@ -1,0 +1,24 @@
+//go:build js && wasm
+
+// Command ui is the browser app (ui.wasm): it renders the vecty App into #app and, when the
+// page URL carries a configuration, runs it at once. Simulation happens in a Web Worker via
+// window.aisimulate (static/aisimulate.js), so this module does not contain the simulator.
+package main
+
+import (
+	"github.com/hexops/vecty"
+
+	"aisimulate/ui"
+)
+
+func main() {
+	vecty.SetTitle("aisimulate — LLM serving simulator")
+	app := ui.NewApp()
+	if err := vecty.RenderInto("#app", app); err != nil {
+		panic(err)
+	}
+	if ui.HasURLConfig() {
+		app.Run()
+	}
+	select {}
+}

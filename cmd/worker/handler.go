@@ -1,0 +1,286 @@
+// Command worker is the edge target: a Cloudflare Worker in Go (github.com/syumai/workers)
+// serving the simulator over HTTP. Built by `make worker` (GOOS=js) and run locally under
+// workerd by `make serve-edge`; `go run ./cmd/worker` serves the same API natively for
+// debugging. API (docs/web.md):
+//
+//	GET  /v1/health                        → {"status":"ok","api_version":1,"limits":{…}}
+//	POST /v1/predict[?capture_per_request=1] body: YAML, or multipart/form-data with a
+//	     "config" part plus trace files     → prediction.json (or multipart/mixed with
+//	                                           prediction.json and requests.jsonl)
+//
+// Errors are JSON {"error": message, "path": dotted config path or ""}: 400 bad input, 405
+// wrong method, 413 over a limit, 500 simulator failure. Responses carry permissive CORS
+// headers. The worker makes no outbound requests.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	jsapi "aisimulate/wasm/js"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Limits of the edge API.
+const (
+	// MaxBodyBytes bounds the request body (YAML plus trace files).
+	MaxBodyBytes = 16 << 20
+	// MaxConfigBytes bounds the YAML text (as the CLI's 1 MiB parsing limit).
+	MaxConfigBytes = 1 << 20
+	// MaxRequests bounds the simulated requests: synthetic stop counts (sessions × turns for
+	// session sources) and trace lines.
+	MaxRequests = 200000
+	// MaxFiles bounds the number of uploaded files.
+	MaxFiles = 16
+)
+
+// Server is the HTTP API; Env reads deployment variables (AISIMULATE_FIXED_WALL_TIME_MS).
+type Server struct {
+	// Env returns an environment/binding value ("" when unset).
+	Env func(string) string
+	// Clock is the wall clock handed to the simulator (nil = none; Workers freeze time
+	// during computation anyway, so the wall-time keys are 0.0 there).
+	Clock func() float64
+}
+
+type apiError struct {
+	Error string `json:"error"`
+	Path  string `json:"path"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+func fail(w http.ResponseWriter, status int, path, msg string) {
+	writeJSON(w, status, apiError{Error: msg, Path: path})
+}
+
+func cors(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Content-Type")
+	h.Set("Access-Control-Expose-Headers", "Content-Type, Content-Disposition")
+	h.Set("Access-Control-Max-Age", "86400")
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cors(w.Header())
+	if r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	switch r.URL.Path {
+	case "/v1/health":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			fail(w, http.StatusMethodNotAllowed, "", "use GET /v1/health")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "limits": map[string]int{
+			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles}})
+	case "/v1/predict":
+		if r.Method != http.MethodPost {
+			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
+			return
+		}
+		s.predict(w, r)
+	default:
+		fail(w, http.StatusNotFound, "", "not found: use POST /v1/predict or GET /v1/health")
+	}
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			fail(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes))
+			return
+		}
+		fail(w, http.StatusBadRequest, "", "could not read request body: "+err.Error())
+		return
+	}
+	q := r.URL.Query()
+	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Clock: s.Clock}
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		cfg, files, perr := parseMultipart(body, params["boundary"])
+		if perr != nil {
+			fail(w, http.StatusBadRequest, "", perr.Error())
+			return
+		}
+		if v, ok := files["capture_per_request"]; ok {
+			req.CapturePerRequest = req.CapturePerRequest || truthy(strings.TrimSpace(string(v)))
+			delete(files, "capture_per_request")
+		}
+		req.YAML, req.Files = cfg, files
+	} else {
+		req.YAML = body
+	}
+	if len(req.YAML) == 0 {
+		fail(w, http.StatusBadRequest, "", "empty configuration: send the YAML as the body or as a multipart part named config")
+		return
+	}
+	if len(req.YAML) > MaxConfigBytes {
+		fail(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("configuration exceeds the %d-byte parsing limit", MaxConfigBytes))
+		return
+	}
+	if path, msg := checkRequestCount(req.YAML, req.Files); msg != "" {
+		fail(w, http.StatusRequestEntityTooLarge, path, msg)
+		return
+	}
+	if s.Env != nil {
+		if v := s.Env("AISIMULATE_FIXED_WALL_TIME_MS"); v != "" {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				req.FixedWallTimeMs = &f
+			}
+		}
+	}
+	res := jsapi.Run(req)
+	if res.Err != nil {
+		switch res.Err.Kind {
+		case jsapi.KindConfig:
+			fail(w, http.StatusBadRequest, res.Err.Path, res.Err.Message)
+		case jsapi.KindLimit:
+			fail(w, http.StatusRequestEntityTooLarge, res.Err.Path, res.Err.Message)
+		default:
+			fail(w, http.StatusInternalServerError, "", res.Err.Message)
+		}
+		return
+	}
+	if !req.CapturePerRequest {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Disposition", `inline; filename="prediction.json"`)
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, res.PredictionJSON)
+		return
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, part := range []struct{ name, ctype, text string }{
+		{"prediction.json", "application/json", res.PredictionJSON},
+		{"requests.jsonl", "application/x-ndjson", res.RequestsJSONL},
+	} {
+		h := map[string][]string{
+			"Content-Type":        {part.ctype},
+			"Content-Disposition": {fmt.Sprintf(`attachment; name=%q; filename=%q`, part.name, part.name)},
+		}
+		pw, _ := mw.CreatePart(h)
+		io.WriteString(pw, part.text)
+	}
+	mw.Close()
+	w.Header().Set("Content-Type", "multipart/mixed; boundary="+mw.Boundary())
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+}
+
+// parseMultipart reads the "config" part (field or file) and every other part as a file
+// named by its filename (or field name).
+func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string][]byte, err error) {
+	if boundary == "" {
+		return nil, nil, errors.New("multipart body without boundary")
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	files = map[string][]byte{}
+	for {
+		p, perr := mr.NextPart()
+		if perr == io.EOF {
+			break
+		}
+		if perr != nil {
+			return nil, nil, fmt.Errorf("malformed multipart body: %v", perr)
+		}
+		data, rerr := io.ReadAll(p)
+		if rerr != nil {
+			return nil, nil, fmt.Errorf("malformed multipart body: %v", rerr)
+		}
+		name := p.FormName()
+		if name == "config" {
+			cfg = data
+			continue
+		}
+		if fn := p.FileName(); fn != "" {
+			name = fn
+		}
+		if name == "" {
+			return nil, nil, errors.New("multipart part without a name")
+		}
+		files[name] = data
+		if len(files) > MaxFiles {
+			return nil, nil, fmt.Errorf("at most %d files per request", MaxFiles)
+		}
+	}
+	if cfg == nil {
+		return nil, nil, errors.New(`multipart body has no "config" part with the YAML`)
+	}
+	return cfg, files, nil
+}
+
+// checkRequestCount rejects configurations that would simulate more than MaxRequests
+// requests. It reads only what it needs; anything it cannot read is left to the simulator's
+// own validation.
+func checkRequestCount(cfg []byte, files map[string][]byte) (path, msg string) {
+	var doc struct {
+		Traffic *struct {
+			Source struct {
+				Type    string `json:"type"`
+				Session struct {
+					Turns *float64 `json:"turns"`
+				} `json:"session"`
+			} `json:"source"`
+			Stop struct {
+				Requests *float64 `json:"requests"`
+				Sessions *float64 `json:"sessions"`
+			} `json:"stop"`
+		} `json:"traffic"`
+	}
+	if yaml.Unmarshal(cfg, &doc) != nil || doc.Traffic == nil {
+		return "", ""
+	}
+	t := doc.Traffic
+	over := func(n float64) bool { return n > MaxRequests }
+	switch t.Source.Type {
+	case "synthetic", "":
+		if t.Stop.Requests != nil && over(*t.Stop.Requests) {
+			return "traffic.stop.requests", fmt.Sprintf("the edge API simulates at most %d requests per call (use the CLI for larger runs)", MaxRequests)
+		}
+	case "synthetic-session":
+		turns := 4.0
+		if t.Source.Session.Turns != nil {
+			turns = *t.Source.Session.Turns
+		}
+		if t.Stop.Sessions != nil && over(*t.Stop.Sessions*turns) {
+			return "traffic.stop.sessions", fmt.Sprintf("the edge API simulates at most %d requests (sessions × turns) per call", MaxRequests)
+		}
+	case "trace":
+		lines := 0
+		for _, data := range files {
+			lines += bytes.Count(data, []byte{'\n'})
+		}
+		if over(float64(lines)) {
+			return "traffic.source.paths", fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
+		}
+	}
+	return "", ""
+}

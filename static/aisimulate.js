@@ -1,0 +1,84 @@
+// window.aisimulate — the page's scripting API (documented in docs/web.md).
+//
+//   await aisimulate.ready                        // resolves when core.wasm is loaded
+//   const {predictionJson, requestsJsonl} =
+//     await aisimulate.predict(yamlText, {files, sets, capturePerRequest, fixedWallTimeMs, onProgress})
+//
+// files: {name: string | Uint8Array | ArrayBuffer | Blob} or an array/FileList of File objects.
+// capturePerRequest defaults to true (requestsJsonl is then the requests.jsonl text, and
+// prediction.json carries per_request), false gives requestsJsonl "".
+// On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
+// dotted field path, .msg the message) or "failed".
+"use strict";
+(function () {
+  const script = document.currentScript;
+  const base = (script && script.src) || document.baseURI;
+  let worker = null;
+  let nextId = 1;
+  const pending = new Map();
+  let readyResolve, readyReject;
+  const ready = new Promise((res, rej) => { readyResolve = res; readyReject = rej; });
+
+  function start() {
+    if (worker) return worker;
+    worker = new Worker(new URL("sim-worker.js", base).href);
+    worker.onmessage = (ev) => {
+      const m = ev.data;
+      if (m.type === "ready") { readyResolve(); return; }
+      if (m.type === "fatal") { readyReject(new Error(m.message)); return; }
+      const p = pending.get(m.id);
+      if (!p) return;
+      if (m.type === "progress") { if (p.onProgress) p.onProgress(m.fraction); return; }
+      pending.delete(m.id);
+      const r = m.result;
+      if (r.ok) {
+        p.resolve({ predictionJson: r.predictionJson, requestsJsonl: r.requestsJsonl || "", summaryJson: r.summaryJson });
+      } else {
+        const e = new Error(r.error.message);
+        e.kind = r.error.kind; e.path = r.error.path; e.msg = r.error.msg;
+        p.reject(e);
+      }
+    };
+    worker.onerror = (ev) => { readyReject(new Error("simulation worker failed: " + (ev.message || ev))); };
+    return worker;
+  }
+
+  async function normFiles(files) {
+    const out = {};
+    if (!files) return out;
+    const put = async (name, v) => {
+      if (typeof v === "string" || v instanceof Uint8Array) out[name] = v;
+      else if (v instanceof ArrayBuffer) out[name] = new Uint8Array(v);
+      else if (typeof Blob !== "undefined" && v instanceof Blob) out[name] = new Uint8Array(await v.arrayBuffer());
+      else throw new TypeError("aisimulate.predict: file " + name + " must be a string, Uint8Array, ArrayBuffer or Blob");
+    };
+    if (typeof files.length === "number" && typeof files !== "string") {
+      for (const f of Array.from(files)) await put(f.name, f);
+    } else {
+      for (const k of Object.keys(files)) await put(k, files[k]);
+    }
+    return out;
+  }
+
+  async function predict(yamlText, options) {
+    const o = options || {};
+    if (typeof yamlText !== "string") throw new TypeError("aisimulate.predict: yamlText must be a string");
+    start();
+    const files = await normFiles(o.files);
+    const opts = {
+      files,
+      sets: Array.isArray(o.sets) ? o.sets.map(String) : [],
+      capturePerRequest: o.capturePerRequest !== false,
+      configName: o.configName || "prediction.yaml",
+    };
+    if (typeof o.fixedWallTimeMs === "number") opts.fixedWallTimeMs = o.fixedWallTimeMs;
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject, onProgress: typeof o.onProgress === "function" ? o.onProgress : null });
+      worker.postMessage({ id, yaml: yamlText, opts });
+    });
+  }
+
+  start();
+  window.aisimulate = { predict, ready, version: 1 };
+})();

@@ -1,0 +1,59 @@
+// Web Worker that runs the simulator (core.wasm, GOOS=js) off the page's main thread.
+// Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, fixedWallTimeMs, configName}}
+// Messages out: {id, type: "progress", fraction} … then {id, type: "result", result}
+// where result is aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, error}.
+// The base URL of the assets is self.AISIMULATE_BASE when set (embed.js, cross-origin) or the
+// worker's own location.
+"use strict";
+(function () {
+  const base = self.AISIMULATE_BASE || self.location.href;
+  importScripts(new URL("wasm_exec.js", base).href);
+  const ready = (async () => {
+    const go = new Go();
+    const url = new URL("core.wasm", base).href;
+    let result;
+    const resp = fetch(url);
+    try {
+      result = await WebAssembly.instantiateStreaming(resp, go.importObject);
+    } catch (e) {
+      const r = await fetch(url);
+      result = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject);
+    }
+    const core = new Promise((resolve) => { self.__aisimulateOnReady = resolve; });
+    go.run(result.instance);
+    return core;
+  })();
+  ready.then(() => self.postMessage({ type: "ready" }),
+    (e) => self.postMessage({ type: "fatal", message: String(e && e.message || e) }));
+
+  self.onmessage = async (ev) => {
+    const { id, yaml, opts } = ev.data || {};
+    let core;
+    try {
+      core = await ready;
+    } catch (e) {
+      self.postMessage({ id, type: "result", result: { ok: false, error: { kind: "failed", path: "", msg: String(e), message: "could not load core.wasm: " + e } } });
+      return;
+    }
+    let last = -1;
+    const o = Object.assign({}, opts || {}, {
+      onProgress: (f) => {
+        if (f - last >= 0.01 || f >= 1) {
+          last = f;
+          self.postMessage({ id, type: "progress", fraction: f });
+        }
+      },
+    });
+    let result;
+    try {
+      result = core.predict(String(yaml), o);
+    } catch (e) {
+      result = { ok: false, error: { kind: "failed", path: "", msg: String(e), message: "aisimulate predict failed: " + e } };
+    }
+    self.postMessage({ id, type: "result", result: {
+      ok: result.ok, predictionJson: result.predictionJson, requestsJsonl: result.requestsJsonl,
+      summaryJson: result.summaryJson,
+      error: result.error ? { kind: result.error.kind, path: result.error.path, msg: result.error.msg, message: result.error.message } : null,
+    } });
+  };
+})();

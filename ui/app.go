@@ -1,0 +1,449 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"sort"
+	"strconv"
+	"syscall/js"
+
+	"github.com/hexops/vecty"
+	"github.com/hexops/vecty/elem"
+	"github.com/hexops/vecty/event"
+	"github.com/hexops/vecty/prop"
+)
+
+// RunError is a failed run as reported by window.aisimulate.predict.
+type RunError struct {
+	Kind, Path, Msg, Message string
+}
+
+// App is the whole page: configuration panel on the left, results on the right.
+type App struct {
+	vecty.Core
+
+	presets  []Preset
+	preset   int
+	yamlText string
+	doc      *Doc
+	docErr   string
+	files    map[string][]byte
+
+	running  bool
+	progress float64
+	started  float64
+	elapsed  float64
+	runErr   *RunError
+	fieldErr map[string]string
+	notice   string
+
+	prediction string
+	requests   string
+	summary    Summary
+	charts     []string
+}
+
+// NewApp creates the app with the configuration from the URL fragment, or the first preset.
+func NewApp() *App {
+	a := &App{presets: Presets(), files: map[string][]byte{}}
+	if y, ok := DecodeHash(js.Global().Get("location").Get("hash").String()); ok {
+		a.preset = -1
+		a.setYAML(y)
+	} else {
+		a.setYAML(a.presets[0].YAML)
+	}
+	return a
+}
+
+// HasURLConfig reports whether the page was opened with a configuration in its URL.
+func HasURLConfig() bool {
+	_, ok := DecodeHash(js.Global().Get("location").Get("hash").String())
+	return ok
+}
+
+func (a *App) setYAML(y string) {
+	a.yamlText = y
+	d, err := ParseDoc(y)
+	if err != nil {
+		a.doc, a.docErr = nil, err.Error()
+		return
+	}
+	a.doc, a.docErr = d, ""
+}
+
+func now() float64 { return js.Global().Get("performance").Call("now").Float() }
+
+// Run starts a prediction of the current configuration in the Web Worker.
+func (a *App) Run() {
+	if a.running {
+		return
+	}
+	a.running, a.progress, a.runErr, a.fieldErr, a.notice = true, 0, nil, nil, ""
+	a.started = now()
+	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeHash(a.yamlText))
+	files := js.Global().Get("Object").New()
+	for name, data := range a.files {
+		u := js.Global().Get("Uint8Array").New(len(data))
+		js.CopyBytesToJS(u, data)
+		files.Set(name, u)
+	}
+	opts := js.Global().Get("Object").New()
+	opts.Set("files", files)
+	opts.Set("capturePerRequest", true)
+	var onProgress, onOK, onErr js.Func
+	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		a.progress = args[0].Float()
+		vecty.Rerender(a)
+		return nil
+	})
+	release := func() { onProgress.Release(); onOK.Release(); onErr.Release() }
+	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer release()
+		r := args[0]
+		a.finish(r.Get("predictionJson").String(), r.Get("requestsJsonl").String(), nil)
+		return nil
+	})
+	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer release()
+		e := args[0]
+		str := func(k string) string {
+			if v := e.Get(k); v.Type() == js.TypeString {
+				return v.String()
+			}
+			return ""
+		}
+		re := &RunError{Kind: str("kind"), Path: str("path"), Msg: str("msg"), Message: str("message")}
+		if re.Message == "" {
+			re.Message = e.Call("toString").String()
+		}
+		a.finish("", "", re)
+		return nil
+	})
+	opts.Set("onProgress", onProgress)
+	js.Global().Get("aisimulate").Call("predict", a.yamlText, opts).Call("then", onOK, onErr)
+	vecty.Rerender(a)
+}
+
+func (a *App) finish(pred, reqs string, err *RunError) {
+	a.running = false
+	a.elapsed = now() - a.started
+	a.runErr = err
+	if err != nil {
+		if a.doc != nil && err.Path != "" {
+			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
+				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
+			}
+		}
+		vecty.Rerender(a)
+		return
+	}
+	a.prediction, a.requests = pred, reqs
+	a.summary = ParseSummary(pred)
+	recs := ParseRecords(reqs)
+	ttft, itl, e2e := Latencies(recs)
+	a.charts = []string{
+		HistogramSVG("Time to first token", "ms", ttft, Palette[0]),
+		HistogramSVG("Inter-token latency (per request)", "ms", itl, Palette[1]),
+		HistogramSVG("End-to-end latency", "ms", e2e, Palette[2]),
+		LineSVG("Queue depth (waiting requests)", []string{""}, [][]Point{QueueDepth(recs)}),
+		LineSVG("Running batch (admitted requests)", []string{""}, [][]Point{Running(recs)}),
+		LineSVG("KV cache in use (tokens, estimated)", []string{""}, [][]Point{KVTokens(recs, 240)}),
+	}
+	if pools, series := PlannerReplicas(pred); len(pools) > 0 {
+		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", pools, series))
+	}
+	vecty.Rerender(a)
+}
+
+func (a *App) onKnob(id string) func(*vecty.Event) {
+	return func(e *vecty.Event) {
+		if a.doc == nil {
+			return
+		}
+		if err := a.doc.Apply(id, e.Target.Get("value").String()); err != nil {
+			return
+		}
+		a.preset = -1
+		a.setYAML(a.doc.String())
+		delete(a.fieldErr, id)
+		vecty.Rerender(a)
+	}
+}
+
+func (a *App) onFiles(e *vecty.Event) {
+	list := e.Target.Get("files")
+	for i := 0; i < list.Length(); i++ {
+		f := list.Index(i)
+		name := f.Get("name").String()
+		var cb js.Func
+		cb = js.FuncOf(func(_ js.Value, args []js.Value) any {
+			defer cb.Release()
+			u := js.Global().Get("Uint8Array").New(args[0])
+			b := make([]byte, u.Get("length").Int())
+			js.CopyBytesToGo(b, u)
+			a.files[name] = b
+			vecty.Rerender(a)
+			return nil
+		})
+		f.Call("arrayBuffer").Call("then", cb)
+	}
+	e.Target.Set("value", "")
+}
+
+func download(name, mime, text string) {
+	blob := js.Global().Get("Blob").New([]any{text}, map[string]any{"type": mime})
+	url := js.Global().Get("URL").Call("createObjectURL", blob)
+	doc := js.Global().Get("document")
+	link := doc.Call("createElement", "a")
+	link.Set("href", url)
+	link.Set("download", name)
+	doc.Get("body").Call("appendChild", link)
+	link.Call("click")
+	link.Call("remove")
+	js.Global().Call("setTimeout", js.FuncOf(func(js.Value, []js.Value) any {
+		js.Global().Get("URL").Call("revokeObjectURL", url)
+		return nil
+	}), 1000)
+}
+
+func (a *App) share(*vecty.Event) {
+	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeHash(a.yamlText))
+	href := js.Global().Get("location").Get("href").String()
+	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
+		cb.Call("writeText", href)
+	}
+	a.notice = "Link copied: it carries the whole configuration (uploaded files are not included)."
+	vecty.Rerender(a)
+}
+
+// Render implements vecty.Component.
+func (a *App) Render() vecty.ComponentOrHTML {
+	return elem.Div(vecty.Markup(vecty.Class("app")),
+		a.renderHeader(),
+		elem.Main(vecty.Markup(vecty.Class("layout")),
+			a.renderConfig(),
+			a.renderResults(),
+		),
+	)
+}
+
+func (a *App) renderHeader() *vecty.HTML {
+	label := "Run prediction"
+	if a.running {
+		label = "Running… " + strconv.Itoa(int(a.progress*100)) + "%"
+	}
+	return elem.Header(vecty.Markup(vecty.Class("top")),
+		elem.Div(vecty.Markup(vecty.Class("brand")),
+			elem.Heading1(vecty.Text("aisimulate")),
+			elem.Span(vecty.Markup(vecty.Class("tagline")), vecty.Text("LLM serving simulator · runs entirely in your browser")),
+		),
+		elem.Div(vecty.Markup(vecty.Class("actions")),
+			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("share"), event.Click(a.share)), vecty.Text("Copy link")),
+			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("run"), vecty.Property("disabled", a.running),
+				event.Click(func(*vecty.Event) { a.Run() })), vecty.Text(label)),
+		),
+		elem.Div(vecty.Markup(vecty.Class("progress"), vecty.MarkupIf(!a.running, vecty.Class("idle"))),
+			elem.Div(vecty.Markup(vecty.Class("bar"), vecty.Style("width", strconv.FormatFloat(a.progress*100, 'f', 1, 64)+"%"))),
+		),
+	)
+}
+
+func (a *App) renderKnob(k Knob) *vecty.HTML {
+	errText, bad := a.fieldErr[k.ID]
+	var control *vecty.HTML
+	onChange := event.Change(a.onKnob(k.ID))
+	switch k.Kind {
+	case "select":
+		opts := vecty.List{}
+		found := false
+		for _, o := range k.Options {
+			found = found || o == k.Value
+			opts = append(opts, elem.Option(vecty.Markup(prop.Value(o), vecty.Property("selected", o == k.Value)), vecty.Text(o)))
+		}
+		if !found && k.Value != "" {
+			opts = append(opts, elem.Option(vecty.Markup(prop.Value(k.Value), vecty.Property("selected", true)), vecty.Text(k.Value)))
+		}
+		control = elem.Select(vecty.Markup(prop.ID(k.ID), onChange), opts)
+	default:
+		typ := prop.TypeText
+		if k.Kind != "text" {
+			typ = prop.TypeNumber
+		}
+		m := vecty.Markup(prop.ID(k.ID), prop.Type(typ), vecty.Property("value", k.Value), onChange)
+		if k.Kind == "text" && len(k.Options) > 0 {
+			m = vecty.Markup(m, vecty.Attribute("list", k.ID+"-options"))
+		}
+		if k.Kind == "number" {
+			m = vecty.Markup(m, vecty.Attribute("step", "any"), vecty.Attribute("min", "0"))
+		}
+		if k.Kind == "int" {
+			m = vecty.Markup(m, vecty.Attribute("step", "1"), vecty.Attribute("min", "1"))
+		}
+		control = elem.Input(m)
+	}
+	var dl vecty.MarkupOrChild
+	if k.Kind == "text" && len(k.Options) > 0 {
+		opts := vecty.List{}
+		for _, o := range k.Options {
+			opts = append(opts, elem.Option(vecty.Markup(prop.Value(o))))
+		}
+		dl = elem.DataList(vecty.Markup(prop.ID(k.ID+"-options")), opts)
+	}
+	return elem.Div(vecty.Markup(vecty.Class("field"), vecty.MarkupIf(bad, vecty.Class("invalid"))),
+		elem.Label(vecty.Markup(prop.For(k.ID)), vecty.Text(k.Label)),
+		control,
+		dl,
+		vecty.If(bad, elem.Div(vecty.Markup(vecty.Class("field-error"), vecty.Attribute("role", "alert")), vecty.Text(errText))),
+	)
+}
+
+func (a *App) renderConfig() *vecty.HTML {
+	presetOpts := vecty.List{}
+	if a.preset < 0 {
+		presetOpts = append(presetOpts, elem.Option(vecty.Markup(prop.Value("-1"), vecty.Property("selected", true)), vecty.Text("Custom configuration")))
+	}
+	for i, p := range a.presets {
+		presetOpts = append(presetOpts, elem.Option(vecty.Markup(prop.Value(strconv.Itoa(i)), vecty.Property("selected", i == a.preset)), vecty.Text(p.Title)))
+	}
+	knobs := vecty.List{}
+	if a.doc != nil {
+		for _, k := range a.doc.Knobs() {
+			knobs = append(knobs, a.renderKnob(k))
+		}
+	}
+	editorErr := a.runErr != nil && (a.fieldErr == nil || len(a.fieldErr) == 0)
+	names := make([]string, 0, len(a.files))
+	for n := range a.files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fileItems := vecty.List{}
+	for _, n := range names {
+		name := n
+		fileItems = append(fileItems, elem.ListItem(
+			elem.Code(vecty.Text(name)),
+			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" "+FormatNum(float64(len(a.files[name])))+" B ")),
+			elem.Button(vecty.Markup(vecty.Class("link"), event.Click(func(*vecty.Event) { delete(a.files, name); vecty.Rerender(a) })), vecty.Text("remove")),
+		))
+	}
+	return elem.Section(vecty.Markup(vecty.Class("panel", "config")),
+		elem.Div(vecty.Markup(vecty.Class("field", "wide")),
+			elem.Label(vecty.Markup(prop.For("preset")), vecty.Text("Preset")),
+			elem.Select(vecty.Markup(prop.ID("preset"), event.Change(func(e *vecty.Event) {
+				i, err := strconv.Atoi(e.Target.Get("value").String())
+				if err != nil || i < 0 || i >= len(a.presets) {
+					return
+				}
+				a.preset = i
+				a.fieldErr, a.runErr = nil, nil
+				a.setYAML(a.presets[i].YAML)
+				vecty.Rerender(a)
+			})), presetOpts),
+		),
+		vecty.If(a.doc != nil, elem.Div(vecty.Markup(vecty.Class("knobs")), knobs)),
+		vecty.If(a.doc == nil, elem.Div(vecty.Markup(vecty.Class("field-error"), vecty.Class("block")), vecty.Text("YAML does not parse, the form is disabled: "+a.docErr))),
+		elem.Div(vecty.Markup(vecty.Class("editor"), vecty.MarkupIf(editorErr, vecty.Class("invalid"))),
+			elem.Div(vecty.Markup(vecty.Class("editor-head")),
+				elem.Span(vecty.Text("prediction.yaml")),
+				elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text("the form edits this file")),
+			),
+			elem.TextArea(vecty.Markup(prop.ID("yaml"), vecty.Attribute("spellcheck", "false"), vecty.Attribute("aria-label", "Configuration YAML"),
+				vecty.Property("value", a.yamlText),
+				event.Input(func(e *vecty.Event) {
+					a.preset = -1
+					a.setYAML(e.Target.Get("value").String())
+					vecty.Rerender(a)
+				}),
+				event.KeyDown(func(e *vecty.Event) {
+					if (e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool()) && e.Get("key").String() == "Enter" {
+						a.Run()
+					}
+				}),
+			)),
+			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.errMessage()))),
+		),
+		elem.Div(vecty.Markup(vecty.Class("files")),
+			elem.Label(vecty.Markup(vecty.Class("button", "secondary")),
+				vecty.Text("Add trace files…"),
+				elem.Input(vecty.Markup(prop.ID("upload"), prop.Type(prop.TypeFile), vecty.Property("multiple", true), vecty.Class("hidden"), event.Change(a.onFiles))),
+			),
+			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" Paths in traffic.source.paths match uploads by name.")),
+			vecty.If(len(names) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list")), fileItems)),
+		),
+	)
+}
+
+func (a *App) errMessage() string {
+	if a.runErr == nil {
+		return ""
+	}
+	if a.runErr.Kind == "config" && a.runErr.Path != "" {
+		return a.runErr.Path + ": " + a.runErr.Msg
+	}
+	return a.runErr.Message
+}
+
+func (a *App) card(label, key, unit string) vecty.ComponentOrHTML {
+	v, ok := a.summary[key]
+	if !ok {
+		return nil
+	}
+	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", key)),
+		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
+		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(v)),
+			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
+	)
+}
+
+func (a *App) renderResults() *vecty.HTML {
+	status := "Edit the configuration and press Run (Ctrl+Enter in the editor)."
+	switch {
+	case a.running:
+		status = "Simulating in a Web Worker… " + strconv.Itoa(int(a.progress*100)) + "%"
+	case a.runErr != nil && a.runErr.Kind == "config":
+		status = "The configuration is invalid — see the highlighted field."
+	case a.runErr != nil:
+		status = "The prediction failed: " + a.runErr.Message
+	case a.summary != nil:
+		status = "Prediction finished in " + FormatNum(a.elapsed) + " ms (in this tab)."
+	}
+	var body vecty.List
+	if a.summary != nil {
+		cards := vecty.List{
+			a.card("Completed requests", "completed_requests", ""),
+			a.card("TTFT p50", "median_ttft_ms", "ms"),
+			a.card("TTFT p99", "p99_ttft_ms", "ms"),
+			a.card("ITL mean", "mean_itl_ms", "ms"),
+			a.card("ITL p99", "p99_itl_ms", "ms"),
+			a.card("E2E p50", "median_e2e_latency_ms", "ms"),
+			a.card("E2E p99", "p99_e2e_latency_ms", "ms"),
+			a.card("Output throughput", "output_throughput_tok_s", "tok/s"),
+			a.card("Request throughput", "request_throughput_rps", "req/s"),
+			a.card("Goodput", "goodput_request_throughput_rps", "req/s"),
+			a.card("GPU-hours", "gpu_hours", "h"),
+			a.card("Virtual duration", "duration_ms", "ms"),
+			a.card("Prefix cache reuse", "prefix_cache_reused_ratio", ""),
+		}
+		charts := vecty.List{}
+		for _, c := range a.charts {
+			charts = append(charts, elem.Div(vecty.Markup(vecty.Class("chart-box"), vecty.UnsafeHTML(c))))
+		}
+		body = vecty.List{
+			elem.Div(vecty.Markup(vecty.Class("cards"), prop.ID("cards")), cards),
+			elem.Div(vecty.Markup(vecty.Class("downloads")),
+				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-prediction"), event.Click(func(*vecty.Event) {
+					download("prediction.json", "application/json", a.prediction)
+				})), vecty.Text("Download prediction.json")),
+				vecty.If(a.requests != "", elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-requests"), event.Click(func(*vecty.Event) {
+					download("requests.jsonl", "application/x-ndjson", a.requests)
+				})), vecty.Text("Download requests.jsonl"))),
+			),
+			elem.Div(vecty.Markup(vecty.Class("charts"), prop.ID("charts")), charts),
+		}
+	}
+	return elem.Section(vecty.Markup(vecty.Class("panel", "results")),
+		elem.Div(vecty.Markup(vecty.Class("status"), prop.ID("status"), vecty.MarkupIf(a.runErr != nil, vecty.Class("error"))), vecty.Text(status)),
+		vecty.If(a.notice != "", elem.Div(vecty.Markup(vecty.Class("notice")), vecty.Text(a.notice))),
+		body,
+	)
+}

@@ -1,0 +1,235 @@
+package ui
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Chart geometry (SVG user units; the SVG scales to its container).
+const (
+	chartW  = 480
+	chartH  = 210
+	padL    = 48
+	padR    = 14
+	padT    = 30
+	padB    = 30
+	plotW   = chartW - padL - padR
+	plotH   = chartH - padT - padB
+	numBins = 30
+)
+
+// Palette of the series colours.
+var Palette = []string{"#2563eb", "#db2777", "#059669", "#d97706"}
+
+// FormatNum renders a number compactly for axes and cards (3 significant digits, k/M).
+func FormatNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trimZeros(strconv.FormatFloat(v/1e9, 'f', 2, 64)) + "G"
+	case a >= 1e6:
+		return trimZeros(strconv.FormatFloat(v/1e6, 'f', 2, 64)) + "M"
+	case a >= 1e4:
+		return trimZeros(strconv.FormatFloat(v/1e3, 'f', 1, 64)) + "k"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return trimZeros(strconv.FormatFloat(v, 'f', 1, 64))
+	case a >= 1:
+		return trimZeros(strconv.FormatFloat(v, 'f', 2, 64))
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func svgOpen(b *strings.Builder, title string) {
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="chart" role="img" aria-label="%s">`, chartW, chartH, html.EscapeString(title))
+	fmt.Fprintf(b, `<text x="%d" y="18" class="chart-title">%s</text>`, padL, html.EscapeString(title))
+}
+
+func svgEmpty(title, msg string) string {
+	var b strings.Builder
+	svgOpen(&b, title)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-empty" text-anchor="middle">%s</text></svg>`, chartW/2, chartH/2+4, html.EscapeString(msg))
+	return b.String()
+}
+
+func axes(b *strings.Builder, x0, x1, y1 float64, xunit string) {
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padT+plotH, padL+plotW, padT+plotH)
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padT, padL, padT+plotH)
+	for i := 0; i <= 4; i++ {
+		y := float64(padT) + float64(plotH)*float64(4-i)/4
+		v := y1 * float64(i) / 4
+		if i > 0 {
+			fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padL, y, padL+plotW, y)
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, padL-5, y+3.5, FormatNum(v))
+	}
+	for i := 0; i <= 4; i++ {
+		x := float64(padL) + float64(plotW)*float64(i)/4
+		v := x0 + (x1-x0)*float64(i)/4
+		anchor := "middle"
+		if i == 4 {
+			anchor = "end"
+		}
+		label := FormatNum(v)
+		if i == 4 && xunit != "" {
+			label += " " + xunit
+		}
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="tick" text-anchor="%s">%s</text>`, x, padT+plotH+16, anchor, label)
+	}
+}
+
+// niceMax rounds a positive maximum up to 1, 2 or 5 × 10^k.
+func niceMax(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if v <= m*e {
+			return m * e
+		}
+	}
+	return 10 * e
+}
+
+func pct(sorted []float64, p float64) float64 {
+	k := int(math.Round(float64(len(sorted)-1) * p / 100))
+	return sorted[k]
+}
+
+// HistogramSVG draws the distribution of vals (ms) with p50 and p99 markers.
+func HistogramSVG(title, unit string, vals []float64, color string) string {
+	if len(vals) == 0 {
+		return svgEmpty(title, "no samples")
+	}
+	s := append([]float64(nil), vals...)
+	sort.Float64s(s)
+	lo, hi := s[0], s[len(s)-1]
+	if hi <= lo {
+		hi = lo + math.Max(1, math.Abs(lo)*0.1)
+		lo = math.Max(0, lo-(hi-lo))
+	}
+	counts := make([]int, numBins)
+	for _, v := range s {
+		i := int(float64(numBins) * (v - lo) / (hi - lo))
+		if i >= numBins {
+			i = numBins - 1
+		}
+		if i < 0 {
+			i = 0
+		}
+		counts[i]++
+	}
+	cmax := 0
+	for _, c := range counts {
+		cmax = max(cmax, c)
+	}
+	ymax := niceMax(float64(cmax))
+	var b strings.Builder
+	svgOpen(&b, title)
+	axes(&b, lo, hi, ymax, unit)
+	bw := float64(plotW) / numBins
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		h := float64(plotH) * float64(c) / ymax
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.85"><title>%s–%s %s: %d</title></rect>`,
+			float64(padL)+float64(i)*bw+0.5, float64(padT+plotH)-h, math.Max(bw-1, 0.5), h, color,
+			FormatNum(lo+(hi-lo)*float64(i)/numBins), FormatNum(lo+(hi-lo)*float64(i+1)/numBins), unit, c)
+	}
+	for _, m := range []struct {
+		name string
+		p    float64
+	}{{"p50", 50}, {"p99", 99}} {
+		v := pct(s, m.p)
+		x := float64(padL) + float64(plotW)*(v-lo)/(hi-lo)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="marker"/>`, x, padT, x, padT+plotH)
+		anchor := "start"
+		dx := 3.0
+		if x > float64(padL+plotW)-60 {
+			anchor, dx = "end", -3
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="marker-label" text-anchor="%s">%s %s</text>`, x+dx, padT+10, anchor, m.name, FormatNum(v))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="18" class="chart-note" text-anchor="end">n = %d</text></svg>`, chartW-padR, len(s))
+	return b.String()
+}
+
+// LineSVG draws step series over time (ms on the x axis, shown in seconds).
+func LineSVG(title string, names []string, series [][]Point) string {
+	x1, y1 := 0.0, 0.0
+	n := 0
+	for _, s := range series {
+		for _, p := range s {
+			x1 = math.Max(x1, p.T)
+			y1 = math.Max(y1, p.V)
+			n++
+		}
+	}
+	if n == 0 {
+		return svgEmpty(title, "no data")
+	}
+	if x1 <= 0 {
+		x1 = 1
+	}
+	ymax := niceMax(y1)
+	var b strings.Builder
+	svgOpen(&b, title)
+	axes(&b, 0, x1/1000, ymax, "s")
+	for si, s := range series {
+		color := Palette[si%len(Palette)]
+		var d strings.Builder
+		// Downsample to at most ~2 points per pixel column, keeping each column's max.
+		cols := plotW * 2
+		lastCol, colMax := -1, 0.0
+		emit := func(col int, v float64) {
+			x := float64(padL) + float64(col)*float64(plotW)/float64(cols)
+			y := float64(padT+plotH) - float64(plotH)*v/ymax
+			if d.Len() == 0 {
+				fmt.Fprintf(&d, "M%.1f %.1f", x, y)
+			} else {
+				fmt.Fprintf(&d, "H%.1fV%.1f", x, y)
+			}
+		}
+		for _, p := range s {
+			col := int(float64(cols) * p.T / x1)
+			if col != lastCol && lastCol >= 0 {
+				emit(lastCol, colMax)
+				colMax = 0
+			}
+			if col != lastCol {
+				colMax = p.V
+			} else {
+				colMax = math.Max(colMax, p.V)
+			}
+			lastCol = col
+		}
+		if lastCol >= 0 {
+			emit(lastCol, colMax)
+			fmt.Fprintf(&d, "H%d", padL+plotW)
+		}
+		fmt.Fprintf(&b, `<path d="%s" fill="none" stroke="%s" stroke-width="1.6"/>`, d.String(), color)
+		if len(names) > 1 || (len(names) == 1 && names[0] != "") {
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="3" fill="%s"/><text x="%d" y="%d" class="chart-note">%s</text>`,
+				chartW-padR-150+si*75, 12, color, chartW-padR-150+si*75+13, 16, html.EscapeString(names[si]))
+		}
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}

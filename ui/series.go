@@ -1,0 +1,227 @@
+package ui
+
+import (
+	"bufio"
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Record is the subset of a requests.jsonl record the charts use.
+type Record struct {
+	Arrival    float64  `json:"arrival_time_ms"`
+	FirstAdmit *float64 `json:"first_admit_ms"`
+	FirstToken *float64 `json:"first_token_ms"`
+	LastToken  *float64 `json:"last_token_ms"`
+	Terminal   float64  `json:"terminal_time_ms"`
+	TTFT       *float64 `json:"ttft_ms"`
+	ITL        *float64 `json:"itl_ms"`
+	E2E        *float64 `json:"e2e_latency_ms"`
+	Input      int      `json:"input_length"`
+	Output     int      `json:"output_length"`
+	Status     string   `json:"terminal_status"`
+}
+
+// ParseRecords reads requests.jsonl; malformed lines are skipped.
+func ParseRecords(jsonl string) []Record {
+	var out []Record
+	sc := bufio.NewScanner(strings.NewReader(jsonl))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			continue
+		}
+		var r Record
+		if json.Unmarshal(line, &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Point is one sample of a step series: the value V holds from T until the next point.
+type Point struct {
+	T, V float64
+}
+
+// Latencies returns the TTFT, per-request ITL (TPOT) and E2E samples of completed requests.
+func Latencies(recs []Record) (ttft, itl, e2e []float64) {
+	for _, r := range recs {
+		if r.Status != "completed" {
+			continue
+		}
+		if r.TTFT != nil {
+			ttft = append(ttft, *r.TTFT)
+		}
+		if r.ITL != nil {
+			itl = append(itl, *r.ITL)
+		}
+		if r.E2E != nil {
+			e2e = append(e2e, *r.E2E)
+		}
+	}
+	return
+}
+
+type delta struct {
+	t float64
+	d float64
+}
+
+func steps(ds []delta) []Point {
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].t < ds[j].t })
+	out := []Point{{0, 0}}
+	v := 0.0
+	for i := 0; i < len(ds); {
+		t := ds[i].t
+		for i < len(ds) && ds[i].t == t {
+			v += ds[i].d
+			i++
+		}
+		if out[len(out)-1].T == t {
+			out[len(out)-1].V = v
+		} else {
+			out = append(out, Point{t, v})
+		}
+	}
+	return out
+}
+
+// QueueDepth is the number of requests that arrived and were not yet admitted, over time.
+func QueueDepth(recs []Record) []Point {
+	var ds []delta
+	for _, r := range recs {
+		end := r.Terminal
+		if r.FirstAdmit != nil {
+			end = *r.FirstAdmit
+		}
+		if end > r.Arrival {
+			ds = append(ds, delta{r.Arrival, 1}, delta{end, -1})
+		}
+	}
+	return steps(ds)
+}
+
+// Running is the number of admitted, unfinished requests (the running batch), over time.
+func Running(recs []Record) []Point {
+	var ds []delta
+	for _, r := range recs {
+		if r.FirstAdmit == nil || r.Terminal <= *r.FirstAdmit {
+			continue
+		}
+		ds = append(ds, delta{*r.FirstAdmit, 1}, delta{r.Terminal, -1})
+	}
+	return steps(ds)
+}
+
+// KVTokens approximates the KV cache held by running requests over time: a request holds its
+// prompt from admission and one more token per emitted token, until it finishes. It is an
+// estimate from per-request records (preemptions and prefix sharing are not visible there).
+func KVTokens(recs []Record, buckets int) []Point {
+	if buckets <= 0 {
+		buckets = 200
+	}
+	end := 0.0
+	for _, r := range recs {
+		if r.Terminal > end {
+			end = r.Terminal
+		}
+	}
+	if end <= 0 {
+		return nil
+	}
+	step := end / float64(buckets)
+	vals := make([]float64, buckets+1)
+	for _, r := range recs {
+		if r.FirstAdmit == nil {
+			continue
+		}
+		a, z := *r.FirstAdmit, r.Terminal
+		i0 := int(a / step)
+		for i := i0; i <= buckets; i++ {
+			t := float64(i) * step
+			if t < a {
+				continue
+			}
+			if t >= z {
+				break
+			}
+			held := float64(r.Input)
+			if r.FirstToken != nil && r.LastToken != nil && t >= *r.FirstToken {
+				span := *r.LastToken - *r.FirstToken
+				frac := 1.0
+				if span > 0 {
+					frac = (t - *r.FirstToken) / span
+					if frac > 1 {
+						frac = 1
+					}
+				}
+				held += 1 + frac*float64(r.Output-1)
+			}
+			vals[i] += held
+		}
+	}
+	out := make([]Point, len(vals))
+	for i, v := range vals {
+		out[i] = Point{float64(i) * step, v}
+	}
+	return out
+}
+
+// PlannerReplicas returns the provisioned workers (active + starting) per pool at every
+// planner tick of prediction.json, or nil when there is no planner.
+func PlannerReplicas(predictionJSON string) (pools []string, series [][]Point) {
+	var doc struct {
+		Planner *struct {
+			Ticks []struct {
+				AtMs     float64 `json:"at_ms"`
+				Topology map[string]struct {
+					Active   int `json:"active_count"`
+					Starting int `json:"starting_count"`
+					Draining int `json:"draining_count"`
+				} `json:"topology"`
+			} `json:"ticks"`
+		} `json:"planner"`
+	}
+	if json.Unmarshal([]byte(predictionJSON), &doc) != nil || doc.Planner == nil || len(doc.Planner.Ticks) == 0 {
+		return nil, nil
+	}
+	for _, pool := range []string{"prefill", "decode"} {
+		var s []Point
+		nonzero := false
+		for _, t := range doc.Planner.Ticks {
+			tp := t.Topology[pool]
+			v := float64(tp.Active + tp.Starting)
+			if v != 0 {
+				nonzero = true
+			}
+			s = append(s, Point{t.AtMs, v})
+		}
+		if nonzero {
+			pools = append(pools, pool)
+			series = append(series, s)
+		}
+	}
+	return pools, series
+}
+
+// Summary is the summary object of prediction.json with numbers as float64.
+type Summary map[string]float64
+
+// ParseSummary extracts the numeric summary keys of prediction.json.
+func ParseSummary(predictionJSON string) Summary {
+	var doc struct {
+		Summary map[string]any `json:"summary"`
+	}
+	if json.Unmarshal([]byte(predictionJSON), &doc) != nil {
+		return nil
+	}
+	s := Summary{}
+	for k, v := range doc.Summary {
+		if f, ok := v.(float64); ok {
+			s[k] = f
+		}
+	}
+	return s
+}

@@ -1,0 +1,44 @@
+// Minimal static file server for the built site (make serve-web, and the browser tests).
+// Binds to 127.0.0.1 only. Usage: node web/serve.mjs --root build/web [--host 127.0.0.1] [--port 8080]
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8", ".wasm": "application/wasm", ".json": "application/json", ".yaml": "text/yaml; charset=utf-8",
+  ".png": "image/png", ".svg": "image/svg+xml",
+};
+
+export function serve({ root, host = "127.0.0.1", port = 8080 }) {
+  const abs = path.resolve(root);
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url, "http://x");
+    let p = path.normalize(decodeURIComponent(u.pathname)).replace(/^(\.\.[/\\])+/, "");
+    if (p.endsWith("/")) p += "index.html";
+    const file = path.join(abs, p);
+    if (!file.startsWith(abs)) { res.writeHead(403).end(); return; }
+    fs.readFile(file, (err, data) => {
+      if (err) { res.writeHead(404, { "Content-Type": "text/plain" }).end("not found\n"); return; }
+      res.writeHead(200, {
+        "Content-Type": TYPES[path.extname(file)] || "application/octet-stream",
+        "Cache-Control": "no-cache",
+        "Access-Control-Allow-Origin": "*",
+      });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : def; };
+  const root = opt("--root", "build/web");
+  const host = opt("--host", "127.0.0.1");
+  const port = Number(opt("--port", "8080"));
+  serve({ root, host, port }).then(() => console.log(`serving ${root} on http://${host}:${port}/`));
+}
