@@ -522,24 +522,24 @@ func checkOutputDir(dir string, overwrite bool) error {
 		}
 		return nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return &usageError{topUsage, "aisimulate", "output directory " + dir + ": " + errText(err)}
-	}
+	statErr := err
+	// Missing (or below a non-directory): find the nearest existing ancestor.
 	for p := filepath.Dir(filepath.Clean(dir)); ; p = filepath.Dir(p) {
 		st, err := os.Stat(p)
 		if err == nil {
 			if !st.IsDir() {
 				return &usageError{topUsage, "aisimulate", "output directory " + dir + " cannot be created: " + p + " is not a directory"}
 			}
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return &usageError{topUsage, "aisimulate", "output directory " + dir + ": " + errText(err)}
+			break
 		}
 		if next := filepath.Dir(p); next == p {
-			return nil
+			break
 		}
 	}
+	if !errors.Is(statErr, fs.ErrNotExist) {
+		return &usageError{topUsage, "aisimulate", "output directory " + dir + ": " + errText(statErr)}
+	}
+	return nil
 }
 
 type outputFile struct {
