@@ -184,7 +184,11 @@ func (l limit) String() string {
 	word := map[string]string{
 		">": "greater than", ">=": "at least", "<": "less than", "<=": "at most",
 	}[l.op]
-	return "must be " + word + " " + strconv.FormatFloat(l.v, 'g', -1, 64)
+	f := byte('g')
+	if l.v == math.Trunc(l.v) && math.Abs(l.v) < 1e18 {
+		f = 'f'
+	}
+	return "must be " + word + " " + strconv.FormatFloat(l.v, f, -1, 64)
 }
 
 func (d *decoder) checkLimits(path string, x float64, raw any, lims []limit) {
@@ -208,7 +212,17 @@ func (d *decoder) asInt(path string, v any, lims ...limit) int64 {
 		d.failf(path, "must be an integer that fits in 64 bits, got %s", describe(v))
 		return 0
 	}
-	d.checkLimits(path, float64(i), v, lims)
+	for _, l := range lims {
+		// Compare integers exactly: float64 cannot tell 2^53 from 2^53+1.
+		ok := l.holds(float64(i))
+		if l.v == math.Trunc(l.v) && math.Abs(l.v) < 1e18 {
+			ok = limit{l.op, 0}.holds(float64(cmpInt(i, int64(l.v))))
+		}
+		if !ok {
+			d.failf(path, "%s, got %s", l, describe(v))
+			return i
+		}
+	}
 	return i
 }
 
@@ -342,4 +356,15 @@ func pyList(names []string) string {
 		q[i] = "'" + n + "'"
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// cmpInt returns -1, 0 or 1 as a is less than, equal to or greater than b.
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -1,8 +1,11 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v2"
 )
 
 // applySet applies one --set PATH=YAML_VALUE assignment to the loaded tree (§1.4 of the
@@ -56,7 +59,11 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// yamlErrText strips the library's "yaml: " prefix.
+// yamlErrText renders a YAML library error on one line, without its "yaml: " prefix.
 func yamlErrText(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return strings.Join(te.Errors, "; ")
+	}
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
