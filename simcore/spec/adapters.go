@@ -149,6 +149,10 @@ func decodePlanner(d *decoder, v any, present bool, cfg *Config) Planner {
 		d.failf(o.p("policy"), "%s requires planner.policy=disabled", src.Format)
 		return p
 	}
+	if cfg.Traffic.Load.AgenticLanes != nil {
+		d.failf(o.p("policy"), "traffic.load.agentic_lanes cannot be combined with the planner; remove agentic_lanes or set planner.policy: disabled")
+		return p
+	}
 	if !p.EnableThroughputScaling && !p.EnableLoadScaling {
 		d.failf(o.p("policy"), "planner.policy=enabled requires at least one scaling mode; set enable_throughput_scaling or enable_load_scaling to true")
 		return p

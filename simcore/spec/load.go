@@ -82,6 +82,14 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	if !d.ok() {
 		return nil, d.err
 	}
+	if _, ok := root["engine"]; !ok {
+		// A misspelt core section would otherwise only surface later as an unknown adapter.
+		for _, a := range adapters {
+			if editDistance(strings.ToLower(a), "engine") <= 2 {
+				return nil, &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
+			}
+		}
+	}
 	cfg.Engine = decodeEngine(d, root)
 	if !d.ok() {
 		return nil, d.err

@@ -92,12 +92,15 @@ func decodeTraffic(d *decoder, root map[string]any) Traffic {
 		return t
 	}
 	t.Load = decodeLoad(d, o.m["load"])
-	stopObj := o.child("stop", stopShape)
-	t.Stop = decodeStop(stopObj)
+	// stop: null is the same as no stop section.
+	hasStop := o.set("stop")
+	if hasStop {
+		t.Stop = decodeStop(o.child("stop", stopShape))
+	}
 	if !d.ok() {
 		return t
 	}
-	checkTraffic(d, &t, o.has("stop"))
+	checkTraffic(d, &t, hasStop)
 	return t
 }
 

@@ -105,6 +105,8 @@ func TestTopLevelRules(t *testing.T) {
 		{name: "unknown adapter", yaml: aggYAML + "foo: {}\n", path: "foo", frag: "config adapter 'dynamo.foo' is unavailable; installed adapters: dynamo.planner, dynamo.router"},
 		{name: "dotted section", yaml: aggYAML + "a.b: {}\n", path: "a.b", frag: "contain no dots"},
 		{name: "missing engine", yaml: "evaluation: {}\n", path: "engine", frag: "required section is missing"},
+		{name: "misspelt engine", yaml: "engnie: {model: m}\n", path: "engine", frag: `required section is missing; found "engnie", did you mean engine?`},
+		{name: "misspelt traffic", yaml: aggYAML + "trafic: {}\n", path: "trafic", frag: "config adapter 'dynamo.trafic' is unavailable"},
 		{name: "engine not mapping", yaml: "engine: 5\n", path: "engine", frag: "must be a mapping, got 5"},
 		{name: "execution good", yaml: aggYAML + "execution: {resources: {cpu_limit: auto, memory_limit_gb: 16, reserve_memory_fraction: 0.5}}\n"},
 		{name: "execution cpu_limit float", yaml: aggYAML + "execution: {resources: {cpu_limit: 2.5}}\n", path: "execution.resources.cpu_limit", frag: "must be an integer, got 2.5"},
@@ -119,6 +121,8 @@ func TestTrafficRules(t *testing.T) {
 		// supplied traffic is not merged with the default
 		{name: "traffic without source", yaml: aggYAML + "traffic: {load: {type: concurrency}}\n", path: "traffic", frag: `missing required key "source"`},
 		{name: "traffic without load", yaml: aggYAML + "traffic: {source: {type: synthetic}, stop: {requests: 1}}\n", path: "traffic", frag: `missing required key "load"`},
+		{name: "synthetic stop null", yaml: aggYAML + "traffic: {source: {type: synthetic}, load: {type: concurrency}, stop: null}\n", path: "traffic", frag: `missing required key "stop"`},
+		{name: "trace stop null", yaml: traceYAML, sets: []string{"traffic.stop=null"}},
 		{name: "synthetic without stop", yaml: aggYAML + "traffic: {source: {type: synthetic}, load: {type: concurrency}}\n", path: "traffic", frag: `missing required key "stop"`},
 		{name: "traffic unknown key", yaml: seedYAML, sets: []string{"traffic.sources={}"}, path: "traffic", frag: `unknown key "sources"; allowed keys: load, source, stop (did you mean "source"?)`},
 		{name: "traffic null", yaml: aggYAML + "traffic: null\n", path: "traffic", frag: "must be a mapping, got null"},
@@ -354,6 +358,7 @@ func TestPlannerRules(t *testing.T) {
 		{name: "delta with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=mooncake-delta"}, path: "planner.policy", frag: "mooncake-delta requires planner.policy=disabled"},
 		{name: "agentic with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=agentic_mooncake"}, path: "planner.policy", frag: "agentic_mooncake requires planner.policy=disabled"},
 		{name: "delta with disabled planner", yaml: traceYAML + "planner: {policy: disabled}\n", sets: []string{"traffic.source.format=mooncake-delta"}},
+		{name: "lanes with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=2"}, path: "planner.policy", frag: "agentic_lanes cannot be combined with the planner"},
 		{name: "mooncake with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n"},
 	})
 }
