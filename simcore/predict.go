@@ -4,7 +4,13 @@
 // fs.FS and the wall clock through a function.
 package simcore
 
-import "io/fs"
+import (
+	"io/fs"
+
+	"aisimulate/simcore/replay"
+	"aisimulate/simcore/report"
+	"aisimulate/simcore/spec"
+)
 
 // Input is everything one prediction needs.
 type Input struct {
@@ -18,6 +24,9 @@ type Input struct {
 	CapturePerRequest bool
 	// Files resolves trace paths and local model directories; nil means no files.
 	Files fs.FS
+	// WorkDir is the directory (a path inside Files, "" = its root) that relative paths in
+	// the configuration are resolved against; absolute paths resolve against Files' root.
+	WorkDir string
 	// Clock returns a monotonic time in milliseconds for the wall-time keys; nil → 0.
 	Clock func() float64
 	// FixedWallTimeMs, when non-nil, replaces the measured wall time (golden-test hook,
@@ -38,4 +47,71 @@ type Output struct {
 	SummaryJSON []byte
 	// Summary is the summary object itself (for the table view and the UI).
 	Summary map[string]any
+}
+
+// Predict runs one prediction: decode and validate the configuration, resolve model,
+// hardware and traffic, simulate, and encode the outputs. A *spec.Error is bad input
+// (exit 2); any other error is an execution failure (exit 1).
+func Predict(in Input) (*Output, error) {
+	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
+	if err != nil {
+		return nil, err
+	}
+	plan, acc, err := lower(cfg, &in)
+	if err != nil {
+		return nil, err
+	}
+	t0 := 0.0
+	if in.Clock != nil {
+		t0 = in.Clock()
+	}
+	res := replay.Run(plan)
+	wall := 0.0
+	if in.Clock != nil {
+		wall = in.Clock() - t0
+	}
+	if in.FixedWallTimeMs != nil {
+		wall = *in.FixedWallTimeMs
+	}
+	acc.WallTimeMs = wall
+	summary := report.Summary(res, acc)
+	out := &Output{Summary: summary}
+	var perRequest any
+	records := 0
+	if in.CapturePerRequest {
+		var lines []byte
+		list := make([]any, 0, len(res.Requests))
+		for _, r := range report.RecordOrder(res.Requests) {
+			rec := report.Record(r, plan.Disaggregated)
+			list = append(list, rec)
+			if lines, err = report.AppendCompact(lines, rec); err != nil {
+				return nil, err
+			}
+			lines = append(lines, '\n')
+		}
+		records = len(list)
+		perRequest = list
+		out.RequestsJSONL = lines
+		if out.RequestsJSONL == nil {
+			out.RequestsJSONL = []byte{}
+		}
+	}
+	doc := map[string]any{
+		"coverage": map[string]any{
+			"capture_per_request":     in.CapturePerRequest,
+			"capture_planner_details": true,
+			"per_request_records":     records,
+		},
+		"per_request": perRequest,
+		"planner":     res.Planner,
+		"summary":     summary,
+	}
+	if out.PredictionJSON, err = report.Pretty(doc); err != nil {
+		return nil, err
+	}
+	if out.SummaryJSON, err = report.Compact(summary); err != nil {
+		return nil, err
+	}
+	out.SummaryJSON = append(out.SummaryJSON, '\n')
+	return out, nil
 }

@@ -20,6 +20,10 @@ type Turn struct {
 	DelayMs float64
 	// RequestID is the authored request id, "" when the source has none.
 	RequestID string
+	// OutputTokens, when non-nil, are the token ids the request generates (a multi-turn
+	// source whose next prompt repeats them sets this so prefix reuse across turns is exact);
+	// nil means the default rule of simulation.md §4.1.
+	OutputTokens []Segment
 }
 
 // Session is a sequence of turns released one after another.

@@ -1,0 +1,253 @@
+package engine
+
+// KVPool is one rank's KV block pool with prefix caching (simulation.md §4). Cached copies
+// are registered under their sequence hash; a hash may have several resident copies (linked
+// through nextCopy). Copies with no references sit in an LRU list and are evicted from its
+// head. All links are int32 indices into blocks; -1 ends a list.
+type KVPool struct {
+	blocks        []kvBlock
+	free          []int32 // recycled free block ids
+	nextNew       int32   // blocks[nextNew:] have never been used
+	numUsed       int     // private + cached copies
+	numInactive   int     // LRU length
+	lruHead       int32
+	lruTail       int32
+	byHash        map[uint64]int32
+	prefixCaching bool
+	// Events collects Stored/Removed events for a router that consumes them.
+	Events     []KVEvent
+	wantEvents bool
+}
+
+type kvBlock struct {
+	hash     uint64
+	parent   uint64
+	refs     int32
+	cached   bool
+	prev     int32
+	next     int32
+	nextCopy int32
+}
+
+// KVEventKind says what happened to a hash on a rank.
+type KVEventKind uint8
+
+// Event kinds published to the KV router (simulation.md §4.3).
+const (
+	KVStored KVEventKind = iota
+	KVRemoved
+	KVCleared
+)
+
+// KVEvent is one block-residency change, published at the end of the pass it happened in.
+type KVEvent struct {
+	Kind   KVEventKind
+	Hash   uint64
+	Parent uint64 // Stored only; 0 for a root block
+	Root   bool   // Stored of block 0 (no parent)
+}
+
+// NewKVPool makes a pool of n blocks. wantEvents records events for a KV router.
+func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
+	return &KVPool{
+		blocks:        make([]kvBlock, n),
+		lruHead:       -1,
+		lruTail:       -1,
+		byHash:        make(map[uint64]int32),
+		prefixCaching: prefixCaching,
+		wantEvents:    wantEvents,
+	}
+}
+
+// NumBlocks is the pool capacity.
+func (p *KVPool) NumBlocks() int { return len(p.blocks) }
+
+// Free is the number of blocks holding nothing.
+func (p *KVPool) Free() int { return len(p.blocks) - p.numUsed }
+
+// Active is the number of blocks referenced by some request (private or pinned cached).
+func (p *KVPool) Active() int { return p.numUsed - p.numInactive }
+
+// Inactive is the number of evictable cached blocks.
+func (p *KVPool) Inactive() int { return p.numInactive }
+
+// Match counts the leading hashes that have a resident cached copy (no LRU change).
+func (p *KVPool) Match(hashes []uint64) int {
+	if !p.prefixCaching {
+		return 0
+	}
+	n := 0
+	for _, h := range hashes {
+		if _, ok := p.byHash[h]; !ok {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// hitCopy picks the copy of h to pin: an active one if any, else the first inactive one.
+func (p *KVPool) hitCopy(h uint64) int32 {
+	first := p.byHash[h]
+	for b := first; b >= 0; b = p.blocks[b].nextCopy {
+		if p.blocks[b].refs > 0 {
+			return b
+		}
+	}
+	return first
+}
+
+// ActiveHits counts how many of the given hit hashes currently have an active copy.
+func (p *KVPool) ActiveHits(hashes []uint64) (active int) {
+	for _, h := range hashes {
+		if p.blocks[p.hitCopy(h)].refs > 0 {
+			active++
+		}
+	}
+	return active
+}
+
+// CanReserve reports whether fresh new blocks can be taken while pinning hits, of which
+// inactiveHits are currently inactive (§4.3: fails iff fresh − free > inactive − pinned).
+func (p *KVPool) CanReserve(fresh, inactiveHits int) bool {
+	return fresh-p.Free() <= p.numInactive-inactiveHits
+}
+
+// Pin takes a reference on the chosen copy of hash h and returns its block id.
+func (p *KVPool) Pin(h uint64) int32 {
+	b := p.hitCopy(h)
+	blk := &p.blocks[b]
+	if blk.refs == 0 {
+		p.lruRemove(b)
+	}
+	blk.refs++
+	return b
+}
+
+// Take returns one fresh private block, evicting the LRU head if nothing is free.
+// The caller has checked CanReserve.
+func (p *KVPool) Take() int32 {
+	var b int32
+	switch {
+	case len(p.free) > 0:
+		b = p.free[len(p.free)-1]
+		p.free = p.free[:len(p.free)-1]
+	case int(p.nextNew) < len(p.blocks):
+		b = p.nextNew
+		p.nextNew++
+	default:
+		b = p.lruHead
+		p.lruRemove(b)
+		p.unregister(b)
+		p.numUsed--
+	}
+	p.numUsed++
+	p.blocks[b] = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1}
+	return b
+}
+
+// Register turns private block b, now full, into a cached copy under hash h.
+func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
+	if !p.prefixCaching {
+		return
+	}
+	blk := &p.blocks[b]
+	blk.cached = true
+	blk.hash = h
+	blk.parent = parent
+	if head, ok := p.byHash[h]; ok {
+		blk.nextCopy = p.blocks[head].nextCopy
+		p.blocks[head].nextCopy = b
+		return
+	}
+	blk.nextCopy = -1
+	p.byHash[h] = b
+	if p.wantEvents {
+		p.Events = append(p.Events, KVEvent{Kind: KVStored, Hash: h, Parent: parent, Root: root})
+	}
+}
+
+// Release drops a request's references, last block first (§4.3), so a sequence's leaf
+// blocks enter the LRU before their parents and are evicted first.
+func (p *KVPool) Release(blocks []int32) {
+	for i := len(blocks) - 1; i >= 0; i-- {
+		b := blocks[i]
+		blk := &p.blocks[b]
+		if !blk.cached {
+			blk.refs = 0
+			p.free = append(p.free, b)
+			p.numUsed--
+			continue
+		}
+		blk.refs--
+		if blk.refs == 0 {
+			p.lruAppend(b)
+		}
+	}
+}
+
+// unregister removes evicted cached block b from its hash's copy list.
+func (p *KVPool) unregister(b int32) {
+	blk := &p.blocks[b]
+	if !blk.cached {
+		return
+	}
+	h := blk.hash
+	head := p.byHash[h]
+	if head == b {
+		if blk.nextCopy < 0 {
+			delete(p.byHash, h)
+			if p.wantEvents {
+				p.Events = append(p.Events, KVEvent{Kind: KVRemoved, Hash: h})
+			}
+		} else {
+			p.byHash[h] = blk.nextCopy
+		}
+		return
+	}
+	for c := head; c >= 0; c = p.blocks[c].nextCopy {
+		if p.blocks[c].nextCopy == b {
+			p.blocks[c].nextCopy = blk.nextCopy
+			return
+		}
+	}
+}
+
+func (p *KVPool) lruAppend(b int32) {
+	blk := &p.blocks[b]
+	blk.prev = p.lruTail
+	blk.next = -1
+	if p.lruTail >= 0 {
+		p.blocks[p.lruTail].next = b
+	} else {
+		p.lruHead = b
+	}
+	p.lruTail = b
+	p.numInactive++
+}
+
+func (p *KVPool) lruRemove(b int32) {
+	blk := &p.blocks[b]
+	if blk.prev >= 0 {
+		p.blocks[blk.prev].next = blk.next
+	} else {
+		p.lruHead = blk.next
+	}
+	if blk.next >= 0 {
+		p.blocks[blk.next].prev = blk.prev
+	} else {
+		p.lruTail = blk.prev
+	}
+	blk.prev, blk.next = -1, -1
+	p.numInactive--
+}
+
+// Clear empties the pool (worker removal) and records a Cleared event.
+func (p *KVPool) Clear() {
+	n := len(p.blocks)
+	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1, byHash: map[uint64]int32{},
+		prefixCaching: p.prefixCaching, wantEvents: p.wantEvents}
+	if p.wantEvents {
+		p.Events = append(p.Events, KVEvent{Kind: KVCleared})
+	}
+}

@@ -1,0 +1,500 @@
+package engine
+
+// Rank is one attention-DP rank: a scheduler with its queues and one KV block pool.
+type Rank struct {
+	cfg  *RankConfig
+	ID   int32
+	KV   *KVPool
+	Held []*Request // disaggregated prefill: finished prefills whose KV awaits transfer
+
+	running      []*Request
+	waiting      []*Request
+	wHead        int
+	materialized []*Request
+	mHead        int
+
+	ready     []*Request
+	formed    bool // the current pass scheduled tokens
+	preempted bool
+	budget    int
+	// TensorRT-LLM: Σ to_completion and Σ held blocks over running requests.
+	trtToCompletion int
+	trtHeld         int
+	// SGLang state (simulation.md §8).
+	sgl sglState
+	// Pass counters for FPM samples.
+	passPrefillReqs   int
+	passPrefillTokens int64
+	passDecodeReqs    int
+	passDecodeKV      int64
+}
+
+func newRank(cfg *RankConfig, id int32) *Rank {
+	k := &Rank{cfg: cfg, ID: id, KV: NewKVPool(cfg.NumBlocks, cfg.PrefixCaching, cfg.WantEvents)}
+	if cfg.Policy == SGLang {
+		k.sgl.init(cfg)
+	}
+	return k
+}
+
+// Config is the rank's scheduler configuration.
+func (k *Rank) Config() *RankConfig { return k.cfg }
+
+// Running is the number of running requests.
+func (k *Rank) Running() int { return len(k.running) }
+
+// Waiting is the number of requests waiting for admission (incl. materialized hand-offs).
+func (k *Rank) Waiting() int { return len(k.waiting) - k.wHead + len(k.materialized) - k.mHead }
+
+func (k *Rank) hasWork() bool {
+	return len(k.running) > 0 || k.wHead < len(k.waiting) || k.mHead < len(k.materialized)
+}
+
+// Enqueue appends a routed request to the waiting queue (TRT-LLM clips its output first).
+// It reports false when TRT-LLM rejects it outright at enqueue.
+func (k *Rank) Enqueue(r *Request) {
+	if cfg := k.cfg; cfg.Policy == TRTLLM {
+		limit := cfg.NumBlocks * cfg.BlockSize
+		if cfg.MaxModelLen > 0 && cfg.MaxModelLen < limit {
+			limit = cfg.MaxModelLen
+		}
+		if r.L+r.O > limit {
+			r.O = limit - r.L
+			if r.O < 1 {
+				r.O = 0
+				r.noRoom = true
+			}
+		}
+	}
+	k.waiting = append(k.waiting, r)
+}
+
+// Materialize queues a disaggregated hand-off on a decode rank.
+func (k *Rank) Materialize(r *Request) {
+	k.materialized = append(k.materialized, r)
+}
+
+func (k *Rank) pushFront(r *Request) {
+	if k.wHead > 0 {
+		k.wHead--
+		k.waiting[k.wHead] = r
+		return
+	}
+	k.waiting = append(k.waiting, nil)
+	copy(k.waiting[1:], k.waiting)
+	k.waiting[0] = r
+}
+
+func (k *Rank) popFront() *Request {
+	r := k.waiting[k.wHead]
+	k.waiting[k.wHead] = nil
+	k.wHead++
+	if k.wHead == len(k.waiting) {
+		k.waiting = k.waiting[:0]
+		k.wHead = 0
+	} else if k.wHead > 1024 && k.wHead*2 > len(k.waiting) {
+		n := copy(k.waiting, k.waiting[k.wHead:])
+		k.waiting = k.waiting[:n]
+		k.wHead = 0
+	}
+	return r
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// QueuedTokens returns Σ known over waiting requests that have not generated a token
+// (prefill backlog) and over those that have plus materialized hand-offs (decode backlog).
+func (k *Rank) QueuedTokens() (prefill, decode int64) {
+	for _, r := range k.waiting[k.wHead:] {
+		if r.generated == 0 {
+			prefill += int64(r.Known())
+		} else {
+			decode += int64(r.Known())
+		}
+	}
+	for _, r := range k.materialized[k.mHead:] {
+		decode += int64(r.Known())
+	}
+	return
+}
+
+// ScheduledKV returns Σ known over running requests.
+func (k *Rank) ScheduledKV() (n int64) {
+	for _, r := range k.running {
+		n += int64(r.Known())
+	}
+	return n
+}
+
+// formPass schedules one pass at start and returns its prefill and decode parts.
+func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
+	if k.cfg.Policy == SGLang {
+		return k.formSGLangPass(start, w)
+	}
+	cfg := k.cfg
+	k.budget = cfg.MaxBatchedTokens
+	k.preempted = false
+	for _, r := range k.running {
+		r.scheduled = 0
+	}
+	// (a) running requests first, in admission order.
+	for i := 0; i < len(k.running); {
+		if k.budget == 0 {
+			break
+		}
+		r := k.running[i]
+		res := k.schedule(r, true, w)
+		if res == blocked {
+			break
+		}
+		if res == currentPreempted {
+			continue
+		}
+		i++
+	}
+	// (b) decode ranks: materialized hand-offs, FIFO, head-of-line.
+	for len(k.running) < cfg.MaxSequences && k.budget > 0 && k.mHead < len(k.materialized) {
+		h := k.materialized[k.mHead]
+		hashes := h.Hashes(cfg.BlockSize)
+		hits := k.KV.Match(hashes)
+		needed := ceilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hashes[:hits])
+		if needed > cfg.NumBlocks-k.KV.Active() {
+			break
+		}
+		h.computed = h.L
+		h.hitBlocks, h.pinned, h.registered = hits, false, 0
+		h.scheduled = 0
+		if k.schedule(h, false, w) != ok {
+			h.computed = 0
+			break
+		}
+		k.materialized[k.mHead] = nil
+		k.mHead++
+		if k.mHead == len(k.materialized) {
+			k.materialized, k.mHead = k.materialized[:0], 0
+		}
+		h.admitted(start, PoolDecode, hits*cfg.BlockSize)
+		k.addRunning(h)
+	}
+	// (c) waiting head, FIFO with head-of-line blocking.
+	for !k.preempted && len(k.running) < cfg.MaxSequences && k.budget > 0 && k.wHead < len(k.waiting) {
+		h := k.waiting[k.wHead]
+		if k.rejects(h) {
+			k.popFront()
+			h.Status = Rejected
+			h.Terminal = start
+			w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+			continue
+		}
+		known := h.Known()
+		bs := cfg.BlockSize
+		cached := 0
+		var hashes []uint64
+		if cfg.PrefixCaching {
+			h.extendHashes(known, bs)
+			hashes = h.hashes[:known/bs]
+			cached = k.KV.Match(hashes) * bs
+			if h.remainingOut(cfg.MaxModelLen) > 0 {
+				if c := (known - 1) / bs * bs; c < cached {
+					cached = c
+				}
+			}
+		}
+		hitBlocks := cached / bs
+		activeHits := 0
+		if hitBlocks > 0 {
+			activeHits = k.KV.ActiveHits(hashes[:hitBlocks])
+		}
+		if cfg.Policy == TRTLLM {
+			need := ceilDiv(h.L+h.O, bs) - activeHits
+			avail := (cfg.NumBlocks - k.KV.Active()) - (k.trtToCompletion - k.trtHeld)
+			if need > avail {
+				break
+			}
+		} else if ceilDiv(known, bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
+			break
+		}
+		h.computed = cached
+		h.hitBlocks, h.pinned, h.registered = hitBlocks, false, 0
+		h.scheduled = 0
+		if k.schedule(h, false, w) != ok {
+			h.computed, h.hitBlocks = 0, 0
+			break
+		}
+		k.popFront()
+		h.prefilling = true
+		h.admitted(start, cfg.Pool, cached)
+		k.addRunning(h)
+	}
+	return k.passTimes()
+}
+
+func (k *Rank) addRunning(r *Request) {
+	k.running = append(k.running, r)
+	r.inRunning = true
+	if k.cfg.Policy == TRTLLM {
+		k.trtToCompletion += ceilDiv(r.L+r.O, k.cfg.BlockSize)
+	}
+}
+
+// passTimes derives the timing-model inputs of the formed pass (simulation.md §5.2).
+func (k *Rank) passTimes() (prefill, decode float64) {
+	cfg := k.cfg
+	var batchP int
+	var sumISL, sumPrefix, activeKV int64
+	k.ready = k.ready[:0]
+	for _, r := range k.running {
+		if r.scheduled == 0 {
+			continue
+		}
+		if r.prefilling {
+			batchP++
+			sumPrefix += int64(r.before)
+			sumISL += int64(r.before + r.scheduled)
+		}
+		if cfg.Pool != PoolPrefill && r.computed >= r.Known() && r.remainingOut(cfg.MaxModelLen) > 0 {
+			k.ready = append(k.ready, r)
+			activeKV += int64(r.Known())
+		}
+	}
+	k.formed = len(k.running) > 0 && (batchP > 0 || len(k.ready) > 0 || k.anyScheduled())
+	k.passPrefillReqs, k.passPrefillTokens = batchP, sumISL-sumPrefix
+	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
+	if batchP > 0 && cfg.Pool != PoolDecode {
+		prefill = cfg.Timing.PrefillMs(batchP, int(sumISL/int64(batchP)), int(sumPrefix/int64(batchP)))
+	}
+	if n := len(k.ready); n > 0 {
+		decode = cfg.Timing.DecodeMs(n, activeKV, int(activeKV/int64(n)), int64(cfg.NumBlocks)*int64(cfg.BlockSize))
+	}
+	return prefill, decode
+}
+
+func (k *Rank) anyScheduled() bool {
+	for _, r := range k.running {
+		if r.scheduled > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rejects applies the context-length and capacity rejection rules (§3, §7).
+func (k *Rank) rejects(h *Request) bool {
+	cfg := k.cfg
+	if cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen {
+		return true
+	}
+	if cfg.Policy == TRTLLM {
+		return h.noRoom || ceilDiv(h.L+h.O, cfg.BlockSize) > cfg.NumBlocks
+	}
+	return ceilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
+}
+
+type schedResult uint8
+
+const (
+	ok schedResult = iota
+	blocked
+	currentPreempted
+)
+
+// schedule gives r min(known − computed, budget) tokens, reserving the blocks they need;
+// from the running queue a failed reservation preempts the last running request (vLLM).
+func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
+	cfg := k.cfg
+	bs := cfg.BlockSize
+	desired := r.Known() - r.computed
+	if desired > k.budget {
+		desired = k.budget
+	}
+	if desired < 0 {
+		desired = 0
+	}
+	need := r.computed + desired
+	for {
+		have := len(r.blocks)
+		inactiveHits := 0
+		if !r.pinned {
+			have = r.hitBlocks
+			if r.hitBlocks > 0 {
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:r.hitBlocks])
+			}
+		}
+		fresh := ceilDiv(need, bs) - have
+		if fresh <= 0 || k.KV.CanReserve(fresh, inactiveHits) {
+			if !r.pinned {
+				for i := 0; i < r.hitBlocks; i++ {
+					r.blocks = append(r.blocks, k.KV.Pin(r.hashes[i]))
+				}
+				if cfg.Policy == TRTLLM {
+					k.trtHeld += r.hitBlocks
+				}
+				r.registered = r.hitBlocks
+				r.pinned = true
+			}
+			before := len(r.blocks)
+			for ; fresh > 0; fresh-- {
+				r.blocks = append(r.blocks, k.KV.Take())
+			}
+			if cfg.Policy == TRTLLM {
+				k.trtHeld += len(r.blocks) - before
+			}
+			break
+		}
+		if !fromRunning || cfg.Policy != VLLM || len(k.running) == 0 {
+			return blocked
+		}
+		victim := k.running[len(k.running)-1]
+		k.preempt(victim, w)
+		if victim == r {
+			return currentPreempted
+		}
+	}
+	r.before = r.computed
+	r.computed += desired
+	r.scheduled += desired
+	k.budget -= desired
+	if cfg.PrefixCaching {
+		if full := r.computed / bs; full > r.registered {
+			r.extendHashes(full*bs, bs)
+			for b := r.registered; b < full; b++ {
+				parent := uint64(0)
+				if b > 0 {
+					parent = r.hashes[b-1]
+				}
+				k.KV.Register(r.blocks[b], r.hashes[b], parent, b == 0)
+			}
+			r.registered = full
+		}
+	}
+	return ok
+}
+
+// preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
+func (k *Rank) preempt(victim *Request, w *Worker) {
+	k.releaseBlocks(victim)
+	if victim.scheduled > 0 {
+		k.budget += victim.scheduled
+		victim.scheduled = 0
+	}
+	victim.computed = 0
+	victim.prefilling = false
+	victim.Preemptions++
+	k.removeRunning(victim)
+	k.pushFront(victim)
+	k.preempted = true
+	w.Out = append(w.Out, Note{Kind: NotePreempted, R: victim, Rank: k.ID})
+}
+
+func (k *Rank) releaseBlocks(r *Request) {
+	if k.cfg.Policy == TRTLLM && r.inRunning {
+		k.trtHeld -= len(r.blocks)
+	}
+	k.KV.Release(r.blocks)
+	r.blocks = r.blocks[:0]
+	r.pinned, r.hitBlocks, r.registered = false, 0, 0
+}
+
+func (k *Rank) removeRunning(r *Request) {
+	for i := len(k.running) - 1; i >= 0; i-- {
+		if k.running[i] == r {
+			copy(k.running[i:], k.running[i+1:])
+			k.running[len(k.running)-1] = nil
+			k.running = k.running[:len(k.running)-1]
+			break
+		}
+	}
+	r.inRunning = false
+	if k.cfg.Policy == TRTLLM {
+		k.trtToCompletion -= ceilDiv(r.L+r.O, k.cfg.BlockSize)
+	}
+}
+
+// finishPass applies the pass's results at end (simulation.md §6.3).
+func (k *Rank) finishPass(end float64, w *Worker, p int32) {
+	cfg := k.cfg
+	if cfg.Policy == SGLang {
+		k.finishSGLangPass(end, w, p)
+		return
+	}
+	anyDone := false
+	for _, r := range k.running {
+		if r.prefilling && r.scheduled > 0 && r.computed >= r.Known() {
+			r.prefilling = false
+			w.Out = append(w.Out, Note{Kind: NotePrefillDone, R: r, Rank: k.ID})
+			if cfg.Pool == PoolPrefill || r.remainingOut(cfg.MaxModelLen) <= 0 {
+				anyDone = true
+			}
+		}
+	}
+	for _, r := range k.ready {
+		r.emit(end, w, p)
+		if r.remainingOut(cfg.MaxModelLen) <= 0 {
+			anyDone = true
+		}
+	}
+	if !anyDone {
+		return
+	}
+	// Completions, hand-offs and prefill-only finishes leave running, order preserved.
+	kept := k.running[:0]
+	for _, r := range k.running {
+		switch {
+		case cfg.Pool == PoolPrefill && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
+			r.inRunning = false
+			k.Held = append(k.Held, r)
+			w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
+		case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
+			k.releaseBlocks(r)
+			r.inRunning = false
+			if cfg.Policy == TRTLLM {
+				k.trtToCompletion -= ceilDiv(r.L+r.O, cfg.BlockSize)
+			}
+			r.Status = Completed
+			r.Terminal = end
+			w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
+		default:
+			kept = append(kept, r)
+		}
+	}
+	for i := len(kept); i < len(k.running); i++ {
+		k.running[i] = nil
+	}
+	k.running = kept
+}
+
+// ReleaseSource frees a held disaggregated prefill's blocks once its KV has been transferred.
+func (k *Rank) ReleaseSource(r *Request) {
+	for i, h := range k.Held {
+		if h == r {
+			copy(k.Held[i:], k.Held[i+1:])
+			k.Held[len(k.Held)-1] = nil
+			k.Held = k.Held[:len(k.Held)-1]
+			break
+		}
+	}
+	k.releaseBlocks(r)
+}
+
+// admitted records an admission at pass start in pool with reuse tokens (§6.4).
+func (r *Request) admitted(at float64, pool Pool, reused int) {
+	if pool == PoolDecode && !r.decodeAdmitted {
+		r.decodeAdmitted = true
+		r.DecodeAdmit, r.DecodeReused = at, reused
+	}
+	if pool != PoolDecode {
+		if r.FirstAdmit < 0 {
+			r.FirstAdmit = at
+		}
+		if r.Admissions == 0 {
+			r.FirstReuse = reused
+		}
+		if reused > r.Reuse {
+			r.Reuse = reused
+		}
+		r.Admissions++
+	}
+	if r.History != nil {
+		r.History.Admissions = append(r.History.Admissions, Admission{At: at, Pool: uint8(pool), Reused: reused})
+	}
+}

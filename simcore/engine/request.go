@@ -1,0 +1,234 @@
+// Package engine is one serving worker: its ranks' schedulers (vLLM, TensorRT-LLM and SGLang
+// policies) and KV block pools, and the per-request state and collector timestamps they
+// maintain (simulation.md §3–§9).
+package engine
+
+import "aisimulate/simcore/traffic"
+
+// Status is a request's lifecycle state as the collector sees it.
+type Status uint8
+
+// Request statuses; the last four are terminal.
+const (
+	Pending Status = iota // released, not terminal yet
+	Completed
+	Rejected
+	Canceled
+	Failed
+)
+
+// String is the terminal_status text of a record.
+func (s Status) String() string {
+	switch s {
+	case Completed:
+		return "completed"
+	case Rejected:
+		return "rejected"
+	case Canceled:
+		return "canceled"
+	case Failed:
+		return "failed"
+	}
+	return "pending"
+}
+
+// Request is one model call: its workload identity, its scheduling state on the rank that
+// currently holds it, and what the collector recorded about it.
+type Request struct {
+	Ordinal      int32
+	L            int // input length
+	O            int // requested output length (after TRT-LLM clipping)
+	Prompt       []traffic.Segment
+	OutputTokens []traffic.Segment
+	Arrival      float64
+	Session      int32 // workload session index, -1 for graph nodes
+	Turn         int32
+	// Authored identity written to records ("" = absent / null).
+	SessionID string
+	RequestID string
+	PlayID    string
+	HasTurn   bool
+
+	hashes []uint64
+	hashBS int
+	cursor tokenCursor
+
+	// Scheduling state on the current rank.
+	blocks     []int32
+	hitBlocks  int // leading cached blocks credited at admission, pinned on first schedule
+	pinned     bool
+	registered int // leading blocks already cached (hits or registered)
+	computed   int
+	generated  int
+	prefilling bool
+	scheduled  int // tokens scheduled in the current pass
+	before     int // computed before this pass's tokens (prefill accounting)
+	inRunning  bool
+	noRoom     bool // TRT-LLM: the prompt leaves no room for one output token
+
+	// Collector.
+	Status      Status
+	Terminal    float64
+	FirstAdmit  float64 // -1 until admitted
+	FirstToken  float64
+	SecondToken float64
+	LastToken   float64
+	Tokens      int
+	Reuse       int // max reused_input_tokens over admissions in the counted pool
+	FirstReuse  int
+	Admissions  int // admissions in the counted pool
+	Preemptions int
+	WorkerID    int32 // worker holding it (aggregated / decode), -1 if never placed
+	RankID      int32
+	// ITL bookkeeping: consecutive-pass runs on a worker plus isolated gaps.
+	runWorker *Worker
+	runStart  int32
+	runLast   int32
+	runs      []itlRun
+	gaps      []float64
+	History   *History // non-nil when per-request capture is on
+	// Disaggregated hand-off.
+	PrefillWorker, PrefillRank int32
+	SourceWorker               *Worker
+	SourceRank                 int32
+	DecodeTarget               *Worker
+	SourceHeld                 float64
+	SourceReleased             float64
+	DestReserved               float64
+	DestActivated              float64
+	DecodeAdmit                float64
+	DecodeReused               int
+	decodeAdmitted             bool
+	// Router overlap reported at placement.
+	PrefillOverlapTokens int
+	DecodeOverlapTokens  int
+	HasRouteOverlap      bool
+	// Gaps are the isolated token gaps of a completed request (after FlushGaps).
+	Gaps []float64
+	// Router bookkeeping (owned by the router of the pool the request is placed in).
+	RouteApt     int64
+	RouteAptLive bool
+	RouteAdbLive bool
+}
+
+// itlRun is a stretch of tokens emitted in consecutive passes [p0, p1] of one worker.
+type itlRun struct {
+	w      *Worker
+	p0, p1 int32
+}
+
+// History holds the per-request details only records need (captured runs only).
+type History struct {
+	Admissions []Admission
+	Routes     []Route
+	Pressure   []int
+}
+
+// Admission is one admission of the request on a rank.
+type Admission struct {
+	At     float64
+	Pool   uint8
+	Reused int
+}
+
+// Route is one placement of the request by a router.
+type Route struct {
+	Pool           uint8
+	Worker, Rank   int32
+	Scheduler      int32
+	Queued         bool
+	EnteredAt      float64
+	ReleasedAt     float64
+	Overlap        int // selected overlap blocks, -1 for round robin
+	BestOverlap    int
+	BlockSize      int
+	HasOverlap     bool
+}
+
+// Known is the number of tokens whose KV must exist before the next token is sampled.
+func (r *Request) Known() int { return r.L + r.generated }
+
+// Generated is the number of output tokens emitted so far.
+func (r *Request) Generated() int { return r.generated }
+
+// Hashes returns the sequence hashes of the request's full prompt blocks at block size bs.
+func (r *Request) Hashes(bs int) []uint64 {
+	r.extendHashes(r.L, bs)
+	n := r.L / bs
+	return r.hashes[:n]
+}
+
+// remainingOut is min(O − generated, maxModelLen − known) (§3); maxModelLen 0 = unlimited.
+func (r *Request) remainingOut(maxModelLen int) int {
+	rem := r.O - r.generated
+	if maxModelLen > 0 {
+		if c := maxModelLen - r.Known(); c < rem {
+			rem = c
+		}
+	}
+	return rem
+}
+
+// emit records one token at time t on worker w's pass index p.
+func (r *Request) emit(t float64, w *Worker, p int32) {
+	switch r.Tokens {
+	case 0:
+		r.FirstToken = t
+	case 1:
+		r.SecondToken = t
+	}
+	if r.Tokens > 0 {
+		if r.runWorker == w && r.runLast == p-1 && w != nil {
+			r.runLast = p
+		} else {
+			r.closeRun()
+			r.gaps = append(r.gaps, t-r.LastToken)
+			r.runWorker, r.runStart, r.runLast = w, p, p
+		}
+	} else {
+		r.runWorker, r.runStart, r.runLast = w, p, p
+	}
+	r.LastToken = t
+	r.Tokens++
+	r.generated++
+}
+
+// EmitExternal records a token produced outside a worker pass (the disaggregated first token
+// that becomes visible when the KV transfer completes).
+func (r *Request) EmitExternal(t float64) { r.emit(t, nil, 0) }
+
+func (r *Request) closeRun() {
+	if r.runWorker != nil && r.runLast > r.runStart {
+		r.runs = append(r.runs, itlRun{w: r.runWorker, p0: r.runStart, p1: r.runLast})
+	}
+	r.runWorker = nil
+}
+
+// FlushGaps adds a completed request's token gaps to the pooled ITL samples: runs go into
+// their workers' per-pass counters, isolated gaps are returned.
+func (r *Request) FlushGaps() []float64 {
+	r.closeRun()
+	for _, run := range r.runs {
+		run.w.addRun(run.p0, run.p1)
+	}
+	r.runs = nil
+	g := r.gaps
+	r.gaps = nil
+	return g
+}
+
+// PrepareDecode resets rank state before a hand-off is materialised on a decode rank.
+func (r *Request) PrepareDecode() {
+	r.computed, r.prefilling, r.scheduled = 0, false, 0
+	r.pinned, r.hitBlocks, r.registered = false, 0, 0
+	r.blocks = r.blocks[:0]
+}
+
+// Release frees the request's per-run buffers once it is terminal.
+func (r *Request) Release() {
+	r.hashes = nil
+	r.blocks = nil
+	r.Prompt = nil
+	r.OutputTokens = nil
+	r.cursor = tokenCursor{}
+}

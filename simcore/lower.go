@@ -1,0 +1,255 @@
+package simcore
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/engine"
+	"aisimulate/simcore/perf"
+	"aisimulate/simcore/replay"
+	"aisimulate/simcore/report"
+	"aisimulate/simcore/router"
+	"aisimulate/simcore/spec"
+	"aisimulate/simcore/traffic"
+)
+
+// resolvePath maps a configuration path to a path inside in.Files: absolute paths from the
+// root, relative ones from in.WorkDir.
+func (in *Input) resolvePath(p string) string {
+	if strings.HasPrefix(p, "/") {
+		return strings.TrimPrefix(path.Clean(p), "/")
+	}
+	return path.Clean(path.Join(in.WorkDir, p))
+}
+
+// lowerModel resolves engine.model: a local directory with config.json, or the catalog.
+func lowerModel(id string, in *Input) (*catalog.Model, error) {
+	if in.Files != nil {
+		dir := in.resolvePath(id)
+		if fs.ValidPath(dir) {
+			if _, err := fs.Stat(in.Files, path.Join(dir, "config.json")); err == nil {
+				m, err := catalog.LookupModel(dir, in.Files)
+				if err != nil {
+					return nil, err
+				}
+				m.ID = id
+				return m, nil
+			}
+		}
+	}
+	return catalog.LookupModel(id, nil)
+}
+
+// lower turns a validated configuration into the loop's plan.
+func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error) {
+	var acc report.Accounting
+	e := &cfg.Engine
+	model, err := lowerModel(e.Model, in)
+	if err != nil {
+		return nil, acc, err
+	}
+	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
+	if plan.Disaggregated {
+		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, "prefill", engine.PoolPrefill); err != nil {
+			return nil, acc, err
+		}
+		if plan.Decode, err = lowerPool(cfg, model, e.Decode, "decode", engine.PoolDecode); err != nil {
+			return nil, acc, err
+		}
+		acc.Disaggregated = true
+		acc.PrefillReplicas = e.Prefill.Parallelism.Replicas
+		acc.DecodeReplicas = e.Decode.Parallelism.Replicas
+		acc.PrefillGPUsPerWorker = plan.Prefill.GPUsPerWorker
+		acc.DecodeGPUsPerWorker = plan.Decode.GPUsPerWorker
+		if kt := e.KVTransfer; kt != nil {
+			plan.Transfer.FullPrompt = kt.TimingMode == "full_prompt"
+			if kt.BandwidthGBPerSecond != nil {
+				plan.Transfer.BandwidthGBs = *kt.BandwidthGBPerSecond
+			}
+			plan.Transfer.BytesPerToken = int64(kt.BytesPerToken)
+			if kt.BytesPerToken == 0 {
+				par := e.Prefill.Parallelism
+				plan.Transfer.BytesPerToken = model.KVBytesPerToken(par.Tensor, par.Pipeline, e.KVCacheQuantMode)
+			}
+		}
+	} else {
+		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, "aggregated", engine.PoolAgg); err != nil {
+			return nil, acc, err
+		}
+		acc.DecodeReplicas = e.Aggregated.Parallelism.Replicas
+		acc.DecodeGPUsPerWorker = plan.Agg.GPUsPerWorker
+	}
+	if s := cfg.Evaluation.SLA; s != nil {
+		acc.SLA = &report.SLA{}
+		if s.TTFTMs != nil {
+			acc.SLA.TTFTMs, acc.SLA.HasTTFT = *s.TTFTMs, true
+		}
+		if s.ITLMs != nil {
+			acc.SLA.ITLMs, acc.SLA.HasITL = *s.ITLMs, true
+		}
+		if s.E2EMs != nil {
+			acc.SLA.E2EMs, acc.SLA.HasE2E = *s.E2EMs, true
+		}
+	}
+	entry := plan.Agg
+	if plan.Disaggregated {
+		entry = plan.Prefill
+	}
+	tr := cfg.Traffic
+	if tr.Source.Type == spec.SourceTrace {
+		src := tr.Source
+		src.Paths = make([]string, len(tr.Source.Paths))
+		for i, p := range tr.Source.Paths {
+			src.Paths[i] = in.resolvePath(p)
+		}
+		files := in.Files
+		if files == nil {
+			files = emptyFS{}
+		}
+		w, err := traffic.LoadTrace(src, tr.Load, files)
+		if err != nil {
+			return nil, acc, err
+		}
+		if traffic.TraceRequiresPlannerDisabled(src, w) && cfg.Planner.Policy == "enabled" {
+			return nil, acc, &spec.Error{Path: "planner.policy", Msg: fmt.Sprintf("trace format %q with agent_context requires planner.policy=disabled", src.Format)}
+		}
+		plan.Workload = *w
+		if s := tr.Stop.MaxVirtualTimeSeconds; s != nil {
+			plan.CutoffMs = 1000 * *s
+		}
+	} else {
+		w, err := traffic.Synthetic(tr, entry.Rank.BlockSize)
+		if err != nil {
+			return nil, acc, err
+		}
+		plan.Workload = w
+	}
+	if in.Progress != nil {
+		plan.Progress = in.Progress
+	}
+	return plan, acc, nil
+}
+
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// lowerPool builds one role's pool plan: scheduler, KV capacity, timing and router.
+func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role string, pool engine.Pool) (*replay.PoolPlan, error) {
+	e := &cfg.Engine
+	base := "engine.workers." + role
+	par := w.Parallelism
+	rc := engine.RankConfig{
+		Pool:                  pool,
+		MaxBatchedTokens:      w.Scheduler.MaxBatchedTokens,
+		MaxSequences:          w.Scheduler.MaxSequences,
+		BlockSize:             w.KVCache.BlockSize,
+		PrefixCaching:         w.KVCache.PrefixCaching,
+		ChunkedPrefillSize:    8192 / par.AttentionData,
+		MaxPrefillTokens:      16384,
+		Conservativeness:      1.0,
+		PrefillDecodeInterval: w.Scheduler.PrefillDecodeInterval,
+	}
+	if par.AttentionData > 1 {
+		rc.Conservativeness = 0.3
+	}
+	switch e.Backend {
+	case "sglang":
+		rc.Policy = engine.SGLang
+	case "trtllm":
+		rc.Policy = engine.TRTLLM
+	default:
+		rc.Policy = engine.VLLM
+	}
+	switch {
+	case !e.ContextMax:
+		rc.MaxModelLen = e.ContextLength
+	case e.Backend == "vllm":
+		rc.MaxModelLen = model.MaxPositions
+	}
+	var hw *catalog.Hardware
+	needHW := w.Timing.Type == spec.TimingDefault || w.KVCache.Capacity.Type == spec.CapacityDefault
+	hwID := w.Hardware
+	if hwID == "" {
+		hwID = e.Hardware
+	}
+	if needHW {
+		h, err := catalog.LookupHardware(hwID)
+		if err != nil {
+			return nil, err
+		}
+		hw = h
+	}
+	q := perf.QuantFromEngine(e)
+	switch w.Timing.Type {
+	case spec.TimingFixed:
+		rc.Timing = perf.Fixed{Prefill: w.Timing.PrefillMs, Decode: w.Timing.DecodeMs}
+	case spec.TimingPolynomial:
+		rc.Timing = perf.Polynomial{}
+	default:
+		version := ""
+		if e.BackendVersion != nil {
+			version = *e.BackendVersion
+		}
+		t, err := perf.NewDefault(model, hw, e.Backend, version, par, q)
+		if err != nil {
+			return nil, err
+		}
+		rc.Timing = t
+	}
+	if w.KVCache.Capacity.Type == spec.CapacityFixed {
+		rc.NumBlocks = w.KVCache.Capacity.Blocks
+	} else {
+		rq, err := q.Resolve(model)
+		if err != nil {
+			return nil, err
+		}
+		n, err := perf.KVCapacityBlocksQ(model, hw, e.Backend, par, rq, w.KVCache.Capacity.MemoryFraction,
+			w.KVCache.Capacity.CUDAGraphReservedBytes, rc.BlockSize, rc.MaxBatchedTokens)
+		if err != nil {
+			if se, ok := err.(*spec.Error); ok {
+				return nil, &spec.Error{Path: base + ".kv_cache.capacity", Msg: se.Msg}
+			}
+			return nil, &spec.Error{Path: base + ".kv_cache.capacity", Msg: err.Error()}
+		}
+		rc.NumBlocks = n
+	}
+	pp := &replay.PoolPlan{
+		Replicas:      par.Replicas,
+		DP:            par.AttentionData,
+		Rank:          rc,
+		GPUsPerWorker: par.Tensor * par.AttentionData,
+		StartupMs:     1000 * w.StartupSeconds,
+	}
+	rcfg := router.Config{Policy: router.RoundRobin, BlockSize: rc.BlockSize, QueueThreshold: 16 * float64(rc.MaxBatchedTokens)}
+	if cfg.Router.Policy == "kv_router" {
+		if par.Replicas*par.AttentionData < 2 && cfg.Planner.Policy != "enabled" {
+			return nil, &spec.Error{Path: "router.policy", Msg: fmt.Sprintf("kv_router needs more than one routable worker, but %s has replicas × attention_data = %d; add replicas or use policy: round_robin", base, par.Replicas*par.AttentionData)}
+		}
+		rcfg.Policy = router.KV
+		rcfg.Temperature = cfg.Router.Temperature
+		switch pool {
+		case engine.PoolDecode:
+			rcfg.TrackDecodeBlocks = true
+		case engine.PoolPrefill:
+			rcfg.TrackPrefill, rcfg.UseEvents = true, true
+			rcfg.OverlapScoreCredit, rcfg.PrefillLoadScale = cfg.Router.OverlapScoreCredit, cfg.Router.PrefillLoadScale
+		default:
+			rcfg.TrackPrefill, rcfg.UseEvents, rcfg.TrackDecodeBlocks, rcfg.AssumeKVReuse = true, true, true, true
+			rcfg.OverlapScoreCredit, rcfg.PrefillLoadScale = cfg.Router.OverlapScoreCredit, cfg.Router.PrefillLoadScale
+		}
+		if cfg.Router.PrefillLoadModel == "aic" && pool != engine.PoolDecode {
+			t := rc.Timing
+			rcfg.ExpectedPrefillMs = func(L, prefix int) float64 { return t.PrefillMs(1, L, prefix) }
+		}
+		rc.WantEvents = rcfg.UseEvents
+		pp.Rank.WantEvents = rc.WantEvents
+	}
+	pp.Router = rcfg
+	return pp, nil
+}

@@ -1,0 +1,87 @@
+package replay
+
+import "aisimulate/simcore/engine"
+
+// Event phases (simulation.md §2.2): lower phases run first at equal times.
+const (
+	phasePass     = 1
+	phaseReady    = 2
+	phaseTransfer = 3
+	phaseRelease  = 4
+	phasePlanner  = 6
+)
+
+// Release kinds.
+const (
+	relStatic   = iota // next open-loop session arrival
+	relTurn            // a later turn of a session
+	relNode            // an agentic graph node
+	relWake            // re-run backfill and pass starts at this time
+	relAllStatic       // one session of a pre-sorted static arrival list
+)
+
+type event struct {
+	at    float64
+	phase uint8
+	kind  uint8
+	tie   int64
+	w     *engine.Worker
+	r     *engine.Request
+	a, b  int32 // session/turn or node index
+}
+
+func (e *event) less(o *event) bool {
+	if e.at != o.at {
+		return e.at < o.at
+	}
+	if e.phase != o.phase {
+		return e.phase < o.phase
+	}
+	return e.tie < o.tie
+}
+
+// eventHeap is a binary min-heap of events by (at, phase, tie).
+type eventHeap struct{ items []event }
+
+func (h *eventHeap) len() int { return len(h.items) }
+
+func (h *eventHeap) top() *event { return &h.items[0] }
+
+func (h *eventHeap) push(e event) {
+	h.items = append(h.items, e)
+	i := len(h.items) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.items[i].less(&h.items[p]) {
+			break
+		}
+		h.items[i], h.items[p] = h.items[p], h.items[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() event {
+	it := h.items
+	top := it[0]
+	n := len(it) - 1
+	it[0] = it[n]
+	it = it[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && it[r].less(&it[l]) {
+			m = r
+		}
+		if !it[m].less(&it[i]) {
+			break
+		}
+		it[i], it[m] = it[m], it[i]
+		i = m
+	}
+	h.items = it
+	return top
+}

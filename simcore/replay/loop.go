@@ -1,0 +1,474 @@
+package replay
+
+import (
+	"aisimulate/simcore/engine"
+	"aisimulate/simcore/rng"
+	"aisimulate/simcore/router"
+	"aisimulate/simcore/traffic"
+)
+
+// Result is what the loop hands to the report.
+type Result struct {
+	// Requests are every request registered with the collector, by ordinal.
+	Requests []*engine.Request
+	// Workers are every worker ever created, per pool.
+	AggWorkers, PrefillWorkers, DecodeWorkers []*engine.Worker
+	// Pressure counts preemption/retraction events.
+	Pressure int
+	// EndMs is the last processed timestamp.
+	EndMs float64
+	// WorkerSeconds per pool when a planner changed counts; nil = use replicas × duration.
+	PrefillWorkerSeconds, DecodeWorkerSeconds *float64
+	Planner                                   any
+}
+
+type poolState struct {
+	plan    *PoolPlan
+	pool    engine.Pool
+	workers []*engine.Worker // all, by id
+	active  []*engine.Worker // routable, ascending id
+	router  *router.Router
+}
+
+type sessionState struct {
+	s    traffic.Session
+	next int // next turn index to release
+}
+
+type cluster struct {
+	plan   *Plan
+	now    float64
+	events eventHeap
+	agg    *poolState
+	pre    *poolState
+	dec    *poolState
+	pools  []*poolState
+
+	reqs     []*engine.Request
+	sessions []sessionState // by workload session index (lazily filled)
+	// Open-loop lookahead: the next session pulled from the workload, not yet released.
+	pending      traffic.Session
+	havePending  bool
+	pulled       int
+	lastArrival  float64
+	activeSess   int
+	finishedSess int
+	dynSeq       int64
+	staticSeq    int64
+	pressure     int
+	cutoff       float64
+	pastCutoff   bool
+	wake         bool
+	graph        *graphState
+	progressTick int
+}
+
+// Run simulates the plan to the end and returns the collected requests.
+func Run(p *Plan) *Result {
+	c := &cluster{plan: p, cutoff: p.CutoffMs}
+	if p.Disaggregated {
+		c.pre = newPool(p.Prefill, engine.PoolPrefill, "router.prefill")
+		c.dec = newPool(p.Decode, engine.PoolDecode, "router.decode")
+		c.pools = []*poolState{c.pre, c.dec}
+	} else {
+		c.agg = newPool(p.Agg, engine.PoolAgg, "router.agg")
+		c.pools = []*poolState{c.agg}
+	}
+	c.start()
+	c.loop()
+	res := &Result{Requests: c.reqs, Pressure: c.pressure, EndMs: c.now}
+	if c.agg != nil {
+		res.AggWorkers = c.agg.workers
+	} else {
+		res.PrefillWorkers, res.DecodeWorkers = c.pre.workers, c.dec.workers
+	}
+	return res
+}
+
+func newPool(pp *PoolPlan, pool engine.Pool, stream string) *poolState {
+	ps := &poolState{plan: pp, pool: pool, router: router.New(pp.Router, rng.New(42, stream))}
+	pp.Rank.Pool = pool
+	for i := 0; i < pp.Replicas; i++ {
+		w := engine.NewWorker(int32(i), &pp.Rank, pp.DP)
+		ps.workers = append(ps.workers, w)
+		ps.active = append(ps.active, w)
+	}
+	ps.router.SetWorkers(ps.active)
+	return ps
+}
+
+// entry is the pool requests are first routed to.
+func (c *cluster) entry() *poolState {
+	if c.agg != nil {
+		return c.agg
+	}
+	return c.pre
+}
+
+// start schedules the static arrivals.
+func (c *cluster) start() {
+	wl := &c.plan.Workload
+	if wl.Graph != nil {
+		c.startGraph()
+		return
+	}
+	if wl.OpenLoop {
+		c.pullStatic()
+	} else {
+		c.wake = true
+	}
+	c.events.push(event{at: 0, phase: phaseRelease, kind: relWake, tie: -1})
+}
+
+// pullStatic pushes the next open-loop session's arrival event (sessions of a sorted
+// workload are pulled one at a time; an unsorted tail is pushed all at once).
+func (c *cluster) pullStatic() {
+	wl := &c.plan.Workload
+	s, ok := wl.Next()
+	if !ok {
+		return
+	}
+	idx := c.pulled
+	c.pulled++
+	c.sessions = append(c.sessions, sessionState{s: s})
+	c.staticSeq = int64(idx)
+	c.events.push(event{at: s.ArrivalMs, phase: phaseRelease, kind: relStatic, tie: int64(idx), a: int32(idx)})
+	c.lastArrival = s.ArrivalMs
+}
+
+func (c *cluster) nextDynSeq() int64 {
+	c.dynSeq++
+	return int64(c.plan.Workload.Sessions) + c.dynSeq
+}
+
+func (c *cluster) loop() {
+	for c.events.len() > 0 {
+		t := c.events.top().at
+		if c.cutoff > 0 && t > c.cutoff {
+			c.pastCutoff = true
+		}
+		c.now = t
+		for c.events.len() > 0 && c.events.top().at == t {
+			e := c.events.pop()
+			c.handle(&e)
+		}
+		if c.pastCutoff {
+			continue
+		}
+		c.backfill()
+		c.startPasses()
+		if c.wake {
+			c.wake = false
+			c.events.push(event{at: c.now, phase: phaseRelease, kind: relWake, tie: c.nextDynSeq()})
+		}
+		if p := c.plan.Progress; p != nil {
+			c.progressTick++
+			if c.progressTick&0xffff == 0 && c.plan.Workload.Sessions > 0 {
+				p(float64(c.finishedSess) / float64(c.plan.Workload.Sessions))
+			}
+		}
+	}
+}
+
+func (c *cluster) handle(e *event) {
+	switch e.phase {
+	case phasePass:
+		c.finishPass(e.w)
+	case phaseTransfer:
+		c.transferDone(e.r)
+	case phaseRelease:
+		if c.pastCutoff {
+			return
+		}
+		switch e.kind {
+		case relStatic:
+			c.releaseTurn(int(e.a), 0)
+			c.pullStatic()
+		case relTurn:
+			c.releaseTurn(int(e.a), int(e.b))
+		case relNode:
+			c.releaseNode(int(e.a))
+		}
+	}
+}
+
+// backfill starts sessions of a closed loop while slots are free (simulation.md §12.2).
+func (c *cluster) backfill() {
+	wl := &c.plan.Workload
+	if wl.OpenLoop || wl.Graph != nil {
+		return
+	}
+	for c.activeSess < wl.Concurrency {
+		s, ok := wl.Next()
+		if !ok {
+			return
+		}
+		idx := c.pulled
+		c.pulled++
+		c.sessions = append(c.sessions, sessionState{s: s})
+		c.activeSess++
+		c.releaseTurn(idx, 0)
+	}
+}
+
+// newRequest registers a released request with the collector.
+func (c *cluster) newRequest(t *traffic.Turn) *engine.Request {
+	r := &engine.Request{
+		Ordinal:      int32(len(c.reqs) + 1),
+		L:            t.InputLength,
+		O:            t.OutputLength,
+		Prompt:       t.Prompt,
+		OutputTokens: t.OutputTokens,
+		Arrival:      c.now,
+		FirstAdmit:   -1,
+		WorkerID:     -1,
+		RankID:       -1,
+		RequestID:    t.RequestID,
+	}
+	r.PrefillWorker, r.PrefillRank = -1, -1
+	if c.plan.Capture {
+		r.History = &engine.History{}
+	}
+	c.reqs = append(c.reqs, r)
+	return r
+}
+
+// releaseTurn releases turn k of session idx at now and routes it.
+func (c *cluster) releaseTurn(idx, k int) {
+	ss := &c.sessions[idx]
+	if k == 0 && c.plan.Workload.OpenLoop {
+		c.activeSess++
+	}
+	ss.next = k + 1
+	r := c.newRequest(&ss.s.Turns[k])
+	r.Session, r.Turn = int32(idx), int32(k)
+	if ss.s.ID != "" {
+		r.SessionID, r.HasTurn = ss.s.ID, true
+	}
+	c.route(c.entry(), r)
+}
+
+// route places r in pool ps (or leaves it queued in the router).
+func (c *cluster) route(ps *poolState, r *engine.Request) {
+	p, ok := ps.router.Place(r, c.now)
+	if r.History != nil {
+		rt := engine.Route{Pool: uint8(ps.pool), Queued: !ok, EnteredAt: c.now, Worker: -1, Rank: -1}
+		if ok {
+			fillRoute(&rt, p, ps)
+		}
+		r.History.Routes = append(r.History.Routes, rt)
+	}
+	if ok {
+		c.placed(ps, r, p)
+	}
+}
+
+func fillRoute(rt *engine.Route, p router.Placement, ps *poolState) {
+	rt.Worker, rt.Rank = p.Worker.ID, p.Rank
+	rt.Scheduler = p.Worker.ID*int32(ps.plan.DP) + p.Rank
+	if p.Overlap >= 0 {
+		rt.HasOverlap = true
+		rt.Overlap, rt.BestOverlap = p.Overlap, p.BestOverlap
+		rt.BlockSize = ps.plan.Router.BlockSize
+	}
+}
+
+// placed enqueues r on the chosen rank.
+func (c *cluster) placed(ps *poolState, r *engine.Request, p router.Placement) {
+	rank := p.Worker.Ranks[p.Rank]
+	if ps.pool != engine.PoolPrefill {
+		r.WorkerID, r.RankID = p.Worker.ID, p.Rank
+	} else {
+		r.PrefillWorker, r.PrefillRank = p.Worker.ID, p.Rank
+	}
+	if p.Overlap >= 0 {
+		tok := p.Overlap * ps.plan.Router.BlockSize
+		if tok > r.L {
+			tok = r.L
+		}
+		if ps.pool == engine.PoolDecode {
+			r.DecodeOverlapTokens = tok
+		} else {
+			r.PrefillOverlapTokens = tok
+		}
+		r.HasRouteOverlap = true
+	}
+	if ps.pool == engine.PoolDecode {
+		rank.Materialize(r)
+	} else {
+		rank.Enqueue(r)
+	}
+}
+
+// startPasses starts a pass on every idle worker with work (simulation.md §2.3 step 7).
+func (c *cluster) startPasses() {
+	for _, ps := range c.pools {
+		for _, w := range ps.workers {
+			if w.Busy || !w.HasWork() {
+				continue
+			}
+			end := w.StartPass(c.now)
+			c.processNotes(ps, w)
+			if !w.FormedWork() {
+				w.Busy = false
+				continue
+			}
+			c.events.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), w: w})
+		}
+	}
+}
+
+func (c *cluster) poolOf(w *engine.Worker) *poolState {
+	switch w.Pool {
+	case engine.PoolPrefill:
+		return c.pre
+	case engine.PoolDecode:
+		return c.dec
+	}
+	return c.agg
+}
+
+// finishPass processes a pass completion (simulation.md §2.3 step 1).
+func (c *cluster) finishPass(w *engine.Worker) {
+	ps := c.poolOf(w)
+	w.FinishPass()
+	if ps.plan.Router.UseEvents {
+		for i, k := range w.Ranks {
+			if len(k.KV.Events) > 0 {
+				ps.router.Events(w, int32(i), k.KV.Events)
+				k.KV.Events = k.KV.Events[:0]
+			}
+		}
+	} else {
+		for _, k := range w.Ranks {
+			k.KV.Events = k.KV.Events[:0]
+		}
+	}
+	c.processNotes(ps, w)
+}
+
+// processNotes applies a worker's outbox in order.
+func (c *cluster) processNotes(ps *poolState, w *engine.Worker) {
+	if len(w.Out) == 0 {
+		return
+	}
+	drain := false
+	for _, n := range w.Out {
+		r := n.R
+		switch n.Kind {
+		case engine.NotePrefillDone:
+			ps.router.PrefillDone(r, w, n.Rank, c.now)
+			drain = true
+		case engine.NoteCompleted, engine.NoteRejected:
+			ps.router.Free(r, w, n.Rank, c.now)
+			drain = true
+			c.terminal(r)
+			if n.Kind == engine.NoteRejected {
+				c.wake = true
+			}
+		case engine.NoteHandoff:
+			ps.router.Free(r, w, n.Rank, c.now)
+			drain = true
+			c.handoff(r, w, n.Rank)
+		case engine.NotePreempted:
+			if r.History != nil {
+				r.History.Pressure = append(r.History.Pressure, c.pressure)
+			}
+			c.pressure++
+		}
+	}
+	w.Out = w.Out[:0]
+	if drain && ps.router.Queued() > 0 {
+		ps.router.Drain(c.now, func(r *engine.Request, p router.Placement) {
+			if r.History != nil {
+				rt := &r.History.Routes[len(r.History.Routes)-1]
+				rt.ReleasedAt = c.now
+				fillRoute(rt, p, ps)
+			}
+			c.placed(ps, r, p)
+		})
+	}
+}
+
+// terminal handles a request that reached a terminal state: ITL flush, next turn or
+// session end.
+func (c *cluster) terminal(r *engine.Request) {
+	if r.Status == engine.Completed {
+		r.Gaps = r.FlushGaps()
+	} else {
+		r.FlushGaps()
+		r.Gaps = nil
+	}
+	r.Release()
+	if c.graph != nil {
+		c.nodeTerminal(r)
+		return
+	}
+	ss := &c.sessions[r.Session]
+	if r.Status == engine.Completed && ss.next < len(ss.s.Turns) {
+		t := &ss.s.Turns[ss.next]
+		c.events.push(event{at: r.Terminal + t.DelayMs, phase: phaseRelease, kind: relTurn, tie: c.nextDynSeq(), a: r.Session, b: int32(ss.next)})
+		return
+	}
+	// Remaining turns of a failed session are canceled (simulation.md §12.3).
+	for k := ss.next; k < len(ss.s.Turns); k++ {
+		x := c.newRequest(&ss.s.Turns[k])
+		x.Session, x.Turn = r.Session, int32(k)
+		x.SessionID, x.HasTurn = r.SessionID, r.HasTurn
+		x.Status, x.Terminal = engine.Canceled, c.now
+	}
+	ss.s.Turns = nil
+	c.activeSess--
+	c.finishedSess++
+}
+
+// handoff moves a finished prefill to the decode pool (simulation.md §11.2).
+func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
+	r.SourceHeld = c.now
+	p, ok := c.dec.router.Place(r, c.now)
+	if r.History != nil {
+		rt := engine.Route{Pool: uint8(engine.PoolDecode), Queued: !ok, EnteredAt: c.now, Worker: -1, Rank: -1}
+		if ok {
+			fillRoute(&rt, p, c.dec)
+		}
+		r.History.Routes = append(r.History.Routes, rt)
+	}
+	if !ok {
+		// The decode router never queues (it tracks no prefill load).
+		return
+	}
+	r.WorkerID, r.RankID = p.Worker.ID, p.Rank
+	if p.Overlap >= 0 {
+		r.DecodeOverlapTokens = min(p.Overlap*c.dec.plan.Router.BlockSize, r.L)
+	}
+	tr := &c.plan.Transfer
+	d := 0.0
+	if tr.BandwidthGBs > 0 {
+		tokens := r.L
+		if !tr.FullPrompt {
+			bs := c.dec.plan.Rank.BlockSize
+			m := p.Worker.Ranks[p.Rank].KV.Match(r.Hashes(bs)) * bs
+			tokens = r.L - min(r.L, m)
+		}
+		d = ((float64(int64(tokens)*tr.BytesPerToken) / (tr.BandwidthGBs * 1e9)) * 1000)
+	}
+	r.DecodeTarget = p.Worker
+	r.SourceWorker, r.SourceRank = w, rank
+	c.events.push(event{at: c.now + d, phase: phaseTransfer, tie: int64(r.Ordinal), r: r})
+}
+
+// transferDone makes the first token visible and materialises the request on its decode rank.
+func (c *cluster) transferDone(r *engine.Request) {
+	r.SourceWorker.Ranks[r.SourceRank].ReleaseSource(r)
+	r.SourceReleased = c.now
+	r.EmitExternal(c.now)
+	if r.O <= 1 {
+		r.Status, r.Terminal = engine.Completed, c.now
+		c.dec.router.Free(r, r.DecodeTarget, r.RankID, c.now)
+		c.terminal(r)
+		return
+	}
+	r.DestReserved, r.DestActivated = c.now, c.now
+	r.PrepareDecode()
+	r.DecodeTarget.Ranks[r.RankID].Materialize(r)
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"math"
+	"sort"
+)
+
+// Dist is a multiset of float samples, each with a count, for the distribution statistics of
+// outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
+// per token; the statistics are defined on the sorted multiset, so both give the same bits.
+type Dist struct {
+	vals   []float64
+	counts []int64
+	n      int64
+}
+
+// Add adds one sample.
+func (d *Dist) Add(v float64) { d.AddN(v, 1) }
+
+// AddN adds count copies of v.
+func (d *Dist) AddN(v float64, count int64) {
+	if count <= 0 {
+		return
+	}
+	d.vals = append(d.vals, v)
+	d.counts = append(d.counts, count)
+	d.n += count
+}
+
+// N is the number of samples.
+func (d *Dist) N() int64 { return d.n }
+
+// Stats are the nine statistics written for a distribution.
+type Stats struct {
+	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
+}
+
+type byVal struct{ d *Dist }
+
+func (b byVal) Len() int           { return len(b.d.vals) }
+func (b byVal) Less(i, j int) bool { return b.d.vals[i] < b.d.vals[j] }
+func (b byVal) Swap(i, j int) {
+	b.d.vals[i], b.d.vals[j] = b.d.vals[j], b.d.vals[i]
+	b.d.counts[i], b.d.counts[j] = b.d.counts[j], b.d.counts[i]
+}
+
+// Stats computes the statistics: nearest-rank percentiles with rank
+// round_half_away((N−1)·p/100), mean and population std summed over groups of equal values in
+// ascending order (outputs.md §4.2). Empty → all zero.
+func (d *Dist) Stats() Stats {
+	if d.n == 0 {
+		return Stats{}
+	}
+	sort.Stable(byVal{d})
+	// Merge equal values into groups.
+	gv, gc := d.vals[:0:0], d.counts[:0:0]
+	for i, v := range d.vals {
+		if len(gv) > 0 && gv[len(gv)-1] == v {
+			gc[len(gc)-1] += d.counts[i]
+			continue
+		}
+		gv = append(gv, v)
+		gc = append(gc, d.counts[i])
+	}
+	d.vals, d.counts = gv, gc
+	n := float64(d.n)
+	var s float64
+	for i, v := range gv {
+		s += float64(v * float64(gc[i]))
+	}
+	mean := s / n
+	var q float64
+	for i, v := range gv {
+		dv := v - mean
+		q += float64(gc[i]) * float64(dv*dv)
+	}
+	at := func(p float64) float64 {
+		k := int64(math.Round(float64(float64(d.n-1)*p) / 100))
+		if k > d.n-1 {
+			k = d.n - 1
+		}
+		var cum int64
+		for i, c := range gc {
+			cum += c
+			if k < cum {
+				return gv[i]
+			}
+		}
+		return gv[len(gv)-1]
+	}
+	return Stats{
+		Mean: mean, Min: gv[0], Max: gv[len(gv)-1],
+		Median: at(50), P75: at(75), P90: at(90), P95: at(95), P99: at(99),
+		Std: math.Sqrt(q / n),
+	}
+}
+
+// put writes the nine statistics of a distribution into m as {stat}_{name}{suffix}.
+func (s Stats) put(m map[string]any, name, suffix string) {
+	m["mean_"+name+suffix] = s.Mean
+	m["min_"+name+suffix] = s.Min
+	m["max_"+name+suffix] = s.Max
+	m["median_"+name+suffix] = s.Median
+	m["p75_"+name+suffix] = s.P75
+	m["p90_"+name+suffix] = s.P90
+	m["p95_"+name+suffix] = s.P95
+	m["p99_"+name+suffix] = s.P99
+	m["std_"+name+suffix] = s.Std
+}

@@ -1,0 +1,170 @@
+// Package report turns the collected requests into prediction.json, requests.jsonl and the
+// table view, with the one canonical JSON encoder every target uses (outputs.md).
+package report
+
+import (
+	"aisimulate/simcore/engine"
+	"aisimulate/simcore/replay"
+)
+
+// Accounting is what the summary needs besides the requests.
+type Accounting struct {
+	Disaggregated        bool
+	PrefillReplicas      int
+	DecodeReplicas       int // aggregated replicas in aggregated mode
+	PrefillGPUsPerWorker int
+	DecodeGPUsPerWorker  int
+	SLA                  *SLA
+	WallTimeMs           float64
+}
+
+// SLA is the goodput bounds; zero fields are unset.
+type SLA struct {
+	TTFTMs, ITLMs, E2EMs float64
+	HasTTFT, HasITL, HasE2E bool
+}
+
+// Summary builds the summary object of outputs.md §3.2.
+func Summary(res *replay.Result, acc Accounting) map[string]any {
+	var ttft, ttst, tpot, itl, e2e, perUser Dist
+	var completed, inTok, outTok, reused, firstReused, good, goodTok int64
+	var durationMs float64
+	for _, r := range res.Requests {
+		if r.Status != engine.Completed || r.FirstAdmit < 0 && r.Admissions == 0 {
+			continue
+		}
+		completed++
+		inTok += int64(r.L)
+		outTok += int64(r.Tokens)
+		reused += int64(r.Reuse)
+		firstReused += int64(r.FirstReuse)
+		if r.Terminal > durationMs {
+			durationMs = r.Terminal
+		}
+		if r.Tokens >= 1 {
+			t := max(0, r.FirstToken-r.Arrival)
+			e := max(0, r.LastToken-r.Arrival)
+			ttft.Add(t)
+			e2e.Add(e)
+			if r.Tokens >= 2 {
+				ttst.Add(max(0, r.SecondToken-r.FirstToken))
+				tpot.Add(max(0, r.LastToken-r.FirstToken) / float64(r.Tokens-1))
+			}
+			for _, g := range r.Gaps {
+				g = max(0, g)
+				itl.Add(g)
+				if g > 0 {
+					perUser.Add(1000 / g)
+				}
+			}
+			if acc.SLA != nil && isGood(acc.SLA, t, e, r.Tokens) {
+				good++
+				goodTok += int64(r.Tokens)
+			}
+		} else if acc.SLA != nil && acc.SLA.HasE2E && !acc.SLA.HasTTFT && !acc.SLA.HasITL && r.Terminal-r.Arrival <= acc.SLA.E2EMs {
+			good++
+		}
+	}
+	addGaps := func(ws []*engine.Worker) {
+		for _, w := range ws {
+			w.GapSamples(func(g float64, n int64) {
+				g = max(0, g)
+				itl.AddN(g, n)
+				if g > 0 {
+					perUser.AddN(1000/g, n)
+				}
+			})
+		}
+	}
+	addGaps(res.AggWorkers)
+	addGaps(res.PrefillWorkers)
+	addGaps(res.DecodeWorkers)
+
+	durationS := max(durationMs/1000, 1e-9)
+	rate := func(x int64) float64 {
+		if durationMs > 0 {
+			return float64(x) / durationS
+		}
+		return 0
+	}
+	m := map[string]any{}
+	m["num_requests"] = len(res.Requests)
+	m["completed_requests"] = completed
+	m["total_input_tokens"] = inTok
+	m["total_output_tokens"] = outTok
+	m["duration_ms"] = durationMs
+	m["wall_time_ms"] = acc.WallTimeMs
+	m["request_throughput_rps"] = rate(completed)
+	m["input_throughput_tok_s"] = rate(inTok)
+	m["output_throughput_tok_s"] = rate(outTok)
+	m["total_throughput_tok_s"] = rate(inTok + outTok)
+	var prefWS, decWS float64
+	if res.PrefillWorkerSeconds != nil {
+		prefWS = *res.PrefillWorkerSeconds
+	} else if acc.Disaggregated {
+		prefWS = float64(acc.PrefillReplicas) * durationS
+	}
+	if res.DecodeWorkerSeconds != nil {
+		decWS = *res.DecodeWorkerSeconds
+	} else {
+		decWS = float64(acc.DecodeReplicas) * durationS
+	}
+	if durationMs <= 0 && res.DecodeWorkerSeconds == nil {
+		decWS, prefWS = 0, 0
+	}
+	pgpw := 0
+	if acc.Disaggregated {
+		pgpw = acc.PrefillGPUsPerWorker
+	}
+	m["prefill_worker_seconds"] = prefWS
+	m["decode_worker_seconds"] = decWS
+	m["prefill_gpus_per_worker"] = pgpw
+	m["decode_gpus_per_worker"] = acc.DecodeGPUsPerWorker
+	m["gpu_hours"] = (float64(prefWS*float64(pgpw)) + float64(decWS*float64(acc.DecodeGPUsPerWorker))) / 3600
+	processed := inTok + outTok
+	m["processed_tokens"] = processed
+	if acc.WallTimeMs > 0 {
+		m["processed_tokens_per_s"] = float64(processed) / acc.WallTimeMs * 1000
+		m["processed_output_tokens_per_s"] = float64(outTok) / acc.WallTimeMs * 1000
+	} else {
+		m["processed_tokens_per_s"] = 0.0
+		m["processed_output_tokens_per_s"] = 0.0
+	}
+	ratio := func(x int64) float64 {
+		if inTok == 0 {
+			return 0
+		}
+		return float64(x) / float64(inTok)
+	}
+	m["prefix_cache_reused_ratio"] = ratio(reused)
+	m["first_admission_prefix_cache_reused_ratio"] = ratio(firstReused)
+	m["num_ttft_samples"] = ttft.N()
+	m["num_tpot_samples"] = tpot.N()
+	m["num_e2e_latency_samples"] = e2e.N()
+	ttft.Stats().put(m, "ttft", "_ms")
+	ttst.Stats().put(m, "ttst", "_ms")
+	tpot.Stats().put(m, "tpot", "_ms")
+	itl.Stats().put(m, "itl", "_ms")
+	e2e.Stats().put(m, "e2e_latency", "_ms")
+	perUser.Stats().put(m, "output_token_throughput_per_user", "")
+	if acc.SLA != nil {
+		m["goodput_completed_requests"] = good
+		m["goodput_request_throughput_rps"] = rate(good)
+		m["goodput_output_throughput_tok_s"] = rate(goodTok)
+	}
+	return m
+}
+
+// isGood applies the inclusive SLA bounds of outputs.md §4.3.
+func isGood(s *SLA, ttft, e2e float64, n int) bool {
+	if s.HasTTFT && ttft > s.TTFTMs {
+		return false
+	}
+	if s.HasE2E && e2e > s.E2EMs {
+		return false
+	}
+	if s.HasITL && n > 1 && (e2e-ttft)/float64(n-1) > s.ITLMs {
+		return false
+	}
+	return true
+}

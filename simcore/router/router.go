@@ -1,0 +1,407 @@
+// Package router places released requests onto (worker, rank) pairs of a pool: round robin,
+// or the KV-aware router with its prefix indexer, active-load bookkeeping, cost function,
+// seeded tie-breaks and temperature sampling (simulation.md §10, §11.1).
+package router
+
+import (
+	"aisimulate/simcore/engine"
+	"aisimulate/simcore/rng"
+	"aisimulate/simcore/xmath"
+)
+
+// Policy is the routing policy.
+type Policy uint8
+
+// Routing policies.
+const (
+	RoundRobin Policy = iota
+	KV
+)
+
+// Config configures one pool's router.
+type Config struct {
+	Policy             Policy
+	OverlapScoreCredit float64
+	PrefillLoadScale   float64
+	Temperature        float64
+	TrackPrefill       bool // count active prefill tokens (agg, prefill pools)
+	TrackDecodeBlocks  bool // count active decode blocks (agg, decode pools)
+	AssumeKVReuse      bool // identities are shared hashes (false: unique per request)
+	UseEvents          bool // consume KV events for overlap (agg, prefill pools)
+	BlockSize          int
+	QueueThreshold     float64 // 16 × max_batched_tokens
+	// AIC load model: expected prefill ms of one request (nil = none).
+	ExpectedPrefillMs func(L, prefix int) float64
+}
+
+// Router is one pool's router.
+type Router struct {
+	cfg    Config
+	stream *rng.Stream
+	// Candidates in ascending (worker_id, dp_rank) order; rebuilt by SetWorkers.
+	workers []*engine.Worker
+	scheds  map[int64]*sched // by worker_id*65536+rank, persistent across lifecycle
+	cands   []*sched
+	cursor  int32 // round robin: last chosen worker id, -1 none
+	costs   []float64
+	overlap []int
+	queue   []*engine.Request
+	qHead   int
+}
+
+// sched is the router's view of one (worker, rank).
+type sched struct {
+	worker    *engine.Worker
+	rank      int32
+	rrCounter int
+	index     map[uint64]struct{} // hashes this rank holds per KV events
+	apt       int64               // active prefill tokens
+	prefills  []aicPrefill        // AIC load model: active prefills in placement order
+	anchorAt  float64
+	adb       int64 // active decode blocks
+	refs      map[uint64]int32
+}
+
+type aicPrefill struct {
+	r        *engine.Request
+	tokens   int64
+	expected float64
+}
+
+// New makes a router for a pool; stream is the pool's `router.<pool>` stream.
+func New(cfg Config, stream *rng.Stream) *Router {
+	return &Router{cfg: cfg, stream: stream, scheds: map[int64]*sched{}, cursor: -1}
+}
+
+func schedKey(w *engine.Worker, rank int32) int64 { return int64(w.ID)<<16 | int64(rank) }
+
+// SetWorkers sets the routable workers (ascending worker id) and releases queued requests
+// that can now be placed. It returns requests placed from the queue.
+func (rt *Router) SetWorkers(ws []*engine.Worker) {
+	rt.workers = ws
+	rt.cands = rt.cands[:0]
+	for _, w := range ws {
+		for i := range w.Ranks {
+			k := schedKey(w, int32(i))
+			s := rt.scheds[k]
+			if s == nil {
+				s = &sched{worker: w, rank: int32(i)}
+				if rt.cfg.UseEvents {
+					s.index = map[uint64]struct{}{}
+				}
+				if rt.cfg.TrackDecodeBlocks && rt.cfg.AssumeKVReuse {
+					s.refs = map[uint64]int32{}
+				}
+				rt.scheds[k] = s
+			}
+			rt.cands = append(rt.cands, s)
+		}
+	}
+}
+
+// Placement is where a request went and what the router saw.
+type Placement struct {
+	Worker      *engine.Worker
+	Rank        int32
+	Overlap     int // selected overlap blocks (KV router)
+	BestOverlap int
+}
+
+// Place routes r at time now. ok is false when the KV router queues it instead.
+func (rt *Router) Place(r *engine.Request, now float64) (p Placement, ok bool) {
+	if len(rt.cands) == 0 {
+		return p, false
+	}
+	if rt.cfg.Policy == RoundRobin {
+		return rt.roundRobin(), true
+	}
+	if rt.cfg.TrackPrefill && rt.qHead < len(rt.queue) {
+		rt.queue = append(rt.queue, r)
+		return p, false
+	}
+	return rt.kvPlace(r, now, true)
+}
+
+func (rt *Router) roundRobin() Placement {
+	var next *engine.Worker
+	for _, w := range rt.workers {
+		if w.ID > rt.cursor {
+			next = w
+			break
+		}
+	}
+	if next == nil {
+		next = rt.workers[0]
+	}
+	rt.cursor = next.ID
+	s := rt.scheds[schedKey(next, 0)]
+	rank := int32(s.rrCounter % len(next.Ranks))
+	s.rrCounter++
+	return Placement{Worker: next, Rank: rank, Overlap: -1}
+}
+
+// kvPlace computes every candidate's cost and picks one (§10.2–§10.4).
+func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placement, bool) {
+	cfg := &rt.cfg
+	bs := cfg.BlockSize
+	hashes := r.Hashes(bs)
+	reqBlocks := (r.L + bs - 1) / bs
+	rt.costs = rt.costs[:0]
+	rt.overlap = rt.overlap[:0]
+	allOver := cfg.TrackPrefill
+	best := 0
+	for _, s := range rt.cands {
+		ov := 0
+		if cfg.UseEvents {
+			for _, h := range hashes {
+				if _, ok := s.index[h]; !ok {
+					break
+				}
+				ov++
+			}
+		}
+		if ov > best {
+			best = ov
+		}
+		rt.overlap = append(rt.overlap, ov)
+		apt := s.activePrefill(now)
+		if float64(apt) <= cfg.QueueThreshold {
+			allOver = false
+		}
+		var adjusted float64
+		if cfg.TrackPrefill {
+			raw := float64(apt+int64(r.L)) / float64(bs)
+			adjusted = raw - cfg.OverlapScoreCredit*float64(ov)
+			if adjusted < 0 {
+				adjusted = 0
+			}
+		}
+		var decodeBlocks float64
+		if cfg.TrackDecodeBlocks {
+			nb := int64(reqBlocks)
+			if cfg.AssumeKVReuse {
+				nb = 0
+				for _, h := range hashes {
+					if s.refs[h] == 0 {
+						nb++
+					}
+				}
+				if r.L%bs != 0 {
+					nb++
+				}
+			}
+			decodeBlocks = float64(s.adb + nb)
+		}
+		rt.costs = append(rt.costs, float64(cfg.PrefillLoadScale*adjusted)+decodeBlocks)
+	}
+	if mayQueue && allOver {
+		rt.queue = append(rt.queue, r)
+		return Placement{}, false
+	}
+	i := rt.pick()
+	s := rt.cands[i]
+	rt.account(s, r, hashes, rt.overlap[i], now)
+	return Placement{Worker: s.worker, Rank: s.rank, Overlap: rt.overlap[i], BestOverlap: best}, true
+}
+
+// pick selects a candidate index from rt.costs (§10.3).
+func (rt *Router) pick() int {
+	costs := rt.costs
+	if rt.cfg.Temperature <= 0 {
+		bi, ties := 0, 1
+		for i := 1; i < len(costs); i++ {
+			switch {
+			case costs[i] < costs[bi]:
+				bi, ties = i, 1
+			case costs[i] == costs[bi]:
+				ties++
+				if rt.stream.UniformInt(uint64(ties)) == 0 {
+					bi = i
+				}
+			}
+		}
+		return bi
+	}
+	lo, hi := costs[0], costs[0]
+	for _, c := range costs {
+		lo = min(lo, c)
+		hi = max(hi, c)
+	}
+	u := rt.stream.Uniform01()
+	n := len(costs)
+	if hi == lo {
+		// Uniform: pick the first i with u ≤ (i+1)/n.
+		for i := 0; i < n; i++ {
+			if u <= float64(i+1)/float64(n) {
+				return i
+			}
+		}
+		return n - 1
+	}
+	weights := make([]float64, n)
+	var sum float64
+	for i, c := range costs {
+		weights[i] = xmath.Exp(-(c - lo) / float64((hi-lo)*rt.cfg.Temperature))
+		sum += weights[i]
+	}
+	var cum float64
+	for i := range weights {
+		cum += weights[i] / sum
+		if u <= cum {
+			return i
+		}
+	}
+	return n - 1
+}
+
+// account books r's load on s after placement.
+func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, now float64) {
+	cfg := &rt.cfg
+	bs := cfg.BlockSize
+	if cfg.TrackPrefill {
+		e := int64(r.L - ov*bs)
+		if e < 0 {
+			e = 0
+		}
+		r.RouteApt = e
+		s.apt += e
+		if cfg.ExpectedPrefillMs != nil {
+			if len(s.prefills) == 0 {
+				s.anchorAt = now
+			}
+			s.prefills = append(s.prefills, aicPrefill{r: r, tokens: e, expected: cfg.ExpectedPrefillMs(r.L, ov*bs)})
+		}
+		r.RouteAptLive = true
+	}
+	if cfg.TrackDecodeBlocks {
+		if cfg.AssumeKVReuse {
+			for _, h := range hashes {
+				if s.refs[h] == 0 {
+					s.adb++
+				}
+				s.refs[h]++
+			}
+			if r.L%bs != 0 {
+				s.adb++
+			}
+		} else {
+			s.adb += int64((r.L + bs - 1) / bs)
+		}
+		r.RouteAdbLive = true
+	}
+}
+
+// activePrefill is apt(w) at time now, decayed by the AIC load model when configured.
+func (s *sched) activePrefill(now float64) int64 {
+	if len(s.prefills) == 0 || s.prefills[0].expected < 0 {
+		return s.apt
+	}
+	a := s.prefills[0]
+	done := a.tokens
+	if a.expected > 0 {
+		done = int64(float64(a.tokens) * (now - s.anchorAt) / a.expected)
+		if done > a.tokens {
+			done = a.tokens
+		}
+	}
+	if v := s.apt - done; v > 0 {
+		return v
+	}
+	return 0
+}
+
+// PrefillDone removes r's prefill tokens from its rank's load (§10.2).
+func (rt *Router) PrefillDone(r *engine.Request, w *engine.Worker, rank int32, now float64) {
+	if !r.RouteAptLive {
+		return
+	}
+	r.RouteAptLive = false
+	s := rt.scheds[schedKey(w, rank)]
+	if s == nil {
+		return
+	}
+	s.apt -= r.RouteApt
+	for i, p := range s.prefills {
+		if p.r != r {
+			continue
+		}
+		if i == 0 {
+			s.anchorAt = now
+		} else {
+			s.anchorAt = min(s.anchorAt+p.expected, now)
+		}
+		s.prefills = append(s.prefills[:i], s.prefills[i+1:]...)
+		break
+	}
+}
+
+// Free removes all of r's load from its rank (completion, rejection).
+func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now float64) {
+	rt.PrefillDone(r, w, rank, now)
+	if !r.RouteAdbLive {
+		return
+	}
+	r.RouteAdbLive = false
+	s := rt.scheds[schedKey(w, rank)]
+	if s == nil {
+		return
+	}
+	bs := rt.cfg.BlockSize
+	if rt.cfg.AssumeKVReuse {
+		for _, h := range r.Hashes(bs) {
+			if s.refs[h]--; s.refs[h] == 0 {
+				delete(s.refs, h)
+				s.adb--
+			}
+		}
+		if r.L%bs != 0 {
+			s.adb--
+		}
+	} else {
+		s.adb -= int64((r.L + bs - 1) / bs)
+	}
+}
+
+// Events applies a rank's KV events, published at the end of a pass (§10.2).
+func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
+	s := rt.scheds[schedKey(w, rank)]
+	if s == nil || s.index == nil {
+		return
+	}
+	for _, e := range evs {
+		switch e.Kind {
+		case engine.KVStored:
+			if !e.Root {
+				if _, ok := s.index[e.Parent]; !ok {
+					continue
+				}
+			}
+			s.index[e.Hash] = struct{}{}
+		case engine.KVRemoved:
+			delete(s.index, e.Hash)
+		case engine.KVCleared:
+			clear(s.index)
+		}
+	}
+}
+
+// Queued is the number of requests waiting in the router queue.
+func (rt *Router) Queued() int { return len(rt.queue) - rt.qHead }
+
+// Drain places queued requests from the head while the queueing condition no longer holds
+// (§10.4); place is called for each placed request.
+func (rt *Router) Drain(now float64, place func(*engine.Request, Placement)) {
+	for rt.qHead < len(rt.queue) {
+		r := rt.queue[rt.qHead]
+		p, ok := rt.kvPlace(r, now, true)
+		if !ok {
+			// kvPlace appended it again; undo that and stop.
+			rt.queue = rt.queue[:len(rt.queue)-1]
+			return
+		}
+		rt.queue[rt.qHead] = nil
+		rt.qHead++
+		place(r, p)
+	}
+	rt.queue, rt.qHead = rt.queue[:0], 0
+}
