@@ -306,19 +306,56 @@ func truncate(s string, n int) string {
 }
 
 // interner maps authored hash ids to dense token ids in first-seen order across a file
-// (dynamo.md §2.8), so 64-bit ids never alias when narrowed to 32-bit tokens.
+// (dynamo.md §2.8), so 64-bit ids never alias when narrowed to 32-bit tokens. Small ids (the
+// usual dense Mooncake ids) are kept in a slice, others in a map.
 type interner struct {
-	m map[uint64]uint32
+	dense []uint32 // dense[h] = id+1, 0 = unseen
+	m     map[uint64]uint32
+	n     uint32
 }
 
-func newInterner() *interner { return &interner{m: make(map[uint64]uint32)} }
+func newInterner() *interner { return &interner{} }
 
 // id returns the dense id of h.
 func (in *interner) id(h uint64) uint32 {
+	if h < uint64(len(in.dense)) {
+		if v := in.dense[h]; v != 0 {
+			return v - 1
+		}
+		if v, ok := in.m[h]; ok {
+			return v
+		}
+		return in.add(h)
+	}
 	if v, ok := in.m[h]; ok {
 		return v
 	}
-	v := uint32(len(in.m))
+	// Grow the slice only while it stays at most about twice the number of ids seen.
+	if limit := 2*uint64(in.n) + 4096; h < limit {
+		size := 2 * uint64(len(in.dense))
+		if size < h+1 {
+			size = h + 1
+		}
+		if size > limit {
+			size = limit
+		}
+		grown := make([]uint32, size)
+		copy(grown, in.dense)
+		in.dense = grown
+	}
+	return in.add(h)
+}
+
+func (in *interner) add(h uint64) uint32 {
+	v := in.n
+	in.n++
+	if h < uint64(len(in.dense)) {
+		in.dense[h] = v + 1
+		return v
+	}
+	if in.m == nil {
+		in.m = make(map[uint64]uint32)
+	}
 	in.m[h] = v
 	return v
 }
