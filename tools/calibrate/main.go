@@ -1,0 +1,318 @@
+// Command calibrate re-derives simcore/perf/calibration.json, the coefficients of the
+// default timing model:
+//
+//  1. op-family efficiency curves (OpCoef) fitted on measured H200 kernel tables
+//     (GEMM, context/generation attention, all-reduce), minimising mean |log(pred/meas)|;
+//  2. per (hardware, backend) factors (GroupCoef) fitted on measured serving runs replayed by
+//     the surrogate scheduler (tools/calibrate/rows), minimising TTFT+TPOT MAPE on the rows
+//     whose curve is not held out (rows.HeldOut), plus a per-backend fallback.
+//
+// Only the fitted coefficients are written; no measured value is stored.
+//
+//	go run ./tools/calibrate -csv /work/shared/calibration/measured.csv \
+//	    -ops /work/shared/calibration/ops/h200_sxm -out simcore/perf/calibration.json
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/perf"
+	"aisimulate/tools/calibrate/rows"
+)
+
+func main() {
+	csvPath := flag.String("csv", "/work/shared/calibration/measured.csv", "measured serving runs")
+	opsDir := flag.String("ops", "/work/shared/calibration/ops/h200_sxm", "measured H200 kernel tables ('' = keep current op coefficients)")
+	out := flag.String("out", "simcore/perf/calibration.json", "output file")
+	flag.Parse()
+	c := *perf.DefaultCalibration()
+	if *opsDir != "" {
+		ops, err := fitOps(*opsDir, c.Ops)
+		if err != nil {
+			fail(err)
+		}
+		c.Ops = ops
+	}
+	f, err := os.Open(*csvPath)
+	if err != nil {
+		fail(err)
+	}
+	rs, err := rows.Read(f)
+	f.Close()
+	if err != nil {
+		fail(err)
+	}
+	fitGroups(&c, rs)
+	c.Note = "Fitted by tools/calibrate: ops on H200 kernel tables (GEMM, attention, all-reduce); " +
+		"groups = per hardware/backend factors on measured serving runs (held-out curves excluded); see docs/timing.md."
+	b, err := json.MarshalIndent(&c, "", " ")
+	if err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "calibrate:", err)
+	os.Exit(1)
+}
+
+// table reads a CSV into header-indexed records, keeping every stride-th row.
+func table(path string, stride int) ([]map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for i := 0; ; i++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i%stride != 0 {
+			continue
+		}
+		m := map[string]string{}
+		for j, h := range head {
+			if j < len(rec) {
+				m[h] = rec[j]
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func fnum(m map[string]string, k string) float64 {
+	v, _ := strconv.ParseFloat(m[k], 64)
+	return v
+}
+
+// minimize is a bounded coordinate search in log space (parameters stay positive) or linear
+// space for parameters whose lower bound is 0.
+func minimize(f func([]float64) float64, x []float64, lo, hi []float64, rounds int) []float64 {
+	x = append([]float64(nil), x...)
+	best := f(x)
+	step := make([]float64, len(x))
+	for i := range step {
+		step[i] = 0.5
+	}
+	for r := 0; r < rounds; r++ {
+		improved := false
+		for i := range x {
+			for _, dir := range []float64{1, -1} {
+				y := append([]float64(nil), x...)
+				if lo[i] > 0 {
+					y[i] = x[i] * math.Exp(dir*step[i])
+				} else {
+					y[i] = x[i] + dir*step[i]*(hi[i]-lo[i])/4
+				}
+				if y[i] < lo[i] {
+					y[i] = lo[i]
+				}
+				if y[i] > hi[i] {
+					y[i] = hi[i]
+				}
+				if v := f(y); v < best {
+					best, x, improved = v, y, true
+					break
+				}
+			}
+		}
+		if !improved {
+			done := true
+			for i := range step {
+				step[i] /= 2
+				if step[i] > 0.01 {
+					done = false
+				}
+			}
+			if done {
+				break
+			}
+		}
+	}
+	return x
+}
+
+func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
+	hw, err := catalog.LookupHardware("h200_sxm")
+	if err != nil {
+		return o, err
+	}
+	gemm, err := table(filepath.Join(dir, "vllm_0.24.0", "gemm_perf.csv"), 13)
+	if err != nil {
+		return o, err
+	}
+	ctx, err := table(filepath.Join(dir, "vllm_0.24.0", "context_attention_perf.csv"), 5)
+	if err != nil {
+		return o, err
+	}
+	gen, err := table(filepath.Join(dir, "vllm_0.24.0", "generation_attention_perf.csv"), 5)
+	if err != nil {
+		return o, err
+	}
+	ar, err := table(filepath.Join(dir, "vllm_0.24.0", "custom_allreduce_perf.csv"), 1)
+	if err != nil {
+		return o, err
+	}
+	logErr := func(pred, meas float64) float64 {
+		if meas <= 0 || pred <= 0 {
+			return 0
+		}
+		return math.Abs(math.Log(pred / meas))
+	}
+	// GEMM: efficiency, half-efficiency rows, bandwidth efficiency, launch floor.
+	gf := func(x []float64) float64 {
+		oo := o
+		oo.GemmEff, oo.GemmM0, oo.MemEff, oo.LaunchUs = x[0], x[1], x[2], x[3]
+		var s float64
+		for _, r := range gemm {
+			mode := "bf16"
+			if r["gemm_dtype"] == "fp8" {
+				mode = "fp8"
+			}
+			s += logErr(perf.GemmOpMs(oo, hw, fnum(r, "m"), fnum(r, "n"), fnum(r, "k"), mode), fnum(r, "latency"))
+		}
+		return s / float64(len(gemm))
+	}
+	x := minimize(gf, []float64{o.GemmEff, o.GemmM0, o.MemEff, o.LaunchUs}, []float64{0.3, 1, 0.3, 1}, []float64{1, 2048, 1, 30}, 60)
+	o.GemmEff, o.GemmM0, o.MemEff, o.LaunchUs = x[0], x[1], x[2], x[3]
+	fmt.Fprintf(os.Stderr, "gemm: eff %.3f m0 %.1f mem %.3f launch %.2fus  mean|log err| %.3f (%d rows)\n", x[0], x[1], x[2], x[3], gf(x), len(gemm))
+	// Context attention.
+	cf := func(x []float64) float64 {
+		oo := o
+		oo.AttnEff, oo.AttnS0 = x[0], x[1]
+		var s float64
+		for _, r := range ctx {
+			kv := "bf16"
+			if r["kv_cache_dtype"] == "fp8" {
+				kv = "fp8"
+			}
+			p := perf.ContextAttnOpMs(oo, hw, int(fnum(r, "batch_size")), int(fnum(r, "isl")), int(fnum(r, "num_heads")),
+				int(fnum(r, "num_key_value_heads")), int(fnum(r, "head_dim")), int(fnum(r, "window_size")), kv)
+			s += logErr(p, fnum(r, "latency"))
+		}
+		return s / float64(len(ctx))
+	}
+	x = minimize(cf, []float64{o.AttnEff, o.AttnS0}, []float64{0.1, 1}, []float64{1, 65536}, 60)
+	o.AttnEff, o.AttnS0 = x[0], x[1]
+	fmt.Fprintf(os.Stderr, "context attention: eff %.3f s0 %.0f  mean|log err| %.3f (%d rows)\n", x[0], x[1], cf(x), len(ctx))
+	// Generation attention.
+	df := func(x []float64) float64 {
+		oo := o
+		oo.DecAttnEff, oo.DecAttnB0 = x[0], x[1]
+		var s float64
+		for _, r := range gen {
+			kv := "bf16"
+			if r["kv_cache_dtype"] == "fp8" {
+				kv = "fp8"
+			}
+			kvLen := int(fnum(r, "isl") + fnum(r, "step"))
+			p := perf.GenerationAttnOpMs(oo, hw, int(fnum(r, "batch_size")), kvLen, int(fnum(r, "num_heads")),
+				int(fnum(r, "num_key_value_heads")), int(fnum(r, "head_dim")), int(fnum(r, "window_size")), kv)
+			s += logErr(p, fnum(r, "latency"))
+		}
+		return s / float64(len(gen))
+	}
+	x = minimize(df, []float64{o.DecAttnEff, o.DecAttnB0}, []float64{0.1, 1000}, []float64{1, 1e9}, 60)
+	o.DecAttnEff, o.DecAttnB0 = x[0], x[1]
+	fmt.Fprintf(os.Stderr, "generation attention: eff %.3f b0 %.0f  mean|log err| %.3f (%d rows)\n", x[0], x[1], df(x), len(gen))
+	// All-reduce (graph-captured custom kernel rows).
+	af := func(x []float64) float64 {
+		oo := o
+		oo.ARLatUs, oo.AREff = x[0], x[1]
+		var s float64
+		n := 0
+		for _, r := range ar {
+			if r["backend"] != "vllm_graph" {
+				continue
+			}
+			s += logErr(perf.AllReduceOpMs(oo, hw, int(fnum(r, "num_gpus")), fnum(r, "message_size")), fnum(r, "latency"))
+			n++
+		}
+		return s / float64(n)
+	}
+	x = minimize(af, []float64{o.ARLatUs, o.AREff}, []float64{0.5, 0.05}, []float64{50, 1}, 60)
+	o.ARLatUs, o.AREff = x[0], x[1]
+	fmt.Fprintf(os.Stderr, "all-reduce: latency %.2fus eff %.3f  mean|log err| %.3f\n", x[0], x[1], af(x))
+	return o, nil
+}
+
+// objective is the mean of TTFT and TPOT absolute percentage errors over rows.
+func objective(ps []*rows.Prepared, g perf.GroupCoef) float64 {
+	var s float64
+	for _, p := range ps {
+		ttft, tpot := p.Predict(g)
+		s += math.Abs(ttft/p.Row.TTFT-1) + 1.5*math.Abs(tpot/p.Row.TPOT-1)
+	}
+	return s / float64(len(ps))
+}
+
+func fitOne(ps []*rows.Prepared, start perf.GroupCoef) perf.GroupCoef {
+	f := func(x []float64) float64 {
+		return objective(ps, perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3]})
+	}
+	x := minimize(f, []float64{start.Prefill, start.PrefillMs, start.Decode, start.DecodeMs},
+		[]float64{0.2, 0, 0.2, 0}, []float64{5, 60, 5, 30}, 200)
+	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], Rows: len(ps)}
+}
+
+func fitGroups(c *perf.Calibration, rs []rows.Row) {
+	prep := rows.Prepare(rs, c)
+	byGroup := map[string][]*rows.Prepared{}
+	byBackend := map[string][]*rows.Prepared{}
+	for i := range prep {
+		p := &prep[i]
+		if p.Err != nil || !p.Row.InScope() || p.Row.HeldOut() || p.Row.TTFT <= 0 || p.Row.TPOT <= 0 {
+			continue
+		}
+		byGroup[p.Row.Group()] = append(byGroup[p.Row.Group()], p)
+		byBackend[p.Row.Backend] = append(byBackend[p.Row.Backend], p)
+	}
+	start := perf.GroupCoef{Prefill: 1, PrefillMs: 2, Decode: 1, DecodeMs: 2}
+	c.Backends = map[string]perf.GroupCoef{}
+	for _, b := range perf.Backends {
+		if ps := byBackend[b]; len(ps) > 0 {
+			c.Backends[b] = fitOne(ps, start)
+		} else {
+			c.Backends[b] = perf.GroupCoef{Prefill: 1, Decode: 1}
+		}
+	}
+	c.Groups = map[string]perf.GroupCoef{}
+	keys := make([]string, 0, len(byGroup))
+	for k := range byGroup {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ps := byGroup[k]
+		if len(ps) < 8 {
+			continue // too few rows: the backend fallback applies
+		}
+		g := fitOne(ps, c.Backends[ps[0].Row.Backend])
+		c.Groups[k] = g
+		fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms  decode ×%.3f +%.2fms  obj %.3f\n", k, len(ps), g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, objective(ps, g))
+	}
+}

@@ -1,0 +1,151 @@
+package rows
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"aisimulate/simcore/perf"
+)
+
+// Prepared is a row with its timing models and, for aggregated rows, the surrogate replay.
+type Prepared struct {
+	Row *Row
+	T   *Timings
+	Agg AggResult
+	Err error // non-nil: the row cannot be priced (counts against coverage)
+}
+
+// Prepare builds timing models and replays every row with calibration c.
+func Prepare(rs []Row, c *perf.Calibration) []Prepared {
+	out := make([]Prepared, len(rs))
+	for i := range rs {
+		r := &rs[i]
+		p := Prepared{Row: r}
+		p.T, p.Err = Build(r, c)
+		if p.Err == nil && r.Mode != "disagg" {
+			dp := clean(r.Agg.Par).AttentionData
+			conc := (r.Concurrency + dp - 1) / dp
+			budget := 8192
+			if r.Backend == "sglang" && dp > 1 {
+				budget = 8192 / dp
+			}
+			p.Agg = SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, budget)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g.
+func (p *Prepared) Predict(g perf.GroupCoef) (ttft, tpot float64) {
+	r := p.Row
+	if r.Mode == "disagg" {
+		p.T.Prefill.SetGroup(g)
+		p.T.Decode.SetGroup(g)
+		return SimDisagg(p.T.Prefill, p.T.Decode, r.Concurrency, r.ISL, r.OSL, r.Prefill, r.Decode, 8192)
+	}
+	return p.Agg.TTFT.Eval(g), p.Agg.TPOT.Eval(g)
+}
+
+// Score accumulates absolute percentage errors.
+type Score struct {
+	N, Eligible     int
+	TTFTAPE, TPOAPE float64
+}
+
+// Add records one priced row.
+func (s *Score) Add(r *Row, ttft, tpot float64) {
+	s.N++
+	s.TTFTAPE += math.Abs(ttft/r.TTFT - 1)
+	s.TPOAPE += math.Abs(tpot/r.TPOT - 1)
+}
+
+// MAPE returns (TTFT, TPOT) MAPE in percent.
+func (s *Score) MAPE() (float64, float64) {
+	if s.N == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return 100 * s.TTFTAPE / float64(s.N), 100 * s.TPOAPE / float64(s.N)
+}
+
+// Prediction is one row's outcome for reporting.
+type Prediction struct {
+	Row        *Row
+	TTFT, TPOT float64
+	Err        error
+}
+
+// WriteReport prints MAPE per hardware/backend/mode, overall, on fitted and held-out
+// curves, and coverage; rows that could not be priced are listed.
+func WriteReport(w io.Writer, preds []Prediction) {
+	groups := map[string]*Score{}
+	var all, fit, hold, aggCov, disCov Score
+	var failed []Prediction
+	for _, p := range preds {
+		r := p.Row
+		if !r.InScope() {
+			continue
+		}
+		key := r.System + "/" + r.Backend + "/" + r.Mode
+		g := groups[key]
+		if g == nil {
+			g = &Score{}
+			groups[key] = g
+		}
+		g.Eligible++
+		all.Eligible++
+		cov := &aggCov
+		if r.Mode == "disagg" {
+			cov = &disCov
+		}
+		cov.Eligible++
+		if p.Err != nil {
+			failed = append(failed, p)
+			continue
+		}
+		cov.N++
+		g.Add(r, p.TTFT, p.TPOT)
+		all.Add(r, p.TTFT, p.TPOT)
+		if r.HeldOut() {
+			hold.Add(r, p.TTFT, p.TPOT)
+		} else {
+			fit.Add(r, p.TTFT, p.TPOT)
+		}
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "%-32s %6s %6s %9s %9s\n", "hardware/backend/mode", "rows", "priced", "TTFT%", "TPOT%")
+	for _, k := range keys {
+		g := groups[k]
+		a, b := g.MAPE()
+		fmt.Fprintf(w, "%-32s %6d %6d %9.1f %9.1f\n", k, g.Eligible, g.N, a, b)
+	}
+	line := func(name string, s *Score) {
+		a, b := s.MAPE()
+		fmt.Fprintf(w, "%-32s %6s %6d %9.1f %9.1f\n", name, "", s.N, a, b)
+	}
+	fmt.Fprintln(w, strings.Repeat("-", 66))
+	line("overall", &all)
+	line("fitted curves", &fit)
+	line("held-out curves", &hold)
+	pct := func(s Score) float64 {
+		if s.Eligible == 0 {
+			return 100
+		}
+		return 100 * float64(s.N) / float64(s.Eligible)
+	}
+	fmt.Fprintf(w, "coverage: aggregated %d/%d (%.1f%%), vLLM/SGLang disaggregated %d/%d (%.1f%%)\n",
+		aggCov.N, aggCov.Eligible, pct(aggCov), disCov.N, disCov.Eligible, pct(disCov))
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "not priced (%d):\n", len(failed))
+		for _, p := range failed {
+			fmt.Fprintf(w, "  %s: %v\n", p.Row.ID, p.Err)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+// Package rows reads measured serving runs (calibration/measured.csv format), maps each row
+// to a deployment the default timing model can price, replays it with a fast steady-state
+// surrogate of the scheduler, and scores predictions (MAPE, coverage). It is shared by
+// tools/calibrate (fitting) and cmd/accuracy (reporting); it never stores measured values.
+package rows
+
+import (
+	"encoding/csv"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strconv"
+	"strings"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/perf"
+	"aisimulate/simcore/spec"
+)
+
+// Row is one measured run.
+type Row struct {
+	CurveID, ID    string
+	Concurrency    int
+	Backend        string
+	BackendVersion string
+	Model          string
+	System         string
+	Mode           string // agg | disagg
+	ISL, OSL       int
+	GemmQuant      string
+	MoEQuant       string
+	Agg            Role // aggregated worker (Mode agg)
+	Prefill        Role // prefill workers (Mode disagg)
+	Decode         Role // decode workers (Mode disagg)
+	TTFT, TPOT     float64
+}
+
+// Role is one worker pool of a row.
+type Role struct {
+	Workers int
+	Par     spec.Parallelism
+}
+
+// Read parses a measured CSV (header row names the columns).
+func Read(r io.Reader) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err != nil {
+		return nil, err
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.TrimSpace(h)] = i
+	}
+	for _, need := range []string{"curve_id", "concurrency", "backend", "model_path", "system", "mode", "isl", "osl", "silicon_ttft_ms", "silicon_tpot_ms"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("measured CSV lacks column %q", need)
+		}
+	}
+	var out []Row
+	line := 1
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, err
+		}
+		get := func(k string) string {
+			if i, ok := col[k]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		geti := func(k string) int {
+			v, _ := strconv.ParseFloat(get(k), 64)
+			return int(v)
+		}
+		getf := func(k string) float64 {
+			v, _ := strconv.ParseFloat(get(k), 64)
+			return v
+		}
+		par := func(prefix string) spec.Parallelism {
+			return spec.Parallelism{Replicas: 1, Tensor: geti(prefix + "tp_size"), Pipeline: geti(prefix + "pp_size"),
+				AttentionData: geti(prefix + "attention_dp_size"), MoeTensor: geti(prefix + "moe_tp_size"), MoeExpert: geti(prefix + "moe_ep_size")}
+		}
+		row := Row{CurveID: get("curve_id"), ID: get("id"), Concurrency: geti("concurrency"), Backend: get("backend"),
+			BackendVersion: get("backend_version"), Model: get("model_path"), System: get("system"), Mode: get("mode"),
+			ISL: geti("isl"), OSL: geti("osl"), GemmQuant: get("gemm_quant_mode"), MoEQuant: get("moe_quant_mode"),
+			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms")}
+		if row.Mode == "disagg" {
+			row.Prefill = Role{Workers: geti("prefill_num_workers"), Par: par("prefill_")}
+			row.Decode = Role{Workers: geti("decode_num_workers"), Par: par("decode_")}
+		} else {
+			row.Agg = Role{Workers: 1, Par: par("")}
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// Group is the calibration group of a row: "<system>/<backend>".
+func (r *Row) Group() string { return r.System + "/" + r.Backend }
+
+// HeldOut reports whether the row's curve is held out from fitting (1 curve in 4 by a hash
+// of curve_id, so a whole concurrency sweep is either fitted or held out).
+func (r *Row) HeldOut() bool {
+	h := fnv.New32a()
+	h.Write([]byte(r.CurveID))
+	return h.Sum32()%4 == 0
+}
+
+// Quant is the row's quantisation: explicit gemm/moe modes, the rest from the model.
+func (r *Row) Quant() perf.Quant {
+	return perf.Quant{Gemm: r.GemmQuant, MoE: r.MoEQuant}
+}
+
+// InScope reports whether the simulator is expected to price the row (TRT-LLM
+// disaggregated serving is outside the offline simulator, as in the reference tool).
+func (r *Row) InScope() bool {
+	return !(r.Mode == "disagg" && r.Backend == "trtllm")
+}
+
+func clean(p spec.Parallelism) spec.Parallelism {
+	for _, v := range []*int{&p.Tensor, &p.Pipeline, &p.AttentionData, &p.MoeTensor, &p.MoeExpert, &p.Replicas} {
+		if *v < 1 {
+			*v = 1
+		}
+	}
+	return p
+}
+
+// Timings builds the default timing models of the row's roles with calibration c.
+type Timings struct {
+	Model    *catalog.Model
+	HW       *catalog.Hardware
+	Agg      *perf.Default
+	Prefill  *perf.Default
+	Decode   *perf.Default
+	KVTokens int64 // per-rank KV capacity of the aggregated/decode role
+	// Inferred is true when the row's parallelism was missing and inferred (see Build).
+	Inferred bool
+}
+
+func allOnes(p spec.Parallelism) bool {
+	return p.Tensor == 1 && p.Pipeline == 1 && p.AttentionData == 1 && p.MoeTensor == 1 && p.MoeExpert == 1
+}
+
+// inferPar is the parallelism assumed for a row without one: n GPUs, attention data
+// parallel + expert parallel for MLA models (the usual wide-EP layout), tensor parallel
+// (experts sharded by TP) otherwise.
+func inferPar(m *catalog.Model, n int) spec.Parallelism {
+	p := spec.Parallelism{Replicas: 1, Tensor: n, Pipeline: 1, AttentionData: 1, MoeTensor: 1, MoeExpert: 1}
+	if m.Experts > 0 {
+		p.MoeTensor = n
+	}
+	if m.Family == catalog.FamilyMLA {
+		p.Tensor, p.AttentionData, p.MoeTensor, p.MoeExpert = 1, n, 1, n
+	}
+	return p
+}
+
+// fixPar repairs inconsistent parallelism columns of measured rows: a tensor size above
+// the head count with expert parallelism means TP = EP (SGLang's ep inside tp); MoE sizes
+// that do not multiply to tensor × attention_data are read as EP inside TP when moe_ep
+// equals the group, as expert-TP when moe_tp does, else the tensor size follows the MoE
+// group.
+func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
+	if m.Experts == 0 {
+		p.MoeTensor, p.MoeExpert = 1, 1
+		return p
+	}
+	if p.Tensor > m.Heads && p.MoeExpert > 1 && p.MoeExpert <= m.Heads {
+		p.Tensor = p.MoeExpert
+	}
+	g := p.Tensor * p.AttentionData
+	if p.MoeTensor*p.MoeExpert == g || p.MoeTensor*p.MoeExpert == 1 {
+		return p
+	}
+	switch {
+	case p.MoeExpert == g:
+		p.MoeTensor = 1
+	case p.MoeTensor == g:
+		p.MoeExpert = 1
+	default:
+		if (p.MoeTensor*p.MoeExpert)%p.AttentionData == 0 {
+			p.Tensor = p.MoeTensor * p.MoeExpert / p.AttentionData
+		}
+	}
+	return p
+}
+
+// Build prices the row's roles; an error means the row is not covered.
+func Build(r *Row, c *perf.Calibration) (*Timings, error) {
+	m, err := catalog.LookupModel(r.Model, nil)
+	if err != nil {
+		return nil, err
+	}
+	hw, err := catalog.LookupHardware(r.System)
+	if err != nil {
+		return nil, err
+	}
+	t := &Timings{Model: m, HW: hw}
+	q := r.Quant()
+	mk := func(p spec.Parallelism) (*perf.Default, int64, error) {
+		p = fixPar(m, clean(p))
+		mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
+		if err != nil && allOnes(p) {
+			// The row records no parallelism although the model cannot fit one GPU:
+			// assume the smallest power-of-two expert-parallel group that holds it.
+			for n := 2; n <= 64 && err != nil; n *= 2 {
+				p = inferPar(m, n)
+				mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
+			}
+			t.Inferred = err == nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		d, err := perf.NewDefaultWith(c, m, hw, r.Backend, p, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		return d, mem.Tokens, nil
+	}
+	if r.Mode == "disagg" {
+		if t.Prefill, _, err = mk(r.Prefill.Par); err != nil {
+			return nil, err
+		}
+		if t.Decode, t.KVTokens, err = mk(r.Decode.Par); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	if t.Agg, t.KVTokens, err = mk(r.Agg.Par); err != nil {
+		return nil, err
+	}
+	return t, nil
+}

@@ -1,0 +1,286 @@
+package rows
+
+import (
+	"aisimulate/simcore/perf"
+)
+
+// Vec is a linear form in the group coefficients: pass time = Prefill·v[0] + PrefillMs·v[1]
+// + Decode·v[2] + DecodeMs·v[3]. The closed-loop schedule of a concurrency load does not
+// depend on pass durations, so one replay gives mean TTFT and TPOT as such forms and the
+// fit can move the coefficients without replaying again.
+type Vec [4]float64
+
+// Eval evaluates the form at g.
+func (v Vec) Eval(g perf.GroupCoef) float64 {
+	return float64(float64(float64(v[0]*g.Prefill)+float64(v[1]*g.PrefillMs))+float64(v[2]*g.Decode)) + float64(v[3]*g.DecodeMs)
+}
+
+func (v Vec) add(w Vec) Vec       { return Vec{v[0] + w[0], v[1] + w[1], v[2] + w[2], v[3] + w[3]} }
+func (v Vec) sub(w Vec) Vec       { return Vec{v[0] - w[0], v[1] - w[1], v[2] - w[2], v[3] - w[3]} }
+func (v Vec) scale(f float64) Vec { return Vec{v[0] * f, v[1] * f, v[2] * f, v[3] * f} }
+
+// AggResult is the surrogate replay of an aggregated row: mean TTFT and TPOT as linear forms.
+type AggResult struct {
+	TTFT, TPOT Vec
+	Passes     int
+}
+
+type cohort struct {
+	n      int // requests in the cohort
+	done   int // prompt tokens computed per request
+	gen    int // output tokens produced per request
+	arrive int // boundary index at arrival
+	first  int // boundary index after the first token
+	admit  bool
+}
+
+// SimAgg replays one attention-DP rank of an aggregated worker under a closed loop of conc
+// requests in flight (10 requests per slot), fixed isl/osl, no prefix caching, following the
+// vLLM/TRT-LLM chunked-prefill pass (decodes first, prompt chunks in the remaining token
+// budget) or the SGLang pass (a prefill-only extend pass whenever prompts wait, else a decode
+// pass). KV capacity bounds the requests in flight (mean footprint; no preemption modelled).
+func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64, budget int) AggResult {
+	if budget <= 0 {
+		budget = 8192
+	}
+	// Requests in flight are bounded by the KV cache at their mean footprint isl + osl/2
+	// (the scheduler preempts or holds back the excess).
+	maxActive := int(kvTokens / int64(isl+osl/2))
+	if maxActive < 1 {
+		maxActive = 1
+	}
+	total := 10 * conc
+	released := conc
+	cohorts := []*cohort{{n: conc}}
+	cum := []Vec{{}}
+	var sumTTFT, sumTPOT Vec
+	completed, nTPOT := 0, 0
+	admitted := 0
+	passes := 0
+	for completed < total && passes < 10000000 {
+		lump := len(cum) - 1
+		// Prompt scheduling.
+		var decoding []*cohort
+		decTokens := 0
+		for _, c := range cohorts {
+			if c.done == isl && c.gen >= 1 && c.gen < osl {
+				decoding = append(decoding, c)
+				decTokens += c.n
+			}
+		}
+		room := budget
+		if backend != "sglang" {
+			room -= decTokens
+		}
+		var sched []*cohort // cohorts computing prompt tokens this pass
+		var chunk []int     // tokens per request
+		for i := 0; i < len(cohorts) && room > 0; i++ {
+			c := cohorts[i]
+			if c.done == isl {
+				continue
+			}
+			if !c.admit {
+				free := maxActive - admitted
+				if free <= 0 {
+					break
+				}
+				if c.n > free {
+					rest := &cohort{n: c.n - free, arrive: c.arrive}
+					c.n = free
+					cohorts = insertAfter(cohorts, i, rest)
+				}
+				c.admit = true
+				admitted += c.n
+			}
+			rem := isl - c.done
+			if c.n*rem <= room {
+				sched = append(sched, c)
+				chunk = append(chunk, rem)
+				room -= c.n * rem
+				continue
+			}
+			whole := room / rem
+			if whole > 0 {
+				rest := &cohort{n: c.n - whole, done: c.done, arrive: c.arrive, admit: true}
+				c.n = whole
+				cohorts = insertAfter(cohorts, i, rest)
+				sched = append(sched, c)
+				chunk = append(chunk, rem)
+				room -= whole * rem
+				continue
+			}
+			// One request takes a partial chunk.
+			if c.n > 1 {
+				rest := &cohort{n: c.n - 1, done: c.done, arrive: c.arrive, admit: true}
+				c.n = 1
+				cohorts = insertAfter(cohorts, i, rest)
+			}
+			sched = append(sched, c)
+			chunk = append(chunk, room)
+			room = 0
+		}
+		var v Vec
+		k := 1
+		if len(sched) > 0 {
+			bp, sumISL, sumPre := 0, 0, 0
+			for j, c := range sched {
+				bp += c.n
+				sumISL += c.n * (c.done + chunk[j])
+				sumPre += c.n * c.done
+			}
+			v[0] = d.PrefillRawMs(bp, sumISL/bp, sumPre/bp)
+			v[1] = 1
+		}
+		// Decode part.
+		var ready []*cohort
+		if backend != "sglang" || len(sched) == 0 {
+			ready = append(ready, decoding...)
+		}
+		if backend != "sglang" {
+			for j, c := range sched {
+				if c.done+chunk[j] == isl {
+					ready = append(ready, c)
+				}
+			}
+		}
+		if len(ready) > 0 {
+			bd := 0
+			var active int64
+			for _, c := range ready {
+				bd += c.n
+				active += int64(c.n) * int64(isl+c.gen)
+			}
+			if len(sched) == 0 {
+				// Nothing changes until the next completion: lump the decode passes.
+				k = osl
+				for _, c := range ready {
+					if osl-c.gen < k {
+						k = osl - c.gen
+					}
+				}
+				if k < 1 {
+					k = 1
+				}
+			}
+			mid := active + int64(bd)*int64(k-1)/2
+			v[2] = float64(k) * d.DecodeRawMs(bd, mid, int(mid/int64(bd)))
+			v[3] = float64(k)
+		}
+		if len(sched) == 0 && len(ready) == 0 {
+			break // nothing can run (should not happen)
+		}
+		cum = append(cum, cum[lump].add(v))
+		passes += k
+		end := lump + 1
+		// Advance state.
+		for _, c := range ready {
+			if c.done == isl && c.gen >= 1 {
+				c.gen += k
+			}
+		}
+		for j, c := range sched {
+			c.done += chunk[j]
+			if c.done == isl {
+				c.gen = 1
+				c.first = end
+				ttft := cum[end].sub(cum[c.arrive]).scale(float64(c.n))
+				sumTTFT = sumTTFT.add(ttft)
+			}
+		}
+		// Completions and replacements.
+		out := cohorts[:0]
+		var arrivals []*cohort
+		for _, c := range cohorts {
+			if c.done == isl && c.gen >= osl {
+				completed += c.n
+				admitted -= c.n
+				if osl > 1 {
+					tp := cum[end].sub(cum[c.first]).scale(float64(c.n) / float64(osl-1))
+					sumTPOT = sumTPOT.add(tp)
+					nTPOT += c.n
+				}
+				if released < total {
+					n := c.n
+					if released+n > total {
+						n = total - released
+					}
+					released += n
+					arrivals = append(arrivals, &cohort{n: n, arrive: end})
+				}
+				continue
+			}
+			out = append(out, c)
+		}
+		cohorts = append(out, arrivals...)
+	}
+	res := AggResult{Passes: passes}
+	if completed > 0 {
+		res.TTFT = sumTTFT.scale(1 / float64(completed))
+	}
+	if nTPOT > 0 {
+		res.TPOT = sumTPOT.scale(1 / float64(nTPOT))
+	}
+	return res
+}
+
+func insertAfter(s []*cohort, i int, c *cohort) []*cohort {
+	s = append(s, nil)
+	copy(s[i+2:], s[i+1:])
+	s[i+1] = c
+	return s
+}
+
+// SimDisagg estimates a disaggregated row analytically: decode ranks run a steady batch of
+// ceil(conc / decode ranks) sequences at mean context isl + osl/2; prefill ranks see the first
+// wave of conc/prefill-ranks prompts at once (in passes of up to budget tokens) and afterwards
+// a desynchronised stream with M/D/1 queueing at their utilisation.
+func SimDisagg(pre, dec *perf.Default, conc, isl, osl int, pr, dr Role, budget int) (ttft, tpot float64) {
+	if budget <= 0 {
+		budget = 8192
+	}
+	pr.Par, dr.Par = clean(pr.Par), clean(dr.Par)
+	if pr.Workers < 1 {
+		pr.Workers = 1
+	}
+	if dr.Workers < 1 {
+		dr.Workers = 1
+	}
+	dRanks := dr.Workers * dr.Par.AttentionData
+	bd := (conc + dRanks - 1) / dRanks
+	ctx := isl + osl/2
+	tpot = dec.DecodeMs(bd, int64(bd)*int64(ctx), ctx, 0)
+	pRanks := float64(pr.Workers * pr.Par.AttentionData)
+	cp := float64(conc) / pRanks
+	k := budget / isl
+	if k < 1 {
+		k = 1
+	}
+	if float64(k) > cp {
+		k = int(cp + 0.999999)
+		if k < 1 {
+			k = 1
+		}
+	}
+	passTokens := k * isl
+	if passTokens > budget && budget >= isl {
+		passTokens = budget
+	}
+	tk := pre.PrefillMs(k, isl, 0)
+	n := float64(int((cp + float64(k) - 1) / float64(k)))
+	if n < 1 {
+		n = 1
+	}
+	wave := tk * (n + 1) / 2
+	t1 := pre.PrefillMs(1, isl, 0)
+	cycle := t1 + float64(osl-1)*tpot
+	rho := cp * t1 / cycle
+	steady := wave
+	if rho < 0.95 {
+		steady = t1 * (1 + rho/(2*(1-rho)))
+		if steady > wave {
+			steady = wave
+		}
+	}
+	ttft = 0.1*wave + 0.9*steady
+	return ttft, tpot
+}
