@@ -145,11 +145,12 @@ func (o *object) has(key string) bool {
 // set reports whether the key is present with a non-null value.
 func (o *object) set(key string) bool { return o.m[key] != nil }
 
-// presentKeys returns the keys of this mapping that appear in list, in list order.
+// presentKeys returns the keys of this mapping that appear in list with a non-null value,
+// in list order (an explicit null counts as unset).
 func (o *object) presentKeys(list ...string) []string {
 	var out []string
 	for _, k := range list {
-		if o.has(k) {
+		if o.set(k) {
 			out = append(out, k)
 		}
 	}

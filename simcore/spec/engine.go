@@ -153,13 +153,13 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 	roles := []string{RoleAggregated}
 	if e.Mode == ModeDisaggregated {
 		roles = []string{RolePrefill, RoleDecode}
-		if wo.has(RoleAggregated) {
+		if wo.set(RoleAggregated) {
 			d.failf(wo.p(RoleAggregated), "disaggregated mode rejects aggregated workers; declare workers.prefill and workers.decode instead")
 			return e
 		}
-	} else if wo.has(RolePrefill) || wo.has(RoleDecode) {
+	} else if wo.set(RolePrefill) || wo.set(RoleDecode) {
 		role := RolePrefill
-		if !wo.has(RolePrefill) {
+		if !wo.set(RolePrefill) {
 			role = RoleDecode
 		}
 		d.failf(wo.p(role), "aggregated mode rejects prefill/decode workers; use workers.aggregated or set engine.mode: disaggregated")
@@ -184,7 +184,7 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 		}
 	}
 
-	if o.has("kv_transfer") && o.m["kv_transfer"] != nil && e.Mode != ModeDisaggregated {
+	if o.set("kv_transfer") && e.Mode != ModeDisaggregated {
 		d.failf(o.p("kv_transfer"), "aggregated mode rejects kv_transfer; remove it or set engine.mode: disaggregated")
 		return e
 	}
@@ -234,7 +234,7 @@ func bytesPerToken(o *object) int {
 func decodeWorker(d *decoder, path string, v any, role string, e *Engine) *Worker {
 	o := d.mapping(path, v, workerShape)
 	w := &Worker{Hardware: e.Hardware}
-	if o.has("hardware") {
+	if o.set("hardware") {
 		if role == RoleAggregated {
 			d.failf(o.p("hardware"), "a per-role hardware override is only valid for disaggregated prefill/decode roles; set engine.hardware instead")
 			return w
@@ -274,8 +274,11 @@ func decodeWorker(d *decoder, path string, v any, role string, e *Engine) *Worke
 	}
 
 	ko := o.child("kv_cache", kvCacheShape)
-	explicitBlock := ko.has("block_size")
-	w.KVCache.BlockSize = int(ko.int("block_size", int64(DefaultBlockSize(e.Backend)), gt(0)))
+	explicitBlock := ko.set("block_size") // null = backend default
+	w.KVCache.BlockSize = DefaultBlockSize(e.Backend)
+	if explicitBlock {
+		w.KVCache.BlockSize = int(ko.int("block_size", 0, gt(0)))
+	}
 	if d.ok() && w.KVCache.BlockSize < 2 && (e.Backend == BackendVLLM || e.Backend == BackendTRTLLM) {
 		d.failf(ko.p("block_size"), "must be at least 2 for backend %s, got %d", e.Backend, w.KVCache.BlockSize)
 	}
@@ -356,7 +359,7 @@ func decodeTiming(o *object) Timing {
 		}
 		t.PrefillMs = o.float("prefill_ms", 0, ge(0))
 		t.DecodeMs = o.float("decode_ms", 0, ge(0))
-		if o.has("forward_model") {
+		if o.set("forward_model") {
 			d.failf(o.p("forward_model"), "forward_model only applies to timing.type: default; remove it")
 		}
 	case TimingPolynomial:
@@ -364,7 +367,7 @@ func decodeTiming(o *object) Timing {
 			d.failf(o.p(fixedKeys[0]), "polynomial timing rejects fixed timing values; remove prefill_ms/decode_ms or use timing.type: fixed")
 			return t
 		}
-		if o.has("forward_model") {
+		if o.set("forward_model") {
 			d.failf(o.p("forward_model"), "forward_model only applies to timing.type: default; remove it")
 		}
 	default:

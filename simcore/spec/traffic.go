@@ -215,7 +215,7 @@ func decodeLoad(d *decoder, v any) Load {
 	}
 	var rejected []string
 	for _, k := range loadKeys[1:] {
-		if o.has(k) && !contains(loadAllowed[l.Type], k) {
+		if o.set(k) && !contains(loadAllowed[l.Type], k) {
 			rejected = append(rejected, k)
 		}
 	}
