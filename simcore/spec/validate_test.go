@@ -91,6 +91,8 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 func TestTopLevelRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{name: "seed example", yaml: seedYAML},
+		{name: "worked example E2", yaml: "traffic: {source: {type: synthetic, input_tokens: 32, output_tokens: 4}, load: {type: concurrency, concurrency: 2}, stop: {requests: 6}}\nengine: {model: m, hardware: h200_sxm, workers: {aggregated: {kv_cache: {capacity: {type: fixed, blocks: 256}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}}}\n"},
+		{name: "worked example E8", yaml: "traffic: {source: {type: synthetic, input_tokens: 32, output_tokens: 4}, load: {type: concurrency, concurrency: 1}, stop: {requests: 1}}\nengine: {model: m, hardware: h200_sxm, mode: disaggregated, kv_transfer: {bytes_per_token: 22528, bandwidth_gb_per_second: 400}, workers: {prefill: {kv_cache: {capacity: {type: fixed, blocks: 256}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}, decode: {kv_cache: {capacity: {type: fixed, blocks: 256}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}}}\n"},
 		{name: "malformed", yaml: "engine: [a\n", frag: "malformed YAML:"},
 		{name: "tab indentation", yaml: "engine:\n\tmodel: m\n", frag: "malformed YAML:"},
 		{name: "duplicate key", yaml: aggYAML + "engine: {}\n", frag: "malformed YAML:"},
