@@ -88,7 +88,7 @@ func Main(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, module, Config{
+	code := Run(ctx, module, Config{
 		Args:     args,
 		Env:      ModuleEnv(os.Environ(), isTerminal(os.Stderr)),
 		Stdin:    os.Stdin,
@@ -96,6 +96,10 @@ func Main(args []string) int {
 		Stderr:   os.Stderr,
 		CacheDir: DefaultCacheDir(),
 	})
+	if code == ExitInterrupted && ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "\naisimulate: interrupted; no outputs were written")
+	}
+	return code
 }
 
 // ModuleEnv is the environment given to the module: the process environment with PWD set
