@@ -259,7 +259,9 @@ func TestCapturePerRequest(t *testing.T) {
 		t.Fatalf("exit %d %q", r.code, r.stderr)
 	}
 	var pred struct {
-		Coverage   struct{ PerRequestRecords int `json:"per_request_records"` }
+		Coverage struct {
+			PerRequestRecords int `json:"per_request_records"`
+		}
 		PerRequest []map[string]any `json:"per_request"`
 	}
 	must(t, json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "o", "prediction.json"))), &pred))
