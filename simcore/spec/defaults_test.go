@@ -46,9 +46,6 @@ func TestDefaultTrafficWhenOmitted(t *testing.T) {
 	if diff := cmp.Diff(want, cfg.Traffic); diff != "" {
 		t.Fatalf("default traffic mismatch (-want +got):\n%s", diff)
 	}
-	if n, ok := cfg.Traffic.StopCount(); !ok || n != 100 {
-		t.Fatalf("StopCount = %d, %v; want 100, true", n, ok)
-	}
 }
 
 func TestTrafficFieldDefaults(t *testing.T) {
@@ -89,32 +86,6 @@ func TestTrafficFieldDefaults(t *testing.T) {
 	cfg = mustLoad(t, traceYAML, "traffic.load={type: concurrency}")
 	if cfg.Traffic.Load.Concurrency != 10 || cfg.Traffic.Stop != (Stop{}) {
 		t.Fatalf("trace concurrency = %+v stop %+v", cfg.Traffic.Load, cfg.Traffic.Stop)
-	}
-	if _, ok := cfg.Traffic.StopCount(); ok {
-		t.Fatal("StopCount ok for a trace source")
-	}
-}
-
-func TestStopCount(t *testing.T) {
-	cases := []struct {
-		sets []string
-		want int
-	}{
-		{[]string{"traffic.stop={requests_per_load_unit: 2.5}", "traffic.load.concurrency=5"}, 12}, // 12.5 → 12 (half to even)
-		{[]string{"traffic.stop={requests_per_load_unit: 2.5}", "traffic.load.concurrency=7"}, 18}, // 17.5 → 18
-		{[]string{"traffic.stop={requests_per_load_unit: 0.01}", "traffic.load.concurrency=7"}, 1}, // 0.07 → max(1, 0)
-		{[]string{"traffic.stop={requests_per_load_unit: 0.5}", "traffic.load={type: poisson, requests_per_second: 3}"}, 2},
-		{[]string{"traffic.stop={requests: 33}"}, 33},
-	}
-	for _, c := range cases {
-		cfg := mustLoad(t, seedYAML, c.sets...)
-		if n, ok := cfg.Traffic.StopCount(); !ok || n != c.want {
-			t.Errorf("%v: StopCount = %d, %v; want %d", c.sets, n, ok, c.want)
-		}
-	}
-	cfg := mustLoad(t, sessionYAML, "traffic.stop={sessions_per_load_unit: 1.5}", "traffic.load={type: constant_rate, sessions_per_second: 3}")
-	if n, ok := cfg.Traffic.StopCount(); !ok || n != 4 { // 4.5 → 4
-		t.Errorf("session StopCount = %d, %v; want 4", n, ok)
 	}
 }
 

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -27,39 +26,6 @@ func DefaultTraffic() Traffic {
 		Load:   Load{Type: LoadConcurrency, Concurrency: 10, Seed: 42, Speedup: 1.0},
 		Stop:   Stop{Requests: &requests},
 	}
-}
-
-// StopCount resolves the count stop condition of a synthetic source: the number of requests
-// (synthetic) or sessions (synthetic-session). A *_per_load_unit value x resolves to
-// max(1, round-half-even(x × load unit)), the load unit being the concurrency or the rate.
-// ok is false for trace sources, which run to the end of the trace.
-func (t Traffic) StopCount() (n int, ok bool) {
-	var count *int
-	var perUnit *float64
-	switch t.Source.Type {
-	case SourceSynthetic:
-		count, perUnit = t.Stop.Requests, t.Stop.RequestsPerLoadUnit
-	case SourceSyntheticSession:
-		count, perUnit = t.Stop.Sessions, t.Stop.SessionsPerLoadUnit
-	default:
-		return 0, false
-	}
-	if count != nil {
-		return *count, true
-	}
-	if perUnit == nil {
-		return 0, false
-	}
-	unit := float64(t.Load.Concurrency)
-	if t.Load.Type != LoadConcurrency {
-		switch {
-		case t.Load.RequestsPerSecond != nil:
-			unit = *t.Load.RequestsPerSecond
-		case t.Load.SessionsPerSecond != nil:
-			unit = *t.Load.SessionsPerSecond
-		}
-	}
-	return max(1, int(math.RoundToEven(*perUnit*unit))), true
 }
 
 var trafficShape = shape{keys: []string{"source", "load", "stop"}}
