@@ -16,7 +16,14 @@ func mix64(a, b uint64) uint64 {
 }
 
 // chainHash combines the parent's sequence hash with a block's local hash.
-func chainHash(parent, local uint64) uint64 { return mix64(parent+0x632be59bd9b4e019, local) }
+// Zero is reserved as the empty key of HashTable, so it maps to 1.
+func chainHash(parent, local uint64) uint64 {
+	h := mix64(parent+0x632be59bd9b4e019, local)
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
 
 // generatedToken is the default id of a request's k-th (0-based) generated token.
 func generatedToken(ordinal int32, k int) uint32 {

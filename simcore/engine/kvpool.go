@@ -12,7 +12,7 @@ type KVPool struct {
 	numInactive   int     // LRU length
 	lruHead       int32
 	lruTail       int32
-	byHash        map[uint64]int32
+	byHash        *HashTable
 	prefixCaching bool
 	// Events collects Stored/Removed events for a router that consumes them.
 	Events     []KVEvent
@@ -53,7 +53,7 @@ func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 		blocks:        make([]kvBlock, n),
 		lruHead:       -1,
 		lruTail:       -1,
-		byHash:        make(map[uint64]int32),
+		byHash:        NewHashTable(n),
 		prefixCaching: prefixCaching,
 		wantEvents:    wantEvents,
 	}
@@ -78,7 +78,7 @@ func (p *KVPool) Match(hashes []uint64) int {
 	}
 	n := 0
 	for _, h := range hashes {
-		if _, ok := p.byHash[h]; !ok {
+		if !p.byHash.Has(h) {
 			break
 		}
 		n++
@@ -88,7 +88,7 @@ func (p *KVPool) Match(hashes []uint64) int {
 
 // hitCopy picks the copy of h to pin: an active one if any, else the first inactive one.
 func (p *KVPool) hitCopy(h uint64) int32 {
-	first := p.byHash[h]
+	first, _ := p.byHash.Get(h)
 	for b := first; b >= 0; b = p.blocks[b].nextCopy {
 		if p.blocks[b].refs > 0 {
 			return b
@@ -155,13 +155,13 @@ func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
 	blk.cached = true
 	blk.hash = h
 	blk.parent = parent
-	if head, ok := p.byHash[h]; ok {
+	if head, ok := p.byHash.Get(h); ok {
 		blk.nextCopy = p.blocks[head].nextCopy
 		p.blocks[head].nextCopy = b
 		return
 	}
 	blk.nextCopy = -1
-	p.byHash[h] = b
+	p.byHash.Put(h, b)
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVStored, Hash: h, Parent: parent, Root: root})
 	}
@@ -193,15 +193,15 @@ func (p *KVPool) unregister(b int32) {
 		return
 	}
 	h := blk.hash
-	head := p.byHash[h]
+	head, _ := p.byHash.Get(h)
 	if head == b {
 		if blk.nextCopy < 0 {
-			delete(p.byHash, h)
+			p.byHash.Delete(h)
 			if p.wantEvents {
 				p.Events = append(p.Events, KVEvent{Kind: KVRemoved, Hash: h})
 			}
 		} else {
-			p.byHash[h] = blk.nextCopy
+			p.byHash.Put(h, blk.nextCopy)
 		}
 		return
 	}
@@ -245,7 +245,7 @@ func (p *KVPool) lruRemove(b int32) {
 // Clear empties the pool (worker removal) and records a Cleared event.
 func (p *KVPool) Clear() {
 	n := len(p.blocks)
-	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1, byHash: map[uint64]int32{},
+	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1, byHash: NewHashTable(n),
 		prefixCaching: p.prefixCaching, wantEvents: p.wantEvents}
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVCleared})

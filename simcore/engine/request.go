@@ -217,6 +217,14 @@ func (r *Request) FlushGaps() []float64 {
 	return g
 }
 
+// Reserve sizes the request's hash and block tables for its whole sequence at block size
+// bs, so they never grow during the run.
+func (r *Request) Reserve(bs int) {
+	n := (r.L+r.O)/bs + 2
+	r.hashes = make([]uint64, 0, n)
+	r.blocks = make([]int32, 0, n)
+}
+
 // PrepareDecode resets rank state before a hand-off is materialised on a decode rank.
 func (r *Request) PrepareDecode() {
 	r.computed, r.prefilling, r.scheduled = 0, false, 0

@@ -1,21 +1,26 @@
 package report
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Dist is a multiset of float samples, each with a count, for the distribution statistics of
 // outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
 // per token; the statistics are defined on the sorted multiset, so both give the same bits.
 type Dist struct {
-	vals   []float64
+	ones   []float64 // samples of count 1
+	vals   []float64 // weighted samples
 	counts []int64
 	n      int64
 }
 
 // Add adds one sample.
-func (d *Dist) Add(v float64) { d.AddN(v, 1) }
+func (d *Dist) Add(v float64) {
+	d.ones = append(d.ones, v)
+	d.n++
+}
 
 // AddN adds count copies of v.
 func (d *Dist) AddN(v float64, count int64) {
@@ -35,13 +40,9 @@ type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
 }
 
-type byVal struct{ d *Dist }
-
-func (b byVal) Len() int           { return len(b.d.vals) }
-func (b byVal) Less(i, j int) bool { return b.d.vals[i] < b.d.vals[j] }
-func (b byVal) Swap(i, j int) {
-	b.d.vals[i], b.d.vals[j] = b.d.vals[j], b.d.vals[i]
-	b.d.counts[i], b.d.counts[j] = b.d.counts[j], b.d.counts[i]
+type weighted struct {
+	v float64
+	c int64
 }
 
 // Stats computes the statistics: nearest-rank percentiles with rank
@@ -51,18 +52,35 @@ func (d *Dist) Stats() Stats {
 	if d.n == 0 {
 		return Stats{}
 	}
-	sort.Stable(byVal{d})
-	// Merge equal values into groups.
-	gv, gc := d.vals[:0:0], d.counts[:0:0]
+	// Sort the unit samples and the weighted ones, then merge both into groups of equal
+	// values in ascending order.
+	slices.Sort(d.ones)
+	ws := make([]weighted, len(d.vals))
 	for i, v := range d.vals {
+		ws[i] = weighted{v, d.counts[i]}
+	}
+	slices.SortFunc(ws, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+	gv := make([]float64, 0, len(d.ones)/4+len(ws)+1)
+	gc := make([]int64, 0, cap(gv))
+	add := func(v float64, c int64) {
 		if len(gv) > 0 && gv[len(gv)-1] == v {
-			gc[len(gc)-1] += d.counts[i]
-			continue
+			gc[len(gc)-1] += c
+			return
 		}
 		gv = append(gv, v)
-		gc = append(gc, d.counts[i])
+		gc = append(gc, c)
 	}
-	d.vals, d.counts = gv, gc
+	i, j := 0, 0
+	for i < len(d.ones) || j < len(ws) {
+		if j >= len(ws) || i < len(d.ones) && d.ones[i] <= ws[j].v {
+			add(d.ones[i], 1)
+			i++
+		} else {
+			add(ws[j].v, ws[j].c)
+			j++
+		}
+	}
+	d.ones, d.vals, d.counts = nil, gv, gc
 	n := float64(d.n)
 	var s float64
 	for i, v := range gv {

@@ -1,0 +1,111 @@
+package engine
+
+// HashTable maps nonzero 64-bit block hashes to int32 values with open addressing, linear
+// probing and backward-shift deletion. Keys are already well mixed, so the low bits index
+// the table directly. It replaces Go maps on the per-pass path (no hashing of the key, no
+// iteration-order concerns, no per-entry allocation).
+type HashTable struct {
+	keys []uint64
+	vals []int32
+	mask uint64
+	n    int
+}
+
+// NewHashTable makes a table sized for about capacity keys.
+func NewHashTable(capacity int) *HashTable {
+	size := 16
+	for size < 2*capacity {
+		size <<= 1
+	}
+	return &HashTable{keys: make([]uint64, size), vals: make([]int32, size), mask: uint64(size - 1)}
+}
+
+// Len is the number of keys.
+func (t *HashTable) Len() int { return t.n }
+
+// Get returns the value of k and whether it is present (k must be nonzero).
+func (t *HashTable) Get(k uint64) (int32, bool) {
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			return t.vals[i], true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// Has reports whether k is present.
+func (t *HashTable) Has(k uint64) bool {
+	_, ok := t.Get(k)
+	return ok
+}
+
+// Put sets the value of k.
+func (t *HashTable) Put(k uint64, v int32) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			t.vals[i] = v
+			return
+		case 0:
+			t.keys[i], t.vals[i] = k, v
+			t.n++
+			return
+		}
+	}
+}
+
+// Delete removes k if present, shifting later entries of its probe run back.
+func (t *HashTable) Delete(k uint64) {
+	i := k & t.mask
+	for {
+		switch t.keys[i] {
+		case 0:
+			return
+		case k:
+			t.n--
+			for {
+				t.keys[i] = 0
+				j := i
+				for {
+					j = (j + 1) & t.mask
+					kj := t.keys[j]
+					if kj == 0 {
+						return
+					}
+					home := kj & t.mask
+					// Move kj back to i if i lies cyclically in [home, j).
+					if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+						t.keys[i], t.vals[i] = kj, t.vals[j]
+						i = j
+						break
+					}
+				}
+			}
+		}
+		i = (i + 1) & t.mask
+	}
+}
+
+// Clear removes every key.
+func (t *HashTable) Clear() {
+	clear(t.keys)
+	t.n = 0
+}
+
+func (t *HashTable) grow() {
+	old, oldV := t.keys, t.vals
+	t.keys = make([]uint64, 2*len(old))
+	t.vals = make([]int32, 2*len(old))
+	t.mask = uint64(len(t.keys) - 1)
+	t.n = 0
+	for i, k := range old {
+		if k != 0 {
+			t.Put(k, oldV[i])
+		}
+	}
+}

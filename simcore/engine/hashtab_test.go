@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The table behaves exactly like a Go map under random puts and deletes, including keys
+// that collide in their low bits (probe runs that wrap around the end).
+func TestHashTableMatchesMap(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	tab := NewHashTable(8)
+	ref := map[uint64]int32{}
+	for step := 0; step < 200000; step++ {
+		k := uint64(rnd.IntN(300)+1) | uint64(rnd.IntN(4))<<40 // many low-bit collisions
+		switch rnd.IntN(3) {
+		case 0, 1:
+			v := int32(rnd.IntN(1000))
+			tab.Put(k, v)
+			ref[k] = v
+		case 2:
+			tab.Delete(k)
+			delete(ref, k)
+		}
+		if step%1000 == 0 {
+			if tab.Len() != len(ref) {
+				t.Fatalf("len %d vs %d", tab.Len(), len(ref))
+			}
+			for rk, rv := range ref {
+				if v, ok := tab.Get(rk); !ok || v != rv {
+					t.Fatalf("step %d: key %d = %d,%v want %d", step, rk, v, ok, rv)
+				}
+			}
+		}
+		if v, ok := tab.Get(k); ok != (ref[k] != 0 || func() bool { _, ok := ref[k]; return ok }()) || ok && v != ref[k] {
+			t.Fatalf("step %d: key %d mismatch", step, k)
+		}
+	}
+}
