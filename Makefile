@@ -43,9 +43,11 @@ test-go: build
 test: vet fmt-check test-go
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
+# Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on examples/bench.
+BENCHTIME ?= 1s
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./simcore/...
-	bash tests/bench.sh $(BIN) examples/bench/*.yaml
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
+	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml
 
 clean:
 	rm -rf bin aisimulate-output $(WASM)
