@@ -1,8 +1,10 @@
 package traffic
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 	"testing/fstest"
 
@@ -162,4 +164,32 @@ func TestInternerFirstSeen(t *testing.T) {
 			t.Fatalf("id(%d) at %d = %d, want %d", h, i, got, want[i])
 		}
 	}
+}
+
+// FuzzFastRow checks the reflection-free row decoder against encoding/json: whenever it
+// accepts a line, encoding/json accepts it too and decodes the same row.
+func FuzzFastRow(f *testing.F) {
+	f.Add([]byte(`{"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2, 3]}`))
+	f.Add([]byte(`{"session_id": 12, "request_id": "r-1", "created_time": 1.5e3, "input_tokens": null, "output_tokens": 7, "hash_ids": [], "delay_ms": 0.25, "priority": -3, "flag": true, "x": "y", "output_token_ids": [1, 18446744073709551615]}`))
+	f.Add([]byte(`{"Timestamp": 4, "hash_ids": [1]}`))
+	f.Add([]byte(`{"wait_for": ["a"], "hash_ids": [1, 2]} `))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fr fastRow
+		var got mooncakeRow
+		if !fr.decode(line, &got) {
+			return
+		}
+		var want mooncakeRow
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatalf("fast decoder accepted %q, encoding/json: %v", line, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("fast decoder differs on %q:\n got %+v\nwant %+v", line, got, want)
+		}
+		// The reused storage decodes a second line correctly too.
+		var again mooncakeRow
+		if !fr.decode(line, &again) || !reflect.DeepEqual(again, want) {
+			t.Fatalf("second decode of %q differs", line)
+		}
+	})
 }

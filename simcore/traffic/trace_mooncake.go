@@ -171,6 +171,7 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 	}
 	defer lr.Close()
 	in := newInterner()
+	var fast fastRow
 
 	type build struct {
 		firstTS   float64
@@ -194,8 +195,11 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 		}
 		line := lr.line
 		var r mooncakeRow
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, jsonError(file, line, err)
+		if !fast.decode(b, &r) {
+			r = mooncakeRow{}
+			if err := json.Unmarshal(b, &r); err != nil {
+				return nil, jsonError(file, line, err)
+			}
 		}
 		core, err := parseCore(&r, file, line, in, c.blockSize)
 		if err != nil {
