@@ -556,3 +556,31 @@ func TestTracePathErrors(t *testing.T) {
 		t.Fatalf("bad gzip: %v", err)
 	}
 }
+
+func TestDynamoAgenticConcurrency(t *testing.T) {
+	w := mustLoad(t, src(FormatDynamo, "dynamo_agentic.jsonl"), concLoad(3), testdata)
+	if w.Graph == nil || w.Graph.Lanes != 3 || w.OpenLoop || w.Concurrency != 3 {
+		t.Fatalf("graph %v, open loop %v, concurrency %d", w.Graph != nil, w.OpenLoop, w.Concurrency)
+	}
+	want := wantDynamoAgentic(1)
+	if d := cmp.Diff(want, w.Graph.Nodes); d != "" {
+		t.Fatalf("nodes (-want +got):\n%s", d)
+	}
+}
+
+func TestNumericIDsAndPlannerRule(t *testing.T) {
+	data := `{"session_id": 12, "request_id": 7, "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
+		`{"session_id": "12", "delay": 2, "output_length": 1, "hash_ids": [3]}` + "\n"
+	s := src(FormatMooncakeDelta, "n.jsonl")
+	w := mustLoad(t, s, tsLoad(1), fstest.MapFS{"n.jsonl": {Data: []byte(data)}})
+	got := drain(t, w)
+	if len(got) != 1 || got[0].ID != "12" || got[0].Turns[0].RequestID != "7" || len(got[0].Turns) != 2 {
+		t.Fatalf("sessions %+v", got)
+	}
+	if got[0].Turns[1].InputLength != 512+1+512 {
+		t.Fatalf("delta input %d, want 1025", got[0].Turns[1].InputLength)
+	}
+	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(src(FormatMooncake, "n.jsonl"), w) {
+		t.Fatal("planner rule: mooncake-delta needs it, mooncake does not")
+	}
+}
