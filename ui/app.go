@@ -141,16 +141,17 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.summary = ParseSummary(pred)
 	recs := ParseRecords(reqs)
 	ttft, itl, e2e := Latencies(recs)
+	end := a.summary["duration_ms"]
 	a.charts = []string{
 		HistogramSVG("Time to first token", "ms", ttft, Palette[0]),
 		HistogramSVG("Inter-token latency (per request)", "ms", itl, Palette[1]),
 		HistogramSVG("End-to-end latency", "ms", e2e, Palette[2]),
-		LineSVG("Queue depth (waiting requests)", []string{""}, [][]Point{QueueDepth(recs)}),
-		LineSVG("Running batch (admitted requests)", []string{""}, [][]Point{Running(recs)}),
-		LineSVG("KV cache in use (tokens, estimated)", []string{""}, [][]Point{KVTokens(recs, 240)}),
+		LineSVG("Queue depth (waiting requests)", []string{""}, [][]Point{QueueDepth(recs)}, end),
+		LineSVG("Running batch (admitted requests)", []string{""}, [][]Point{Running(recs)}, end),
+		LineSVG("KV cache in use (tokens, estimated)", []string{""}, [][]Point{KVTokens(recs, 240)}, end),
 	}
 	if pools, series := PlannerReplicas(pred); len(pools) > 0 {
-		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", pools, series))
+		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", pools, series, end))
 	}
 	vecty.Rerender(a)
 }

@@ -171,9 +171,10 @@ func HistogramSVG(title, unit string, vals []float64, color string) string {
 	return b.String()
 }
 
-// LineSVG draws step series over time (ms on the x axis, shown in seconds).
-func LineSVG(title string, names []string, series [][]Point) string {
-	x1, y1 := 0.0, 0.0
+// LineSVG draws step series over time (ms on the x axis, shown in seconds); the x axis spans
+// at least [0, xmaxMs] so charts of one run line up.
+func LineSVG(title string, names []string, series [][]Point, xmaxMs float64) string {
+	x1, y1 := xmaxMs, 0.0
 	n := 0
 	for _, s := range series {
 		for _, p := range s {

@@ -1,0 +1,105 @@
+// Cross-target identity: every config in web/testdata/identity runs through bin/aisimulate
+// (wasip1 under wazero), the GOOS=js core under node, the page in headless Chromium
+// (window.aisimulate.predict, simulation in a Web Worker) and the edge worker under workerd.
+// With AISIMULATE_FIXED_WALL_TIME_MS / fixedWallTimeMs = 1.0 on every target, prediction.json
+// and requests.jsonl must be byte-identical; a config the CLI rejects (exit 2) must be
+// rejected everywhere with the same message.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import {
+  CLI, FIXED_WALL, identityCases, runCLI, loadNodeCore, startStatic, launchChromium, startWorkerd,
+  postEdge, assertSameText, normalizeWall, withTimeout,
+} from "./lib.mjs";
+
+let srv, browser, page, edge, core;
+
+before(async () => {
+  assert.ok(fs.existsSync(CLI), `${CLI} missing: run make build`);
+  core = await loadNodeCore();
+  srv = await startStatic();
+  browser = await launchChromium();
+  page = await browser.ctx.newPage();
+  await page.goto(srv.url);
+  await withTimeout(page.evaluate(() => window.aisimulate.ready), 30000, "page core ready");
+  edge = await startWorkerd({ env: { AISIMULATE_FIXED_WALL_TIME_MS: String(FIXED_WALL) } });
+});
+
+after(async () => {
+  if (edge) await edge.close();
+  if (browser) await browser.close();
+  if (srv) await srv.close();
+});
+
+function cliErrorMessage(stderr) {
+  const line = stderr.trim().split("\n").pop();
+  return line.replace(/^aisimulate: error: /, "");
+}
+
+async function inBrowser(yaml, files, capturePerRequest, configName) {
+  return page.evaluate(async ([y, f, c, w, n]) => {
+    try {
+      const r = await window.aisimulate.predict(y, { files: f, capturePerRequest: c, fixedWallTimeMs: w, configName: n });
+      return { ok: true, predictionJson: r.predictionJson, requestsJsonl: r.requestsJsonl };
+    } catch (e) {
+      return { ok: false, kind: e.kind, path: e.path, message: e.message };
+    }
+  }, [yaml, files, capturePerRequest, FIXED_WALL, configName]);
+}
+
+for (const c of identityCases()) {
+  test(`identity ${c.name}`, async () => {
+    const cli = await runCLI(c.name, { capture: true, cwd: require_dir(c.path) });
+    const node = core.predict(c.yaml, { files: c.files, capturePerRequest: true, fixedWallTimeMs: FIXED_WALL, configName: c.name });
+    const web = await inBrowser(c.yaml, c.files, true, c.name);
+    const ed = await postEdge(edge.url, c.yaml, c.files, true);
+    if (cli.code === 2) {
+      const msg = cliErrorMessage(cli.stderr);
+      assert.equal(node.ok, false, "node accepted a config the CLI rejects");
+      assert.equal(node.error.kind, "config");
+      assert.equal(node.error.message, msg, "node error message");
+      assert.equal(web.ok, false, "browser accepted a config the CLI rejects");
+      assert.equal(web.kind, "config");
+      assert.equal(web.message, msg, "browser error message");
+      assert.equal(ed.status, 400, "edge status for bad input: " + ed.text);
+      assert.equal(ed.json.error, msg.replace(c.name, "prediction.yaml"), "edge error message");
+      assert.equal(ed.json.path, node.error.path, "edge error path");
+      return;
+    }
+    assert.equal(cli.code, 0, `CLI failed (${cli.code}): ${cli.stderr}`);
+    assert.ok(cli.prediction.endsWith("}\n"));
+    assert.ok(node.ok, "node: " + (node.error && node.error.message));
+    assertSameText(node.predictionJson, cli.prediction, "node prediction.json");
+    assertSameText(node.requestsJsonl, cli.requests, "node requests.jsonl");
+    assert.ok(web.ok, "browser: " + web.message);
+    assertSameText(web.predictionJson, cli.prediction, "browser prediction.json");
+    assertSameText(web.requestsJsonl, cli.requests, "browser requests.jsonl");
+    assert.equal(ed.status, 200, "edge: " + ed.text);
+    assertSameText(ed.parts["prediction.json"], cli.prediction, "edge prediction.json");
+    assertSameText(ed.parts["requests.jsonl"], cli.requests, "edge requests.jsonl");
+  });
+}
+
+test("identity without capture (plain prediction.json body; wall keys normalized)", async () => {
+  for (const c of identityCases().slice(0, 2)) {
+    const cli = await runCLI(c.name, { capture: false, cwd: require_dir(c.path), fixed: 7.5 });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.equal(cli.requests, null);
+    const node = core.predict(c.yaml, { files: c.files, capturePerRequest: false, configName: c.name });
+    assert.ok(node.ok);
+    assert.equal(node.requestsJsonl, "");
+    // Measured wall clocks differ by target: compare after normalizing the three keys.
+    assertSameText(normalizeWall(node.predictionJson), normalizeWall(cli.prediction), `${c.name} node (normalized)`);
+    const web = await inBrowser(c.yaml, c.files, false);
+    assertSameText(web.predictionJson.replace(/"wall_time_ms": [^,\n]+/, '"wall_time_ms": 1.0'), web.predictionJson, "browser fixedWallTimeMs honoured");
+    const ed = await postEdge(edge.url, c.yaml, c.files, false);
+    assert.equal(ed.status, 200, ed.text);
+    assert.match(ed.contentType, /^application\/json/);
+    assertSameText(ed.text, web.predictionJson, `${c.name} edge vs browser`);
+    assertSameText(normalizeWall(ed.text), normalizeWall(cli.prediction), `${c.name} edge vs CLI (normalized)`);
+  }
+});
+
+function require_dir(p) {
+  return p.slice(0, p.lastIndexOf("/"));
+}
