@@ -15,24 +15,10 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// DefaultTraceBlockSize is the trace block size (tokens per hash id) when
-// traffic.source.block_size is unset, for every format except dynamo.
-const DefaultTraceBlockSize = 512
-
 // maxContextTokens bounds the accumulated prompt of formats that grow a context turn by turn
 // (mooncake-delta, applied_compute_agentic); no model serves more, and the bound keeps a
 // malformed file from allocating without limit.
 const maxContextTokens = 1 << 24
-
-// Trace format tags of traffic.source.format.
-const (
-	FormatMooncake        = "mooncake"
-	FormatMooncakeDelta   = "mooncake-delta"
-	FormatAgenticMooncake = "agentic_mooncake"
-	FormatAppliedCompute  = "applied_compute_agentic"
-	FormatDynamo          = "dynamo"
-	FormatWeka            = "weka"
-)
 
 // pathsField is the config path named by every trace-content error.
 const pathsField = "traffic.source.paths"
@@ -51,30 +37,30 @@ func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) 
 	}
 	format := src.Format
 	if format == "" {
-		format = FormatMooncake
+		format = spec.FormatMooncake
 	}
 	c, err := newTraceCtx(src, load, files, format)
 	if err != nil {
 		return nil, err
 	}
 	switch format {
-	case FormatMooncake, FormatMooncakeDelta, FormatAgenticMooncake, FormatAppliedCompute:
+	case spec.FormatMooncake, spec.FormatMooncakeDelta, spec.FormatAgenticMooncake, spec.FormatAppliedComputeAgentic:
 		if len(src.Paths) != 1 {
 			return nil, &spec.Error{Path: pathsField, Msg: fmt.Sprintf("trace format '%s' requires exactly one path", format)}
 		}
 	}
 	switch format {
-	case FormatMooncake:
+	case spec.FormatMooncake:
 		return c.loadMooncake(false)
-	case FormatMooncakeDelta:
+	case spec.FormatMooncakeDelta:
 		return c.loadMooncake(true)
-	case FormatAgenticMooncake:
+	case spec.FormatAgenticMooncake:
 		return c.loadAgenticMooncake()
-	case FormatAppliedCompute:
+	case spec.FormatAppliedComputeAgentic:
 		return c.loadAppliedCompute()
-	case FormatDynamo:
+	case spec.FormatDynamo:
 		return c.loadDynamo()
-	case FormatWeka:
+	case spec.FormatWeka:
 		return nil, &spec.Error{Path: "traffic.source.format", Msg: "trace format 'weka' is not supported by this simulator yet; convert the trace to mooncake or dynamo"}
 	}
 	return nil, &spec.Error{Path: "traffic.source.format", Msg: fmt.Sprintf("unknown trace format %q; use mooncake, mooncake-delta, agentic_mooncake, applied_compute_agentic or dynamo", format)}
@@ -85,9 +71,9 @@ func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) 
 // dynamo trace whose request_end records carry agent_context (its Graph is non-nil).
 func TraceRequiresPlannerDisabled(src spec.Source, w *Workload) bool {
 	switch src.Format {
-	case FormatMooncakeDelta, FormatAgenticMooncake:
+	case spec.FormatMooncakeDelta, spec.FormatAgenticMooncake:
 		return true
-	case FormatDynamo:
+	case spec.FormatDynamo:
 		return w != nil && w.Graph != nil
 	}
 	return false
@@ -98,7 +84,7 @@ type traceCtx struct {
 	src   spec.Source
 	load  spec.Load
 	files fs.FS
-	// blockSize is the configured trace block size (DefaultTraceBlockSize when unset).
+	// blockSize is the configured trace block size (spec.DefaultTraceBlockSize when unset).
 	blockSize int
 	// timestamps is true for a trace_timestamps load (open loop at the authored times).
 	timestamps bool
@@ -106,7 +92,7 @@ type traceCtx struct {
 }
 
 func newTraceCtx(src spec.Source, load spec.Load, files fs.FS, format string) (*traceCtx, error) {
-	c := &traceCtx{src: src, load: load, files: files, blockSize: DefaultTraceBlockSize, speedup: 1}
+	c := &traceCtx{src: src, load: load, files: files, blockSize: spec.DefaultTraceBlockSize, speedup: 1}
 	if src.BlockSize != nil {
 		if *src.BlockSize <= 0 {
 			return nil, &spec.Error{Path: "traffic.source.block_size", Msg: "block_size must be a positive integer"}
@@ -128,7 +114,7 @@ func newTraceCtx(src spec.Source, load spec.Load, files fs.FS, format string) (*
 	default:
 		return nil, &spec.Error{Path: "traffic.load.type", Msg: "trace traffic requires trace_timestamps or concurrency load"}
 	}
-	if format == FormatAppliedCompute && c.timestamps {
+	if format == spec.FormatAppliedComputeAgentic && c.timestamps {
 		return nil, &spec.Error{Path: "traffic.load.type", Msg: "trace format 'applied_compute_agentic' requires a concurrency load (its episodes have no timestamps)"}
 	}
 	return c, nil

@@ -99,9 +99,9 @@ func FuzzMooncake(f *testing.F) {
 	f.Add([]byte(`{"timestamp": 0, "input_length": 32, "output_length": 4, "hash_ids": [5]}`+"\n"), false, true)
 	f.Add([]byte(`{"session_id": "s", "timestamp": 0, "input_length": 16, "output_length": 4, "hash_ids": [1]}`+"\n"+`{"session_id": "s", "delay": 5, "input_length": 8, "output_length": 4, "hash_ids": [2]}`), true, false)
 	f.Fuzz(func(t *testing.T, data []byte, delta, timestamps bool) {
-		format := FormatMooncake
+		format := spec.FormatMooncake
 		if delta {
-			format = FormatMooncakeDelta
+			format = spec.FormatMooncakeDelta
 		}
 		for _, bs := range []int{0, 3} {
 			w, err := fuzzLoad(format, data, timestamps, bs)
@@ -117,7 +117,7 @@ func FuzzAgentic(f *testing.F) {
 	f.Add([]byte(`{"request_id": "r1", "output_length": 1, "hash_ids": [0]}
 {"request_id": "r2", "output_length": 1, "hash_ids": [0], "wait_for": ["r1"], "tool_wait_ms": 3}`), false)
 	f.Fuzz(func(t *testing.T, data []byte, timestamps bool) {
-		w, err := fuzzLoad(FormatAgenticMooncake, data, timestamps, 4)
+		w, err := fuzzLoad(spec.FormatAgenticMooncake, data, timestamps, 4)
 		checkLoadResult(t, w, err)
 	})
 }
@@ -126,7 +126,7 @@ func FuzzAppliedCompute(f *testing.F) {
 	f.Add([]byte(`{"num_turns": 2, "input_prompt_length": 16, "assistant_response_length": [4, 4], "tool_call_output_length": [8, 8], "tool_call_latency": [0.5, 1.25], "final_assistant_response_length": 4}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, bs := range []int{0, 5} {
-			w, err := fuzzLoad(FormatAppliedCompute, data, false, bs)
+			w, err := fuzzLoad(spec.FormatAppliedComputeAgentic, data, false, bs)
 			checkLoadResult(t, w, err)
 		}
 	})
@@ -137,7 +137,7 @@ func FuzzDynamo(f *testing.F) {
 	f.Add([]byte(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "event_time_unix_ms": 110, "agent_context": {"session_id": "p"}, "request": {"request_id": "a", "output_tokens": 2, "request_received_ms": 100, "total_time_ms": 10, "replay": {"trace_block_size": 4, "input_length": 4, "input_sequence_hashes": [11]}}}`),
 		[]byte(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "event_time_unix_ms": 130, "agent_context": {"session_id": "c", "parent_session_id": "p"}, "request": {"request_id": "b", "output_tokens": 2, "request_received_ms": 105, "total_time_ms": 10, "replay": {"trace_block_size": 4, "input_length": 4, "input_sequence_hashes": [12]}}}`), false)
 	f.Fuzz(func(t *testing.T, a, b []byte, timestamps bool) {
-		s := src(FormatDynamo, "a.jsonl", "b.jsonl.gz")
+		s := src(spec.FormatDynamo, "a.jsonl", "b.jsonl.gz")
 		l := concLoad(2)
 		if timestamps {
 			l = tsLoad(2)

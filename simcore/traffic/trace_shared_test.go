@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"testing/fstest"
+
+	"aisimulate/simcore/spec"
 )
 
 // sharedTraces is the shared data directory beside the clone (../shared/traces from the repo
@@ -31,7 +33,7 @@ func TestSharedMooncakeTraces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := sharedFS(t, tc.name)
-			w := mustLoad(t, src(FormatMooncake, tc.name), tsLoad(1), files)
+			w := mustLoad(t, src(spec.FormatMooncake, tc.name), tsLoad(1), files)
 			ss := drain(t, w)
 			if len(ss) != tc.requests || requests(ss) != tc.requests {
 				t.Fatalf("sessions %d, requests %d, want %d", len(ss), requests(ss), tc.requests)
@@ -63,7 +65,7 @@ func TestSharedAppliedComputeSamples(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := sharedFS(t, tc.name)
-			ss := drain(t, mustLoad(t, src(FormatAppliedCompute, tc.name), concLoad(2), files))
+			ss := drain(t, mustLoad(t, src(spec.FormatAppliedComputeAgentic, tc.name), concLoad(2), files))
 			if len(ss) != tc.sessions || requests(ss) != tc.requests {
 				t.Fatalf("sessions %d, requests %d, want %d, %d", len(ss), requests(ss), tc.sessions, tc.requests)
 			}
@@ -100,7 +102,7 @@ func BenchmarkLoadConversationTrace(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 		}
-		w, err := LoadTrace(src(FormatMooncake, name), tsLoad(1), mem)
+		w, err := LoadTrace(src(spec.FormatMooncake, name), tsLoad(1), mem)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -91,7 +91,7 @@ func TestMooncakeFixtureSpeedup(t *testing.T) {
 }
 
 func TestMooncakeSessionsAliasesDelays(t *testing.T) {
-	w := mustLoad(t, src(FormatMooncake, "mooncake_sessions.jsonl"), tsLoad(2), testdata)
+	w := mustLoad(t, src(spec.FormatMooncake, "mooncake_sessions.jsonl"), tsLoad(2), testdata)
 	got := drain(t, w)
 	want := []Session{
 		{ID: "s1", ArrivalMs: 50, Turns: []Turn{
@@ -108,7 +108,7 @@ func TestMooncakeSessionsAliasesDelays(t *testing.T) {
 }
 
 func TestMooncakeConcurrencyIgnoresTimestamps(t *testing.T) {
-	w := mustLoad(t, src(FormatMooncake, "mooncake_sessions.jsonl"), concLoad(3), testdata)
+	w := mustLoad(t, src(spec.FormatMooncake, "mooncake_sessions.jsonl"), concLoad(3), testdata)
 	if w.OpenLoop || w.Concurrency != 3 {
 		t.Fatalf("OpenLoop=%v Concurrency=%d, want closed loop of 3", w.OpenLoop, w.Concurrency)
 	}
@@ -126,7 +126,7 @@ func TestMooncakeConcurrencyIgnoresTimestamps(t *testing.T) {
 
 func TestMooncakeBlockSizeClamp(t *testing.T) {
 	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"input_length": 100, "output_length": 1, "hash_ids": [3, 4]}` + "\n")}}
-	s := src(FormatMooncake, "t.jsonl")
+	s := src(spec.FormatMooncake, "t.jsonl")
 	s.BlockSize = intp(16)
 	got := drain(t, mustLoad(t, s, concLoad(1), files))
 	want := []Turn{{InputLength: 32, OutputLength: 1, Prompt: []Segment{{0, 16}, {1, 16}}}}
@@ -137,14 +137,14 @@ func TestMooncakeBlockSizeClamp(t *testing.T) {
 
 func TestMooncakeOutputTokenIDs(t *testing.T) {
 	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"timestamp": 3, "output_length": 3, "hash_ids": [1], "output_token_ids": [7, 7, 9]}` + "\n")}}
-	got := drain(t, mustLoad(t, src(FormatMooncake, "t.jsonl"), tsLoad(1), files))
+	got := drain(t, mustLoad(t, src(spec.FormatMooncake, "t.jsonl"), tsLoad(1), files))
 	if d := cmp.Diff([]Segment{{7, 2}, {9, 1}}, got[0].Turns[0].OutputTokens); d != "" {
 		t.Fatalf("OutputTokens (-want +got):\n%s", d)
 	}
 }
 
 func TestMooncakeDelta(t *testing.T) {
-	w := mustLoad(t, src(FormatMooncakeDelta, "mooncake_delta.jsonl"), tsLoad(2), testdata)
+	w := mustLoad(t, src(spec.FormatMooncakeDelta, "mooncake_delta.jsonl"), tsLoad(2), testdata)
 	got := drain(t, w)
 	out0, out1 := deltaOutputToken(0, 0), deltaOutputToken(0, 1)
 	if out0 != 0x80000000 || out1 != 0x80000001 {
@@ -167,7 +167,7 @@ func TestMooncakeDeltaPromptsDoNotAlias(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		fmt.Fprintf(&b, `{"session_id": "s", "timestamp": %d, "input_length": 3, "output_length": 2, "hash_ids": [%d]}`+"\n", i*10, i)
 	}
-	s := src(FormatMooncakeDelta, "d.jsonl")
+	s := src(spec.FormatMooncakeDelta, "d.jsonl")
 	s.BlockSize = intp(4)
 	got := drain(t, mustLoad(t, s, tsLoad(1), fstest.MapFS{"d.jsonl": {Data: []byte(b.String())}}))
 	turns := got[0].Turns
@@ -187,7 +187,7 @@ func TestMooncakeDeltaPromptsDoNotAlias(t *testing.T) {
 }
 
 func TestAgenticV2(t *testing.T) {
-	s := src(FormatAgenticMooncake, "agentic_v2.jsonl")
+	s := src(spec.FormatAgenticMooncake, "agentic_v2.jsonl")
 	s.BlockSize = intp(4)
 	l := tsLoad(1)
 	l.AgenticLanes = intp(2)
@@ -218,7 +218,7 @@ func TestAgenticV2Speedup(t *testing.T) {
 {"request_id": "x", "play_id": "p", "input_length": 10, "output_length": 1, "hash_ids": [1], "not_before_ms": 40}
 {"request_id": "y", "play_id": "p", "input_length": 10, "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "x", "trigger": "completion", "delay_ms": 8}]}
 `
-	w := mustLoad(t, src(FormatAgenticMooncake, "a.jsonl"), tsLoad(4), fstest.MapFS{"a.jsonl": {Data: []byte(data)}})
+	w := mustLoad(t, src(spec.FormatAgenticMooncake, "a.jsonl"), tsLoad(4), fstest.MapFS{"a.jsonl": {Data: []byte(data)}})
 	n := w.Graph.Nodes
 	if n[0].NotBeforeMs != 10 || n[1].Deps[0].DelayMs != 2 || w.Graph.Lanes != 0 {
 		t.Fatalf("not_before %v, delay %v, lanes %d; want 10, 2, 0", n[0].NotBeforeMs, n[1].Deps[0].DelayMs, w.Graph.Lanes)
@@ -229,7 +229,7 @@ func TestAgenticV2Speedup(t *testing.T) {
 }
 
 func TestAgenticLegacy(t *testing.T) {
-	w := mustLoad(t, src(FormatAgenticMooncake, "agentic_legacy.jsonl"), tsLoad(1), testdata)
+	w := mustLoad(t, src(spec.FormatAgenticMooncake, "agentic_legacy.jsonl"), tsLoad(1), testdata)
 	want := []Node{
 		{Turn: Turn{InputLength: 1024, OutputLength: 10, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "r1"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 0},
 		{Turn: Turn{InputLength: 2048, OutputLength: 100, Prompt: []Segment{{0, 512}, {1, 512}, {2, 512}, {3, 512}}, RequestID: "r2"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 1,
@@ -244,7 +244,7 @@ func TestAgenticLegacy(t *testing.T) {
 }
 
 func TestAppliedCompute(t *testing.T) {
-	w := mustLoad(t, src(FormatAppliedCompute, "applied_compute.jsonl"), concLoad(4), testdata)
+	w := mustLoad(t, src(spec.FormatAppliedComputeAgentic, "applied_compute.jsonl"), concLoad(4), testdata)
 	if w.OpenLoop || w.Concurrency != 4 {
 		t.Fatalf("OpenLoop=%v Concurrency=%d", w.OpenLoop, w.Concurrency)
 	}
@@ -263,7 +263,7 @@ func TestAppliedCompute(t *testing.T) {
 }
 
 func TestAppliedComputeBlocksExtend(t *testing.T) {
-	s := src(FormatAppliedCompute, "applied_compute.jsonl")
+	s := src(spec.FormatAppliedComputeAgentic, "applied_compute.jsonl")
 	s.BlockSize = intp(4)
 	got := drain(t, mustLoad(t, s, concLoad(1), testdata))
 	seq := func(lo, hi int, last int) []Segment {
@@ -289,7 +289,7 @@ func TestAppliedComputeBlocksExtend(t *testing.T) {
 }
 
 func TestDynamoStandard(t *testing.T) {
-	w := mustLoad(t, src(FormatDynamo, "dynamo_standard.jsonl"), tsLoad(2), testdata)
+	w := mustLoad(t, src(spec.FormatDynamo, "dynamo_standard.jsonl"), tsLoad(2), testdata)
 	if w.Graph != nil || !w.OpenLoop {
 		t.Fatal("standard dynamo trace must be open-loop sessions")
 	}
@@ -301,7 +301,7 @@ func TestDynamoStandard(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
 	}
-	s := src(FormatDynamo, "dynamo_standard.jsonl")
+	s := src(spec.FormatDynamo, "dynamo_standard.jsonl")
 	if TraceRequiresPlannerDisabled(s, w) {
 		t.Fatal("standard dynamo trace does not need a disabled planner")
 	}
@@ -324,7 +324,7 @@ func wantDynamoAgentic(speedup float64) []Node {
 func TestDynamoAgentic(t *testing.T) {
 	for _, name := range []string{"dynamo_agentic.jsonl", "dynamo_agentic_inferred.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			s := src(FormatDynamo, name)
+			s := src(spec.FormatDynamo, name)
 			l := tsLoad(2)
 			l.AgenticLanes = intp(1)
 			w := mustLoad(t, s, l, testdata)
@@ -346,7 +346,7 @@ func TestDynamoAgenticRootsNotBefore(t *testing.T) {
 		return fmt.Sprintf(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "agent_context": {"session_id": %q}, "request": {"request_id": %q, "output_tokens": 1, "request_received_ms": %d, "total_time_ms": 4, "replay": {"trace_block_size": 2, "input_length": 2, "input_sequence_hashes": [1]}}}`+"\n", sess, id, recv)
 	}
 	data := rec("b1", "b", 1050) + rec("a1", "a", 1000) + rec("a2", "a", 1010)
-	w := mustLoad(t, src(FormatDynamo, "x.jsonl"), tsLoad(1), fstest.MapFS{"x.jsonl": {Data: []byte(data)}})
+	w := mustLoad(t, src(spec.FormatDynamo, "x.jsonl"), tsLoad(1), fstest.MapFS{"x.jsonl": {Data: []byte(data)}})
 	n := w.Graph.Nodes
 	if n[0].RequestID != "a1" || n[1].RequestID != "a2" || n[2].RequestID != "b1" {
 		t.Fatalf("node order %s %s %s", n[0].RequestID, n[1].RequestID, n[2].RequestID)
@@ -421,7 +421,7 @@ func TestDynamoManyShardsStreaming(t *testing.T) {
 		paths = append(paths, name)
 	}
 	cfs := &countingFS{FS: files}
-	w := mustLoad(t, src(FormatDynamo, paths...), tsLoad(1), cfs)
+	w := mustLoad(t, src(spec.FormatDynamo, paths...), tsLoad(1), cfs)
 	if cfs.maxOpen != 1 || cfs.opened != shards || cfs.open != 0 {
 		t.Fatalf("open files: max %d, opened %d, still open %d; want 1, %d, 0", cfs.maxOpen, cfs.opened, cfs.open, shards)
 	}
@@ -443,7 +443,7 @@ func TestDynamoManyShardsStreaming(t *testing.T) {
 
 func TestGzipMooncake(t *testing.T) {
 	files := fstest.MapFS{"m.jsonl.gz": {Data: gz(t, `{"timestamp": 5, "input_length": 3, "output_length": 1, "hash_ids": [2]}`+"\n")}}
-	got := drain(t, mustLoad(t, src(FormatMooncake, "m.jsonl.gz"), tsLoad(1), files))
+	got := drain(t, mustLoad(t, src(spec.FormatMooncake, "m.jsonl.gz"), tsLoad(1), files))
 	if len(got) != 1 || got[0].Turns[0].InputLength != 3 {
 		t.Fatalf("got %+v", got)
 	}
@@ -459,7 +459,7 @@ func TestLongLine(t *testing.T) {
 		fmt.Fprint(&b, i)
 	}
 	b.WriteString("]}\n")
-	s := src(FormatMooncake, "l.jsonl")
+	s := src(spec.FormatMooncake, "l.jsonl")
 	s.BlockSize = intp(1)
 	got := drain(t, mustLoad(t, s, tsLoad(1), fstest.MapFS{"l.jsonl": {Data: []byte(b.String())}}))
 	if got[0].Turns[0].InputLength != 50000 || len(got[0].Turns[0].Prompt) != 50000 {
@@ -477,50 +477,50 @@ func TestTraceErrors(t *testing.T) {
 		block              *int
 		want               string
 	}{
-		{"empty", FormatMooncake, "\n\n", tsLoad(1), nil, "t.jsonl: did not contain any requests"},
-		{"bad json", FormatMooncake, ok + "{nope\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
-		{"wrong type", FormatMooncake, ok + `{"output_length": "x", "hash_ids": [1]}` + "\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
-		{"no output", FormatMooncake, `{"timestamp": 0, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length (alias output_tokens) is required"},
-		{"negative output", FormatMooncake, `{"timestamp": 0, "output_length": -1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length must be between"},
-		{"no hash ids", FormatMooncake, `{"timestamp": 0, "output_length": 1}`, tsLoad(1), nil, "t.jsonl:1: hash_ids is required"},
-		{"empty hash ids", FormatMooncake, "\n" + `{"timestamp": 0, "output_length": 1, "hash_ids": []}`, tsLoad(1), nil, "t.jsonl:2: hash_ids must not be empty"},
-		{"zero input", FormatMooncake, `{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length must be > 0"},
-		{"alias conflict", FormatMooncake, `{"timestamp": 0, "input_length": 3, "input_tokens": 4, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length and its alias input_tokens disagree"},
-		{"first turn delay", FormatMooncake, `{"session_id": "s", "timestamp": 0, "delay": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:1: the first turn of session "s" has delay 3`},
-		{"negative delay", FormatMooncake, ok + `{"delay_ms": -1, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: delay must be a finite number"},
-		{"missing first timestamp", FormatMooncake, ok + `{"output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: the first turn of session "request_2" has no timestamp`},
-		{"time goes back", FormatMooncake, `{"session_id": "s", "timestamp": 9, "output_length": 1, "hash_ids": [1]}` + "\n" + `{"session_id": "s", "timestamp": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: timestamp 3 is before the previous turn"},
-		{"output ids length", FormatMooncake, `{"timestamp": 0, "output_length": 2, "hash_ids": [1], "output_token_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_token_ids has 1 ids but output_length is 2"},
-		{"agentic no request id", FormatAgenticMooncake, ok, tsLoad(1), nil, "t.jsonl:1: request_id is required"},
-		{"agentic duplicate", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: duplicate request_id "a" (first at line 1)`},
-		{"agentic unknown dep", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["zz"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on unknown request_id "zz"`},
-		{"agentic self dep", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on itself`},
-		{"agentic cycle", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["b"]}` + "\n" + `{"request_id": "b", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, "is part of a dependency cycle"},
-		{"agentic v2 block size", FormatAgenticMooncake, v2h, tsLoad(1), intp(4), "t.jsonl:1: header block_size 512 differs from traffic.source.block_size 4"},
-		{"agentic v2 version", FormatAgenticMooncake, `{"schema": "dynamo.agentic_mooncake", "version": 3, "block_size": 512}`, tsLoad(1), nil, "t.jsonl:1: unsupported agentic_mooncake header version"},
-		{"agentic v2 only header", FormatAgenticMooncake, v2h, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
-		{"agentic v2 hash count", FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "input_length": 600, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: hash_ids has 1 ids but input_length 600 needs exactly 2 blocks"},
-		{"agentic v2 trigger", FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "soon"}]}`, tsLoad(1), nil, `t.jsonl:3: dependencies[0] has trigger "soon"`},
-		{"agentic v2 cross play", FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "q", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "completion"}]}`, tsLoad(1), nil, "t.jsonl:3: request \"b\" (play \"q\") depends on \"a\" of play \"p\""},
-		{"agentic v2 no play", FormatAgenticMooncake, v2h + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: play_id is required"},
-		{"agentic legacy with deps", FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "dependencies": []}`, tsLoad(1), nil, "t.jsonl:1: dependencies/not_before_ms/play_id need the v2 header"},
-		{"applied lists", FormatAppliedCompute, `{"num_turns": 2, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1, 1], "tool_call_latency": [0, 0], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = 2 entries"},
-		{"applied prompt", FormatAppliedCompute, `{"num_turns": 0, "input_prompt_length": 0, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: input_prompt_length is required and must be > 0"},
-		{"applied latency", FormatAppliedCompute, `{"num_turns": 1, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1], "tool_call_latency": [-0.5], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: tool_call_latency[0] = -0.5 must be a finite number of seconds"},
-		{"applied timestamps", FormatAppliedCompute, "", tsLoad(1), nil, "requires a concurrency load"},
-		{"applied huge", FormatAppliedCompute, `{"num_turns": 0, "input_prompt_length": 99999999999, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: the episode's context grows past"},
-		{"dynamo empty", FormatDynamo, `{"event_type": "tool_start"}`, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
-		{"dynamo event type", FormatDynamo, `{"schema": "dynamo.request.trace.v1", "event_type": "request_start"}`, tsLoad(1), nil, `t.jsonl:1: unknown event_type "request_start"`},
-		{"dynamo schema", FormatDynamo, `{"event_type": "request_end"}`, tsLoad(1), nil, "t.jsonl:1: schema is none"},
-		{"dynamo mixed block sizes", FormatDynamo, dyn("a", 4) + dyn("b", 8), tsLoad(1), nil, "t.jsonl:2: trace_block_size 8 differs from 4 used at t.jsonl:1"},
-		{"dynamo explicit block size", FormatDynamo, dyn("a", 4), tsLoad(1), intp(16), "t.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16"},
-		{"dynamo duplicate", FormatDynamo, dyn("a", 4) + "\n" + dyn("a", 4), tsLoad(1), nil, `t.jsonl:3: duplicate request_id "a" (first at t.jsonl:1)`},
-		{"dynamo hash count", FormatDynamo, dynRec("a", 1, 4, 9, 1, 2), tsLoad(1), nil, "t.jsonl:1: request.replay.input_sequence_hashes has 2 hashes but input_length 9 needs ceil(9/4) = 3"},
-		{"dynamo output", FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 0`, 1), tsLoad(1), nil, "t.jsonl:1: request.output_tokens is required"},
-		{"dynamo input tokens", FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 2, "input_tokens": 5`, 1), tsLoad(1), nil, "t.jsonl:1: request.input_tokens 5 differs from request.replay.input_length 4"},
-		{"dynamo mixed context", FormatDynamo, dyn("a", 4) + strings.Replace(dyn("b", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1), tsLoad(1), nil, "t.jsonl:2: agent_context is present here but absent at t.jsonl:1"},
-		{"dynamo unknown source", FormatDynamo, strings.Replace(dyn("a", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1) + `{"schema": "dynamo.request.trace.v1", "event_type": "tool_end", "tool": {"claude": {"source_request_id": "q"}}}`, tsLoad(1), nil, `t.jsonl:2: tool.claude.source_request_id "q" names no request_end record`},
-		{"load type", FormatMooncake, ok, spec.Load{Type: spec.LoadPoisson}, nil, "trace traffic requires trace_timestamps or concurrency load"},
+		{"empty", spec.FormatMooncake, "\n\n", tsLoad(1), nil, "t.jsonl: did not contain any requests"},
+		{"bad json", spec.FormatMooncake, ok + "{nope\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
+		{"wrong type", spec.FormatMooncake, ok + `{"output_length": "x", "hash_ids": [1]}` + "\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
+		{"no output", spec.FormatMooncake, `{"timestamp": 0, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length (alias output_tokens) is required"},
+		{"negative output", spec.FormatMooncake, `{"timestamp": 0, "output_length": -1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length must be between"},
+		{"no hash ids", spec.FormatMooncake, `{"timestamp": 0, "output_length": 1}`, tsLoad(1), nil, "t.jsonl:1: hash_ids is required"},
+		{"empty hash ids", spec.FormatMooncake, "\n" + `{"timestamp": 0, "output_length": 1, "hash_ids": []}`, tsLoad(1), nil, "t.jsonl:2: hash_ids must not be empty"},
+		{"zero input", spec.FormatMooncake, `{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length must be > 0"},
+		{"alias conflict", spec.FormatMooncake, `{"timestamp": 0, "input_length": 3, "input_tokens": 4, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length and its alias input_tokens disagree"},
+		{"first turn delay", spec.FormatMooncake, `{"session_id": "s", "timestamp": 0, "delay": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:1: the first turn of session "s" has delay 3`},
+		{"negative delay", spec.FormatMooncake, ok + `{"delay_ms": -1, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: delay must be a finite number"},
+		{"missing first timestamp", spec.FormatMooncake, ok + `{"output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: the first turn of session "request_2" has no timestamp`},
+		{"time goes back", spec.FormatMooncake, `{"session_id": "s", "timestamp": 9, "output_length": 1, "hash_ids": [1]}` + "\n" + `{"session_id": "s", "timestamp": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: timestamp 3 is before the previous turn"},
+		{"output ids length", spec.FormatMooncake, `{"timestamp": 0, "output_length": 2, "hash_ids": [1], "output_token_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_token_ids has 1 ids but output_length is 2"},
+		{"agentic no request id", spec.FormatAgenticMooncake, ok, tsLoad(1), nil, "t.jsonl:1: request_id is required"},
+		{"agentic duplicate", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: duplicate request_id "a" (first at line 1)`},
+		{"agentic unknown dep", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["zz"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on unknown request_id "zz"`},
+		{"agentic self dep", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on itself`},
+		{"agentic cycle", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["b"]}` + "\n" + `{"request_id": "b", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, "is part of a dependency cycle"},
+		{"agentic v2 block size", spec.FormatAgenticMooncake, v2h, tsLoad(1), intp(4), "t.jsonl:1: header block_size 512 differs from traffic.source.block_size 4"},
+		{"agentic v2 version", spec.FormatAgenticMooncake, `{"schema": "dynamo.agentic_mooncake", "version": 3, "block_size": 512}`, tsLoad(1), nil, "t.jsonl:1: unsupported agentic_mooncake header version"},
+		{"agentic v2 only header", spec.FormatAgenticMooncake, v2h, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
+		{"agentic v2 hash count", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "input_length": 600, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: hash_ids has 1 ids but input_length 600 needs exactly 2 blocks"},
+		{"agentic v2 trigger", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "soon"}]}`, tsLoad(1), nil, `t.jsonl:3: dependencies[0] has trigger "soon"`},
+		{"agentic v2 cross play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "q", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "completion"}]}`, tsLoad(1), nil, "t.jsonl:3: request \"b\" (play \"q\") depends on \"a\" of play \"p\""},
+		{"agentic v2 no play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: play_id is required"},
+		{"agentic legacy with deps", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "dependencies": []}`, tsLoad(1), nil, "t.jsonl:1: dependencies/not_before_ms/play_id need the v2 header"},
+		{"applied lists", spec.FormatAppliedComputeAgentic, `{"num_turns": 2, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1, 1], "tool_call_latency": [0, 0], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = 2 entries"},
+		{"applied prompt", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 0, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: input_prompt_length is required and must be > 0"},
+		{"applied latency", spec.FormatAppliedComputeAgentic, `{"num_turns": 1, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1], "tool_call_latency": [-0.5], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: tool_call_latency[0] = -0.5 must be a finite number of seconds"},
+		{"applied timestamps", spec.FormatAppliedComputeAgentic, "", tsLoad(1), nil, "requires a concurrency load"},
+		{"applied huge", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 99999999999, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: the episode's context grows past"},
+		{"dynamo empty", spec.FormatDynamo, `{"event_type": "tool_start"}`, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
+		{"dynamo event type", spec.FormatDynamo, `{"schema": "dynamo.request.trace.v1", "event_type": "request_start"}`, tsLoad(1), nil, `t.jsonl:1: unknown event_type "request_start"`},
+		{"dynamo schema", spec.FormatDynamo, `{"event_type": "request_end"}`, tsLoad(1), nil, "t.jsonl:1: schema is none"},
+		{"dynamo mixed block sizes", spec.FormatDynamo, dyn("a", 4) + dyn("b", 8), tsLoad(1), nil, "t.jsonl:2: trace_block_size 8 differs from 4 used at t.jsonl:1"},
+		{"dynamo explicit block size", spec.FormatDynamo, dyn("a", 4), tsLoad(1), intp(16), "t.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16"},
+		{"dynamo duplicate", spec.FormatDynamo, dyn("a", 4) + "\n" + dyn("a", 4), tsLoad(1), nil, `t.jsonl:3: duplicate request_id "a" (first at t.jsonl:1)`},
+		{"dynamo hash count", spec.FormatDynamo, dynRec("a", 1, 4, 9, 1, 2), tsLoad(1), nil, "t.jsonl:1: request.replay.input_sequence_hashes has 2 hashes but input_length 9 needs ceil(9/4) = 3"},
+		{"dynamo output", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 0`, 1), tsLoad(1), nil, "t.jsonl:1: request.output_tokens is required"},
+		{"dynamo input tokens", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 2, "input_tokens": 5`, 1), tsLoad(1), nil, "t.jsonl:1: request.input_tokens 5 differs from request.replay.input_length 4"},
+		{"dynamo mixed context", spec.FormatDynamo, dyn("a", 4) + strings.Replace(dyn("b", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1), tsLoad(1), nil, "t.jsonl:2: agent_context is present here but absent at t.jsonl:1"},
+		{"dynamo unknown source", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1) + `{"schema": "dynamo.request.trace.v1", "event_type": "tool_end", "tool": {"claude": {"source_request_id": "q"}}}`, tsLoad(1), nil, `t.jsonl:2: tool.claude.source_request_id "q" names no request_end record`},
+		{"load type", spec.FormatMooncake, ok, spec.Load{Type: spec.LoadPoisson}, nil, "trace traffic requires trace_timestamps or concurrency load"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -542,23 +542,23 @@ func TestTraceErrors(t *testing.T) {
 }
 
 func TestTracePathErrors(t *testing.T) {
-	_, err := LoadTrace(src(FormatMooncake, "missing.jsonl"), tsLoad(1), fstest.MapFS{})
+	_, err := LoadTrace(src(spec.FormatMooncake, "missing.jsonl"), tsLoad(1), fstest.MapFS{})
 	var se *spec.Error
 	if !errors.As(err, &se) || se.Path != "traffic.source.paths" || !strings.HasPrefix(se.Msg, "missing.jsonl: cannot open trace file") {
 		t.Fatalf("missing file: %v", err)
 	}
-	_, err = LoadTrace(src(FormatMooncake, "a", "b"), tsLoad(1), fstest.MapFS{})
+	_, err = LoadTrace(src(spec.FormatMooncake, "a", "b"), tsLoad(1), fstest.MapFS{})
 	if err == nil || !strings.Contains(err.Error(), "trace format 'mooncake' requires exactly one path") {
 		t.Fatalf("two paths: %v", err)
 	}
-	_, err = LoadTrace(src(FormatMooncake, "bad.gz"), tsLoad(1), fstest.MapFS{"bad.gz": {Data: []byte("plain")}})
+	_, err = LoadTrace(src(spec.FormatMooncake, "bad.gz"), tsLoad(1), fstest.MapFS{"bad.gz": {Data: []byte("plain")}})
 	if err == nil || !strings.Contains(err.Error(), "bad.gz: not a valid gzip file") {
 		t.Fatalf("bad gzip: %v", err)
 	}
 }
 
 func TestDynamoAgenticConcurrency(t *testing.T) {
-	w := mustLoad(t, src(FormatDynamo, "dynamo_agentic.jsonl"), concLoad(3), testdata)
+	w := mustLoad(t, src(spec.FormatDynamo, "dynamo_agentic.jsonl"), concLoad(3), testdata)
 	if w.Graph == nil || w.Graph.Lanes != 3 || w.OpenLoop || w.Concurrency != 3 {
 		t.Fatalf("graph %v, open loop %v, concurrency %d", w.Graph != nil, w.OpenLoop, w.Concurrency)
 	}
@@ -571,7 +571,7 @@ func TestDynamoAgenticConcurrency(t *testing.T) {
 func TestNumericIDsAndPlannerRule(t *testing.T) {
 	data := `{"session_id": 12, "request_id": 7, "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
 		`{"session_id": "12", "delay": 2, "output_length": 1, "hash_ids": [3]}` + "\n"
-	s := src(FormatMooncakeDelta, "n.jsonl")
+	s := src(spec.FormatMooncakeDelta, "n.jsonl")
 	w := mustLoad(t, s, tsLoad(1), fstest.MapFS{"n.jsonl": {Data: []byte(data)}})
 	got := drain(t, w)
 	if len(got) != 1 || got[0].ID != "12" || got[0].Turns[0].RequestID != "7" || len(got[0].Turns) != 2 {
@@ -580,7 +580,7 @@ func TestNumericIDsAndPlannerRule(t *testing.T) {
 	if got[0].Turns[1].InputLength != 512+1+512 {
 		t.Fatalf("delta input %d, want 1025", got[0].Turns[1].InputLength)
 	}
-	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(src(FormatMooncake, "n.jsonl"), w) {
+	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(src(spec.FormatMooncake, "n.jsonl"), w) {
 		t.Fatal("planner rule: mooncake-delta needs it, mooncake does not")
 	}
 }
