@@ -278,13 +278,13 @@ func (f *flexID) UnmarshalJSON(b []byte) error {
 	}
 	var n json.Number
 	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("an id must be a string or a number, got %s", truncate(string(b), 40))
+		return fmt.Errorf("an id must be a string or a number, got %s", clipText(string(b), 40))
 	}
 	*f = flexID(n.String())
 	return nil
 }
 
-func truncate(s string, n int) string {
+func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -384,24 +384,21 @@ func deltaOutputToken(sessionIndex, turnIndex int) uint32 {
 	return 0x80000000 | uint32((uint64(sessionIndex)*65599+uint64(turnIndex))&0x7fffffff)
 }
 
-// capacity is len(ids)×blockSize without overflow.
-func capacity(n, blockSize int) int {
+// blockCapacity is len(ids)×blockSize without overflow.
+func blockCapacity(n, blockSize int) int {
 	if n > 0 && blockSize > math.MaxInt/n {
 		return math.MaxInt
 	}
 	return n * blockSize
 }
 
-// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0.
-func ceilDiv(a, b int) int {
-	return a/b + boolInt(a%b != 0)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
+// traceCeilDiv is ⌈a/b⌉ for a ≥ 0, b > 0.
+func traceCeilDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 {
+		q++
 	}
-	return 0
+	return q
 }
 
 // fmtMs prints a millisecond value compactly for messages.

@@ -203,7 +203,7 @@ func (c *traceCtx) loadAgenticMooncake() (*Workload, error) {
 			}
 			node.PlayID = string(*r.PlayID)
 			if raw, _ := pickInt(r.InputLength, r.InputTokens, "", ""); raw != nil {
-				if want := ceilDiv(int(*raw), c.blockSize); len(r.HashIDs) != want {
+				if want := traceCeilDiv(int(*raw), c.blockSize); len(r.HashIDs) != want {
 					return nil, rowError(file, line, "hash_ids has %d ids but input_length %d needs exactly %d blocks of %d tokens", len(r.HashIDs), *raw, want, c.blockSize)
 				}
 			}

@@ -78,7 +78,7 @@ func (c *traceCtx) loadAppliedCompute() (*Workload, error) {
 		s := Session{ID: "applied_compute_agentic_session_" + strconv.Itoa(line), Turns: make([]Turn, 0, n+1)}
 		var ids []uint32
 		for k := int64(0); k <= n; k++ {
-			need := ceilDiv(int(cur), bs)
+			need := traceCeilDiv(int(cur), bs)
 			for len(ids) < need {
 				ids = append(ids, uint32(nextID))
 				nextID++

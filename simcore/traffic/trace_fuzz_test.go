@@ -28,8 +28,8 @@ func checkLoadResult(t *testing.T, w *Workload, err error) {
 	}
 	good := func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 	checkTurn := func(tr Turn) {
-		if tr.InputLength <= 0 || promptLen(tr.Prompt) != tr.InputLength {
-			t.Fatalf("input %d, prompt %d tokens", tr.InputLength, promptLen(tr.Prompt))
+		if tr.InputLength <= 0 || trLen(tr.Prompt) != tr.InputLength {
+			t.Fatalf("input %d, prompt %d tokens", tr.InputLength, trLen(tr.Prompt))
 		}
 		for _, s := range tr.Prompt {
 			if s.Count <= 0 {
@@ -39,8 +39,8 @@ func checkLoadResult(t *testing.T, w *Workload, err error) {
 		if tr.OutputLength < 0 || !good(tr.DelayMs) {
 			t.Fatalf("output %d, delay %v", tr.OutputLength, tr.DelayMs)
 		}
-		if tr.OutputTokens != nil && promptLen(tr.OutputTokens) != tr.OutputLength {
-			t.Fatalf("output tokens %d for output %d", promptLen(tr.OutputTokens), tr.OutputLength)
+		if tr.OutputTokens != nil && trLen(tr.OutputTokens) != tr.OutputLength {
+			t.Fatalf("output tokens %d for output %d", trLen(tr.OutputTokens), tr.OutputLength)
 		}
 	}
 	if w.Graph != nil {
@@ -84,13 +84,13 @@ func checkLoadResult(t *testing.T, w *Workload, err error) {
 }
 
 func fuzzLoad(format string, data []byte, timestamps bool, block int) (*Workload, error) {
-	s := src(format, "f.jsonl")
+	s := trSrc(format, "f.jsonl")
 	if block > 0 {
 		s.BlockSize = &block
 	}
-	l := concLoad(2)
+	l := trConc(2)
 	if timestamps {
-		l = tsLoad(1.5)
+		l = trTS(1.5)
 	}
 	return LoadTrace(s, l, fstest.MapFS{"f.jsonl": {Data: data}})
 }
@@ -137,13 +137,13 @@ func FuzzDynamo(f *testing.F) {
 	f.Add([]byte(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "event_time_unix_ms": 110, "agent_context": {"session_id": "p"}, "request": {"request_id": "a", "output_tokens": 2, "request_received_ms": 100, "total_time_ms": 10, "replay": {"trace_block_size": 4, "input_length": 4, "input_sequence_hashes": [11]}}}`),
 		[]byte(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "event_time_unix_ms": 130, "agent_context": {"session_id": "c", "parent_session_id": "p"}, "request": {"request_id": "b", "output_tokens": 2, "request_received_ms": 105, "total_time_ms": 10, "replay": {"trace_block_size": 4, "input_length": 4, "input_sequence_hashes": [12]}}}`), false)
 	f.Fuzz(func(t *testing.T, a, b []byte, timestamps bool) {
-		s := src(spec.FormatDynamo, "a.jsonl", "b.jsonl.gz")
-		l := concLoad(2)
+		s := trSrc(spec.FormatDynamo, "a.jsonl", "b.jsonl.gz")
+		l := trConc(2)
 		if timestamps {
-			l = tsLoad(2)
+			l = trTS(2)
 		}
 		// The second shard is read gzip-compressed and as plain text; both must agree.
-		files := fstest.MapFS{"a.jsonl": {Data: a}, "b.jsonl.gz": {Data: gz(t, string(b))}, "b.jsonl": {Data: b}}
+		files := fstest.MapFS{"a.jsonl": {Data: a}, "b.jsonl.gz": {Data: trGzip(t, string(b))}, "b.jsonl": {Data: b}}
 		w, err := LoadTrace(s, l, files)
 		checkLoadResult(t, w, err)
 		s.Paths[1] = "b.jsonl"

@@ -95,7 +95,7 @@ func parseCore(r *mooncakeRow, file string, line int, in *interner, blockSize in
 	if len(r.HashIDs) == 0 {
 		return c, rowError(file, line, "hash_ids must not be empty; every request needs at least one prefix block")
 	}
-	limit := capacity(len(r.HashIDs), blockSize)
+	limit := blockCapacity(len(r.HashIDs), blockSize)
 	in64, msg := pickInt(r.InputLength, r.InputTokens, "input_length", "input_tokens")
 	if msg != "" {
 		return c, rowError(file, line, "%s", msg)
@@ -121,7 +121,7 @@ func parseCore(r *mooncakeRow, file string, line int, in *interner, blockSize in
 		return c, rowError(file, line, "output_length must be between 0 and %d, got %d", maxOutputTokens, *out64)
 	}
 	c.output = int(*out64)
-	n := ceilDiv(c.input, blockSize)
+	n := traceCeilDiv(c.input, blockSize)
 	c.ids = make([]uint32, n)
 	for i := 0; i < n; i++ {
 		c.ids[i] = in.id(r.HashIDs[i])

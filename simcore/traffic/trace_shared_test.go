@@ -33,16 +33,16 @@ func TestSharedMooncakeTraces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := sharedFS(t, tc.name)
-			w := mustLoad(t, src(spec.FormatMooncake, tc.name), tsLoad(1), files)
-			ss := drain(t, w)
-			if len(ss) != tc.requests || requests(ss) != tc.requests {
-				t.Fatalf("sessions %d, requests %d, want %d", len(ss), requests(ss), tc.requests)
+			w := trLoad(t, trSrc(spec.FormatMooncake, tc.name), trTS(1), files)
+			ss := trDrain(t, w)
+			if len(ss) != tc.requests || trRequests(ss) != tc.requests {
+				t.Fatalf("sessions %d, requests %d, want %d", len(ss), trRequests(ss), tc.requests)
 			}
 			maxA := 0.0
 			for _, s := range ss {
 				tr := s.Turns[0]
-				if promptLen(tr.Prompt) != tr.InputLength || tr.InputLength <= 0 {
-					t.Fatalf("session %s: prompt %d tokens, input %d", s.ID, promptLen(tr.Prompt), tr.InputLength)
+				if trLen(tr.Prompt) != tr.InputLength || tr.InputLength <= 0 {
+					t.Fatalf("session %s: prompt %d tokens, input %d", s.ID, trLen(tr.Prompt), tr.InputLength)
 				}
 				if s.ArrivalMs > maxA {
 					maxA = s.ArrivalMs
@@ -65,14 +65,14 @@ func TestSharedAppliedComputeSamples(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := sharedFS(t, tc.name)
-			ss := drain(t, mustLoad(t, src(spec.FormatAppliedComputeAgentic, tc.name), concLoad(2), files))
-			if len(ss) != tc.sessions || requests(ss) != tc.requests {
-				t.Fatalf("sessions %d, requests %d, want %d, %d", len(ss), requests(ss), tc.sessions, tc.requests)
+			ss := trDrain(t, trLoad(t, trSrc(spec.FormatAppliedComputeAgentic, tc.name), trConc(2), files))
+			if len(ss) != tc.sessions || trRequests(ss) != tc.requests {
+				t.Fatalf("sessions %d, requests %d, want %d, %d", len(ss), trRequests(ss), tc.sessions, tc.requests)
 			}
 			for _, s := range ss {
 				for k, tr := range s.Turns {
-					if promptLen(tr.Prompt) != tr.InputLength {
-						t.Fatalf("%s turn %d: prompt %d tokens, input %d", s.ID, k, promptLen(tr.Prompt), tr.InputLength)
+					if trLen(tr.Prompt) != tr.InputLength {
+						t.Fatalf("%s turn %d: prompt %d tokens, input %d", s.ID, k, trLen(tr.Prompt), tr.InputLength)
 					}
 					if k > 0 && tr.InputLength < s.Turns[k-1].InputLength {
 						t.Fatalf("%s turn %d: context shrank", s.ID, k)
@@ -102,7 +102,7 @@ func BenchmarkLoadConversationTrace(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 		}
-		w, err := LoadTrace(src(spec.FormatMooncake, name), tsLoad(1), mem)
+		w, err := LoadTrace(trSrc(spec.FormatMooncake, name), trTS(1), mem)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,21 +16,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var testdata = os.DirFS("testdata")
+var trTestdata = os.DirFS("testdata")
 
-func intp(v int) *int { return &v }
+func trInt(v int) *int { return &v }
 
-func tsLoad(speedup float64) spec.Load {
+func trTS(speedup float64) spec.Load {
 	return spec.Load{Type: spec.LoadTraceTimestamps, Speedup: speedup}
 }
 
-func concLoad(n int) spec.Load { return spec.Load{Type: spec.LoadConcurrency, Concurrency: n} }
+func trConc(n int) spec.Load { return spec.Load{Type: spec.LoadConcurrency, Concurrency: n} }
 
-func src(format string, paths ...string) spec.Source {
+func trSrc(format string, paths ...string) spec.Source {
 	return spec.Source{Type: spec.SourceTrace, Format: format, Paths: paths}
 }
 
-func mustLoad(t *testing.T, s spec.Source, l spec.Load, files fs.FS) *Workload {
+func trLoad(t *testing.T, s spec.Source, l spec.Load, files fs.FS) *Workload {
 	t.Helper()
 	w, err := LoadTrace(s, l, files)
 	if err != nil {
@@ -40,7 +40,7 @@ func mustLoad(t *testing.T, s spec.Source, l spec.Load, files fs.FS) *Workload {
 }
 
 // drain collects every session of a workload and checks Sessions against the count.
-func drain(t *testing.T, w *Workload) []Session {
+func trDrain(t *testing.T, w *Workload) []Session {
 	t.Helper()
 	var out []Session
 	for {
@@ -56,7 +56,7 @@ func drain(t *testing.T, w *Workload) []Session {
 	return out
 }
 
-func requests(ss []Session) int {
+func trRequests(ss []Session) int {
 	n := 0
 	for _, s := range ss {
 		n += len(s.Turns)
@@ -64,7 +64,7 @@ func requests(ss []Session) int {
 	return n
 }
 
-func promptLen(p []Segment) int {
+func trLen(p []Segment) int {
 	n := 0
 	for _, s := range p {
 		n += s.Count
@@ -73,11 +73,11 @@ func promptLen(p []Segment) int {
 }
 
 func TestMooncakeFixtureSpeedup(t *testing.T) {
-	w := mustLoad(t, src("", "mooncake.jsonl"), tsLoad(2), testdata)
+	w := trLoad(t, trSrc("", "mooncake.jsonl"), trTS(2), trTestdata)
 	if !w.OpenLoop || w.Graph != nil || w.Concurrency != 0 {
 		t.Fatalf("OpenLoop=%v Graph=%v Concurrency=%d, want open loop sessions", w.OpenLoop, w.Graph, w.Concurrency)
 	}
-	got := drain(t, w)
+	got := trDrain(t, w)
 	want := []Session{
 		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 32, OutputLength: 4, Prompt: []Segment{{0, 32}}}}},
 		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 24, OutputLength: 3, Prompt: []Segment{{1, 24}}}}},
@@ -91,8 +91,8 @@ func TestMooncakeFixtureSpeedup(t *testing.T) {
 }
 
 func TestMooncakeSessionsAliasesDelays(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatMooncake, "mooncake_sessions.jsonl"), tsLoad(2), testdata)
-	got := drain(t, w)
+	w := trLoad(t, trSrc(spec.FormatMooncake, "mooncake_sessions.jsonl"), trTS(2), trTestdata)
+	got := trDrain(t, w)
 	want := []Session{
 		{ID: "s1", ArrivalMs: 50, Turns: []Turn{
 			{InputLength: 1024, OutputLength: 64, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "a"},
@@ -108,11 +108,11 @@ func TestMooncakeSessionsAliasesDelays(t *testing.T) {
 }
 
 func TestMooncakeConcurrencyIgnoresTimestamps(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatMooncake, "mooncake_sessions.jsonl"), concLoad(3), testdata)
+	w := trLoad(t, trSrc(spec.FormatMooncake, "mooncake_sessions.jsonl"), trConc(3), trTestdata)
 	if w.OpenLoop || w.Concurrency != 3 {
 		t.Fatalf("OpenLoop=%v Concurrency=%d, want closed loop of 3", w.OpenLoop, w.Concurrency)
 	}
-	got := drain(t, w)
+	got := trDrain(t, w)
 	for _, s := range got {
 		if s.ArrivalMs != 0 {
 			t.Errorf("session %s ArrivalMs = %v, want 0 under a concurrency load", s.ID, s.ArrivalMs)
@@ -126,9 +126,9 @@ func TestMooncakeConcurrencyIgnoresTimestamps(t *testing.T) {
 
 func TestMooncakeBlockSizeClamp(t *testing.T) {
 	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"input_length": 100, "output_length": 1, "hash_ids": [3, 4]}` + "\n")}}
-	s := src(spec.FormatMooncake, "t.jsonl")
-	s.BlockSize = intp(16)
-	got := drain(t, mustLoad(t, s, concLoad(1), files))
+	s := trSrc(spec.FormatMooncake, "t.jsonl")
+	s.BlockSize = trInt(16)
+	got := trDrain(t, trLoad(t, s, trConc(1), files))
 	want := []Turn{{InputLength: 32, OutputLength: 1, Prompt: []Segment{{0, 16}, {1, 16}}}}
 	if d := cmp.Diff(want, got[0].Turns); d != "" {
 		t.Fatalf("turns (-want +got):\n%s", d)
@@ -137,15 +137,15 @@ func TestMooncakeBlockSizeClamp(t *testing.T) {
 
 func TestMooncakeOutputTokenIDs(t *testing.T) {
 	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"timestamp": 3, "output_length": 3, "hash_ids": [1], "output_token_ids": [7, 7, 9]}` + "\n")}}
-	got := drain(t, mustLoad(t, src(spec.FormatMooncake, "t.jsonl"), tsLoad(1), files))
+	got := trDrain(t, trLoad(t, trSrc(spec.FormatMooncake, "t.jsonl"), trTS(1), files))
 	if d := cmp.Diff([]Segment{{7, 2}, {9, 1}}, got[0].Turns[0].OutputTokens); d != "" {
 		t.Fatalf("OutputTokens (-want +got):\n%s", d)
 	}
 }
 
 func TestMooncakeDelta(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatMooncakeDelta, "mooncake_delta.jsonl"), tsLoad(2), testdata)
-	got := drain(t, w)
+	w := trLoad(t, trSrc(spec.FormatMooncakeDelta, "mooncake_delta.jsonl"), trTS(2), trTestdata)
+	got := trDrain(t, w)
 	out0, out1 := deltaOutputToken(0, 0), deltaOutputToken(0, 1)
 	if out0 != 0x80000000 || out1 != 0x80000001 {
 		t.Fatalf("delta output tokens = %#x %#x", out0, out1)
@@ -157,8 +157,8 @@ func TestMooncakeDelta(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
 	}
-	if requests(got) != 2 {
-		t.Fatalf("requests = %d, want 2", requests(got))
+	if trRequests(got) != 2 {
+		t.Fatalf("requests = %d, want 2", trRequests(got))
 	}
 }
 
@@ -167,13 +167,13 @@ func TestMooncakeDeltaPromptsDoNotAlias(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		fmt.Fprintf(&b, `{"session_id": "s", "timestamp": %d, "input_length": 3, "output_length": 2, "hash_ids": [%d]}`+"\n", i*10, i)
 	}
-	s := src(spec.FormatMooncakeDelta, "d.jsonl")
-	s.BlockSize = intp(4)
-	got := drain(t, mustLoad(t, s, tsLoad(1), fstest.MapFS{"d.jsonl": {Data: []byte(b.String())}}))
+	s := trSrc(spec.FormatMooncakeDelta, "d.jsonl")
+	s.BlockSize = trInt(4)
+	got := trDrain(t, trLoad(t, s, trTS(1), fstest.MapFS{"d.jsonl": {Data: []byte(b.String())}}))
 	turns := got[0].Turns
 	for k, tr := range turns {
-		if want := 3 + 5*k; tr.InputLength != want || promptLen(tr.Prompt) != want {
-			t.Fatalf("turn %d: InputLength %d, prompt %d tokens, want %d", k, tr.InputLength, promptLen(tr.Prompt), want)
+		if want := 3 + 5*k; tr.InputLength != want || trLen(tr.Prompt) != want {
+			t.Fatalf("turn %d: InputLength %d, prompt %d tokens, want %d", k, tr.InputLength, trLen(tr.Prompt), want)
 		}
 		if k > 0 {
 			if d := cmp.Diff(turns[k-1].Prompt, tr.Prompt[:len(turns[k-1].Prompt)]); d != "" {
@@ -187,11 +187,11 @@ func TestMooncakeDeltaPromptsDoNotAlias(t *testing.T) {
 }
 
 func TestAgenticV2(t *testing.T) {
-	s := src(spec.FormatAgenticMooncake, "agentic_v2.jsonl")
-	s.BlockSize = intp(4)
-	l := tsLoad(1)
-	l.AgenticLanes = intp(2)
-	w := mustLoad(t, s, l, testdata)
+	s := trSrc(spec.FormatAgenticMooncake, "agentic_v2.jsonl")
+	s.BlockSize = trInt(4)
+	l := trTS(1)
+	l.AgenticLanes = trInt(2)
+	w := trLoad(t, s, l, trTestdata)
 	if w.Graph == nil {
 		t.Fatal("Graph is nil")
 	}
@@ -218,7 +218,7 @@ func TestAgenticV2Speedup(t *testing.T) {
 {"request_id": "x", "play_id": "p", "input_length": 10, "output_length": 1, "hash_ids": [1], "not_before_ms": 40}
 {"request_id": "y", "play_id": "p", "input_length": 10, "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "x", "trigger": "completion", "delay_ms": 8}]}
 `
-	w := mustLoad(t, src(spec.FormatAgenticMooncake, "a.jsonl"), tsLoad(4), fstest.MapFS{"a.jsonl": {Data: []byte(data)}})
+	w := trLoad(t, trSrc(spec.FormatAgenticMooncake, "a.jsonl"), trTS(4), fstest.MapFS{"a.jsonl": {Data: []byte(data)}})
 	n := w.Graph.Nodes
 	if n[0].NotBeforeMs != 10 || n[1].Deps[0].DelayMs != 2 || w.Graph.Lanes != 0 {
 		t.Fatalf("not_before %v, delay %v, lanes %d; want 10, 2, 0", n[0].NotBeforeMs, n[1].Deps[0].DelayMs, w.Graph.Lanes)
@@ -229,7 +229,7 @@ func TestAgenticV2Speedup(t *testing.T) {
 }
 
 func TestAgenticLegacy(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatAgenticMooncake, "agentic_legacy.jsonl"), tsLoad(1), testdata)
+	w := trLoad(t, trSrc(spec.FormatAgenticMooncake, "agentic_legacy.jsonl"), trTS(1), trTestdata)
 	want := []Node{
 		{Turn: Turn{InputLength: 1024, OutputLength: 10, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "r1"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 0},
 		{Turn: Turn{InputLength: 2048, OutputLength: 100, Prompt: []Segment{{0, 512}, {1, 512}, {2, 512}, {3, 512}}, RequestID: "r2"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 1,
@@ -244,11 +244,11 @@ func TestAgenticLegacy(t *testing.T) {
 }
 
 func TestAppliedCompute(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatAppliedComputeAgentic, "applied_compute.jsonl"), concLoad(4), testdata)
+	w := trLoad(t, trSrc(spec.FormatAppliedComputeAgentic, "applied_compute.jsonl"), trConc(4), trTestdata)
 	if w.OpenLoop || w.Concurrency != 4 {
 		t.Fatalf("OpenLoop=%v Concurrency=%d", w.OpenLoop, w.Concurrency)
 	}
-	got := drain(t, w)
+	got := trDrain(t, w)
 	want := []Session{
 		{ID: "applied_compute_agentic_session_1", Turns: []Turn{
 			{InputLength: 16, OutputLength: 4, Prompt: []Segment{{0, 16}}},
@@ -263,9 +263,9 @@ func TestAppliedCompute(t *testing.T) {
 }
 
 func TestAppliedComputeBlocksExtend(t *testing.T) {
-	s := src(spec.FormatAppliedComputeAgentic, "applied_compute.jsonl")
-	s.BlockSize = intp(4)
-	got := drain(t, mustLoad(t, s, concLoad(1), testdata))
+	s := trSrc(spec.FormatAppliedComputeAgentic, "applied_compute.jsonl")
+	s.BlockSize = trInt(4)
+	got := trDrain(t, trLoad(t, s, trConc(1), trTestdata))
 	seq := func(lo, hi int, last int) []Segment {
 		var out []Segment
 		for i := lo; i < hi; i++ {
@@ -289,11 +289,11 @@ func TestAppliedComputeBlocksExtend(t *testing.T) {
 }
 
 func TestDynamoStandard(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatDynamo, "dynamo_standard.jsonl"), tsLoad(2), testdata)
+	w := trLoad(t, trSrc(spec.FormatDynamo, "dynamo_standard.jsonl"), trTS(2), trTestdata)
 	if w.Graph != nil || !w.OpenLoop {
 		t.Fatal("standard dynamo trace must be open-loop sessions")
 	}
-	got := drain(t, w)
+	got := trDrain(t, w)
 	want := []Session{
 		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "a"}}},
 		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 6, OutputLength: 3, Prompt: []Segment{{0, 4}, {2, 2}}, RequestID: "b"}}},
@@ -301,12 +301,12 @@ func TestDynamoStandard(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
 	}
-	s := src(spec.FormatDynamo, "dynamo_standard.jsonl")
+	s := trSrc(spec.FormatDynamo, "dynamo_standard.jsonl")
 	if TraceRequiresPlannerDisabled(s, w) {
 		t.Fatal("standard dynamo trace does not need a disabled planner")
 	}
-	s.BlockSize = intp(4)
-	mustLoad(t, s, tsLoad(1), testdata)
+	s.BlockSize = trInt(4)
+	trLoad(t, s, trTS(1), trTestdata)
 }
 
 func wantDynamoAgentic(speedup float64) []Node {
@@ -324,10 +324,10 @@ func wantDynamoAgentic(speedup float64) []Node {
 func TestDynamoAgentic(t *testing.T) {
 	for _, name := range []string{"dynamo_agentic.jsonl", "dynamo_agentic_inferred.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			s := src(spec.FormatDynamo, name)
-			l := tsLoad(2)
-			l.AgenticLanes = intp(1)
-			w := mustLoad(t, s, l, testdata)
+			s := trSrc(spec.FormatDynamo, name)
+			l := trTS(2)
+			l.AgenticLanes = trInt(1)
+			w := trLoad(t, s, l, trTestdata)
 			if w.Graph == nil {
 				t.Fatal("agentic dynamo trace must give a graph")
 			}
@@ -346,7 +346,7 @@ func TestDynamoAgenticRootsNotBefore(t *testing.T) {
 		return fmt.Sprintf(`{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "agent_context": {"session_id": %q}, "request": {"request_id": %q, "output_tokens": 1, "request_received_ms": %d, "total_time_ms": 4, "replay": {"trace_block_size": 2, "input_length": 2, "input_sequence_hashes": [1]}}}`+"\n", sess, id, recv)
 	}
 	data := rec("b1", "b", 1050) + rec("a1", "a", 1000) + rec("a2", "a", 1010)
-	w := mustLoad(t, src(spec.FormatDynamo, "x.jsonl"), tsLoad(1), fstest.MapFS{"x.jsonl": {Data: []byte(data)}})
+	w := trLoad(t, trSrc(spec.FormatDynamo, "x.jsonl"), trTS(1), fstest.MapFS{"x.jsonl": {Data: []byte(data)}})
 	n := w.Graph.Nodes
 	if n[0].RequestID != "a1" || n[1].RequestID != "a2" || n[2].RequestID != "b1" {
 		t.Fatalf("node order %s %s %s", n[0].RequestID, n[1].RequestID, n[2].RequestID)
@@ -356,7 +356,7 @@ func TestDynamoAgenticRootsNotBefore(t *testing.T) {
 	}
 }
 
-func gz(t *testing.T, data string) []byte {
+func trGzip(t *testing.T, data string) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
@@ -415,17 +415,17 @@ func TestDynamoManyShardsStreaming(t *testing.T) {
 		data := []byte(b.String())
 		if s%2 == 1 {
 			name += ".gz"
-			data = gz(t, b.String())
+			data = trGzip(t, b.String())
 		}
 		files[name] = &fstest.MapFile{Data: data}
 		paths = append(paths, name)
 	}
 	cfs := &countingFS{FS: files}
-	w := mustLoad(t, src(spec.FormatDynamo, paths...), tsLoad(1), cfs)
+	w := trLoad(t, trSrc(spec.FormatDynamo, paths...), trTS(1), cfs)
 	if cfs.maxOpen != 1 || cfs.opened != shards || cfs.open != 0 {
 		t.Fatalf("open files: max %d, opened %d, still open %d; want 1, %d, 0", cfs.maxOpen, cfs.opened, cfs.open, shards)
 	}
-	got := drain(t, w)
+	got := trDrain(t, w)
 	if len(got) != shards*per {
 		t.Fatalf("sessions = %d, want %d", len(got), shards*per)
 	}
@@ -442,8 +442,8 @@ func TestDynamoManyShardsStreaming(t *testing.T) {
 }
 
 func TestGzipMooncake(t *testing.T) {
-	files := fstest.MapFS{"m.jsonl.gz": {Data: gz(t, `{"timestamp": 5, "input_length": 3, "output_length": 1, "hash_ids": [2]}`+"\n")}}
-	got := drain(t, mustLoad(t, src(spec.FormatMooncake, "m.jsonl.gz"), tsLoad(1), files))
+	files := fstest.MapFS{"m.jsonl.gz": {Data: trGzip(t, `{"timestamp": 5, "input_length": 3, "output_length": 1, "hash_ids": [2]}`+"\n")}}
+	got := trDrain(t, trLoad(t, trSrc(spec.FormatMooncake, "m.jsonl.gz"), trTS(1), files))
 	if len(got) != 1 || got[0].Turns[0].InputLength != 3 {
 		t.Fatalf("got %+v", got)
 	}
@@ -459,9 +459,9 @@ func TestLongLine(t *testing.T) {
 		fmt.Fprint(&b, i)
 	}
 	b.WriteString("]}\n")
-	s := src(spec.FormatMooncake, "l.jsonl")
-	s.BlockSize = intp(1)
-	got := drain(t, mustLoad(t, s, tsLoad(1), fstest.MapFS{"l.jsonl": {Data: []byte(b.String())}}))
+	s := trSrc(spec.FormatMooncake, "l.jsonl")
+	s.BlockSize = trInt(1)
+	got := trDrain(t, trLoad(t, s, trTS(1), fstest.MapFS{"l.jsonl": {Data: []byte(b.String())}}))
 	if got[0].Turns[0].InputLength != 50000 || len(got[0].Turns[0].Prompt) != 50000 {
 		t.Fatalf("long line: input %d", got[0].Turns[0].InputLength)
 	}
@@ -477,54 +477,54 @@ func TestTraceErrors(t *testing.T) {
 		block              *int
 		want               string
 	}{
-		{"empty", spec.FormatMooncake, "\n\n", tsLoad(1), nil, "t.jsonl: did not contain any requests"},
-		{"bad json", spec.FormatMooncake, ok + "{nope\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
-		{"wrong type", spec.FormatMooncake, ok + `{"output_length": "x", "hash_ids": [1]}` + "\n", tsLoad(1), nil, "t.jsonl:2: invalid JSON record"},
-		{"no output", spec.FormatMooncake, `{"timestamp": 0, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length (alias output_tokens) is required"},
-		{"negative output", spec.FormatMooncake, `{"timestamp": 0, "output_length": -1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_length must be between"},
-		{"no hash ids", spec.FormatMooncake, `{"timestamp": 0, "output_length": 1}`, tsLoad(1), nil, "t.jsonl:1: hash_ids is required"},
-		{"empty hash ids", spec.FormatMooncake, "\n" + `{"timestamp": 0, "output_length": 1, "hash_ids": []}`, tsLoad(1), nil, "t.jsonl:2: hash_ids must not be empty"},
-		{"zero input", spec.FormatMooncake, `{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length must be > 0"},
-		{"alias conflict", spec.FormatMooncake, `{"timestamp": 0, "input_length": 3, "input_tokens": 4, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: input_length and its alias input_tokens disagree"},
-		{"first turn delay", spec.FormatMooncake, `{"session_id": "s", "timestamp": 0, "delay": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:1: the first turn of session "s" has delay 3`},
-		{"negative delay", spec.FormatMooncake, ok + `{"delay_ms": -1, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: delay must be a finite number"},
-		{"missing first timestamp", spec.FormatMooncake, ok + `{"output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: the first turn of session "request_2" has no timestamp`},
-		{"time goes back", spec.FormatMooncake, `{"session_id": "s", "timestamp": 9, "output_length": 1, "hash_ids": [1]}` + "\n" + `{"session_id": "s", "timestamp": 3, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: timestamp 3 is before the previous turn"},
-		{"output ids length", spec.FormatMooncake, `{"timestamp": 0, "output_length": 2, "hash_ids": [1], "output_token_ids": [1]}`, tsLoad(1), nil, "t.jsonl:1: output_token_ids has 1 ids but output_length is 2"},
-		{"agentic no request id", spec.FormatAgenticMooncake, ok, tsLoad(1), nil, "t.jsonl:1: request_id is required"},
-		{"agentic duplicate", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, `t.jsonl:2: duplicate request_id "a" (first at line 1)`},
-		{"agentic unknown dep", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["zz"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on unknown request_id "zz"`},
-		{"agentic self dep", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, `t.jsonl:1: request "a" depends on itself`},
-		{"agentic cycle", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["b"]}` + "\n" + `{"request_id": "b", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, tsLoad(1), nil, "is part of a dependency cycle"},
-		{"agentic v2 block size", spec.FormatAgenticMooncake, v2h, tsLoad(1), intp(4), "t.jsonl:1: header block_size 512 differs from traffic.source.block_size 4"},
-		{"agentic v2 version", spec.FormatAgenticMooncake, `{"schema": "dynamo.agentic_mooncake", "version": 3, "block_size": 512}`, tsLoad(1), nil, "t.jsonl:1: unsupported agentic_mooncake header version"},
-		{"agentic v2 only header", spec.FormatAgenticMooncake, v2h, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
-		{"agentic v2 hash count", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "input_length": 600, "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: hash_ids has 1 ids but input_length 600 needs exactly 2 blocks"},
-		{"agentic v2 trigger", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "soon"}]}`, tsLoad(1), nil, `t.jsonl:3: dependencies[0] has trigger "soon"`},
-		{"agentic v2 cross play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "q", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "completion"}]}`, tsLoad(1), nil, "t.jsonl:3: request \"b\" (play \"q\") depends on \"a\" of play \"p\""},
-		{"agentic v2 no play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, tsLoad(1), nil, "t.jsonl:2: play_id is required"},
-		{"agentic legacy with deps", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "dependencies": []}`, tsLoad(1), nil, "t.jsonl:1: dependencies/not_before_ms/play_id need the v2 header"},
-		{"applied lists", spec.FormatAppliedComputeAgentic, `{"num_turns": 2, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1, 1], "tool_call_latency": [0, 0], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = 2 entries"},
-		{"applied prompt", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 0, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: input_prompt_length is required and must be > 0"},
-		{"applied latency", spec.FormatAppliedComputeAgentic, `{"num_turns": 1, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1], "tool_call_latency": [-0.5], "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: tool_call_latency[0] = -0.5 must be a finite number of seconds"},
-		{"applied timestamps", spec.FormatAppliedComputeAgentic, "", tsLoad(1), nil, "requires a concurrency load"},
-		{"applied huge", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 99999999999, "final_assistant_response_length": 1}`, concLoad(1), nil, "t.jsonl:1: the episode's context grows past"},
-		{"dynamo empty", spec.FormatDynamo, `{"event_type": "tool_start"}`, tsLoad(1), nil, "t.jsonl: did not contain any requests"},
-		{"dynamo event type", spec.FormatDynamo, `{"schema": "dynamo.request.trace.v1", "event_type": "request_start"}`, tsLoad(1), nil, `t.jsonl:1: unknown event_type "request_start"`},
-		{"dynamo schema", spec.FormatDynamo, `{"event_type": "request_end"}`, tsLoad(1), nil, "t.jsonl:1: schema is none"},
-		{"dynamo mixed block sizes", spec.FormatDynamo, dyn("a", 4) + dyn("b", 8), tsLoad(1), nil, "t.jsonl:2: trace_block_size 8 differs from 4 used at t.jsonl:1"},
-		{"dynamo explicit block size", spec.FormatDynamo, dyn("a", 4), tsLoad(1), intp(16), "t.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16"},
-		{"dynamo duplicate", spec.FormatDynamo, dyn("a", 4) + "\n" + dyn("a", 4), tsLoad(1), nil, `t.jsonl:3: duplicate request_id "a" (first at t.jsonl:1)`},
-		{"dynamo hash count", spec.FormatDynamo, dynRec("a", 1, 4, 9, 1, 2), tsLoad(1), nil, "t.jsonl:1: request.replay.input_sequence_hashes has 2 hashes but input_length 9 needs ceil(9/4) = 3"},
-		{"dynamo output", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 0`, 1), tsLoad(1), nil, "t.jsonl:1: request.output_tokens is required"},
-		{"dynamo input tokens", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 2, "input_tokens": 5`, 1), tsLoad(1), nil, "t.jsonl:1: request.input_tokens 5 differs from request.replay.input_length 4"},
-		{"dynamo mixed context", spec.FormatDynamo, dyn("a", 4) + strings.Replace(dyn("b", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1), tsLoad(1), nil, "t.jsonl:2: agent_context is present here but absent at t.jsonl:1"},
-		{"dynamo unknown source", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1) + `{"schema": "dynamo.request.trace.v1", "event_type": "tool_end", "tool": {"claude": {"source_request_id": "q"}}}`, tsLoad(1), nil, `t.jsonl:2: tool.claude.source_request_id "q" names no request_end record`},
+		{"empty", spec.FormatMooncake, "\n\n", trTS(1), nil, "t.jsonl: did not contain any requests"},
+		{"bad json", spec.FormatMooncake, ok + "{nope\n", trTS(1), nil, "t.jsonl:2: invalid JSON record"},
+		{"wrong type", spec.FormatMooncake, ok + `{"output_length": "x", "hash_ids": [1]}` + "\n", trTS(1), nil, "t.jsonl:2: invalid JSON record"},
+		{"no output", spec.FormatMooncake, `{"timestamp": 0, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:1: output_length (alias output_tokens) is required"},
+		{"negative output", spec.FormatMooncake, `{"timestamp": 0, "output_length": -1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:1: output_length must be between"},
+		{"no hash ids", spec.FormatMooncake, `{"timestamp": 0, "output_length": 1}`, trTS(1), nil, "t.jsonl:1: hash_ids is required"},
+		{"empty hash ids", spec.FormatMooncake, "\n" + `{"timestamp": 0, "output_length": 1, "hash_ids": []}`, trTS(1), nil, "t.jsonl:2: hash_ids must not be empty"},
+		{"zero input", spec.FormatMooncake, `{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:1: input_length must be > 0"},
+		{"alias conflict", spec.FormatMooncake, `{"timestamp": 0, "input_length": 3, "input_tokens": 4, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:1: input_length and its alias input_tokens disagree"},
+		{"first turn delay", spec.FormatMooncake, `{"session_id": "s", "timestamp": 0, "delay": 3, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, `t.jsonl:1: the first turn of session "s" has delay 3`},
+		{"negative delay", spec.FormatMooncake, ok + `{"delay_ms": -1, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:2: delay must be a finite number"},
+		{"missing first timestamp", spec.FormatMooncake, ok + `{"output_length": 1, "hash_ids": [1]}`, trTS(1), nil, `t.jsonl:2: the first turn of session "request_2" has no timestamp`},
+		{"time goes back", spec.FormatMooncake, `{"session_id": "s", "timestamp": 9, "output_length": 1, "hash_ids": [1]}` + "\n" + `{"session_id": "s", "timestamp": 3, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:2: timestamp 3 is before the previous turn"},
+		{"output ids length", spec.FormatMooncake, `{"timestamp": 0, "output_length": 2, "hash_ids": [1], "output_token_ids": [1]}`, trTS(1), nil, "t.jsonl:1: output_token_ids has 1 ids but output_length is 2"},
+		{"agentic no request id", spec.FormatAgenticMooncake, ok, trTS(1), nil, "t.jsonl:1: request_id is required"},
+		{"agentic duplicate", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, `t.jsonl:2: duplicate request_id "a" (first at line 1)`},
+		{"agentic unknown dep", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["zz"]}`, trTS(1), nil, `t.jsonl:1: request "a" depends on unknown request_id "zz"`},
+		{"agentic self dep", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, trTS(1), nil, `t.jsonl:1: request "a" depends on itself`},
+		{"agentic cycle", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "wait_for": ["b"]}` + "\n" + `{"request_id": "b", "output_length": 1, "hash_ids": [1], "wait_for": ["a"]}`, trTS(1), nil, "is part of a dependency cycle"},
+		{"agentic v2 block size", spec.FormatAgenticMooncake, v2h, trTS(1), trInt(4), "t.jsonl:1: header block_size 512 differs from traffic.source.block_size 4"},
+		{"agentic v2 version", spec.FormatAgenticMooncake, `{"schema": "dynamo.agentic_mooncake", "version": 3, "block_size": 512}`, trTS(1), nil, "t.jsonl:1: unsupported agentic_mooncake header version"},
+		{"agentic v2 only header", spec.FormatAgenticMooncake, v2h, trTS(1), nil, "t.jsonl: did not contain any requests"},
+		{"agentic v2 hash count", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "input_length": 600, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:2: hash_ids has 1 ids but input_length 600 needs exactly 2 blocks"},
+		{"agentic v2 trigger", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "soon"}]}`, trTS(1), nil, `t.jsonl:3: dependencies[0] has trigger "soon"`},
+		{"agentic v2 cross play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "q", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "completion"}]}`, trTS(1), nil, "t.jsonl:3: request \"b\" (play \"q\") depends on \"a\" of play \"p\""},
+		{"agentic v2 no play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:2: play_id is required"},
+		{"agentic legacy with deps", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "dependencies": []}`, trTS(1), nil, "t.jsonl:1: dependencies/not_before_ms/play_id need the v2 header"},
+		{"applied lists", spec.FormatAppliedComputeAgentic, `{"num_turns": 2, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1, 1], "tool_call_latency": [0, 0], "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = 2 entries"},
+		{"applied prompt", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 0, "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: input_prompt_length is required and must be > 0"},
+		{"applied latency", spec.FormatAppliedComputeAgentic, `{"num_turns": 1, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1], "tool_call_latency": [-0.5], "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: tool_call_latency[0] = -0.5 must be a finite number of seconds"},
+		{"applied timestamps", spec.FormatAppliedComputeAgentic, "", trTS(1), nil, "requires a concurrency load"},
+		{"applied huge", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 99999999999, "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: the episode's context grows past"},
+		{"dynamo empty", spec.FormatDynamo, `{"event_type": "tool_start"}`, trTS(1), nil, "t.jsonl: did not contain any requests"},
+		{"dynamo event type", spec.FormatDynamo, `{"schema": "dynamo.request.trace.v1", "event_type": "request_start"}`, trTS(1), nil, `t.jsonl:1: unknown event_type "request_start"`},
+		{"dynamo schema", spec.FormatDynamo, `{"event_type": "request_end"}`, trTS(1), nil, "t.jsonl:1: schema is none"},
+		{"dynamo mixed block sizes", spec.FormatDynamo, dyn("a", 4) + dyn("b", 8), trTS(1), nil, "t.jsonl:2: trace_block_size 8 differs from 4 used at t.jsonl:1"},
+		{"dynamo explicit block size", spec.FormatDynamo, dyn("a", 4), trTS(1), trInt(16), "t.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16"},
+		{"dynamo duplicate", spec.FormatDynamo, dyn("a", 4) + "\n" + dyn("a", 4), trTS(1), nil, `t.jsonl:3: duplicate request_id "a" (first at t.jsonl:1)`},
+		{"dynamo hash count", spec.FormatDynamo, dynRec("a", 1, 4, 9, 1, 2), trTS(1), nil, "t.jsonl:1: request.replay.input_sequence_hashes has 2 hashes but input_length 9 needs ceil(9/4) = 3"},
+		{"dynamo output", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 0`, 1), trTS(1), nil, "t.jsonl:1: request.output_tokens is required"},
+		{"dynamo input tokens", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 2, "input_tokens": 5`, 1), trTS(1), nil, "t.jsonl:1: request.input_tokens 5 differs from request.replay.input_length 4"},
+		{"dynamo mixed context", spec.FormatDynamo, dyn("a", 4) + strings.Replace(dyn("b", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1), trTS(1), nil, "t.jsonl:2: agent_context is present here but absent at t.jsonl:1"},
+		{"dynamo unknown source", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1) + `{"schema": "dynamo.request.trace.v1", "event_type": "tool_end", "tool": {"claude": {"source_request_id": "q"}}}`, trTS(1), nil, `t.jsonl:2: tool.claude.source_request_id "q" names no request_end record`},
 		{"load type", spec.FormatMooncake, ok, spec.Load{Type: spec.LoadPoisson}, nil, "trace traffic requires trace_timestamps or concurrency load"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := src(tc.format, "t.jsonl")
+			s := trSrc(tc.format, "t.jsonl")
 			s.BlockSize = tc.block
 			_, err := LoadTrace(s, tc.load, fstest.MapFS{"t.jsonl": {Data: []byte(tc.data)}})
 			if err == nil {
@@ -542,23 +542,23 @@ func TestTraceErrors(t *testing.T) {
 }
 
 func TestTracePathErrors(t *testing.T) {
-	_, err := LoadTrace(src(spec.FormatMooncake, "missing.jsonl"), tsLoad(1), fstest.MapFS{})
+	_, err := LoadTrace(trSrc(spec.FormatMooncake, "missing.jsonl"), trTS(1), fstest.MapFS{})
 	var se *spec.Error
 	if !errors.As(err, &se) || se.Path != "traffic.source.paths" || !strings.HasPrefix(se.Msg, "missing.jsonl: cannot open trace file") {
 		t.Fatalf("missing file: %v", err)
 	}
-	_, err = LoadTrace(src(spec.FormatMooncake, "a", "b"), tsLoad(1), fstest.MapFS{})
+	_, err = LoadTrace(trSrc(spec.FormatMooncake, "a", "b"), trTS(1), fstest.MapFS{})
 	if err == nil || !strings.Contains(err.Error(), "trace format 'mooncake' requires exactly one path") {
 		t.Fatalf("two paths: %v", err)
 	}
-	_, err = LoadTrace(src(spec.FormatMooncake, "bad.gz"), tsLoad(1), fstest.MapFS{"bad.gz": {Data: []byte("plain")}})
+	_, err = LoadTrace(trSrc(spec.FormatMooncake, "bad.gz"), trTS(1), fstest.MapFS{"bad.gz": {Data: []byte("plain")}})
 	if err == nil || !strings.Contains(err.Error(), "bad.gz: not a valid gzip file") {
 		t.Fatalf("bad gzip: %v", err)
 	}
 }
 
 func TestDynamoAgenticConcurrency(t *testing.T) {
-	w := mustLoad(t, src(spec.FormatDynamo, "dynamo_agentic.jsonl"), concLoad(3), testdata)
+	w := trLoad(t, trSrc(spec.FormatDynamo, "dynamo_agentic.jsonl"), trConc(3), trTestdata)
 	if w.Graph == nil || w.Graph.Lanes != 3 || w.OpenLoop || w.Concurrency != 3 {
 		t.Fatalf("graph %v, open loop %v, concurrency %d", w.Graph != nil, w.OpenLoop, w.Concurrency)
 	}
@@ -571,16 +571,16 @@ func TestDynamoAgenticConcurrency(t *testing.T) {
 func TestNumericIDsAndPlannerRule(t *testing.T) {
 	data := `{"session_id": 12, "request_id": 7, "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
 		`{"session_id": "12", "delay": 2, "output_length": 1, "hash_ids": [3]}` + "\n"
-	s := src(spec.FormatMooncakeDelta, "n.jsonl")
-	w := mustLoad(t, s, tsLoad(1), fstest.MapFS{"n.jsonl": {Data: []byte(data)}})
-	got := drain(t, w)
+	s := trSrc(spec.FormatMooncakeDelta, "n.jsonl")
+	w := trLoad(t, s, trTS(1), fstest.MapFS{"n.jsonl": {Data: []byte(data)}})
+	got := trDrain(t, w)
 	if len(got) != 1 || got[0].ID != "12" || got[0].Turns[0].RequestID != "7" || len(got[0].Turns) != 2 {
 		t.Fatalf("sessions %+v", got)
 	}
 	if got[0].Turns[1].InputLength != 512+1+512 {
 		t.Fatalf("delta input %d, want 1025", got[0].Turns[1].InputLength)
 	}
-	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(src(spec.FormatMooncake, "n.jsonl"), w) {
+	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(trSrc(spec.FormatMooncake, "n.jsonl"), w) {
 		t.Fatal("planner rule: mooncake-delta needs it, mooncake does not")
 	}
 }
