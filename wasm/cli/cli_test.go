@@ -285,9 +285,43 @@ func TestJSONFormatCaptureAndDetail(t *testing.T) {
 	if err := json.Unmarshal(pj, &pv); err != nil || len(pv) != 5 || pv["details"] == nil {
 		t.Fatalf("prediction.json with details: %v\n%s", err, pj)
 	}
-	if !strings.Contains(string(pj), "\n  \"details\": {\n    \"requested_sections\": [\n      \"summary\",") {
-		t.Errorf("details member not pretty-printed in place:\n%s", pj)
+	// The spliced file is exactly the canonical encoding of the combined object.
+	if again, err := report.Pretty(canonicalValue(t, pj)); err != nil || !bytes.Equal(again, pj) {
+		t.Errorf("prediction.json with details is not canonical (%v):\n%s\nre-encoded:\n%s", err, pj, again)
 	}
+}
+
+// canonicalValue parses canonical JSON keeping ints (no '.' or exponent) apart from floats.
+func canonicalValue(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	var conv func(any) any
+	conv = func(v any) any {
+		switch x := v.(type) {
+		case json.Number:
+			if !strings.ContainsAny(string(x), ".eE") {
+				n, _ := x.Int64()
+				return n
+			}
+			f, _ := x.Float64()
+			return f
+		case []any:
+			for i := range x {
+				x[i] = conv(x[i])
+			}
+		case map[string]any:
+			for k := range x {
+				x[k] = conv(x[k])
+			}
+		}
+		return v
+	}
+	return conv(v)
 }
 
 func TestOutputDirectoryRules(t *testing.T) {
