@@ -295,8 +295,8 @@ func TestDynamoStandard(t *testing.T) {
 	}
 	got := trDrain(t, w)
 	want := []Session{
-		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "a"}}},
-		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 6, OutputLength: 3, Prompt: []Segment{{0, 4}, {2, 2}}, RequestID: "b"}}},
+		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 4, OutputLength: 2, Prompt: []Segment{{0, 4}}, RequestID: "a"}}},
+		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 4, OutputLength: 2, Prompt: []Segment{{1, 4}}, RequestID: "b"}}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
