@@ -38,8 +38,11 @@ func main() {
 		if p.Err != nil {
 			continue
 		}
-		g := groupOf(c, p.Row)
-		preds[i].TTFT, preds[i].TPOT = p.Predict(g)
+		f, ok := c.Families[p.Family()]
+		if !ok {
+			f = perf.FamilyCoef{Prefill: 1, Decode: 1}
+		}
+		preds[i].TTFT, preds[i].TPOT = p.Predict(groupOf(c, p.Row), f)
 	}
 	rows.WriteReport(os.Stdout, preds)
 }

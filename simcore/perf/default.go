@@ -38,13 +38,32 @@ type GroupCoef struct {
 	Rows int `json:"rows,omitempty"`
 }
 
+// FamilyCoef are per op-family factors (dense, moe, mla, mla-sparse, hybrid) fitted on
+// measured serving runs across all hardware; they correct what the family's op
+// decomposition misses (e.g. fused MLA kernels, sparse-attention indexers, linear-attention
+// scans) and multiply the op sum before the group factors.
+type FamilyCoef struct {
+	Prefill float64 `json:"prefill"`
+	Decode  float64 `json:"decode"`
+	Rows    int     `json:"rows,omitempty"`
+}
+
+// FamilyOf names the calibration family of a model.
+func FamilyOf(m *catalog.Model) string {
+	if m.Family == catalog.FamilyMLA && m.SparseTopK > 0 {
+		return "mla-sparse"
+	}
+	return m.Family
+}
+
 // Calibration is the embedded calibration table (simcore/perf/calibration.json, written by
 // tools/calibrate).
 type Calibration struct {
-	Note     string               `json:"note"`
-	Ops      OpCoef               `json:"ops"`
-	Backends map[string]GroupCoef `json:"backends"` // fallback per backend
-	Groups   map[string]GroupCoef `json:"groups"`   // "<hardware>/<backend>"
+	Note     string                `json:"note"`
+	Ops      OpCoef                `json:"ops"`
+	Families map[string]FamilyCoef `json:"families"`
+	Backends map[string]GroupCoef  `json:"backends"` // fallback per backend
+	Groups   map[string]GroupCoef  `json:"groups"`   // "<hardware>/<backend>"
 }
 
 //go:embed calibration.json
@@ -75,6 +94,7 @@ type Default struct {
 	hw  *catalog.Hardware
 	ops OpCoef
 	g   GroupCoef
+	f   FamilyCoef
 	// Backend is the backend the model was built for.
 	Backend string
 	// Calibrated is false when no fitted factors exist for (hardware, backend) and the
@@ -100,7 +120,10 @@ func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, back
 	if err != nil {
 		return nil, err
 	}
-	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend}
+	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: FamilyCoef{Prefill: 1, Decode: 1}}
+	if f, ok := c.Families[FamilyOf(m)]; ok {
+		d.f = f
+	}
 	if g, ok := c.Groups[hw.ID+"/"+backend]; ok {
 		d.g, d.Calibrated = g, true
 	} else if g, ok := c.Backends[backend]; ok {
@@ -114,13 +137,16 @@ func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, back
 // SetGroup replaces the calibration factors (used by the fitting tool).
 func (d *Default) SetGroup(g GroupCoef) { d.g = g }
 
+// SetFamily replaces the family factors (used by the fitting tool).
+func (d *Default) SetFamily(f FamilyCoef) { d.f = f }
+
 // PrefillMs prices batch requests each computing meanISL−meanPrefix new prompt tokens on
 // top of meanPrefix cached ones.
 func (d *Default) PrefillMs(batch, meanISL, meanPrefix int) float64 {
 	if batch <= 0 || meanISL <= meanPrefix {
 		return 0
 	}
-	v := float64(d.g.Prefill*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs
+	v := float64(float64(d.g.Prefill*d.f.Prefill)*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs
 	if v < 1 {
 		return 1
 	}
@@ -132,7 +158,7 @@ func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 	if batch <= 0 {
 		return 0
 	}
-	v := float64(d.g.Decode*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs
+	v := float64(float64(d.g.Decode*d.f.Decode)*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs
 	if v < 1 {
 		return 1
 	}

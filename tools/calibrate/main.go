@@ -260,29 +260,49 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 	return o, nil
 }
 
-// objective is the mean of TTFT and TPOT absolute percentage errors over rows.
-func objective(ps []*rows.Prepared, g perf.GroupCoef) float64 {
+// ape is an absolute percentage error capped at 1.5 so a few pathological rows (e.g.
+// KV-capacity-bound queues) do not dominate the fit.
+func ape(pred, meas float64) float64 {
+	e := math.Abs(pred/meas - 1)
+	if e > 1.5 {
+		return 1.5
+	}
+	return e
+}
+
+// objective is the mean of TTFT and (weighted) TPOT errors over rows.
+func objective(ps []*rows.Prepared, g perf.GroupCoef, fam map[string]perf.FamilyCoef) float64 {
 	var s float64
 	for _, p := range ps {
-		ttft, tpot := p.Predict(g)
-		s += math.Abs(ttft/p.Row.TTFT-1) + 1.5*math.Abs(tpot/p.Row.TPOT-1)
+		ttft, tpot := p.Predict(g, fam[p.Family()])
+		s += ape(ttft, p.Row.TTFT) + 1.5*ape(tpot, p.Row.TPOT)
 	}
 	return s / float64(len(ps))
 }
 
-func fitOne(ps []*rows.Prepared, start perf.GroupCoef) perf.GroupCoef {
+func fitOne(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.FamilyCoef) perf.GroupCoef {
 	f := func(x []float64) float64 {
-		return objective(ps, perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3]})
+		return objective(ps, perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3]}, fam)
 	}
 	x := minimize(f, []float64{start.Prefill, start.PrefillMs, start.Decode, start.DecodeMs},
-		[]float64{0.2, 0, 0.2, 0}, []float64{5, 60, 5, 30}, 200)
+		[]float64{0.2, 0, 0.2, 0}, []float64{5, 200, 5, 30}, 200)
 	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], Rows: len(ps)}
 }
 
+func groupOf(c *perf.Calibration, p *rows.Prepared) perf.GroupCoef {
+	if g, ok := c.Groups[p.Row.Group()]; ok {
+		return g
+	}
+	return c.Backends[p.Row.Backend]
+}
+
+// fitGroups alternates between per-family factors (all hardware) and per (hardware,
+// backend) factors (with a per-backend fallback) on the fitted (not held-out) rows.
 func fitGroups(c *perf.Calibration, rs []rows.Row) {
 	prep := rows.Prepare(rs, c)
 	byGroup := map[string][]*rows.Prepared{}
 	byBackend := map[string][]*rows.Prepared{}
+	byFamily := map[string][]*rows.Prepared{}
 	for i := range prep {
 		p := &prep[i]
 		if p.Err != nil || !p.Row.InScope() || p.Row.HeldOut() || p.Row.TTFT <= 0 || p.Row.TPOT <= 0 {
@@ -290,29 +310,73 @@ func fitGroups(c *perf.Calibration, rs []rows.Row) {
 		}
 		byGroup[p.Row.Group()] = append(byGroup[p.Row.Group()], p)
 		byBackend[p.Row.Backend] = append(byBackend[p.Row.Backend], p)
+		byFamily[p.Family()] = append(byFamily[p.Family()], p)
 	}
-	start := perf.GroupCoef{Prefill: 1, PrefillMs: 2, Decode: 1, DecodeMs: 2}
-	c.Backends = map[string]perf.GroupCoef{}
-	for _, b := range perf.Backends {
-		if ps := byBackend[b]; len(ps) > 0 {
-			c.Backends[b] = fitOne(ps, start)
-		} else {
-			c.Backends[b] = perf.GroupCoef{Prefill: 1, Decode: 1}
-		}
+	fam := map[string]perf.FamilyCoef{}
+	for k, ps := range byFamily {
+		fam[k] = perf.FamilyCoef{Prefill: 1, Decode: 1, Rows: len(ps)}
 	}
-	c.Groups = map[string]perf.GroupCoef{}
 	keys := make([]string, 0, len(byGroup))
 	for k := range byGroup {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		ps := byGroup[k]
-		if len(ps) < 8 {
-			continue // too few rows: the backend fallback applies
+	fkeys := make([]string, 0, len(byFamily))
+	for k := range byFamily {
+		fkeys = append(fkeys, k)
+	}
+	sort.Strings(fkeys)
+	start := perf.GroupCoef{Prefill: 1, PrefillMs: 2, Decode: 1, DecodeMs: 2}
+	c.Backends = map[string]perf.GroupCoef{}
+	c.Groups = map[string]perf.GroupCoef{}
+	for iter := 0; iter < 4; iter++ {
+		for _, b := range perf.Backends {
+			if ps := byBackend[b]; len(ps) > 0 {
+				c.Backends[b] = fitOne(ps, start, fam)
+			} else {
+				c.Backends[b] = perf.GroupCoef{Prefill: 1, Decode: 1}
+			}
 		}
-		g := fitOne(ps, c.Backends[ps[0].Row.Backend])
-		c.Groups[k] = g
-		fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms  decode ×%.3f +%.2fms  obj %.3f\n", k, len(ps), g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, objective(ps, g))
+		for _, k := range keys {
+			ps := byGroup[k]
+			if len(ps) < 8 {
+				continue // too few rows: the backend fallback applies
+			}
+			c.Groups[k] = fitOne(ps, c.Backends[ps[0].Row.Backend], fam)
+		}
+		// Family factors given the group factors.
+		for _, k := range fkeys {
+			ps := byFamily[k]
+			f := func(x []float64) float64 {
+				fm := map[string]perf.FamilyCoef{k: {Prefill: x[0], Decode: x[1]}}
+				var s float64
+				for _, p := range ps {
+					ttft, tpot := p.Predict(groupOf(c, p), fm[k])
+					s += ape(ttft, p.Row.TTFT) + 1.5*ape(tpot, p.Row.TPOT)
+				}
+				return s / float64(len(ps))
+			}
+			x := minimize(f, []float64{fam[k].Prefill, fam[k].Decode}, []float64{0.3, 0.3}, []float64{3, 3}, 100)
+			fam[k] = perf.FamilyCoef{Prefill: x[0], Decode: x[1], Rows: len(ps)}
+		}
+		var tot float64
+		n := 0
+		for _, k := range keys {
+			for _, p := range byGroup[k] {
+				ttft, tpot := p.Predict(groupOf(c, p), fam[p.Family()])
+				tot += math.Abs(ttft/p.Row.TTFT-1) + math.Abs(tpot/p.Row.TPOT-1)
+				n++
+			}
+		}
+		fmt.Fprintf(os.Stderr, "iteration %d: mean(TTFT APE + TPOT APE) on fitted rows %.3f\n", iter, tot/float64(n))
+	}
+	c.Families = fam
+	for _, k := range fkeys {
+		fmt.Fprintf(os.Stderr, "family %-10s rows %4d  prefill ×%.3f decode ×%.3f\n", k, fam[k].Rows, fam[k].Prefill, fam[k].Decode)
+	}
+	for _, k := range keys {
+		if g, ok := c.Groups[k]; ok {
+			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms  decode ×%.3f +%.2fms\n", k, g.Rows, g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 		p := Prepared{Row: r}
 		p.T, p.Err = Build(r, c)
 		if p.Err == nil && r.Mode != "disagg" {
-			dp := clean(r.Agg.Par).AttentionData
+			dp := p.T.AggPar.AttentionData
 			conc := (r.Concurrency + dp - 1) / dp
 			budget := 8192
 			if r.Backend == "sglang" && dp > 1 {
@@ -39,15 +39,26 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 	return out
 }
 
-// Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g.
-func (p *Prepared) Predict(g perf.GroupCoef) (ttft, tpot float64) {
+// Family is the calibration family of the row's model.
+func (p *Prepared) Family() string { return perf.FamilyOf(p.T.Model) }
+
+// Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g
+// and family factors f (the surrogate replay's raw op sums carry no calibration).
+func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef) (ttft, tpot float64) {
 	r := p.Row
 	if r.Mode == "disagg" {
-		p.T.Prefill.SetGroup(g)
-		p.T.Decode.SetGroup(g)
-		return SimDisagg(p.T.Prefill, p.T.Decode, r.Concurrency, r.ISL, r.OSL, r.Prefill, r.Decode, 8192)
+		for _, d := range []*perf.Default{p.T.Prefill, p.T.Decode} {
+			d.SetGroup(g)
+			d.SetFamily(f)
+		}
+		pr, dr := r.Prefill, r.Decode
+		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
+		return SimDisagg(p.T.Prefill, p.T.Decode, r.Concurrency, r.ISL, r.OSL, pr, dr, 8192)
 	}
-	return p.Agg.TTFT.Eval(g), p.Agg.TPOT.Eval(g)
+	ge := g
+	ge.Prefill *= f.Prefill
+	ge.Decode *= f.Decode
+	return p.Agg.TTFT.Eval(ge), p.Agg.TPOT.Eval(ge)
 }
 
 // Score accumulates absolute percentage errors.

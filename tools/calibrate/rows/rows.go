@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -113,9 +114,17 @@ func (r *Row) HeldOut() bool {
 	return h.Sum32()%4 == 0
 }
 
+// KVFP8 makes rows with 8-bit or 4-bit weights replay with an FP8 KV cache (the CSV does
+// not record the KV dtype; low-precision serving recipes normally quantise the cache too).
+var KVFP8 = true
+
 // Quant is the row's quantisation: explicit gemm/moe modes, the rest from the model.
 func (r *Row) Quant() perf.Quant {
-	return perf.Quant{Gemm: r.GemmQuant, MoE: r.MoEQuant}
+	q := perf.Quant{Gemm: r.GemmQuant, MoE: r.MoEQuant}
+	if KVFP8 && r.GemmQuant != "" && r.GemmQuant != "bf16" {
+		q.KVCache = "fp8"
+	}
+	return q
 }
 
 // InScope reports whether the simulator is expected to price the row (TRT-LLM
@@ -141,8 +150,45 @@ type Timings struct {
 	Prefill  *perf.Default
 	Decode   *perf.Default
 	KVTokens int64 // per-rank KV capacity of the aggregated/decode role
+	// AggPar, PrefillPar, DecodePar are the repaired parallelisms the roles were built with.
+	AggPar, PrefillPar, DecodePar spec.Parallelism
+	lastPar                       spec.Parallelism
 	// Inferred is true when the row's parallelism was missing and inferred (see Build).
 	Inferred bool
+}
+
+var idTP = regexp.MustCompile(`_tp(\d+)_`)
+
+// idPar reconciles an aggregated row's parallelism with the GPU count its id records
+// ("…_tp8_…"): some rows store tensor or attention-DP sizes squared (tp·ep).
+func idPar(id string, p spec.Parallelism) spec.Parallelism {
+	m := idTP.FindStringSubmatch(id)
+	if m == nil {
+		return p
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n <= 1 || p.Tensor*p.AttentionData == n {
+		return p
+	}
+	switch {
+	case p.Tensor == n*n:
+		p.Tensor = n / p.AttentionData
+		if p.Tensor < 1 {
+			p.Tensor, p.AttentionData = n, 1
+		}
+		if p.MoeExpert > 1 && p.MoeExpert <= n {
+			p.MoeTensor = n / p.MoeExpert
+		}
+	case p.AttentionData == n*n:
+		p.AttentionData = n / p.Tensor
+		if p.AttentionData < 1 {
+			p.Tensor, p.AttentionData = 1, n
+		}
+		if p.MoeExpert > 1 && p.MoeExpert <= n {
+			p.MoeTensor = n / p.MoeExpert
+		}
+	}
+	return p
 }
 
 func allOnes(p spec.Parallelism) bool {
@@ -176,6 +222,11 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 	if p.Tensor > m.Heads && p.MoeExpert > 1 && p.MoeExpert <= m.Heads {
 		p.Tensor = p.MoeExpert
 	}
+	if m.Family == catalog.FamilyMLA && p.Tensor > 16 && p.AttentionData == 1 {
+		// Tensor sizes beyond 16 GPUs on MLA models are wide expert-parallel deployments
+		// with data-parallel attention (one rank per GPU).
+		p.AttentionData, p.Tensor, p.MoeTensor, p.MoeExpert = p.Tensor, 1, 1, p.Tensor
+	}
 	g := p.Tensor * p.AttentionData
 	if p.MoeTensor*p.MoeExpert == g || p.MoeTensor*p.MoeExpert == 1 {
 		return p
@@ -207,6 +258,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	q := r.Quant()
 	mk := func(p spec.Parallelism) (*perf.Default, int64, error) {
 		p = fixPar(m, clean(p))
+		defer func() { t.lastPar = p }()
 		mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
 		if err != nil && allOnes(p) {
 			// The row records no parallelism although the model cannot fit one GPU:
@@ -230,13 +282,16 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		if t.Prefill, _, err = mk(r.Prefill.Par); err != nil {
 			return nil, err
 		}
+		t.PrefillPar = t.lastPar
 		if t.Decode, t.KVTokens, err = mk(r.Decode.Par); err != nil {
 			return nil, err
 		}
+		t.DecodePar = t.lastPar
 		return t, nil
 	}
-	if t.Agg, t.KVTokens, err = mk(r.Agg.Par); err != nil {
+	if t.Agg, t.KVTokens, err = mk(idPar(r.ID, clean(r.Agg.Par))); err != nil {
 		return nil, err
 	}
+	t.AggPar = t.lastPar
 	return t, nil
 }
