@@ -131,7 +131,7 @@ func parseCore(r *mooncakeRow, file string, line int, in *interner, blockSize in
 	for _, h := range r.HashIDs[n:] {
 		in.id(h)
 	}
-	if r.SessionID != nil {
+	if r.SessionID != nil && *r.SessionID != "" {
 		c.hasSession, c.session = true, string(*r.SessionID)
 	}
 	if r.RequestID != nil {

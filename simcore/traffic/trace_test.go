@@ -569,16 +569,18 @@ func TestDynamoAgenticConcurrency(t *testing.T) {
 }
 
 func TestNumericIDsAndPlannerRule(t *testing.T) {
-	data := `{"session_id": 12, "request_id": 7, "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
+	data := `{"session_id": "", "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
+		`{"session_id": 12, "request_id": 7, "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
 		`{"session_id": "12", "delay": 2, "output_length": 1, "hash_ids": [3]}` + "\n"
 	s := trSrc(spec.FormatMooncakeDelta, "n.jsonl")
 	w := trLoad(t, s, trTS(1), fstest.MapFS{"n.jsonl": {Data: []byte(data)}})
 	got := trDrain(t, w)
-	if len(got) != 1 || got[0].ID != "12" || got[0].Turns[0].RequestID != "7" || len(got[0].Turns) != 2 {
+	// An empty session_id counts as absent.
+	if len(got) != 2 || got[0].ID != "request_1" || got[1].ID != "12" || got[1].Turns[0].RequestID != "7" || len(got[1].Turns) != 2 {
 		t.Fatalf("sessions %+v", got)
 	}
-	if got[0].Turns[1].InputLength != 512+1+512 {
-		t.Fatalf("delta input %d, want 1025", got[0].Turns[1].InputLength)
+	if got[1].Turns[1].InputLength != 512+1+512 {
+		t.Fatalf("delta input %d, want 1025", got[1].Turns[1].InputLength)
 	}
 	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(trSrc(spec.FormatMooncake, "n.jsonl"), w) {
 		t.Fatal("planner rule: mooncake-delta needs it, mooncake does not")
