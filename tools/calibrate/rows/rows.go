@@ -228,7 +228,11 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 		p.AttentionData, p.Tensor, p.MoeTensor, p.MoeExpert = p.Tensor, 1, 1, p.Tensor
 	}
 	g := p.Tensor * p.AttentionData
-	if p.MoeTensor*p.MoeExpert == g || p.MoeTensor*p.MoeExpert == 1 {
+	if p.MoeTensor*p.MoeExpert == 1 {
+		p.MoeTensor = g
+		return p
+	}
+	if p.MoeTensor*p.MoeExpert == g {
 		return p
 	}
 	switch {
