@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Rank is one attention-DP rank: a scheduler with its queues and one KV block pool.
 type Rank struct {
 	cfg  *RankConfig
@@ -7,7 +12,9 @@ type Rank struct {
 	KV   *KVPool
 	Held []*Request // disaggregated prefill: finished prefills whose KV awaits transfer
 
-	running      []*Request
+	running      []*Request // admission order, steady requests included
+	active       []*Request // running requests that are not steady, admission order
+	admSeq       int64
 	waiting      []*Request
 	wHead        int
 	materialized []*Request
@@ -20,6 +27,11 @@ type Rank struct {
 	// TensorRT-LLM: Σ to_completion and Σ held blocks over running requests.
 	trtToCompletion int
 	trtHeld         int
+	// Steady decode cohort (see steady.go).
+	steadyN        int
+	steadySumKnown int64 // Σ known at entry over steady requests
+	steadySumBase  int64 // Σ entry pass over steady requests
+	wakes          wakeHeap
 	// SGLang state (simulation.md §8).
 	sgl sglState
 	// Pass counters for FPM samples.
@@ -118,12 +130,12 @@ func (k *Rank) QueuedTokens() (prefill, decode int64) {
 	return
 }
 
-// ScheduledKV returns Σ known over running requests.
-func (k *Rank) ScheduledKV() (n int64) {
-	for _, r := range k.running {
+// ScheduledKV returns Σ known over running requests at the worker's next pass.
+func (k *Rank) ScheduledKV(pass int64) (n int64) {
+	for _, r := range k.active {
 		n += int64(r.Known())
 	}
-	return n
+	return n + k.steadyKnown(pass)
 }
 
 // formPass schedules one pass at start and returns its prefill and decode parts.
@@ -132,17 +144,35 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		return k.formSGLangPass(start, w)
 	}
 	cfg := k.cfg
-	k.budget = cfg.MaxBatchedTokens
+	pass := int64(len(w.PassEnds))
+	k.wakeDue(pass, w)
+	if k.steadyN > 0 && !k.steadyFits() {
+		k.materializeAll(pass, w)
+	}
+	k.budget = cfg.MaxBatchedTokens - k.steadyN
 	k.preempted = false
-	for _, r := range k.running {
+	for _, r := range k.active {
 		r.scheduled = 0
 	}
-	// (a) running requests first, in admission order.
-	for i := 0; i < len(k.running); {
+	// (a) running requests first, in admission order. Steady requests (all of which fit, as
+	// steadyFits checked) take one token each without being visited.
+	for i := 0; i < len(k.active); {
 		if k.budget == 0 {
 			break
 		}
-		r := k.running[i]
+		r := k.active[i]
+		// Fast path: a decoding request whose next token fits its last block.
+		if !r.prefilling && r.pinned && r.L+r.generated-r.computed == 1 && r.computed < len(r.blocks)*cfg.BlockSize {
+			r.before = r.computed
+			r.computed++
+			r.scheduled = 1
+			k.budget--
+			if cfg.PrefixCaching && r.computed%cfg.BlockSize == 0 {
+				k.registerFull(r)
+			}
+			i++
+			continue
+		}
 		res := k.schedule(r, true, w)
 		if res == blocked {
 			break
@@ -226,11 +256,14 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		h.admitted(start, cfg.Pool, cached)
 		k.addRunning(h)
 	}
-	return k.passTimes()
+	return k.passTimes(pass)
 }
 
 func (k *Rank) addRunning(r *Request) {
+	k.admSeq++
+	r.admSeq = k.admSeq
 	k.running = append(k.running, r)
+	k.active = append(k.active, r)
 	r.inRunning = true
 	if k.cfg.Policy == TRTLLM {
 		k.trtToCompletion += ceilDiv(r.L+r.O, k.cfg.BlockSize)
@@ -238,12 +271,12 @@ func (k *Rank) addRunning(r *Request) {
 }
 
 // passTimes derives the timing-model inputs of the formed pass (simulation.md §5.2).
-func (k *Rank) passTimes() (prefill, decode float64) {
+func (k *Rank) passTimes(pass int64) (prefill, decode float64) {
 	cfg := k.cfg
 	var batchP int
 	var sumISL, sumPrefix, activeKV int64
 	k.ready = k.ready[:0]
-	for _, r := range k.running {
+	for _, r := range k.active {
 		if r.scheduled == 0 {
 			continue
 		}
@@ -257,20 +290,24 @@ func (k *Rank) passTimes() (prefill, decode float64) {
 			activeKV += int64(r.Known())
 		}
 	}
-	k.formed = len(k.running) > 0 && (batchP > 0 || len(k.ready) > 0 || k.anyScheduled())
+	batchD := len(k.ready) + k.steadyN
+	if k.steadyN > 0 {
+		activeKV += k.steadyKnown(pass)
+	}
+	k.formed = batchD > 0 || batchP > 0 || k.anyScheduled()
 	k.passPrefillReqs, k.passPrefillTokens = batchP, sumISL-sumPrefix
-	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
+	k.passDecodeReqs, k.passDecodeKV = batchD, activeKV
 	if batchP > 0 && cfg.Pool != PoolDecode {
 		prefill = cfg.Timing.PrefillMs(batchP, int(sumISL/int64(batchP)), int(sumPrefix/int64(batchP)))
 	}
-	if n := len(k.ready); n > 0 {
-		decode = cfg.Timing.DecodeMs(n, activeKV, int(activeKV/int64(n)), int64(cfg.NumBlocks)*int64(cfg.BlockSize))
+	if batchD > 0 {
+		decode = cfg.Timing.DecodeMs(batchD, activeKV, int(activeKV/int64(batchD)), int64(cfg.NumBlocks)*int64(cfg.BlockSize))
 	}
 	return prefill, decode
 }
 
 func (k *Rank) anyScheduled() bool {
-	for _, r := range k.running {
+	for _, r := range k.active {
 		if r.scheduled > 0 {
 			return true
 		}
@@ -355,19 +392,27 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 	r.scheduled += desired
 	k.budget -= desired
 	if cfg.PrefixCaching {
-		if full := r.computed / bs; full > r.registered {
-			r.extendHashes(full*bs, bs)
-			for b := r.registered; b < full; b++ {
-				parent := uint64(0)
-				if b > 0 {
-					parent = r.hashes[b-1]
-				}
-				k.KV.Register(r.blocks[b], r.hashes[b], parent, b == 0)
-			}
-			r.registered = full
-		}
+		k.registerFull(r)
 	}
 	return ok
+}
+
+// registerFull registers every block of r that is now full up to r.computed (§6.2).
+func (k *Rank) registerFull(r *Request) {
+	bs := k.cfg.BlockSize
+	full := r.computed / bs
+	if full <= r.registered {
+		return
+	}
+	r.extendHashes(full*bs, bs)
+	for b := r.registered; b < full; b++ {
+		parent := uint64(0)
+		if b > 0 {
+			parent = r.hashes[b-1]
+		}
+		k.KV.Register(r.blocks[b], r.hashes[b], parent, b == 0)
+	}
+	r.registered = full
 }
 
 // preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
@@ -396,18 +441,23 @@ func (k *Rank) releaseBlocks(r *Request) {
 }
 
 func (k *Rank) removeRunning(r *Request) {
-	for i := len(k.running) - 1; i >= 0; i-- {
-		if k.running[i] == r {
-			copy(k.running[i:], k.running[i+1:])
-			k.running[len(k.running)-1] = nil
-			k.running = k.running[:len(k.running)-1]
-			break
-		}
-	}
+	k.running = removeBySeq(k.running, r)
+	k.active = removeBySeq(k.active, r)
 	r.inRunning = false
 	if k.cfg.Policy == TRTLLM {
 		k.trtToCompletion -= ceilDiv(r.L+r.O, k.cfg.BlockSize)
 	}
+}
+
+// removeBySeq removes r from a list sorted by admission sequence, keeping the order.
+func removeBySeq(list []*Request, r *Request) []*Request {
+	i, ok := slices.BinarySearchFunc(list, r.admSeq, func(x *Request, seq int64) int { return cmp.Compare(x.admSeq, seq) })
+	if !ok || list[i] != r {
+		return list
+	}
+	copy(list[i:], list[i+1:])
+	list[len(list)-1] = nil
+	return list[:len(list)-1]
 }
 
 // finishPass applies the pass's results at end (simulation.md §6.3).
@@ -418,7 +468,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 		return
 	}
 	anyDone := false
-	for _, r := range k.running {
+	for _, r := range k.active {
 		if r.prefilling && r.scheduled > 0 && r.computed >= r.Known() {
 			r.prefilling = false
 			w.Out = append(w.Out, Note{Kind: NotePrefillDone, R: r, Rank: k.ID})
@@ -433,34 +483,39 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 			anyDone = true
 		}
 	}
-	if !anyDone {
-		return
-	}
-	// Completions, hand-offs and prefill-only finishes leave running, order preserved.
-	kept := k.running[:0]
-	for _, r := range k.running {
-		switch {
-		case cfg.Pool == PoolPrefill && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
-			r.inRunning = false
-			k.Held = append(k.Held, r)
-			w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
-		case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
-			k.releaseBlocks(r)
-			r.inRunning = false
-			if cfg.Policy == TRTLLM {
-				k.trtToCompletion -= ceilDiv(r.L+r.O, cfg.BlockSize)
+	if anyDone {
+		// Completions, hand-offs and prefill-only finishes leave running, order preserved.
+		kept := k.active[:0]
+		for _, r := range k.active {
+			switch {
+			case cfg.Pool == PoolPrefill && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
+				k.running = removeBySeq(k.running, r)
+				r.inRunning = false
+				k.Held = append(k.Held, r)
+				w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
+			case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
+				k.releaseBlocks(r)
+				k.running = removeBySeq(k.running, r)
+				r.inRunning = false
+				if cfg.Policy == TRTLLM {
+					k.trtToCompletion -= ceilDiv(r.L+r.O, cfg.BlockSize)
+				}
+				r.Status = Completed
+				r.Terminal = end
+				w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
+			default:
+				kept = append(kept, r)
 			}
-			r.Status = Completed
-			r.Terminal = end
-			w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
-		default:
-			kept = append(kept, r)
 		}
+		for i := len(kept); i < len(k.active); i++ {
+			k.active[i] = nil
+		}
+		k.active = kept
 	}
-	for i := len(kept); i < len(k.running); i++ {
-		k.running[i] = nil
+	// Requests that emitted this pass and will only decode for a while leave the active list.
+	if len(k.ready) > 0 && cfg.Pool != PoolPrefill {
+		k.enterSteady(int64(p) + 1)
 	}
-	k.running = kept
 }
 
 // ReleaseSource frees a held disaggregated prefill's blocks once its KV has been transferred.

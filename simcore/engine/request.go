@@ -65,6 +65,14 @@ type Request struct {
 	before     int // computed before this pass's tokens (prefill accounting)
 	inRunning  bool
 	noRoom     bool // TRT-LLM: the prompt leaves no room for one output token
+	admSeq     int64
+	// Steady decode state (steady.go): progress is implied by the worker's pass index.
+	steady    bool
+	sBase     int64 // first pass index the request decodes in while steady
+	sWake     int64 // pass index at which it must be processed again
+	sComputed int   // computed at sBase
+	sGen      int   // generated at sBase
+	sTokens   int   // Tokens at sBase
 
 	// Collector.
 	Status      Status
@@ -133,16 +141,16 @@ type Admission struct {
 
 // Route is one placement of the request by a router.
 type Route struct {
-	Pool           uint8
-	Worker, Rank   int32
-	Scheduler      int32
-	Queued         bool
-	EnteredAt      float64
-	ReleasedAt     float64
-	Overlap        int // selected overlap blocks, -1 for round robin
-	BestOverlap    int
-	BlockSize      int
-	HasOverlap     bool
+	Pool         uint8
+	Worker, Rank int32
+	Scheduler    int32
+	Queued       bool
+	EnteredAt    float64
+	ReleasedAt   float64
+	Overlap      int // selected overlap blocks, -1 for round robin
+	BestOverlap  int
+	BlockSize    int
+	HasOverlap   bool
 }
 
 // Known is the number of tokens whose KV must exist before the next token is sampled.

@@ -44,8 +44,10 @@ type cluster struct {
 	dec    *poolState
 	pools  []*poolState
 
-	reqs     []*engine.Request
-	sessions []sessionState // by workload session index (lazily filled)
+	reqs      []*engine.Request
+	slab      []engine.Request // requests are allocated in chunks
+	sessions  []sessionState   // active sessions by slot
+	freeSlots []int32
 	// Open-loop lookahead: the next session pulled from the workload, not yet released.
 	pending      traffic.Session
 	havePending  bool
@@ -76,6 +78,11 @@ func Run(p *Plan) *Result {
 	}
 	c.start()
 	c.loop()
+	for _, ps := range c.pools {
+		for _, w := range ps.workers {
+			w.Settle()
+		}
+	}
 	res := &Result{Requests: c.reqs, Pressure: c.pressure, EndMs: c.now}
 	if c.agg != nil {
 		res.AggWorkers = c.agg.workers
@@ -130,9 +137,9 @@ func (c *cluster) pullStatic() {
 	}
 	idx := c.pulled
 	c.pulled++
-	c.sessions = append(c.sessions, sessionState{s: s})
+	slot := c.newSession(s)
 	c.staticSeq = int64(idx)
-	c.events.push(event{at: s.ArrivalMs, phase: phaseRelease, kind: relStatic, tie: int64(idx), a: int32(idx)})
+	c.events.push(event{at: s.ArrivalMs, phase: phaseRelease, kind: relStatic, tie: int64(idx), a: int32(slot)})
 	c.lastArrival = s.ArrivalMs
 }
 
@@ -203,17 +210,33 @@ func (c *cluster) backfill() {
 		if !ok {
 			return
 		}
-		idx := c.pulled
 		c.pulled++
-		c.sessions = append(c.sessions, sessionState{s: s})
+		slot := c.newSession(s)
 		c.activeSess++
-		c.releaseTurn(idx, 0)
+		c.releaseTurn(slot, 0)
 	}
+}
+
+// newSession stores a session in a free slot and returns the slot.
+func (c *cluster) newSession(s traffic.Session) int {
+	if n := len(c.freeSlots); n > 0 {
+		slot := int(c.freeSlots[n-1])
+		c.freeSlots = c.freeSlots[:n-1]
+		c.sessions[slot] = sessionState{s: s}
+		return slot
+	}
+	c.sessions = append(c.sessions, sessionState{s: s})
+	return len(c.sessions) - 1
 }
 
 // newRequest registers a released request with the collector.
 func (c *cluster) newRequest(t *traffic.Turn) *engine.Request {
-	r := &engine.Request{
+	if len(c.slab) == 0 {
+		c.slab = make([]engine.Request, 1024)
+	}
+	r := &c.slab[0]
+	c.slab = c.slab[1:]
+	*r = engine.Request{
 		Ordinal:      int32(len(c.reqs) + 1),
 		L:            t.InputLength,
 		O:            t.OutputLength,
@@ -418,7 +441,8 @@ func (c *cluster) terminal(r *engine.Request) {
 		x.SessionID, x.HasTurn = r.SessionID, r.HasTurn
 		x.Status, x.Terminal = engine.Canceled, c.now
 	}
-	ss.s.Turns = nil
+	*ss = sessionState{}
+	c.freeSlots = append(c.freeSlots, r.Session)
 	c.activeSess--
 	c.finishedSess++
 }

@@ -16,6 +16,14 @@ type Dist struct {
 	n      int64
 }
 
+// NewDist makes a distribution with room for n unit samples.
+func NewDist(n int) *Dist { return &Dist{ones: make([]float64, 0, n)} }
+
+// NewWeightedDist makes a distribution with room for n unit and w weighted samples.
+func NewWeightedDist(n, w int) *Dist {
+	return &Dist{ones: make([]float64, 0, n), vals: make([]float64, 0, w), counts: make([]int64, 0, w)}
+}
+
 // Add adds one sample.
 func (d *Dist) Add(v float64) {
 	d.ones = append(d.ones, v)

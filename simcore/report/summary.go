@@ -26,7 +26,15 @@ type SLA struct {
 
 // Summary builds the summary object of outputs.md §3.2.
 func Summary(res *replay.Result, acc Accounting) map[string]any {
-	var ttft, ttst, tpot, itl, e2e, perUser Dist
+	n := len(res.Requests)
+	ttft, ttst, tpot, e2e := NewDist(n), NewDist(n), NewDist(n), NewDist(n)
+	passes := 0
+	for _, ws := range [][]*engine.Worker{res.AggWorkers, res.PrefillWorkers, res.DecodeWorkers} {
+		for _, w := range ws {
+			passes += len(w.PassEnds)
+		}
+	}
+	itl, perUser := NewWeightedDist(n, passes), NewWeightedDist(n, passes)
 	var completed, inTok, outTok, reused, firstReused, good, goodTok int64
 	var durationMs float64
 	for _, r := range res.Requests {
