@@ -79,6 +79,27 @@
     });
   }
 
+  // A page opened with a configuration in its URL (#cfg=<base64url YAML>) starts that
+  // prediction at once, while the UI module is still loading; the UI then adopts it.
+  function configFromHash() {
+    const m = /(?:^#|&)cfg=([^&]*)/.exec(location.hash);
+    if (!m) return null;
+    try {
+      const bin = atob(m[1].replace(/-/g, "+").replace(/_/g, "/"));
+      return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    } catch (e) {
+      return null;
+    }
+  }
+
   start();
-  window.aisimulate = { predict, ready, version: 1 };
+  const api = { predict, ready, version: 1, initial: null };
+  const initialYaml = configFromHash();
+  if (initialYaml !== null) {
+    const initial = { yaml: initialYaml, onProgress: null };
+    initial.result = predict(initialYaml, { onProgress: (f) => { if (initial.onProgress) initial.onProgress(f); } });
+    initial.result.catch(() => {});
+    api.initial = initial;
+  }
+  window.aisimulate = api;
 })();

@@ -120,7 +120,15 @@ func (a *App) Run() {
 		return nil
 	})
 	opts.Set("onProgress", onProgress)
-	js.Global().Get("aisimulate").Call("predict", a.yamlText, opts).Call("then", onOK, onErr)
+	api := js.Global().Get("aisimulate")
+	// Adopt the run aisimulate.js started for the URL's configuration, if it is this one.
+	if ini := api.Get("initial"); ini.Truthy() && len(a.files) == 0 && ini.Get("yaml").String() == a.yamlText {
+		api.Set("initial", nil)
+		ini.Set("onProgress", onProgress)
+		ini.Get("result").Call("then", onOK, onErr)
+	} else {
+		api.Call("predict", a.yamlText, opts).Call("then", onOK, onErr)
+	}
 	vecty.Rerender(a)
 }
 

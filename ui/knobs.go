@@ -329,8 +329,8 @@ func deepCopy(v any) any {
 }
 
 // FieldFor returns the id of the knob that should show an error at the dotted path: the knob
-// whose path is the longest segment-wise prefix of the error path, else the first knob inside
-// the error path, else "" (show it at the editor).
+// whose path is the longest segment-wise prefix of the error path, else "" (show it at the
+// editor: errors about a whole section, such as an unknown key, are not any one field's).
 func FieldFor(ks []Knob, errPath string) string {
 	if errPath == "" {
 		return ""
@@ -343,13 +343,5 @@ func FieldFor(ks []Knob, errPath string) string {
 			}
 		}
 	}
-	if best != "" {
-		return best
-	}
-	for _, k := range ks {
-		if strings.HasPrefix(k.Path, errPath+".") {
-			return k.ID
-		}
-	}
-	return ""
+	return best
 }

@@ -48,7 +48,7 @@ func EncodeHash(yamlText string) string {
 }
 
 // DecodeHash reads a configuration from a URL fragment (with or without '#'); ok is false
-// when the fragment carries none or it does not decode.
+// when the fragment carries none, it does not decode, or it is empty.
 func DecodeHash(fragment string) (yamlText string, ok bool) {
 	v, err := url.ParseQuery(strings.TrimPrefix(fragment, "#"))
 	if err != nil {
@@ -59,7 +59,7 @@ func DecodeHash(fragment string) (yamlText string, ok bool) {
 		return "", false
 	}
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "="))
-	if err != nil {
+	if err != nil || len(b) == 0 {
 		return "", false
 	}
 	return string(b), true

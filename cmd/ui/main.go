@@ -6,17 +6,22 @@
 package main
 
 import (
+	"syscall/js"
+
 	"github.com/hexops/vecty"
 
 	"aisimulate/ui"
 )
 
 func main() {
+	perf := js.Global().Get("performance")
+	perf.Call("mark", "aisimulate-ui-started")
 	vecty.SetTitle("aisimulate — LLM serving simulator")
 	app := ui.NewApp()
 	if err := vecty.RenderInto("#app", app); err != nil {
 		panic(err)
 	}
+	perf.Call("mark", "aisimulate-ui-rendered")
 	if ui.HasURLConfig() {
 		app.Run()
 	}

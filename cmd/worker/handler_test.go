@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+const e2 = `traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
+  load: {type: concurrency, concurrency: 2}
+  stop: {requests: 6}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      kv_cache: {block_size: 64, capacity: {type: fixed, blocks: 256}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`
+
+func serve(t *testing.T, s *Server, method, target, ctype string, body []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, target, bytes.NewReader(body))
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	return w
+}
+
+func errBody(t *testing.T, w *httptest.ResponseRecorder) apiError {
+	t.Helper()
+	var e apiError
+	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil {
+		t.Fatalf("error body %q: %v", w.Body.String(), err)
+	}
+	return e
+}
+
+func TestHealthAndCORS(t *testing.T) {
+	w := serve(t, &Server{}, "GET", "/v1/health", "", nil)
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"ok"`) || w.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("health: %d %s", w.Code, w.Body)
+	}
+	w = serve(t, &Server{}, "OPTIONS", "/v1/predict", "", nil)
+	if w.Code != 204 || !strings.Contains(w.Header().Get("Access-Control-Allow-Methods"), "POST") {
+		t.Fatalf("preflight: %d", w.Code)
+	}
+}
+
+func TestPredictFixedWallTimeFromEnv(t *testing.T) {
+	s := &Server{Env: func(k string) string {
+		if k == "AISIMULATE_FIXED_WALL_TIME_MS" {
+			return "12.5"
+		}
+		return ""
+	}}
+	w := serve(t, s, "POST", "/v1/predict", "application/yaml", []byte(e2))
+	if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	for _, want := range []string{`"completed_requests": 6,`, `"wall_time_ms": 12.5`, `"processed_tokens_per_s": 17280.0`} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("body lacks %s", want)
+		}
+	}
+}
+
+func TestPredictMultipartWithCapture(t *testing.T) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	fw, _ := mw.CreateFormFile("config", "prediction.yaml")
+	io.WriteString(fw, e2)
+	mw.WriteField("capture_per_request", "1")
+	mw.Close()
+	w := serve(t, &Server{}, "POST", "/v1/predict", mw.FormDataContentType(), buf.Bytes())
+	if w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	mt, params, _ := mime.ParseMediaType(w.Header().Get("Content-Type"))
+	if mt != "multipart/mixed" {
+		t.Fatalf("content type %s", mt)
+	}
+	mr := multipart.NewReader(w.Body, params["boundary"])
+	var names []string
+	for {
+		p, err := mr.NextPart()
+		if err != nil {
+			break
+		}
+		b, _ := io.ReadAll(p)
+		names = append(names, p.FileName())
+		if p.FileName() == "requests.jsonl" && bytes.Count(b, []byte("\n")) != 6 {
+			t.Errorf("requests.jsonl lines = %d", bytes.Count(b, []byte("\n")))
+		}
+	}
+	if strings.Join(names, ",") != "prediction.json,requests.jsonl" {
+		t.Errorf("parts = %v", names)
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	s := &Server{}
+	cases := []struct {
+		name, method, target, ctype, body string
+		code                              int
+		path, msg                         string
+	}{
+		{"bad input", "POST", "/v1/predict", "", strings.Replace(e2, "concurrency: 2", "concurrency: 0", 1), 400, "traffic.load.concurrency", "prediction.yaml: traffic.load.concurrency: "},
+		{"empty", "POST", "/v1/predict", "", "", 400, "", "empty configuration"},
+		{"no boundary", "POST", "/v1/predict", "multipart/form-data", "x", 400, "", "without boundary"},
+		{"too many requests", "POST", "/v1/predict", "", strings.Replace(e2, "requests: 6", "requests: 200001", 1), 413, "traffic.stop.requests", "at most 200000"},
+		{"sessions x turns", "POST", "/v1/predict", "", "traffic:\n  source: {type: synthetic-session, session: {turns: 10}}\n  stop: {sessions: 30000}\n", 413, "traffic.stop.sessions", "sessions × turns"},
+		{"config too big", "POST", "/v1/predict", "", "#" + strings.Repeat("x", MaxConfigBytes) + "\n", 413, "", "parsing limit"},
+		{"body too big", "POST", "/v1/predict", "", strings.Repeat("x", MaxBodyBytes+1), 413, "", "exceeds"},
+		{"get predict", "GET", "/v1/predict", "", "", 405, "", "POST"},
+		{"post health", "POST", "/v1/health", "", "", 405, "", "GET"},
+		{"not found", "GET", "/", "", "", 404, "", "not found"},
+	}
+	for _, c := range cases {
+		w := serve(t, s, c.method, c.target, c.ctype, []byte(c.body))
+		if w.Code != c.code {
+			t.Errorf("%s: code %d, want %d (%s)", c.name, w.Code, c.code, w.Body)
+			continue
+		}
+		e := errBody(t, w)
+		if e.Path != c.path || !strings.Contains(e.Error, c.msg) {
+			t.Errorf("%s: %+v, want path %q and %q", c.name, e, c.path, c.msg)
+		}
+	}
+}
+
+func TestParseMultipart(t *testing.T) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("config", "engine: {}")
+	fw, _ := mw.CreateFormFile("file", "t.jsonl")
+	io.WriteString(fw, "{}\n")
+	fw, _ = mw.CreateFormField("other.jsonl")
+	io.WriteString(fw, "x")
+	mw.Close()
+	cfg, files, err := parseMultipart(buf.Bytes(), mw.Boundary())
+	if err != nil || string(cfg) != "engine: {}" || string(files["t.jsonl"]) != "{}\n" || string(files["other.jsonl"]) != "x" || len(files) != 2 {
+		t.Fatalf("cfg %q files %v err %v", cfg, files, err)
+	}
+	if _, _, err := parseMultipart([]byte("--b--\r\n"), "b"); err == nil || !strings.Contains(err.Error(), "config") {
+		t.Errorf("missing config: %v", err)
+	}
+}
+
+func FuzzParseMultipart(f *testing.F) {
+	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"config\"\r\n\r\nengine: {}\r\n--b--\r\n"), "b")
+	f.Add([]byte("--x\r\n\r\n--x--"), "x")
+	f.Fuzz(func(t *testing.T, body []byte, boundary string) {
+		cfg, files, err := parseMultipart(body, boundary)
+		if err == nil && (cfg == nil || len(files) > MaxFiles) {
+			t.Fatalf("accepted without config or with %d files", len(files))
+		}
+	})
+}
+
+func FuzzCheckRequestCount(f *testing.F) {
+	f.Add([]byte("traffic: {stop: {requests: 5}}"))
+	f.Add([]byte("traffic: {source: {type: trace}}"))
+	f.Fuzz(func(t *testing.T, cfg []byte) {
+		path, msg := checkRequestCount(cfg, map[string][]byte{"a": []byte("\n\n")})
+		if (path == "") != (msg == "") && path != "" {
+			t.Fatalf("path %q msg %q", path, msg)
+		}
+	})
+}

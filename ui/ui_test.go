@@ -1,0 +1,243 @@
+package ui
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func knob(t *testing.T, d *Doc, id string) Knob {
+	t.Helper()
+	for _, k := range d.Knobs() {
+		if k.ID == id {
+			return k
+		}
+	}
+	t.Fatalf("no knob %q", id)
+	return Knob{}
+}
+
+func TestPresetsParseAndHaveTitles(t *testing.T) {
+	ps := Presets()
+	if len(ps) < 5 || !strings.HasPrefix(ps[0].Title, "Quickstart") {
+		t.Fatalf("presets = %d, first %q", len(ps), ps[0].Title)
+	}
+	for _, p := range ps {
+		d, err := ParseDoc(p.YAML)
+		if err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+			continue
+		}
+		if d.GetString("engine.model") == "" || d.GetString("engine.hardware") == "" {
+			t.Errorf("%s: no model/hardware", p.Name)
+		}
+	}
+}
+
+func TestKnobsReadTheYAML(t *testing.T) {
+	d, err := ParseDoc("engine:\n  model: m\n  hardware: h\n  workers:\n    aggregated:\n      parallelism: {replicas: 3}\ntraffic:\n  load: {type: poisson, requests_per_second: 2.5}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"model": "m", "hardware": "h", "backend": "vllm", "mode": "aggregated",
+		"aggregated-replicas": "3", "aggregated-tensor": "1", "load-type": "poisson", "load-value": "2.5", "stop": ""}
+	for id, v := range want {
+		if got := knob(t, d, id).Value; got != v {
+			t.Errorf("%s = %q, want %q", id, got, v)
+		}
+	}
+	if k := knob(t, d, "load-value"); k.Path != "traffic.load.requests_per_second" || k.Label != "Requests / s" {
+		t.Errorf("load-value knob = %+v", k)
+	}
+}
+
+func TestApplyRewritesTheYAMLKeepingOrder(t *testing.T) {
+	d, _ := ParseDoc("traffic:\n  load: {type: concurrency, concurrency: 10}\nengine:\n  model: m\n")
+	if err := d.Apply("aggregated-tensor", "4"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Apply("load-value", "32"); err != nil {
+		t.Fatal(err)
+	}
+	got := d.String()
+	want := "traffic:\n  load:\n    type: concurrency\n    concurrency: 32\nengine:\n  model: m\n  workers:\n    aggregated:\n      parallelism:\n        tensor: 4\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// Text that is not a number stays text, so the simulator reports it at the field.
+	d.Apply("aggregated-tensor", "four")
+	if v := d.Get("engine.workers.aggregated.parallelism.tensor"); v != "four" {
+		t.Errorf("tensor = %#v", v)
+	}
+	d.Apply("model", "")
+	if d.Get("engine.model") != nil {
+		t.Error("empty text should remove the key")
+	}
+	if err := d.Apply("nope", "1"); err == nil {
+		t.Error("unknown knob accepted")
+	}
+}
+
+func TestApplyLoadTypeReplacesTheUnion(t *testing.T) {
+	d, _ := ParseDoc("traffic:\n  source: {type: synthetic}\n  load: {type: concurrency, concurrency: 8}\n")
+	d.Apply("load-type", "poisson")
+	if got := d.String(); got != "traffic:\n  source:\n    type: synthetic\n  load:\n    type: poisson\n    requests_per_second: 8\n" {
+		t.Errorf("got\n%s", got)
+	}
+	d.Apply("load-type", "trace_timestamps")
+	if v := d.Get("traffic.load.speedup"); v != 1.0 {
+		t.Errorf("speedup = %#v", v)
+	}
+	d.Apply("load-type", "concurrency")
+	if v := d.Get("traffic.load.concurrency"); v != 10 {
+		t.Errorf("concurrency = %#v", v)
+	}
+}
+
+func TestApplyModeMovesWorkers(t *testing.T) {
+	d, _ := ParseDoc("engine:\n  workers:\n    aggregated:\n      parallelism: {tensor: 2}\n")
+	d.Apply("mode", "disaggregated")
+	if d.GetString("engine.workers.prefill.parallelism.tensor") != "2" || d.GetString("engine.workers.decode.parallelism.tensor") != "2" || d.Get("engine.workers.aggregated") != nil {
+		t.Fatalf("disaggregated:\n%s", d.String())
+	}
+	if ids := []string{knob(t, d, "prefill-replicas").ID, knob(t, d, "decode-tensor").ID}; ids[0] == "" || ids[1] == "" {
+		t.Error("role knobs missing")
+	}
+	d.Apply("decode-tensor", "8")
+	d.Apply("mode", "aggregated")
+	if d.GetString("engine.workers.aggregated.parallelism.tensor") != "8" || d.Get("engine.workers.decode") != nil {
+		t.Fatalf("aggregated:\n%s", d.String())
+	}
+}
+
+func TestFieldFor(t *testing.T) {
+	d, _ := ParseDoc("engine: {model: m}\n")
+	ks := d.Knobs()
+	for path, want := range map[string]string{
+		"engine.workers.aggregated.parallelism.tensor": "aggregated-tensor",
+		"engine.model":           "model",
+		"traffic.load.type":      "load-type",
+		"traffic.load":           "",
+		"engine":                 "",
+		"":                       "",
+		"evaluation.sla.ttft_ms": "",
+	} {
+		if got := FieldFor(ks, path); got != want {
+			t.Errorf("FieldFor(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestHashRoundTrip(t *testing.T) {
+	y := "engine:\n  model: Qwen/Qwen3-8B # é\n"
+	h := EncodeHash(y)
+	if !strings.HasPrefix(h, "cfg=") || strings.ContainsAny(h[4:], "+/= ") {
+		t.Errorf("hash not URL-safe: %s", h)
+	}
+	for _, frag := range []string{h, "#" + h, "x=1&" + h} {
+		if got, ok := DecodeHash(frag); !ok || got != y {
+			t.Errorf("DecodeHash(%q) = %q, %v", frag, got, ok)
+		}
+	}
+	for _, bad := range []string{"", "#", "cfg=", "cfg=***", "%zz"} {
+		if _, ok := DecodeHash(bad); ok {
+			t.Errorf("DecodeHash(%q) ok", bad)
+		}
+	}
+}
+
+func f(v float64) *float64 { return &v }
+
+func testRecords() []Record {
+	return ParseRecords(`{"arrival_time_ms":0.0,"first_admit_ms":0.0,"first_token_ms":2.0,"last_token_ms":4.0,"terminal_time_ms":4.0,"ttft_ms":2.0,"itl_ms":1.0,"e2e_latency_ms":4.0,"input_length":10,"output_length":3,"terminal_status":"completed"}
+not json
+{"arrival_time_ms":1.0,"first_admit_ms":3.0,"first_token_ms":5.0,"last_token_ms":5.0,"terminal_time_ms":5.0,"ttft_ms":4.0,"itl_ms":null,"e2e_latency_ms":4.0,"input_length":20,"output_length":1,"terminal_status":"completed"}
+{"arrival_time_ms":2.0,"first_admit_ms":null,"first_token_ms":null,"last_token_ms":null,"terminal_time_ms":2.0,"ttft_ms":null,"itl_ms":null,"e2e_latency_ms":null,"input_length":5,"output_length":0,"terminal_status":"rejected"}
+`)
+}
+
+func TestSeriesFromRecords(t *testing.T) {
+	recs := testRecords()
+	if len(recs) != 3 {
+		t.Fatalf("records = %d", len(recs))
+	}
+	ttft, itl, e2e := Latencies(recs)
+	if len(ttft) != 2 || ttft[1] != 4 || len(itl) != 1 || len(e2e) != 2 {
+		t.Errorf("latencies %v %v %v", ttft, itl, e2e)
+	}
+	if got := QueueDepth(recs); !equalPoints(got, []Point{{0, 0}, {1, 1}, {3, 0}}) {
+		t.Errorf("queue = %v", got)
+	}
+	if got := Running(recs); !equalPoints(got, []Point{{0, 1}, {3, 2}, {4, 1}, {5, 0}}) {
+		t.Errorf("running = %v", got)
+	}
+	kv := KVTokens(recs, 5) // samples at 0,1,2,3,4,5
+	want := []float64{10, 10, 10 + 1, 10 + 1 + 1 + 20, 20, 0}
+	for i, p := range kv {
+		if math.Abs(p.V-want[i]) > 1e-9 || p.T != float64(i) {
+			t.Errorf("kv[%d] = %v, want %v", i, p, want[i])
+		}
+	}
+}
+
+func equalPoints(a, b []Point) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlannerReplicasAndSummary(t *testing.T) {
+	pred := `{"planner": {"ticks": [{"at_ms": 0.0, "topology": {"decode": {"active_count": 1, "starting_count": 0}, "prefill": {"active_count": 0, "starting_count": 0}}},
+	{"at_ms": 5000.0, "topology": {"decode": {"active_count": 1, "starting_count": 2}, "prefill": {}}}]}, "summary": {"completed_requests": 6, "mean_ttft_ms": 2.5}}`
+	pools, series := PlannerReplicas(pred)
+	if len(pools) != 1 || pools[0] != "decode" || !equalPoints(series[0], []Point{{0, 1}, {5000, 3}}) {
+		t.Errorf("pools %v series %v", pools, series)
+	}
+	if p, _ := PlannerReplicas(`{"planner": null}`); p != nil {
+		t.Error("no planner should give nil")
+	}
+	s := ParseSummary(pred)
+	if s["completed_requests"] != 6 || s["mean_ttft_ms"] != 2.5 {
+		t.Errorf("summary %v", s)
+	}
+}
+
+func TestFormatNum(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 1: "1", 1.5: "1.5", 2.345: "2.35", 12.34: "12.3", 153.2: "153",
+		1254.9: "1255", 20400: "20.4k", 2.5e6: "2.5M", 3e9: "3G", 0.00567: "0.00567", -12.5: "-12.5"} {
+		if got := FormatNum(v); got != want {
+			t.Errorf("FormatNum(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestChartsAreWellFormedSVG(t *testing.T) {
+	h := HistogramSVG("TTFT <x>", "ms", []float64{1, 2, 2, 3, 10}, Palette[0])
+	for _, want := range []string{`<svg xmlns="http://www.w3.org/2000/svg"`, "TTFT &lt;x&gt;", "n = 5", "p50 2", "p99 10", "</svg>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("histogram lacks %q", want)
+		}
+	}
+	if strings.Contains(h, "NaN") || strings.Contains(h, "Inf") {
+		t.Error("histogram has NaN/Inf")
+	}
+	if one := HistogramSVG("x", "ms", []float64{5, 5}, "red"); strings.Contains(one, "NaN") || !strings.Contains(one, "n = 2") {
+		t.Error("constant samples")
+	}
+	if e := HistogramSVG("x", "ms", nil, "red"); !strings.Contains(e, "no samples") {
+		t.Error("empty histogram")
+	}
+	l := LineSVG("Queue", []string{"a", "b"}, [][]Point{{{0, 0}, {1000, 2}}, {{0, 1}}}, 3000)
+	if !strings.Contains(l, "<path d=\"M") || !strings.Contains(l, ">a</text>") || !strings.Contains(l, "3 s") || strings.Contains(l, "NaN") {
+		t.Errorf("line chart: %s", l)
+	}
+	if e := LineSVG("x", nil, nil, 0); !strings.Contains(e, "no data") {
+		t.Error("empty line chart")
+	}
+}

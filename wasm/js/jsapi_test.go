@@ -1,0 +1,140 @@
+package jsapi
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
+
+const e2 = `traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
+  load: {type: concurrency, concurrency: 2}
+  stop: {requests: 6}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      kv_cache: {block_size: 64, capacity: {type: fixed, blocks: 256}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`
+
+func TestMemFSFileReads(t *testing.T) {
+	// Like the CLI's file system, MemFS accepts names fs.ValidPath rejects (absolute paths
+	// as written in a config), so fstest.TestFS does not apply.
+	m := NewMemFS(map[string][]byte{"a.jsonl": []byte("x\n")})
+	f, err := m.Open("/a.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	st, _ := f.Stat()
+	if err != nil || string(b) != "x\n" || st.Name() != "a.jsonl" || st.Size() != 2 || st.Mode() != 0o444 {
+		t.Errorf("read %q, %v, stat %v", b, err, st)
+	}
+}
+
+func TestMemFSResolvesByCleanPathThenUniqueBaseName(t *testing.T) {
+	m := NewMemFS(map[string][]byte{"trace.jsonl": []byte("t"), "x/dup.jsonl": []byte("1"), "y/dup.jsonl": []byte("2")})
+	for name, want := range map[string]string{"trace.jsonl": "t", "./trace.jsonl": "t", "/data/traces/trace.jsonl": "t", "x/dup.jsonl": "1", "y/dup.jsonl": "2"} {
+		b, err := fs.ReadFile(m, name)
+		if err != nil || string(b) != want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q", name, b, err, want)
+		}
+	}
+	if _, err := m.Open("z/dup.jsonl"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ambiguous base name: err = %v, want ErrNotExist", err)
+	}
+	if _, err := m.Open("missing.jsonl"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: err = %v", err)
+	}
+	st, err := m.Stat("/somewhere/trace.jsonl")
+	if err != nil || st.Size() != 1 || st.IsDir() {
+		t.Errorf("Stat = %v, %v", st, err)
+	}
+	ents, err := fs.ReadDir(m, ".")
+	if err != nil || len(ents) != 3 || ents[2].Name() != "trace.jsonl" {
+		t.Errorf("ReadDir = %v, %v", ents, err)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	e := Classify("c.yaml", &spec.Error{Path: "engine.model", Msg: "missing"})
+	if *e != (Error{Kind: KindConfig, Path: "engine.model", Msg: "missing", Message: "c.yaml: engine.model: missing"}) {
+		t.Errorf("config error = %+v", *e)
+	}
+	e = Classify("c.yaml", errors.New("boom"))
+	if e.Kind != KindFailed || e.Message != "aisimulate predict failed: boom" || e.Path != "" {
+		t.Errorf("failure = %+v", *e)
+	}
+}
+
+func TestRunE2MatchesTheWorkedExample(t *testing.T) {
+	wall := 12.5
+	res := Run(Request{YAML: []byte(e2), FixedWallTimeMs: &wall, CapturePerRequest: true})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	for _, want := range []string{`"completed_requests": 6,`, `"duration_ms": 15.0,`, `"wall_time_ms": 12.5`, `"per_request_records": 6`} {
+		if !strings.Contains(res.PredictionJSON, want) {
+			t.Errorf("prediction.json lacks %s", want)
+		}
+	}
+	if n := strings.Count(res.RequestsJSONL, "\n"); n != 6 {
+		t.Errorf("requests.jsonl has %d lines, want 6", n)
+	}
+	if !strings.HasPrefix(res.SummaryJSON, `{"completed_requests":6,`) {
+		t.Errorf("summary = %.60s", res.SummaryJSON)
+	}
+}
+
+func TestRunReportsConfigErrorsWithPath(t *testing.T) {
+	res := Run(Request{ConfigName: "x.yaml", YAML: []byte(strings.Replace(e2, "concurrency: 2", "concurrency: 0", 1))})
+	if res.Err == nil || res.Err.Kind != KindConfig || res.Err.Path != "traffic.load.concurrency" {
+		t.Fatalf("err = %+v", res.Err)
+	}
+	if !strings.HasPrefix(res.Err.Message, "x.yaml: traffic.load.concurrency: ") {
+		t.Errorf("message = %q", res.Err.Message)
+	}
+}
+
+func TestRunReadsUploadedTraces(t *testing.T) {
+	trace, err := os.ReadFile("../../web/testdata/identity/small_trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile("../../web/testdata/identity/05-trace-mooncake.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Run(Request{YAML: cfg, Files: map[string][]byte{"uploads/small_trace.jsonl": trace}})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	if !strings.Contains(res.PredictionJSON, `"completed_requests": 40,`) {
+		t.Error("trace run did not complete 40 requests")
+	}
+	res = Run(Request{YAML: cfg})
+	if res.Err == nil || res.Err.Kind != KindConfig {
+		t.Fatalf("missing trace: err = %+v", res.Err)
+	}
+}
+
+func TestCheckAbortsThroughProgress(t *testing.T) {
+	// The limit hook turns a Check error raised inside a Progress call into KindLimit.
+	calls := 0
+	r := Request{YAML: []byte(e2), Check: func() error { calls++; return errors.New("cpu budget exhausted") }}
+	res := Run(r)
+	if calls == 0 {
+		t.Skip("simcore.Predict does not report progress yet; the limit hook cannot fire")
+	}
+	if res.Err == nil || res.Err.Kind != KindLimit || res.Err.Message != "cpu budget exhausted" {
+		t.Fatalf("err = %+v", res.Err)
+	}
+}

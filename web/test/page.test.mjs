@@ -1,0 +1,174 @@
+// The browser app in headless Chromium: time to first prediction, field-level validation
+// errors, links that reproduce a run, trace upload, downloads, a responsive page while the
+// Web Worker simulates, and the docs embed element on a page of another origin.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import os from "node:os";
+import { ROOT, startStatic, launchChromium, withTimeout, normalizeWall, assertSameText } from "./lib.mjs";
+
+let srv, browser;
+const shots = path.join(ROOT, "web/test-results");
+
+before(async () => {
+  srv = await startStatic();
+  browser = await launchChromium();
+  fs.mkdirSync(shots, { recursive: true });
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (srv) await srv.close();
+});
+
+async function openPage(frag = "") {
+  const page = await browser.ctx.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(srv.url + frag);
+  await page.waitForSelector("#run", { timeout: 30000 });
+  page.errors = errors;
+  return page;
+}
+
+async function waitIdle(page) {
+  await page.waitForFunction(() => { const b = document.querySelector("#run"); return b && !b.disabled; }, null, { timeout: 90000 });
+}
+
+function b64url(s) { return Buffer.from(s, "utf8").toString("base64url"); }
+const quickstart = fs.readFileSync(path.join(ROOT, "ui/presets/01-example.yaml"), "utf8");
+
+test("time to first prediction (page load → results of the URL config)", async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url + "#cfg=" + b64url(quickstart));
+  await page.waitForSelector("#cards .card", { timeout: 60000 });
+  const t = await page.evaluate(() => ({ firstResult: performance.now(), load: performance.getEntriesByType("navigation")[0].loadEventEnd }));
+  const api = await page.evaluate(async (y) => {
+    const t0 = performance.now();
+    await window.aisimulate.predict(y);
+    return performance.now() - t0;
+  }, quickstart);
+  const msg = `time to first prediction: ${t.firstResult.toFixed(0)} ms after navigation start (load event at ${t.load.toFixed(0)} ms, ` +
+    `so ${(t.firstResult - t.load).toFixed(0)} ms after load); warm predict() of the quickstart: ${api.toFixed(0)} ms`;
+  console.log("# " + msg);
+  fs.writeFileSync(path.join(shots, "timing.txt"), msg + "\n");
+  assert.ok(t.firstResult < 15000, msg);
+  await page.screenshot({ path: path.join(shots, "page.png"), fullPage: true });
+  assert.deepEqual(page.errors || [], []);
+  await page.close();
+});
+
+test("validation error is shown at the form field", async () => {
+  const page = await openPage();
+  await page.fill("#aggregated-tensor", "0");
+  await page.dispatchEvent("#aggregated-tensor", "change");
+  assert.match(await page.inputValue("#yaml"), /tensor: 0/);
+  await page.click("#run");
+  await waitIdle(page);
+  const err = await page.textContent(".field.invalid .field-error");
+  assert.match(err, /engine\.workers\.aggregated\.parallelism\.tensor: must be greater than 0/);
+  assert.equal(await page.getAttribute(".field.invalid input", "id"), "aggregated-tensor");
+  assert.match(await page.textContent("#status"), /invalid/);
+  // An error with no form field is shown under the editor.
+  await page.fill("#yaml", "engine:\n  model: meta-llama/Meta-Llama-3.1-8B\n  hardware: h200_sxm\n  colour: blue\n");
+  await page.click("#run");
+  await waitIdle(page);
+  assert.match(await page.textContent("#editor-error"), /colour/);
+  await page.screenshot({ path: path.join(shots, "field-error.png") });
+  await page.close();
+});
+
+test("the URL carries the config: a copied link reproduces the run", async () => {
+  const page = await openPage();
+  await page.selectOption("#preset", { index: 1 });
+  await page.fill("#load-value", "3");
+  await page.dispatchEvent("#load-value", "change");
+  await page.click("#run");
+  await page.waitForSelector("#cards .card", { timeout: 60000 });
+  await waitIdle(page);
+  const href = page.url();
+  assert.match(href, /#cfg=/);
+  const cards = await page.textContent("#cards");
+  const yaml = await page.inputValue("#yaml");
+  const page2 = await browser.ctx.newPage();
+  await page2.goto(href);
+  await page2.waitForSelector("#cards .card", { timeout: 60000 });
+  assert.equal(await page2.inputValue("#yaml"), yaml);
+  assert.equal(await page2.textContent("#cards"), cards);
+  await page.close();
+  await page2.close();
+});
+
+test("trace upload, downloads of prediction.json and requests.jsonl", async () => {
+  const page = await openPage();
+  const trace = fs.readFileSync(path.join(ROOT, "web/testdata/identity/small_trace.jsonl"));
+  const idx = await page.evaluate(() => [...document.querySelectorAll("#preset option")].findIndex((o) => /trace/i.test(o.textContent)));
+  assert.ok(idx >= 0, "trace preset present");
+  await page.selectOption("#preset", { index: idx });
+  await page.setInputFiles("#upload", { name: "trace.jsonl", mimeType: "application/x-ndjson", buffer: trace });
+  await page.waitForSelector(".file-list li");
+  await page.click("#run");
+  await waitIdle(page);
+  assert.equal(await page.textContent('#cards [data-key="completed_requests"] .card-value'), "40");
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#dl-prediction")]);
+  assert.equal(dl.suggestedFilename(), "prediction.json");
+  const got = fs.readFileSync(await dl.path(), "utf8");
+  const yaml = await page.inputValue("#yaml");
+  const api = await page.evaluate(async ([y, t]) => window.aisimulate.predict(y, { files: { "trace.jsonl": t } }), [yaml, trace.toString("utf8")]);
+  assertSameText(normalizeWall(got), normalizeWall(api.predictionJson), "downloaded prediction.json");
+  const [dl2] = await Promise.all([page.waitForEvent("download"), page.click("#dl-requests")]);
+  assert.equal(dl2.suggestedFilename(), "requests.jsonl");
+  assertSameText(fs.readFileSync(await dl2.path(), "utf8"), api.requestsJsonl, "downloaded requests.jsonl");
+  await page.screenshot({ path: path.join(shots, "trace.png"), fullPage: true });
+  await page.close();
+});
+
+test("the page stays responsive while the worker simulates", async () => {
+  const page = await openPage();
+  const r = await page.evaluate(async () => {
+    const y = "traffic:\n  source: {type: synthetic, input_tokens: 512, output_tokens: 256}\n  load: {type: concurrency, concurrency: 64}\n  stop: {requests: 8000}\n" +
+      "engine:\n  model: Qwen/Qwen3-8B\n  hardware: h200_sxm\n  workers:\n    aggregated:\n      parallelism: {replicas: 4}\n      kv_cache: {capacity: {type: fixed, blocks: 20000}}\n      timing: {type: polynomial}\n";
+    let ticks = 0, maxGap = 0, last = performance.now(), running = true, progress = 0;
+    const tick = () => { const n = performance.now(); maxGap = Math.max(maxGap, n - last); last = n; ticks++; if (running) setTimeout(tick, 10); };
+    setTimeout(tick, 10);
+    const t0 = performance.now();
+    await window.aisimulate.predict(y, { capturePerRequest: false, onProgress: () => { progress++; } });
+    running = false;
+    return { ms: performance.now() - t0, ticks, maxGap, progress };
+  });
+  console.log(`# 8000-request run took ${r.ms.toFixed(0)} ms in the worker; main thread ticks ${r.ticks}, longest gap ${r.maxGap.toFixed(0)} ms, progress events ${r.progress}`);
+  assert.ok(r.maxGap < 250, `main thread blocked for ${r.maxGap} ms`);
+  await page.close();
+});
+
+test("docs embed: <aisimulate-prediction> renders a live card on another origin", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-embed-"));
+  const yaml = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-toy.yaml"), "utf8");
+  fs.writeFileSync(path.join(dir, "e2.yaml"), yaml);
+  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
+<script src="${srv.url}embed.js" defer></script></head>
+<body style="font-family: sans-serif; max-width: 820px; margin: 24px auto">
+<h2>Docs page</h2><p>A live prediction from a file:</p>
+<aisimulate-prediction id="a" config-src="e2.yaml"></aisimulate-prediction>
+<p>And an invalid inline config:</p>
+<aisimulate-prediction id="b" config="engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, workers: {aggregated: {parallelism: {tensor: 0}}}}"></aisimulate-prediction>
+</body></html>`);
+  const docs = await startStatic(dir);
+  try {
+    const page = await browser.ctx.newPage();
+    await page.goto(docs.url);
+    await page.waitForSelector('#a[data-state="done"]', { timeout: 60000 });
+    await page.waitForSelector('#b[data-state="error"]', { timeout: 60000 });
+    const v = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector('[data-key="completed_requests"] .v').textContent);
+    assert.equal(v, "6");
+    const e = await page.evaluate(() => document.querySelector("#b").shadowRoot.querySelector(".error").textContent);
+    assert.match(e, /parallelism\.tensor/);
+    const link = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector("a").href);
+    assert.ok(link.startsWith(srv.url + "index.html#cfg="));
+    await page.screenshot({ path: path.join(shots, "embed.png"), fullPage: true });
+    await page.close();
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
