@@ -96,35 +96,58 @@ func main() {
 type timeUp struct{}
 
 // simulate runs one configuration through simcore.Predict and returns mean TTFT and TPOT.
+// A run over the limit is abandoned: cancelled from the progress callback, or left behind
+// (its goroutine ends with the process) when the simulator stops reporting progress.
 func simulate(cfg string, limit time.Duration) (ttft, tpot float64, err error) {
+	type result struct {
+		ttft, tpot float64
+		err        error
+	}
+	done := make(chan result, 1)
 	deadline := time.Now().Add(limit)
-	defer func() {
-		if v := recover(); v != nil {
-			if _, ok := v.(timeUp); ok {
-				err = fmt.Errorf("simulation exceeded %v", limit)
-				return
+	go func() {
+		var res result
+		defer func() {
+			if v := recover(); v != nil {
+				if _, ok := v.(timeUp); ok {
+					res.err = fmt.Errorf("simulation exceeded %v", limit)
+				} else {
+					res.err = fmt.Errorf("simulator panic: %v", v)
+				}
 			}
-			err = fmt.Errorf("simulator panic: %v", v)
+			done <- res
+		}()
+		out, err := simcore.Predict(simcore.Input{
+			ConfigName: "accuracy.yaml",
+			ConfigYAML: []byte(cfg),
+			Progress: func(float64) {
+				if time.Now().After(deadline) {
+					panic(timeUp{})
+				}
+			},
+		})
+		if err != nil {
+			res.err = err
+			return
+		}
+		a, ok1 := out.Summary["mean_ttft_ms"].(float64)
+		b, ok2 := out.Summary["mean_tpot_ms"].(float64)
+		n, _ := out.Summary["num_tpot_samples"].(int)
+		switch {
+		case !ok1 || !ok2:
+			res.err = fmt.Errorf("summary lacks mean_ttft_ms/mean_tpot_ms")
+		case a <= 0 || (n == 0 && b <= 0):
+			res.err = fmt.Errorf("simulation completed no requests")
+		default:
+			res.ttft, res.tpot = a, b
 		}
 	}()
-	out, err := simcore.Predict(simcore.Input{
-		ConfigName: "accuracy.yaml",
-		ConfigYAML: []byte(cfg),
-		Progress: func(float64) {
-			if time.Now().After(deadline) {
-				panic(timeUp{})
-			}
-		},
-	})
-	if err != nil {
-		return 0, 0, err
+	select {
+	case r := <-done:
+		return r.ttft, r.tpot, r.err
+	case <-time.After(limit + 5*time.Second):
+		return 0, 0, fmt.Errorf("simulation made no progress for %v (abandoned)", limit)
 	}
-	a, ok1 := out.Summary["mean_ttft_ms"].(float64)
-	b, ok2 := out.Summary["mean_tpot_ms"].(float64)
-	if !ok1 || !ok2 {
-		return 0, 0, fmt.Errorf("summary lacks mean_ttft_ms/mean_tpot_ms")
-	}
-	return a, b, nil
 }
 
 func groupOf(c *perf.Calibration, r *rows.Row) perf.GroupCoef {

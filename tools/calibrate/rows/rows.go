@@ -219,8 +219,9 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 		p.MoeTensor, p.MoeExpert = 1, 1
 		return p
 	}
-	if p.Tensor > m.Heads && p.MoeExpert > 1 && p.MoeExpert <= m.Heads {
-		p.Tensor = p.MoeExpert
+	if p.MoeExpert > 1 && p.AttentionData == 1 && (p.Tensor > m.Heads || p.Tensor == p.MoeExpert*p.MoeExpert) {
+		// tensor recorded as tp·ep: experts are sharded EP-inside-TP over tp = ep GPUs.
+		p.Tensor, p.MoeTensor = p.MoeExpert, 1
 	}
 	if m.Family == catalog.FamilyMLA && p.Tensor > 16 && p.AttentionData == 1 {
 		// Tensor sizes beyond 16 GPUs on MLA models are wide expert-parallel deployments
