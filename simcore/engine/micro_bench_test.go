@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"testing"
+
+	"aisimulate/simcore/traffic"
+)
+
+func BenchmarkMicroHashTable(b *testing.B) {
+	t := NewHashTable(16384)
+	for i := 0; i < b.N; i++ {
+		k := uint64(i)*0x9e3779b97f4a7c15 | 1
+		t.Put(k, int32(i))
+		t.Get(k)
+		if i > 8000 {
+			t.Delete(uint64(i-8000)*0x9e3779b97f4a7c15 | 1)
+		}
+	}
+}
+
+func BenchmarkMicroExtendHashes(b *testing.B) {
+	segs := make([]traffic.Segment, 16)
+	for i := range segs {
+		segs[i] = traffic.Segment{Token: uint32(i + 1), Count: 64}
+	}
+	for i := 0; i < b.N; i++ {
+		r := &Request{L: 1024, O: 128, Prompt: segs}
+		r.extendHashes(1024, 64)
+	}
+}
+
+func BenchmarkMicroPoolCycle(b *testing.B) {
+	p := NewKVPool(16384, true, false)
+	blocks := make([]int32, 0, 20)
+	for i := 0; i < b.N; i++ {
+		blocks = blocks[:0]
+		for j := 0; j < 18; j++ {
+			bl := p.Take()
+			blocks = append(blocks, bl)
+			p.Register(bl, uint64(i*18+j)*0x9e3779b97f4a7c15|1, 0, true)
+		}
+		p.Release(blocks)
+	}
+}
+
+func BenchmarkMicroAlloc(b *testing.B) {
+	var keep []*Request
+	for i := 0; i < b.N; i++ {
+		r := &Request{L: 1024}
+		r.Reserve(64)
+		keep = append(keep, r)
+		if len(keep) > 100000 {
+			keep = keep[:0]
+		}
+	}
+}
