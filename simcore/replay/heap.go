@@ -13,11 +13,11 @@ const (
 
 // Release kinds.
 const (
-	relStatic   = iota // next open-loop session arrival
-	relTurn            // a later turn of a session
-	relNode            // an agentic graph node
-	relWake            // re-run backfill and pass starts at this time
-	relAllStatic       // one session of a pre-sorted static arrival list
+	relStatic    = iota // next open-loop session arrival
+	relTurn             // a later turn of a session
+	relNode             // an agentic graph node
+	relWake             // re-run backfill and pass starts at this time
+	relAllStatic        // one session of a pre-sorted static arrival list
 )
 
 type event struct {

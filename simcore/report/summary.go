@@ -20,7 +20,7 @@ type Accounting struct {
 
 // SLA is the goodput bounds; zero fields are unset.
 type SLA struct {
-	TTFTMs, ITLMs, E2EMs float64
+	TTFTMs, ITLMs, E2EMs    float64
 	HasTTFT, HasITL, HasE2E bool
 }
 
