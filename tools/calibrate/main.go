@@ -53,6 +53,7 @@ func main() {
 		fail(err)
 	}
 	fitGroups(&c, rs)
+	roundAll(&c)
 	c.Note = "Fitted by tools/calibrate: ops on H200 kernel tables (GEMM, attention, all-reduce); " +
 		"groups = per hardware/backend factors on measured serving runs (held-out curves excluded); see docs/timing.md."
 	b, err := json.MarshalIndent(&c, "", " ")
@@ -329,6 +330,16 @@ func fitGroups(c *perf.Calibration, rs []rows.Row) {
 	start := perf.GroupCoef{Prefill: 1, PrefillMs: 2, Decode: 1, DecodeMs: 2}
 	c.Backends = map[string]perf.GroupCoef{}
 	c.Groups = map[string]perf.GroupCoef{}
+	bestScore := math.Inf(1)
+	var bestGroups, bestBackends map[string]perf.GroupCoef
+	var bestFam map[string]perf.FamilyCoef
+	copyG := func(m map[string]perf.GroupCoef) map[string]perf.GroupCoef {
+		o := map[string]perf.GroupCoef{}
+		for k, v := range m {
+			o[k] = v
+		}
+		return o
+	}
 	for iter := 0; iter < 4; iter++ {
 		for _, b := range perf.Backends {
 			if ps := byBackend[b]; len(ps) > 0 {
@@ -369,7 +380,16 @@ func fitGroups(c *perf.Calibration, rs []rows.Row) {
 			}
 		}
 		fmt.Fprintf(os.Stderr, "iteration %d: mean(TTFT APE + TPOT APE) on fitted rows %.3f\n", iter, tot/float64(n))
+		if tot < bestScore {
+			bestScore = tot
+			bestGroups, bestBackends = copyG(c.Groups), copyG(c.Backends)
+			bestFam = map[string]perf.FamilyCoef{}
+			for k, v := range fam {
+				bestFam[k] = v
+			}
+		}
 	}
+	c.Groups, c.Backends, fam = bestGroups, bestBackends, bestFam
 	c.Families = fam
 	for _, k := range fkeys {
 		fmt.Fprintf(os.Stderr, "family %-10s rows %4d  prefill ×%.3f decode ×%.3f\n", k, fam[k].Rows, fam[k].Prefill, fam[k].Decode)
@@ -378,5 +398,28 @@ func fitGroups(c *perf.Calibration, rs []rows.Row) {
 		if g, ok := c.Groups[k]; ok {
 			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms  decode ×%.3f +%.2fms\n", k, g.Rows, g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs)
 		}
+	}
+}
+
+// sig rounds to 4 significant digits (the committed figures carry no false precision).
+func sig(v float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return r
+}
+
+func roundAll(c *perf.Calibration) {
+	o := &c.Ops
+	for _, v := range []*float64{&o.GemmEff, &o.GemmM0, &o.MemEff, &o.LaunchUs, &o.AttnEff, &o.AttnS0, &o.DecAttnEff, &o.DecAttnB0, &o.MoEEff, &o.ARLatUs, &o.AREff, &o.ElemUs} {
+		*v = sig(*v)
+	}
+	for _, m := range []map[string]perf.GroupCoef{c.Groups, c.Backends} {
+		for k, g := range m {
+			g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs = sig(g.Prefill), sig(g.PrefillMs), sig(g.Decode), sig(g.DecodeMs)
+			m[k] = g
+		}
+	}
+	for k, f := range c.Families {
+		f.Prefill, f.Decode = sig(f.Prefill), sig(f.Decode)
+		c.Families[k] = f
 	}
 }
