@@ -67,6 +67,27 @@ func TestKVCapacityExact(t *testing.T) {
 	}
 }
 
+func TestKVCapacityTinyLocalModel(t *testing.T) {
+	cfg := []byte(`{"architectures":["LlamaForCausalLM"],"hidden_size":2048,"intermediate_size":5632,
+		"max_position_embeddings":2048,"num_attention_heads":32,"num_hidden_layers":22,"num_key_value_heads":4,
+		"torch_dtype":"float32","vocab_size":32000}`)
+	m, err := catalog.ParseHFConfig("tiny", cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// weights (22·(2560·2048 + 2048·2048 + 3·2048·5632) + 2·32000·2048)·2 = 2,199,912,448 B;
+	// activations 2·8192·2048·11 = 369,098,752 B; runtime 3.5 GiB; budget
+	// 0.9·151,397,597,184 − non-KV = 129,930,729,881 B; 22,528 B/token → 5,767,521 tokens.
+	mem, err := MemoryModel(m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{}, 0.9, 0, 8192)
+	if err != nil || mem.Weights != 2199912448 || mem.Activations != 369098752 || mem.KVBudget != 129930729881 || mem.Tokens != 5767521 {
+		t.Fatalf("tiny memory %+v %v", mem, err)
+	}
+	blocks, _ := KVCapacityBlocks(m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, "")
+	if blocks != 90117 {
+		t.Fatalf("tiny blocks %d, want 90117", blocks)
+	}
+}
+
 func TestKVCapacityTinyAndTP(t *testing.T) {
 	m70 := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
 	h := mustHW(t, "h200_sxm")
