@@ -80,9 +80,10 @@ func Predict(in Input) (*Output, error) {
 	records := 0
 	if in.CapturePerRequest {
 		var lines []byte
-		list := make([]any, 0, len(res.Requests))
-		for _, r := range report.RecordOrder(res.Requests) {
-			rec := report.Record(r, plan.Disaggregated)
+		order := report.RecordOrder(res)
+		list := make([]any, 0, len(order))
+		for _, r := range order {
+			rec := report.Record(res, r, plan.Disaggregated)
 			list = append(list, rec)
 			if lines, err = report.AppendCompact(lines, rec); err != nil {
 				return nil, err

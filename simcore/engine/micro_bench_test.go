@@ -24,7 +24,7 @@ func BenchmarkMicroExtendHashes(b *testing.B) {
 		segs[i] = traffic.Segment{Token: uint32(i + 1), Count: 64}
 	}
 	for i := 0; i < b.N; i++ {
-		r := &Request{L: 1024, O: 128, Prompt: segs}
+		r := &Request{Outcome: Outcome{L: 1024, O: 128}, Prompt: segs}
 		r.extendHashes(1024, 64)
 	}
 }
@@ -46,7 +46,7 @@ func BenchmarkMicroPoolCycle(b *testing.B) {
 func BenchmarkMicroAlloc(b *testing.B) {
 	var keep []*Request
 	for i := 0; i < b.N; i++ {
-		r := &Request{L: 1024}
+		r := &Request{Outcome: Outcome{L: 1024}}
 		r.Reserve(64)
 		keep = append(keep, r)
 		if len(keep) > 100000 {

@@ -533,8 +533,8 @@ func (k *Rank) ReleaseSource(r *Request) {
 
 // admitted records an admission at pass start in pool with reuse tokens (§6.4).
 func (r *Request) admitted(at float64, pool Pool, reused int) {
-	if pool == PoolDecode && !r.decodeAdmitted {
-		r.decodeAdmitted = true
+	if pool == PoolDecode && !r.DecodeAdmitted {
+		r.DecodeAdmitted = true
 		r.DecodeAdmit, r.DecodeReused = at, reused
 	}
 	if pool != PoolDecode {

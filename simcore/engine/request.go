@@ -35,19 +35,10 @@ func (s Status) String() string {
 // Request is one model call: its workload identity, its scheduling state on the rank that
 // currently holds it, and what the collector recorded about it.
 type Request struct {
-	Ordinal      int32
-	L            int // input length
-	O            int // requested output length (after TRT-LLM clipping)
+	Outcome
 	Prompt       []traffic.Segment
 	OutputTokens []traffic.Segment
-	Arrival      float64
-	Session      int32 // workload session index, -1 for graph nodes
-	Turn         int32
-	// Authored identity written to records ("" = absent / null).
-	SessionID string
-	RequestID string
-	PlayID    string
-	HasTurn   bool
+	Session      int32 // workload session slot, -1 for graph nodes
 
 	hashes []uint64
 	hashBS int
@@ -74,7 +65,35 @@ type Request struct {
 	sGen      int   // generated at sBase
 	sTokens   int   // Tokens at sBase
 
-	// Collector.
+	// ITL bookkeeping: consecutive-pass runs on a worker plus isolated gaps.
+	runWorker *Worker
+	runStart  int32
+	runLast   int32
+	runs      []itlRun
+	gaps      []float64
+	History   *History // non-nil when per-request capture is on
+	// Disaggregated hand-off.
+	SourceWorker *Worker
+	SourceRank   int32
+	DecodeTarget *Worker
+	// Router bookkeeping (owned by the router of the pool the request is placed in).
+	RouteApt     int64
+	RouteAptLive bool
+	RouteAdbLive bool
+}
+
+// Outcome is what the collector keeps about a request once it is terminal: plain values
+// only, so millions of them cost the garbage collector nothing to scan.
+type Outcome struct {
+	Ordinal int32
+	L       int // input length
+	O       int // requested output length (after TRT-LLM clipping)
+	Arrival float64
+	Turn    int32
+	HasTurn bool
+	// Authored identity as 1-based indices into the run's string table (0 = absent/null).
+	SessionRef, RequestRef, PlayRef int32
+
 	Status      Status
 	Terminal    float64
 	FirstAdmit  float64 // -1 until admitted
@@ -88,35 +107,19 @@ type Request struct {
 	Preemptions int
 	WorkerID    int32 // worker holding it (aggregated / decode), -1 if never placed
 	RankID      int32
-	// ITL bookkeeping: consecutive-pass runs on a worker plus isolated gaps.
-	runWorker *Worker
-	runStart  int32
-	runLast   int32
-	runs      []itlRun
-	gaps      []float64
-	History   *History // non-nil when per-request capture is on
-	// Disaggregated hand-off.
+	// Disaggregated hand-off timeline.
 	PrefillWorker, PrefillRank int32
-	SourceWorker               *Worker
-	SourceRank                 int32
-	DecodeTarget               *Worker
 	SourceHeld                 float64
 	SourceReleased             float64
 	DestReserved               float64
 	DestActivated              float64
 	DecodeAdmit                float64
 	DecodeReused               int
-	decodeAdmitted             bool
+	DecodeAdmitted             bool
 	// Router overlap reported at placement.
 	PrefillOverlapTokens int
 	DecodeOverlapTokens  int
 	HasRouteOverlap      bool
-	// Gaps are the isolated token gaps of a completed request (after FlushGaps).
-	Gaps []float64
-	// Router bookkeeping (owned by the router of the pool the request is placed in).
-	RouteApt     int64
-	RouteAptLive bool
-	RouteAdbLive bool
 }
 
 // itlRun is a stretch of tokens emitted in consecutive passes [p0, p1] of one worker.
@@ -219,9 +222,9 @@ func (r *Request) FlushGaps() []float64 {
 	for _, run := range r.runs {
 		run.w.addRun(run.p0, run.p1)
 	}
-	r.runs = nil
+	r.runs = r.runs[:0]
 	g := r.gaps
-	r.gaps = nil
+	r.gaps = r.gaps[:0]
 	return g
 }
 
@@ -229,8 +232,12 @@ func (r *Request) FlushGaps() []float64 {
 // bs, so they never grow during the run.
 func (r *Request) Reserve(bs int) {
 	n := (r.L+r.O)/bs + 2
-	r.hashes = make([]uint64, 0, n)
-	r.blocks = make([]int32, 0, n)
+	if cap(r.hashes) < n {
+		r.hashes = make([]uint64, 0, n)
+	}
+	if cap(r.blocks) < n {
+		r.blocks = make([]int32, 0, n)
+	}
 }
 
 // PrepareDecode resets rank state before a hand-off is materialised on a decode rank.
@@ -240,11 +247,8 @@ func (r *Request) PrepareDecode() {
 	r.blocks = r.blocks[:0]
 }
 
-// Release frees the request's per-run buffers once it is terminal.
-func (r *Request) Release() {
-	r.hashes = nil
-	r.blocks = nil
-	r.Prompt = nil
-	r.OutputTokens = nil
-	r.cursor = tokenCursor{}
+// Recycle clears r for reuse by another request, keeping its buffers' capacity.
+func (r *Request) Recycle() {
+	hashes, blocks, runs, gaps := r.hashes[:0], r.blocks[:0], r.runs[:0], r.gaps[:0]
+	*r = Request{hashes: hashes, blocks: blocks, runs: runs, gaps: gaps}
 }

@@ -12,7 +12,6 @@ type graphState struct {
 	readyAt  []float64 // max trigger time + delay seen so far
 	children [][]childDep
 	released []bool
-	reqOf    []*engine.Request
 	nodeOf   map[*engine.Request]int
 	// Lanes: plays in authored order; a lane starts its next play when the current one ends.
 	playOf     []int
@@ -37,7 +36,7 @@ func (c *cluster) startGraph() {
 	g := c.plan.Workload.Graph
 	n := len(g.Nodes)
 	gs := &graphState{g: g, pending: make([]int, n), readyAt: make([]float64, n), children: make([][]childDep, n),
-		released: make([]bool, n), reqOf: make([]*engine.Request, n), nodeOf: map[*engine.Request]int{}, playOf: make([]int, n)}
+		released: make([]bool, n), nodeOf: map[*engine.Request]int{}, playOf: make([]int, n)}
 	c.graph = gs
 	playIdx := map[string]int{}
 	for i := range g.Nodes {
@@ -89,8 +88,7 @@ func (c *cluster) releaseNode(i int) {
 	gs.released[i] = true
 	r := c.newRequest(&nd.Turn)
 	r.Session, r.Turn = -1, int32(nd.TurnIndex)
-	r.SessionID, r.PlayID, r.HasTurn = nd.SessionID, nd.PlayID, nd.SessionID != ""
-	gs.reqOf[i] = r
+	r.SessionRef, r.PlayRef, r.HasTurn = c.str(nd.SessionID), c.str(nd.PlayID), nd.SessionID != ""
 	gs.nodeOf[r] = i
 	c.fire(i, false, c.now)
 	c.route(c.entry(), r)
@@ -136,9 +134,9 @@ func (c *cluster) cancelDescendants(i int) {
 		nd := &gs.g.Nodes[j]
 		x := c.newRequest(&nd.Turn)
 		x.Session, x.Turn = -1, int32(nd.TurnIndex)
-		x.SessionID, x.PlayID, x.HasTurn = nd.SessionID, nd.PlayID, nd.SessionID != ""
+		x.SessionRef, x.PlayRef, x.HasTurn = c.str(nd.SessionID), c.str(nd.PlayID), nd.SessionID != ""
 		x.Status, x.Terminal = engine.Canceled, c.now
-		gs.reqOf[j] = x
+		c.retire(x)
 		c.cancelDescendants(j)
 		c.nodeDone(j)
 	}

@@ -9,8 +9,15 @@ import (
 
 // Result is what the loop hands to the report.
 type Result struct {
-	// Requests are every request registered with the collector, by ordinal.
-	Requests []*engine.Request
+	// Outcomes of every request registered with the collector, by ordinal.
+	Outcomes OutcomeLog
+	// Strings is the table that Outcome.SessionRef/RequestRef/PlayRef index (1-based).
+	Strings []string
+	// Histories by ordinal − 1 when per-request capture is on.
+	Histories []*engine.History
+	// Gaps are the isolated token gaps of completed requests (consecutive-pass gaps are
+	// counted per worker pass, see engine.Worker.GapSamples).
+	Gaps []float64
 	// Workers are every worker ever created, per pool.
 	AggWorkers, PrefillWorkers, DecodeWorkers []*engine.Worker
 	// Pressure counts preemption/retraction events.
@@ -32,7 +39,8 @@ type poolState struct {
 
 type sessionState struct {
 	s    traffic.Session
-	next int // next turn index to release
+	next int   // next turn index to release
+	ref  int32 // interned session id
 }
 
 type cluster struct {
@@ -44,8 +52,13 @@ type cluster struct {
 	dec    *poolState
 	pools  []*poolState
 
-	reqs      []*engine.Request
-	slab      []engine.Request // requests are allocated in chunks
+	reqs      []*engine.Request // live requests by ordinal − 1 (nil once terminal)
+	slab      []engine.Request  // requests are allocated in chunks
+	free      []*engine.Request // recycled requests
+	outcomes  OutcomeLog
+	strs      []string
+	histories []*engine.History
+	gaps      []float64
 	sessions  []sessionState   // active sessions by slot
 	freeSlots []int32
 	// Open-loop lookahead: the next session pulled from the workload, not yet released.
@@ -83,7 +96,13 @@ func Run(p *Plan) *Result {
 			w.Settle()
 		}
 	}
-	res := &Result{Requests: c.reqs, Pressure: c.pressure, EndMs: c.now}
+	for _, r := range c.reqs {
+		if r != nil {
+			*c.outcomes.slot(r.Ordinal) = r.Outcome
+			c.keepHistory(r)
+		}
+	}
+	res := &Result{Outcomes: c.outcomes, Strings: c.strs, Histories: c.histories, Gaps: c.gaps, Pressure: c.pressure, EndMs: c.now}
 	if c.agg != nil {
 		res.AggWorkers = c.agg.workers
 	} else {
@@ -217,38 +236,64 @@ func (c *cluster) backfill() {
 	}
 }
 
+// str interns a non-empty authored string and returns its 1-based index (0 for "").
+func (c *cluster) str(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	c.strs = append(c.strs, s)
+	return int32(len(c.strs))
+}
+
+// keepHistory moves a request's history (capture runs) to the result.
+func (c *cluster) keepHistory(r *engine.Request) {
+	if r.History == nil {
+		return
+	}
+	for len(c.histories) < int(r.Ordinal) {
+		c.histories = append(c.histories, nil)
+	}
+	c.histories[r.Ordinal-1] = r.History
+}
+
 // newSession stores a session in a free slot and returns the slot.
 func (c *cluster) newSession(s traffic.Session) int {
 	if n := len(c.freeSlots); n > 0 {
 		slot := int(c.freeSlots[n-1])
 		c.freeSlots = c.freeSlots[:n-1]
-		c.sessions[slot] = sessionState{s: s}
+		c.sessions[slot] = sessionState{s: s, ref: c.str(s.ID)}
 		return slot
 	}
-	c.sessions = append(c.sessions, sessionState{s: s})
+	c.sessions = append(c.sessions, sessionState{s: s, ref: c.str(s.ID)})
 	return len(c.sessions) - 1
 }
 
 // newRequest registers a released request with the collector.
 func (c *cluster) newRequest(t *traffic.Turn) *engine.Request {
-	if len(c.slab) == 0 {
-		c.slab = make([]engine.Request, 1024)
+	var r *engine.Request
+	if n := len(c.free); n > 0 {
+		r = c.free[n-1]
+		c.free = c.free[:n-1]
+	} else {
+		if len(c.slab) == 0 {
+			c.slab = make([]engine.Request, 1024)
+		}
+		r = &c.slab[0]
+		c.slab = c.slab[1:]
 	}
-	r := &c.slab[0]
-	c.slab = c.slab[1:]
-	*r = engine.Request{
-		Ordinal:      int32(len(c.reqs) + 1),
-		L:            t.InputLength,
-		O:            t.OutputLength,
-		Prompt:       t.Prompt,
-		OutputTokens: t.OutputTokens,
-		Arrival:      c.now,
-		FirstAdmit:   -1,
-		WorkerID:     -1,
-		RankID:       -1,
-		RequestID:    t.RequestID,
+	r.Outcome = engine.Outcome{
+		Ordinal:       int32(len(c.reqs) + 1),
+		L:             t.InputLength,
+		O:             t.OutputLength,
+		Arrival:       c.now,
+		FirstAdmit:    -1,
+		WorkerID:      -1,
+		RankID:        -1,
+		PrefillWorker: -1,
+		PrefillRank:   -1,
+		RequestRef:    c.str(t.RequestID),
 	}
-	r.PrefillWorker, r.PrefillRank = -1, -1
+	r.Prompt, r.OutputTokens = t.Prompt, t.OutputTokens
 	if c.plan.Capture {
 		r.History = &engine.History{}
 	}
@@ -266,8 +311,8 @@ func (c *cluster) releaseTurn(idx, k int) {
 	ss.next = k + 1
 	r := c.newRequest(&ss.s.Turns[k])
 	r.Session, r.Turn = int32(idx), int32(k)
-	if ss.s.ID != "" {
-		r.SessionID, r.HasTurn = ss.s.ID, true
+	if ss.ref != 0 {
+		r.SessionRef, r.HasTurn = ss.ref, true
 	}
 	c.route(c.entry(), r)
 }
@@ -418,12 +463,11 @@ func (c *cluster) processNotes(ps *poolState, w *engine.Worker) {
 // session end.
 func (c *cluster) terminal(r *engine.Request) {
 	if r.Status == engine.Completed {
-		r.Gaps = r.FlushGaps()
+		c.gaps = append(c.gaps, r.FlushGaps()...)
 	} else {
 		r.FlushGaps()
-		r.Gaps = nil
 	}
-	r.Release()
+	defer c.retire(r)
 	if c.graph != nil {
 		c.nodeTerminal(r)
 		return
@@ -438,13 +482,23 @@ func (c *cluster) terminal(r *engine.Request) {
 	for k := ss.next; k < len(ss.s.Turns); k++ {
 		x := c.newRequest(&ss.s.Turns[k])
 		x.Session, x.Turn = r.Session, int32(k)
-		x.SessionID, x.HasTurn = r.SessionID, r.HasTurn
+		x.SessionRef, x.HasTurn = r.SessionRef, r.HasTurn
 		x.Status, x.Terminal = engine.Canceled, c.now
+		c.retire(x)
 	}
 	*ss = sessionState{}
 	c.freeSlots = append(c.freeSlots, r.Session)
 	c.activeSess--
 	c.finishedSess++
+}
+
+// retire stores a terminal request's outcome and recycles it.
+func (c *cluster) retire(r *engine.Request) {
+	*c.outcomes.slot(r.Ordinal) = r.Outcome
+	c.keepHistory(r)
+	c.reqs[r.Ordinal-1] = nil
+	r.Recycle()
+	c.free = append(c.free, r)
 }
 
 // handoff moves a finished prefill to the decode pool (simulation.md §11.2).
@@ -496,4 +550,31 @@ func (c *cluster) transferDone(r *engine.Request) {
 	r.DestReserved, r.DestActivated = c.now, c.now
 	r.PrepareDecode()
 	r.DecodeTarget.Ranks[r.RankID].Materialize(r)
+}
+
+// OutcomeLog stores outcomes by ordinal in fixed chunks that never move.
+type OutcomeLog struct {
+	chunks [][]engine.Outcome
+	n      int
+}
+
+const outcomeChunk = 4096
+
+// Len is the number of outcomes (the highest ordinal stored).
+func (l *OutcomeLog) Len() int { return l.n }
+
+// At returns the outcome of ordinal i+1.
+func (l *OutcomeLog) At(i int) *engine.Outcome {
+	return &l.chunks[i/outcomeChunk][i%outcomeChunk]
+}
+
+func (l *OutcomeLog) slot(ordinal int32) *engine.Outcome {
+	i := int(ordinal) - 1
+	for len(l.chunks) <= i/outcomeChunk {
+		l.chunks = append(l.chunks, make([]engine.Outcome, outcomeChunk))
+	}
+	if i+1 > l.n {
+		l.n = i + 1
+	}
+	return l.At(i)
 }

@@ -53,7 +53,7 @@ func TestWorkedE5PrefixReuse(t *testing.T) {
 		timedTurn{0, traffic.Turn{InputLength: 8, OutputLength: 2, Prompt: first}},
 		timedTurn{100, traffic.Turn{InputLength: 8, OutputLength: 2, Prompt: second}},
 	)))
-	if got := res.Requests[1].Reuse; got != 4 {
+	if got := res.Outcomes.At(1).Reuse; got != 4 {
 		t.Errorf("reused_input_tokens = %d, want 4", got)
 	}
 	// Identical prompt: matched 8, capped at floor(7/4)·4 = 4.
@@ -61,7 +61,7 @@ func TestWorkedE5PrefixReuse(t *testing.T) {
 		timedTurn{0, traffic.Turn{InputLength: 8, OutputLength: 2, Prompt: first}},
 		timedTurn{100, traffic.Turn{InputLength: 8, OutputLength: 2, Prompt: first}},
 	)))
-	if got := res.Requests[1].Reuse; got != 4 {
+	if got := res.Outcomes.At(1).Reuse; got != 4 {
 		t.Errorf("identical prompt reuse = %d, want 4", got)
 	}
 }
@@ -72,7 +72,7 @@ func TestWorkedE6Preemption(t *testing.T) {
 		timedTurn{0, traffic.Turn{InputLength: 4, OutputLength: 6, Prompt: tokens(1, 2, 3, 4)}},
 		timedTurn{0, traffic.Turn{InputLength: 4, OutputLength: 6, Prompt: tokens(11, 12, 13, 14)}},
 	)))
-	a, b := res.Requests[0], res.Requests[1]
+	a, b := res.Outcomes.At(0), res.Outcomes.At(1)
 	if a.Terminal != 7 || a.Status != engine.Completed {
 		t.Errorf("A terminal %g status %v, want 7 completed", a.Terminal, a.Status)
 	}
@@ -83,12 +83,13 @@ func TestWorkedE6Preemption(t *testing.T) {
 	if tpot != 2.2 || b.Preemptions != 1 {
 		t.Errorf("B tpot %g preemptions %d, want 2.2 and 1", tpot, b.Preemptions)
 	}
-	h := b.History.Admissions
+	bh := res.Histories[1]
+	h := bh.Admissions
 	if len(h) != 2 || h[0].At != 0 || h[1].At != 7 || h[1].Reused != 0 {
 		t.Errorf("B admissions %+v", h)
 	}
-	if len(b.History.Pressure) != 1 || b.History.Pressure[0] != 0 {
-		t.Errorf("B pressure ordinals %v, want [0]", b.History.Pressure)
+	if len(bh.Pressure) != 1 || bh.Pressure[0] != 0 {
+		t.Errorf("B pressure ordinals %v, want [0]", bh.Pressure)
 	}
 }
 
@@ -98,13 +99,14 @@ func TestWorkedE3OpenLoop(t *testing.T) {
 		timedTurn{0, traffic.Turn{InputLength: 4, OutputLength: 2, Prompt: tokens(1, 2, 3, 4)}},
 		timedTurn{10, traffic.Turn{InputLength: 4, OutputLength: 2, Prompt: tokens(5, 6, 7, 8)}},
 	)))
-	for i, r := range res.Requests {
+	for i := 0; i < res.Outcomes.Len(); i++ {
+		r := res.Outcomes.At(i)
 		if e := r.LastToken - r.Arrival; e != 3 {
 			t.Errorf("request %d e2e %g, want 3", i, e)
 		}
 	}
-	if res.Requests[1].Terminal != 13 {
-		t.Errorf("duration %g, want 13", res.Requests[1].Terminal)
+	if res.Outcomes.At(1).Terminal != 13 {
+		t.Errorf("duration %g, want 13", res.Outcomes.At(1).Terminal)
 	}
 }
 
@@ -113,7 +115,7 @@ func TestWorkedE9Cutoff(t *testing.T) {
 	p := aggPlan(256, 64, sessions(timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: []traffic.Segment{{Token: 1, Count: 32}}}}))
 	p.CutoffMs = 3
 	res := Run(p)
-	r := res.Requests[0]
+	r := res.Outcomes.At(0)
 	if r.Status != engine.Pending || r.Tokens != 3 || r.LastToken != 4 {
 		t.Errorf("status %v tokens %d last %g, want pending, 3 tokens, last at 4", r.Status, r.Tokens, r.LastToken)
 	}
@@ -130,7 +132,7 @@ func TestWorkedE10Routing(t *testing.T) {
 	p.Agg.Replicas = 2
 	res := Run(p)
 	for i, want := range []int32{0, 1, 0, 1} {
-		if got := res.Requests[i].WorkerID; got != want {
+		if got := res.Outcomes.At(i).WorkerID; got != want {
 			t.Errorf("round robin request %d → worker %d, want %d", i, got, want)
 		}
 	}
@@ -139,7 +141,7 @@ func TestWorkedE10Routing(t *testing.T) {
 	p.Agg.Router = router.Config{Policy: router.KV, BlockSize: 4, TrackPrefill: true, TrackDecodeBlocks: true, AssumeKVReuse: true,
 		UseEvents: true, OverlapScoreCredit: 1, PrefillLoadScale: 1, QueueThreshold: 16 * 8192}
 	res = Run(p)
-	if got := res.Requests[0].WorkerID; got != 1 {
+	if got := res.Outcomes.At(0).WorkerID; got != 1 {
 		t.Errorf("kv router tie → worker %d, want 1", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"aisimulate/simcore/engine"
+	"aisimulate/simcore/replay"
 )
 
 // UUID is the record uuid of a request ordinal (outputs.md §6.2).
@@ -15,17 +16,17 @@ func UUID(ordinal int32) string {
 
 // RecordOrder sorts terminal requests for records: authored request_id (absent first), then
 // arrival time, then ordinal (= uuid order) (outputs.md §6.1).
-func RecordOrder(reqs []*engine.Request) []*engine.Request {
-	out := make([]*engine.Request, 0, len(reqs))
-	for _, r := range reqs {
-		if r.Status != engine.Pending {
+func RecordOrder(res *replay.Result) []*engine.Outcome {
+	out := make([]*engine.Outcome, 0, res.Outcomes.Len())
+	for i := 0; i < res.Outcomes.Len(); i++ {
+		if r := res.Outcomes.At(i); r.Status != engine.Pending {
 			out = append(out, r)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if a.RequestID != b.RequestID {
-			return a.RequestID < b.RequestID
+		if ia, ib := lookup(res.Strings, a.RequestRef), lookup(res.Strings, b.RequestRef); ia != ib {
+			return ia < ib
 		}
 		if a.Arrival != b.Arrival {
 			return a.Arrival < b.Arrival
@@ -42,16 +43,26 @@ func nullable(ok bool, v any) any {
 	return v
 }
 
+func lookup(table []string, ref int32) string {
+	if ref == 0 {
+		return ""
+	}
+	return table[ref-1]
+}
+
 // Record is the per-request object of outputs.md §6.3.
-func Record(r *engine.Request, disagg bool) map[string]any {
-	h := r.History
+func Record(res *replay.Result, r *engine.Outcome, disagg bool) map[string]any {
+	var h *engine.History
+	if i := int(r.Ordinal) - 1; i < len(res.Histories) {
+		h = res.Histories[i]
+	}
 	if h == nil {
 		h = &engine.History{}
 	}
 	tok := r.Tokens
 	m := map[string]any{
 		"uuid":                         UUID(r.Ordinal),
-		"session_id":                   nullable(r.SessionID != "", r.SessionID),
+		"session_id":                   nullable(r.SessionRef != 0, lookup(res.Strings, r.SessionRef)),
 		"turn_index":                   nullable(r.HasTurn, int(r.Turn)),
 		"arrival_time_ms":              r.Arrival,
 		"dispatched_at_ms":             r.Arrival,
@@ -81,11 +92,11 @@ func Record(r *engine.Request, disagg bool) map[string]any {
 		"decode_route_overlap_tokens":  nil,
 		"pressure_record_ordinals":     intsOrEmpty(h.Pressure),
 	}
-	if r.RequestID != "" {
-		m["request_id"] = r.RequestID
+	if r.RequestRef != 0 {
+		m["request_id"] = lookup(res.Strings, r.RequestRef)
 	}
-	if r.PlayID != "" {
-		m["play_id"] = r.PlayID
+	if r.PlayRef != 0 {
+		m["play_id"] = lookup(res.Strings, r.PlayRef)
 	}
 	if disagg {
 		m["prefill_worker_idx"] = nullable(r.FirstAdmit >= 0 || r.PrefillWorker >= 0, int(r.PrefillWorker))

@@ -26,7 +26,7 @@ type SLA struct {
 
 // Summary builds the summary object of outputs.md §3.2.
 func Summary(res *replay.Result, acc Accounting) map[string]any {
-	n := len(res.Requests)
+	n := res.Outcomes.Len()
 	ttft, ttst, tpot, e2e := NewDist(n), NewDist(n), NewDist(n), NewDist(n)
 	passes := 0
 	for _, ws := range [][]*engine.Worker{res.AggWorkers, res.PrefillWorkers, res.DecodeWorkers} {
@@ -37,7 +37,8 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	itl, perUser := NewWeightedDist(n, passes), NewWeightedDist(n, passes)
 	var completed, inTok, outTok, reused, firstReused, good, goodTok int64
 	var durationMs float64
-	for _, r := range res.Requests {
+	for i := 0; i < n; i++ {
+		r := res.Outcomes.At(i)
 		if r.Status != engine.Completed || r.FirstAdmit < 0 && r.Admissions == 0 {
 			continue
 		}
@@ -58,19 +59,19 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 				ttst.Add(max(0, r.SecondToken-r.FirstToken))
 				tpot.Add(max(0, r.LastToken-r.FirstToken) / float64(r.Tokens-1))
 			}
-			for _, g := range r.Gaps {
-				g = max(0, g)
-				itl.Add(g)
-				if g > 0 {
-					perUser.Add(1000 / g)
-				}
-			}
 			if acc.SLA != nil && isGood(acc.SLA, t, e, r.Tokens) {
 				good++
 				goodTok += int64(r.Tokens)
 			}
 		} else if acc.SLA != nil && acc.SLA.HasE2E && !acc.SLA.HasTTFT && !acc.SLA.HasITL && r.Terminal-r.Arrival <= acc.SLA.E2EMs {
 			good++
+		}
+	}
+	for _, g := range res.Gaps {
+		g = max(0, g)
+		itl.Add(g)
+		if g > 0 {
+			perUser.Add(1000 / g)
 		}
 	}
 	addGaps := func(ws []*engine.Worker) {
@@ -96,7 +97,7 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		return 0
 	}
 	m := map[string]any{}
-	m["num_requests"] = len(res.Requests)
+	m["num_requests"] = n
 	m["completed_requests"] = completed
 	m["total_input_tokens"] = inTok
 	m["total_output_tokens"] = outTok
