@@ -34,6 +34,10 @@ type GroupCoef struct {
 	Decode    float64 `json:"decode"`
 	PrefillMs float64 `json:"prefill_ms"`
 	DecodeMs  float64 `json:"decode_ms"`
+	// PrefillSeqMs / DecodeSeqMs are host costs per request in the part (scheduling,
+	// sampling, detokenisation), ms per request.
+	PrefillSeqMs float64 `json:"prefill_seq_ms,omitempty"`
+	DecodeSeqMs  float64 `json:"decode_seq_ms,omitempty"`
 	// Rows is the number of measured rows the factors were fitted on (provenance only).
 	Rows int `json:"rows,omitempty"`
 }
@@ -146,7 +150,8 @@ func (d *Default) PrefillMs(batch, meanISL, meanPrefix int) float64 {
 	if batch <= 0 || meanISL <= meanPrefix {
 		return 0
 	}
-	v := float64(float64(d.g.Prefill*d.f.Prefill)*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs
+	v := float64(float64(d.g.Prefill*d.f.Prefill)*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs +
+		float64(d.g.PrefillSeqMs*float64(batch))
 	if v < 1 {
 		return 1
 	}
@@ -158,7 +163,8 @@ func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 	if batch <= 0 {
 		return 0
 	}
-	v := float64(float64(d.g.Decode*d.f.Decode)*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs
+	v := float64(float64(d.g.Decode*d.f.Decode)*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs +
+		float64(d.g.DecodeSeqMs*float64(batch))
 	if v < 1 {
 		return 1
 	}

@@ -283,11 +283,11 @@ func objective(ps []*rows.Prepared, g perf.GroupCoef, fam map[string]perf.Family
 
 func fitOne(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.FamilyCoef) perf.GroupCoef {
 	f := func(x []float64) float64 {
-		return objective(ps, perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3]}, fam)
+		return objective(ps, perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5]}, fam)
 	}
-	x := minimize(f, []float64{start.Prefill, start.PrefillMs, start.Decode, start.DecodeMs},
-		[]float64{0.2, 0, 0.2, 0}, []float64{5, 200, 5, 30}, 200)
-	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], Rows: len(ps)}
+	x := minimize(f, []float64{start.Prefill, start.PrefillMs, start.Decode, start.DecodeMs, start.PrefillSeqMs, start.DecodeSeqMs},
+		[]float64{0.2, 0, 0.2, 0, 0, 0}, []float64{5, 200, 5, 30, 20, 0.5}, 300)
+	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5], Rows: len(ps)}
 }
 
 func groupOf(c *perf.Calibration, p *rows.Prepared) perf.GroupCoef {
@@ -396,7 +396,7 @@ func fitGroups(c *perf.Calibration, rs []rows.Row) {
 	}
 	for _, k := range keys {
 		if g, ok := c.Groups[k]; ok {
-			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms  decode ×%.3f +%.2fms\n", k, g.Rows, g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs)
+			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms +%.3fms/req  decode ×%.3f +%.2fms +%.4fms/seq\n", k, g.Rows, g.Prefill, g.PrefillMs, g.PrefillSeqMs, g.Decode, g.DecodeMs, g.DecodeSeqMs)
 		}
 	}
 }
@@ -415,6 +415,7 @@ func roundAll(c *perf.Calibration) {
 	for _, m := range []map[string]perf.GroupCoef{c.Groups, c.Backends} {
 		for k, g := range m {
 			g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs = sig(g.Prefill), sig(g.PrefillMs), sig(g.Decode), sig(g.DecodeMs)
+			g.PrefillSeqMs, g.DecodeSeqMs = sig(g.PrefillSeqMs), sig(g.DecodeSeqMs)
 			m[k] = g
 		}
 	}

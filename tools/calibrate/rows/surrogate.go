@@ -5,19 +5,41 @@ import (
 )
 
 // Vec is a linear form in the group coefficients: pass time = Prefill·v[0] + PrefillMs·v[1]
-// + Decode·v[2] + DecodeMs·v[3]. The closed-loop schedule of a concurrency load does not
+// + Decode·v[2] + DecodeMs·v[3] + PrefillSeqMs·v[4] + DecodeSeqMs·v[5]. The closed-loop schedule of a concurrency load does not
 // depend on pass durations, so one replay gives mean TTFT and TPOT as such forms and the
 // fit can move the coefficients without replaying again.
-type Vec [4]float64
+type Vec [6]float64
 
 // Eval evaluates the form at g.
 func (v Vec) Eval(g perf.GroupCoef) float64 {
-	return float64(float64(float64(v[0]*g.Prefill)+float64(v[1]*g.PrefillMs))+float64(v[2]*g.Decode)) + float64(v[3]*g.DecodeMs)
+	c := [6]float64{g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, g.PrefillSeqMs, g.DecodeSeqMs}
+	var s float64
+	for i := range v {
+		s += float64(v[i] * c[i])
+	}
+	return s
 }
 
-func (v Vec) add(w Vec) Vec       { return Vec{v[0] + w[0], v[1] + w[1], v[2] + w[2], v[3] + w[3]} }
-func (v Vec) sub(w Vec) Vec       { return Vec{v[0] - w[0], v[1] - w[1], v[2] - w[2], v[3] - w[3]} }
-func (v Vec) scale(f float64) Vec { return Vec{v[0] * f, v[1] * f, v[2] * f, v[3] * f} }
+func (v Vec) add(w Vec) Vec {
+	for i := range v {
+		v[i] += w[i]
+	}
+	return v
+}
+
+func (v Vec) sub(w Vec) Vec {
+	for i := range v {
+		v[i] -= w[i]
+	}
+	return v
+}
+
+func (v Vec) scale(f float64) Vec {
+	for i := range v {
+		v[i] *= f
+	}
+	return v
+}
 
 // AggResult is the surrogate replay of an aggregated row: mean TTFT and TPOT as linear forms.
 type AggResult struct {
@@ -130,6 +152,7 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 			}
 			v[0] = d.PrefillRawMs(bp, sumISL/bp, sumPre/bp)
 			v[1] = 1
+			v[4] = float64(bp)
 		}
 		// Decode part.
 		var ready []*cohort
@@ -165,6 +188,7 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 			mid := active + int64(bd)*int64(k-1)/2
 			v[2] = float64(k) * d.DecodeRawMs(bd, mid, int(mid/int64(bd)))
 			v[3] = float64(k)
+			v[5] = float64(k * bd)
 		}
 		if len(sched) == 0 && len(ready) == 0 {
 			break // nothing can run (should not happen)
