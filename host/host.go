@@ -59,6 +59,11 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// CacheDir is the compilation cache directory; "" runs without a cache.
 	CacheDir string
+	// Interruptible makes cancelling the context stop a running module (wazero's
+	// WithCloseOnContextDone). It costs the module about 3x in speed, because wazero then
+	// checks for cancellation at every function entry and loop; Main does not use it and
+	// ends the process on a signal instead.
+	Interruptible bool
 }
 
 // DefaultCacheDir is where compiled code is kept between runs:
@@ -79,16 +84,23 @@ func DefaultCacheDir() string {
 
 // Main is the native program: it runs the embedded module with the process arguments,
 // environment (plus PWD = the working directory) and standard streams, and returns the exit
-// code. SIGINT/SIGTERM stop the module and give 130.
+// code. On SIGINT/SIGTERM the process exits at once with 130: the module writes its outputs
+// to temporary files renamed into place at the very end, so stopping it anywhere leaves no
+// partial prediction.json, and the module runs without wazero's cancellation checks.
 func Main(args []string) int {
 	module := Module()
 	if module == nil {
 		fmt.Fprintln(os.Stderr, "aisimulate: the simulator module was not built into this binary; build with `make build`")
 		return ExitFailure
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	code := Run(ctx, module, Config{
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-signals
+		fmt.Fprintln(os.Stderr, "\naisimulate: interrupted; no outputs were written")
+		os.Exit(ExitInterrupted)
+	}()
+	return Run(context.Background(), module, Config{
 		Args:     args,
 		Env:      ModuleEnv(os.Environ(), isTerminal(os.Stderr)),
 		Stdin:    os.Stdin,
@@ -96,10 +108,6 @@ func Main(args []string) int {
 		Stderr:   os.Stderr,
 		CacheDir: DefaultCacheDir(),
 	})
-	if code == ExitInterrupted && ctx.Err() != nil {
-		fmt.Fprintln(os.Stderr, "\naisimulate: interrupted; no outputs were written")
-	}
-	return code
 }
 
 // ModuleEnv is the environment given to the module: the process environment with PWD set
@@ -131,13 +139,14 @@ func isTerminal(f *os.File) bool {
 }
 
 // Run compiles (or loads from the cache) and runs the module once, returning its exit
-// code; when ctx is cancelled the module is stopped and Run returns 130.
+// code. A context cancelled before the module starts gives 130; with cfg.Interruptible a
+// cancellation also stops a running module (130).
 func Run(ctx context.Context, module []byte, cfg Config) int {
 	stderr := cfg.Stderr
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(cfg.Interruptible)
 	if cfg.CacheDir != "" {
 		if cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir); err == nil {
 			defer cache.Close(context.Background())
@@ -154,6 +163,9 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		}
 		fmt.Fprintf(stderr, "aisimulate: cannot compile the simulator module: %v\n", err)
 		return ExitFailure
+	}
+	if ctx.Err() != nil {
+		return ExitInterrupted
 	}
 	mc := wazero.NewModuleConfig().
 		WithName("aisimulate").

@@ -102,7 +102,9 @@ func TestCancelGives130(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	so := &lockedBuffer{}
 	done := make(chan int)
-	go func() { done <- Run(ctx, guest, Config{Args: []string{"spin"}, Stdout: so, CacheDir: guestCache}) }()
+	go func() {
+		done <- Run(ctx, guest, Config{Args: []string{"spin"}, Stdout: so, CacheDir: guestCache, Interruptible: true})
+	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(so.String(), "spinning") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -199,4 +201,12 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func TestCancelledBeforeStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if code, _, _ := runGuest(t, ctx, "", nil, "exit", "0"); code != ExitInterrupted {
+		t.Errorf("run with a cancelled context exited %d, want 130", code)
+	}
 }

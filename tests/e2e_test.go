@@ -334,6 +334,11 @@ func TestRelativeOutputAndConfigPaths(t *testing.T) {
 // interrupt starts the binary, waits until ready(stderr so far) or the delay, sends SIGINT
 // and returns the exit code.
 func interrupt(t *testing.T, dir string, env []string, wait time.Duration, ready string, args ...string) (int, string) {
+	return signalRun(t, syscall.SIGINT, dir, env, wait, ready, args...)
+}
+
+// signalRun is interrupt with a chosen signal.
+func signalRun(t *testing.T, sig syscall.Signal, dir string, env []string, wait time.Duration, ready string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
@@ -345,7 +350,7 @@ func interrupt(t *testing.T, dir string, env []string, wait time.Duration, ready
 	for time.Now().Before(deadline) && (ready == "" || !strings.Contains(se.String(), ready)) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	must(t, cmd.Process.Signal(syscall.SIGINT))
+	must(t, cmd.Process.Signal(sig))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -360,10 +365,12 @@ func interrupt(t *testing.T, dir string, env []string, wait time.Duration, ready
 func TestInterruptDuringStartupExit130(t *testing.T) {
 	dir := workdir(t)
 	// A fresh compilation cache makes start-up take seconds: interrupt it.
-	env := []string{"AISIMULATE_WAZERO_CACHE=" + t.TempDir()}
-	code, stderr := interrupt(t, dir, env, 300*time.Millisecond, "", predictArgs("--output-dir", "o")...)
-	if code != 130 {
-		t.Errorf("exit %d (stderr %q), want 130", code, stderr)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		env := []string{"AISIMULATE_WAZERO_CACHE=" + t.TempDir()}
+		code, stderr := signalRun(t, sig, dir, env, 300*time.Millisecond, "", predictArgs("--output-dir", "o")...)
+		if code != 130 || !strings.Contains(stderr, "aisimulate: interrupted") {
+			t.Errorf("%v: exit %d (stderr %q), want 130", sig, code, stderr)
+		}
 	}
 	if exists(filepath.Join(dir, "o")) {
 		t.Error("interrupted run created output")
@@ -375,10 +382,14 @@ func TestInterruptLongRunExit130(t *testing.T) {
 	dir := workdir(t)
 	must(t, os.Mkdir(filepath.Join(dir, "o"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "o", "keep.txt"), []byte("keep"), 0o644))
-	code, stderr := interrupt(t, dir, nil, 20*time.Second, "simulating",
+	// One client in a closed loop: five distinct event times per request, so the progress
+	// report (every 65536 event times) shows up within a second or two of simulation.
+	code, stderr := interrupt(t, dir, nil, 30*time.Second, "simulating",
 		predictArgs("--output-dir", "o", "--overwrite", "--progress", "--capture-per-request",
-			"--set", "traffic.stop.requests=5000000", "--set", "traffic.load.concurrency=256",
-			"--set", "engine.workers.aggregated.kv_cache.capacity.blocks=100000")...)
+			"--set", "traffic.stop.requests=1000000", "--set", "traffic.load.concurrency=1")...)
+	if !strings.Contains(stderr, "simulating") {
+		t.Errorf("no progress on stderr before the interrupt: %q", stderr)
+	}
 	if code != 130 {
 		t.Fatalf("exit %d (stderr %q), want 130", code, stderr)
 	}
