@@ -60,8 +60,7 @@ $(WEB_NODE_MODULES): web/package.json web/package-lock.json
 web-chromium:
 	@test -x /usr/bin/chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-test-web: web worker web-deps web-chromium
-	@test -x bin/aisimulate || $(MAKE) --no-print-directory build
+test-web: build web worker web-deps web-chromium
 	node --test --test-concurrency=1 --test-timeout=240000 web/test/
 
 web-size: web worker

@@ -12,6 +12,7 @@
     "engine:\n  model: meta-llama/Meta-Llama-3.1-8B\n  hardware: h200_sxm\n  workers:\n    aggregated:\n" +
     "      kv_cache: {block_size: 64, capacity: {type: fixed, blocks: 256}}\n      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}\n";
   importScripts(new URL("wasm_exec.js", base).href);
+  let requested = false;
   const ready = (async () => {
     const go = new Go();
     const url = new URL("core.wasm", base).href;
@@ -27,14 +28,18 @@
     go.run(result.instance);
     const c = await core;
     // Warm-up: the first prediction of a fresh module pays one-time initialisation (catalog
-    // decoding, JIT tier-up); pay it now, while the page is still loading its UI.
-    try { c.predict(WARMUP, {}); } catch (e) { /* the real call reports errors */ }
+    // decoding, JIT); pay it now, while the page is still loading its UI, unless a real
+    // request is already waiting (it then pays the cost itself, and sooner).
+    if (!requested) {
+      try { c.predict(WARMUP, {}); } catch (e) { /* the real call reports errors */ }
+    }
     return c;
   })();
   ready.then(() => self.postMessage({ type: "ready" }),
     (e) => self.postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
   self.onmessage = async (ev) => {
+    requested = true;
     const { id, yaml, opts } = ev.data || {};
     let core;
     try {

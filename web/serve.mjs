@@ -18,14 +18,22 @@ export function serve({ root, host = "127.0.0.1", port = 8080 }) {
     if (p.endsWith("/")) p += "index.html";
     const file = path.join(abs, p);
     if (!file.startsWith(abs)) { res.writeHead(403).end(); return; }
-    fs.readFile(file, (err, data) => {
-      if (err) { res.writeHead(404, { "Content-Type": "text/plain" }).end("not found\n"); return; }
-      res.writeHead(200, {
+    fs.stat(file, (serr, st) => {
+      if (serr || !st.isFile()) { res.writeHead(404, { "Content-Type": "text/plain" }).end("not found\n"); return; }
+      // Revalidated caching (ETag + 304) lets Chromium reuse its compiled-wasm code cache.
+      const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
+      const head = {
         "Content-Type": TYPES[path.extname(file)] || "application/octet-stream",
         "Cache-Control": "no-cache",
+        "ETag": etag,
         "Access-Control-Allow-Origin": "*",
+      };
+      if (req.headers["if-none-match"] === etag) { res.writeHead(304, head).end(); return; }
+      fs.readFile(file, (err, data) => {
+        if (err) { res.writeHead(404, { "Content-Type": "text/plain" }).end("not found\n"); return; }
+        res.writeHead(200, head);
+        res.end(data);
       });
-      res.end(data);
     });
   });
   return new Promise((resolve, reject) => {
