@@ -207,13 +207,13 @@ func (d *Default) forward(tokens, rows, attnMs float64) float64 {
 	if s.ffnLayers > layers {
 		layers = s.ffnLayers
 	}
-	t += float64(layers * (float64(elemBytes/(hw.MemBW*o.MemEff))*1000 + o.ElemUs/1000))
+	t += float64(layers * (float64(float64(elemBytes/(hw.MemBW*o.MemEff))*1000) + o.ElemUs/1000))
 	if s.moeLayers > 0 {
 		t += float64(s.moeLayers * d.moe(tokens))
 	}
 	t += d.comm(tokens)
 	// Embedding lookup.
-	t += float64(tokens*h*2)/(hw.MemBW*o.MemEff)*1000 + launch
+	t += float64(float64(tokens*h*2)/(hw.MemBW*o.MemEff)*1000) + launch
 	return t
 }
 
@@ -250,13 +250,13 @@ func (d *Default) moe(tokens float64) float64 {
 	f := computeFLOPS(s.q.MoE, d.hw)
 	flops := float64(float64(2*tAll*k/float64(s.ep))*(s.expertN+s.expertDown)) * s.expertK
 	comp := flops * (perExpertRows + o.GemmM0) / perExpertRows / (f * o.GemmEff * o.MoEEff) * 1000
-	bytes := float64(float64(touched*(s.expertN+s.expertDown))*s.expertK)*weightBytes(s.q.MoE) +
+	bytes := float64(float64(float64(touched*(s.expertN+s.expertDown))*s.expertK)*weightBytes(s.q.MoE)) +
 		float64(tAll*k/float64(s.ep)*s.expertK*4)
 	mem := bytes / (d.hw.MemBW * o.MemEff) * 1000
 	if mem > comp {
 		comp = mem
 	}
-	return comp + 3*o.LaunchUs/1000
+	return comp + float64(3*o.LaunchUs)/1000
 }
 
 // prefillAttn is the attention core of a prefill pass (all attention layers).
@@ -298,7 +298,7 @@ func (d *Default) prefillAttn(b, sNew, p float64) float64 {
 	if s.linearLayers > 0 {
 		// Chunked linear attention / SSM scan: state-sized work per token (approximation).
 		flops := float64(b*sNew*s.linearState) * 2
-		t += float64(s.linearLayers * (flops/(f*o.AttnEff)*1000 + 2*o.LaunchUs/1000))
+		t += float64(s.linearLayers * (float64(flops/(f*o.AttnEff)*1000) + float64(2*o.LaunchUs)/1000))
 	}
 	return t
 }
@@ -330,7 +330,7 @@ func (d *Default) decodeAttn(b, ctx float64) float64 {
 	}
 	full := ctx
 	if s.m.SparseTopK > 0 && ctx > b*float64(s.m.SparseTopK) {
-		full = b*float64(s.m.SparseTopK) + ctx/8
+		full = float64(b*float64(s.m.SparseTopK)) + ctx/8
 	}
 	t := float64(s.attnLayers * per(full))
 	if s.slidingLayers > 0 {
@@ -343,7 +343,7 @@ func (d *Default) decodeAttn(b, ctx float64) float64 {
 	}
 	if s.linearLayers > 0 {
 		bytes := float64(2 * b * s.linearState)
-		t += float64(s.linearLayers * (bytes/(hw.MemBW*o.MemEff)*1000 + 2*o.LaunchUs/1000))
+		t += float64(s.linearLayers * (float64(bytes/(hw.MemBW*o.MemEff)*1000) + float64(2*o.LaunchUs)/1000))
 	}
 	return t
 }
@@ -371,20 +371,20 @@ func (d *Default) comm(tokens float64) float64 {
 	if s.tp > 1 {
 		n := float64(s.tp)
 		bytes := tokens * h * cb
-		per := lat + float64(2*(n-1)/n*bytes)/(link(s.tp)*o.AREff)*1000
+		per := lat + float64(float64(2*(n-1)/n*bytes)/(link(s.tp)*o.AREff)*1000)
 		blocks := s.mixerLayers + s.ffnLayers
 		t += float64(blocks * per)
 	}
 	if s.moeLayers > 0 && s.ep > 1 {
 		n := float64(s.ep)
 		bytes := tokens * float64(s.m.TopK) * h * cb
-		per := 2 * (lat + float64((n-1)/n*bytes)/(link(s.tp*s.dp)*o.AREff)*1000)
+		per := 2 * (lat + float64(float64((n-1)/n*bytes)/(link(s.tp*s.dp)*o.AREff)*1000))
 		t += float64(s.moeLayers * per)
 	}
 	if s.pp > 1 {
 		bytes := tokens * h * 2
 		bw := link(s.tp * s.pp)
-		t += float64(float64(s.pp-1) * (bytes/bw*1000 + hw.P2PLatency*1000))
+		t += float64(float64(s.pp-1) * (float64(bytes/bw*1000) + float64(hw.P2PLatency*1000)))
 	}
 	return t
 }

@@ -44,5 +44,5 @@ func AllReduceOpMs(o OpCoef, hw *catalog.Hardware, n int, elems float64) float64
 		return 0
 	}
 	nf := float64(n)
-	return o.ARLatUs/1000 + float64(2*(nf-1)/nf*elems*2)/(hw.IntraNodeBW*o.AREff)*1000
+	return o.ARLatUs/1000 + float64(float64(2*(nf-1)/nf*elems*2)/(hw.IntraNodeBW*o.AREff)*1000)
 }

@@ -125,7 +125,7 @@ func newShape(m *catalog.Model, par spec.Parallelism, q Quant) *shape {
 		d := float64(m.HeadDim)
 		s.dQK, s.dV = d, d
 		s.tokenGemms = append(s.tokenGemms,
-			gemmOp{s.headsGPU*d + 2*d*s.kvHeadGPU, h, attnLayers, q.Gemm},
+			gemmOp{float64(s.headsGPU*d) + float64(2*d*s.kvHeadGPU), h, attnLayers, q.Gemm},
 			gemmOp{h, s.headsGPU * d, attnLayers, q.Gemm})
 		s.kvLayerBytes = 2 * s.kvHeadGPU * d * kvBytes(q.KVCache)
 	}
@@ -157,11 +157,11 @@ func newShape(m *catalog.Model, par spec.Parallelism, q Quant) *shape {
 func (s *shape) weightBytesPerGPU() float64 {
 	var w float64
 	for _, g := range s.tokenGemms {
-		w += float64(g.N*g.K*g.Count) * weightBytes(g.Mode)
+		w += float64(float64(g.N*g.K*g.Count) * weightBytes(g.Mode))
 	}
 	if s.moeLayers > 0 {
 		per := float64(s.expertN+s.expertDown) * s.expertK * weightBytes(s.q.MoE)
-		w += float64(per*s.expertsGPU) * s.moeLayers
+		w += float64(float64(per*s.expertsGPU) * s.moeLayers)
 	}
 	emb := float64(s.m.Vocab) / float64(s.tp) * float64(s.m.Hidden) * 2
 	w += emb
