@@ -54,6 +54,7 @@
     if (a >= 100) return v.toFixed(0);
     if (a >= 10) return v.toFixed(1).replace(/\.0$/, "");
     if (a === 0) return "0";
+    if (a < 0.001) return v.toExponential(2).replace(/\.?0+e/, "e");
     return v.toPrecision(3).replace(/\.?0+$/, "");
   }
 

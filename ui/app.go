@@ -278,7 +278,7 @@ func (a *App) renderKnob(k Knob) *vecty.HTML {
 		if k.Kind != "text" {
 			typ = prop.TypeNumber
 		}
-		m := vecty.Markup(prop.ID(k.ID), prop.Type(typ), vecty.Property("value", k.Value), onChange)
+		m := vecty.Markup(prop.ID(k.ID), prop.Type(typ), vecty.Property("value", k.Value), prop.Placeholder(k.Placeholder), onChange)
 		if k.Kind == "text" && len(k.Options) > 0 {
 			m = vecty.Markup(m, vecty.Attribute("list", k.ID+"-options"))
 		}
@@ -409,8 +409,10 @@ func (a *App) renderResults() *vecty.HTML {
 	switch {
 	case a.running:
 		status = "Simulating in a Web Worker… " + strconv.Itoa(int(a.progress*100)) + "%"
-	case a.runErr != nil && a.runErr.Kind == "config":
+	case a.runErr != nil && a.runErr.Kind == "config" && len(a.fieldErr) > 0:
 		status = "The configuration is invalid — see the highlighted field."
+	case a.runErr != nil && a.runErr.Kind == "config":
+		status = "The configuration is invalid — see the message under the editor."
 	case a.runErr != nil:
 		status = "The prediction failed: " + a.runErr.Message
 	case a.summary != nil:

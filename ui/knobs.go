@@ -25,6 +25,8 @@ type Knob struct {
 	Options []string
 	// Value is the current value as text ("" when unset).
 	Value string
+	// Placeholder is the schema default shown in an empty field.
+	Placeholder string
 }
 
 // Doc is a parsed configuration that keeps key order, so form edits rewrite the YAML with the
@@ -196,6 +198,9 @@ func (d *Doc) Knobs() []Knob {
 		if ks[i].Value == "" {
 			ks[i].Value = knobDefault(ks[i].ID)
 		}
+		if ks[i].Value == "" {
+			ks[i].Placeholder = d.placeholder(ks[i].ID)
+		}
 	}
 	return ks
 }
@@ -212,6 +217,26 @@ func knobDefault(id string) string {
 	}
 	if strings.HasSuffix(id, "-replicas") || strings.HasSuffix(id, "-tensor") {
 		return "1"
+	}
+	return ""
+}
+
+// placeholder is the default the simulator applies when the YAML leaves a field unset.
+func (d *Doc) placeholder(id string) string {
+	switch id {
+	case "load-value":
+		if t := d.GetString("traffic.load.type"); t == "" || t == "concurrency" {
+			return "10"
+		}
+		if d.GetString("traffic.load.type") == "trace_timestamps" {
+			return "1.0"
+		}
+	case "stop":
+		if d.Get("traffic") == nil {
+			return "100"
+		}
+	case "model", "hardware":
+		return "required"
 	}
 	return ""
 }

@@ -241,3 +241,19 @@ func TestChartsAreWellFormedSVG(t *testing.T) {
 		t.Error("empty line chart")
 	}
 }
+
+func TestPlaceholdersShowSchemaDefaults(t *testing.T) {
+	d, _ := ParseDoc("engine: {model: m}\n")
+	if p := knob(t, d, "load-value").Placeholder; p != "10" {
+		t.Errorf("load-value placeholder %q", p)
+	}
+	if p := knob(t, d, "stop").Placeholder; p != "100" {
+		t.Errorf("stop placeholder %q", p)
+	}
+	if p := knob(t, d, "hardware").Placeholder; p != "required" {
+		t.Errorf("hardware placeholder %q", p)
+	}
+	if p := knob(t, d, "model").Placeholder; p != "" {
+		t.Errorf("set model has placeholder %q", p)
+	}
+}
