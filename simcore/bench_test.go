@@ -2,7 +2,9 @@ package simcore
 
 import (
 	"fmt"
+	"os"
 	"testing"
+	"testing/fstest"
 )
 
 // denseConfig is the issue's dense reference case: synthetic 1024/128, concurrency 64, one
@@ -36,5 +38,40 @@ func BenchmarkDense(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "req/s")
 		})
+	}
+}
+
+// BenchmarkConversationTrace replays the Mooncake conversation trace (../shared/traces,
+// skipped when absent) on 8 replicas with the KV router and polynomial timing.
+func BenchmarkConversationTrace(b *testing.B) {
+	const trace = "../../shared/traces/conversation_trace.jsonl"
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		b.Skip("shared traces not available")
+	}
+	files := fstest.MapFS{"conversation_trace.jsonl": {Data: data}}
+	cfg := []byte(`
+traffic:
+  source: {type: trace, format: mooncake, paths: [conversation_trace.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      parallelism: {replicas: 8}
+      kv_cache: {capacity: {type: fixed, blocks: 16384}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+`)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		out, err := Predict(Input{ConfigYAML: cfg, Files: files})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out.Summary["completed_requests"] != int64(12031) {
+			b.Fatalf("completed %v", out.Summary["completed_requests"])
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"strings"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/engine"
@@ -16,28 +15,17 @@ import (
 	"aisimulate/simcore/traffic"
 )
 
-// resolvePath maps a configuration path to a path inside in.Files: absolute paths from the
-// root, relative ones from in.WorkDir.
-func (in *Input) resolvePath(p string) string {
-	if strings.HasPrefix(p, "/") {
-		return strings.TrimPrefix(path.Clean(p), "/")
-	}
-	return path.Clean(path.Join(in.WorkDir, p))
-}
-
-// lowerModel resolves engine.model: a local directory with config.json, or the catalog.
+// lowerModel resolves engine.model: a local directory holding config.json (and optionally
+// hf_quant_config.json), opened through in.Files as written, or the catalog.
 func lowerModel(id string, in *Input) (*catalog.Model, error) {
-	if in.Files != nil {
-		dir := in.resolvePath(id)
-		if fs.ValidPath(dir) {
-			if _, err := fs.Stat(in.Files, path.Join(dir, "config.json")); err == nil {
-				m, err := catalog.LookupModel(dir, in.Files)
-				if err != nil {
-					return nil, err
-				}
-				m.ID = id
-				return m, nil
+	if in.Files != nil && id != "" {
+		if cfg, err := fs.ReadFile(in.Files, path.Join(id, "config.json")); err == nil {
+			q, _ := fs.ReadFile(in.Files, path.Join(id, "hf_quant_config.json"))
+			m, err := catalog.ParseHFConfig(id, cfg, q)
+			if err != nil {
+				return nil, &spec.Error{Path: "engine.model", Msg: fmt.Sprintf("model directory %q: %v", id, err)}
 			}
+			return m, nil
 		}
 	}
 	return catalog.LookupModel(id, nil)
@@ -101,10 +89,6 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	tr := cfg.Traffic
 	if tr.Source.Type == spec.SourceTrace {
 		src := tr.Source
-		src.Paths = make([]string, len(tr.Source.Paths))
-		for i, p := range tr.Source.Paths {
-			src.Paths[i] = in.resolvePath(p)
-		}
 		files := in.Files
 		if files == nil {
 			files = emptyFS{}

@@ -22,11 +22,10 @@ type Input struct {
 	Sets []string
 	// CapturePerRequest asks for per-request records (requests.jsonl, per_request).
 	CapturePerRequest bool
-	// Files resolves trace paths and local model directories; nil means no files.
+	// Files opens trace paths and local model directories exactly as the configuration
+	// writes them (the CLI opens them like the OS, relative to its working directory; the
+	// browser and the edge serve uploaded files by name); nil means no files.
 	Files fs.FS
-	// WorkDir is the directory (a path inside Files, "" = its root) that relative paths in
-	// the configuration are resolved against; absolute paths resolve against Files' root.
-	WorkDir string
 	// Clock returns a monotonic time in milliseconds for the wall-time keys; nil → 0.
 	Clock func() float64
 	// FixedWallTimeMs, when non-nil, replaces the measured wall time (golden-test hook,

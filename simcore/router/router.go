@@ -54,12 +54,12 @@ type sched struct {
 	worker    *engine.Worker
 	rank      int32
 	rrCounter int
-	index     map[uint64]struct{} // hashes this rank holds per KV events
+	index     *engine.HashTable // hashes this rank holds per KV events
 	apt       int64               // active prefill tokens
 	prefills  []aicPrefill        // AIC load model: active prefills in placement order
 	anchorAt  float64
 	adb       int64 // active decode blocks
-	refs      map[uint64]int32
+	refs      *engine.HashTable // identity → number of placed requests holding it
 }
 
 type aicPrefill struct {
@@ -87,10 +87,10 @@ func (rt *Router) SetWorkers(ws []*engine.Worker) {
 			if s == nil {
 				s = &sched{worker: w, rank: int32(i)}
 				if rt.cfg.UseEvents {
-					s.index = map[uint64]struct{}{}
+					s.index = engine.NewHashTable(1024)
 				}
 				if rt.cfg.TrackDecodeBlocks && rt.cfg.AssumeKVReuse {
-					s.refs = map[uint64]int32{}
+					s.refs = engine.NewHashTable(1024)
 				}
 				rt.scheds[k] = s
 			}
@@ -154,7 +154,7 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 		ov := 0
 		if cfg.UseEvents {
 			for _, h := range hashes {
-				if _, ok := s.index[h]; !ok {
+				if !s.index.Has(h) {
 					break
 				}
 				ov++
@@ -182,7 +182,7 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 			if cfg.AssumeKVReuse {
 				nb = 0
 				for _, h := range hashes {
-					if s.refs[h] == 0 {
+					if !s.refs.Has(h) {
 						nb++
 					}
 				}
@@ -276,10 +276,11 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 	if cfg.TrackDecodeBlocks {
 		if cfg.AssumeKVReuse {
 			for _, h := range hashes {
-				if s.refs[h] == 0 {
+				n, _ := s.refs.Get(h)
+				if n == 0 {
 					s.adb++
 				}
-				s.refs[h]++
+				s.refs.Put(h, n+1)
 			}
 			if r.L%bs != 0 {
 				s.adb++
@@ -349,9 +350,12 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	bs := rt.cfg.BlockSize
 	if rt.cfg.AssumeKVReuse {
 		for _, h := range r.Hashes(bs) {
-			if s.refs[h]--; s.refs[h] == 0 {
-				delete(s.refs, h)
+			n, _ := s.refs.Get(h)
+			if n <= 1 {
+				s.refs.Delete(h)
 				s.adb--
+			} else {
+				s.refs.Put(h, n-1)
 			}
 		}
 		if r.L%bs != 0 {
@@ -371,16 +375,14 @@ func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
 	for _, e := range evs {
 		switch e.Kind {
 		case engine.KVStored:
-			if !e.Root {
-				if _, ok := s.index[e.Parent]; !ok {
-					continue
-				}
+			if !e.Root && !s.index.Has(e.Parent) {
+				continue
 			}
-			s.index[e.Hash] = struct{}{}
+			s.index.Put(e.Hash, 1)
 		case engine.KVRemoved:
-			delete(s.index, e.Hash)
+			s.index.Delete(e.Hash)
 		case engine.KVCleared:
-			clear(s.index)
+			s.index.Clear()
 		}
 	}
 }

@@ -1,0 +1,77 @@
+package report
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// Percentile ranks of outputs.md §4.2: N = 2 → the median is the larger value; N = 4 → p50
+// and p75 take index 2, p90/p95/p99 index 3. Mean and population std of E4's pooled ITL.
+func TestDistStatsSpecExamples(t *testing.T) {
+	var d Dist
+	d.Add(1)
+	d.Add(3)
+	if st := d.Stats(); st.Median != 3 || st.Mean != 2 || st.Std != 1 {
+		t.Errorf("N=2: %+v", st)
+	}
+	var e Dist
+	for _, v := range []float64{4, 1, 3, 2} {
+		e.Add(v)
+	}
+	if st := e.Stats(); st.Median != 3 || st.P75 != 3 || st.P90 != 4 || st.P99 != 4 || st.Min != 1 || st.Max != 4 {
+		t.Errorf("N=4: %+v", st)
+	}
+	var g Dist
+	g.Add(2)
+	g.AddN(1, 3) // E4 gaps {2,1,1,1} as one weighted entry
+	st := g.Stats()
+	if st.Mean != 1.25 || st.Median != 1 || st.P90 != 2 || st.Std != 0.4330127018922193 {
+		t.Errorf("E4 ITL: %+v", st)
+	}
+	var empty Dist
+	if (empty.Stats() != Stats{}) {
+		t.Error("empty distribution must be all zero")
+	}
+}
+
+// Unit and weighted representations of one multiset give identical bits.
+func TestDistWeightedEqualsUnit(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	var a, b Dist
+	for i := 0; i < 5000; i++ {
+		v := float64(rnd.IntN(50)) / 7
+		n := int64(rnd.IntN(4) + 1)
+		b.AddN(v, n)
+		for j := int64(0); j < n; j++ {
+			a.Add(v)
+		}
+	}
+	if sa, sb := a.Stats(), b.Stats(); sa != sb {
+		t.Errorf("unit %+v != weighted %+v", sa, sb)
+	}
+}
+
+func TestSortWeightedMatchesComparisonSort(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	ws := make([]weighted, 20000)
+	for i := range ws {
+		v := rnd.Float64() * 100
+		if i%7 == 0 {
+			v = float64(rnd.IntN(5)) // many duplicates
+		}
+		if i%11 == 0 {
+			v = -v
+		}
+		ws[i] = weighted{v, int64(i)}
+	}
+	want := slices.Clone(ws)
+	slices.SortStableFunc(want, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+	sortWeighted(ws)
+	for i := range ws {
+		if ws[i] != want[i] {
+			t.Fatalf("index %d: %+v, want %+v (radix sort must be stable and ordered)", i, ws[i], want[i])
+		}
+	}
+}
