@@ -226,3 +226,30 @@ func TestQuantDefaults(t *testing.T) {
 		t.Fatalf("moe follows explicit gemm mode: %+v", q)
 	}
 }
+
+func TestCalibrationTable(t *testing.T) {
+	c := DefaultCalibration()
+	for _, g := range []string{"h200_sxm/vllm", "b200_sxm/sglang", "h100_sxm/trtllm"} {
+		if _, ok := c.Groups[g]; !ok {
+			t.Errorf("no fitted group %s", g)
+		}
+	}
+	for _, b := range Backends {
+		if g, ok := c.Backends[b]; !ok || g.Prefill <= 0 || g.Decode <= 0 {
+			t.Errorf("backend fallback %s: %+v", b, g)
+		}
+	}
+	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B")
+	d, err := NewDefaultWith(c, m, mustHW(t, "a100_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	if err != nil || d.Calibrated {
+		t.Fatalf("a100 has no fitted group: calibrated=%v err=%v", d != nil && d.Calibrated, err)
+	}
+	d2, _ := NewDefaultWith(c, m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	if !d2.Calibrated {
+		t.Fatal("h200/vllm is fitted")
+	}
+	// The same inputs always give the same answer (no hidden state).
+	if d2.DecodeMs(32, 32*2000, 2000, 0) != d2.DecodeMs(32, 32*2000, 2000, 0) {
+		t.Fatal("nondeterministic")
+	}
+}
