@@ -3,6 +3,8 @@
 package ui
 
 import (
+	"encoding/binary"
+	"math"
 	"sort"
 	"strconv"
 	"syscall/js"
@@ -80,6 +82,7 @@ func (a *App) Run() {
 	}
 	a.running, a.progress, a.runErr, a.fieldErr, a.notice = true, 0, nil, nil, ""
 	a.started = now()
+	js.Global().Get("performance").Call("mark", "aisimulate-run")
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeHash(a.yamlText))
 	files := js.Global().Get("Object").New()
 	for name, data := range a.files {
@@ -133,6 +136,9 @@ func (a *App) Run() {
 }
 
 func (a *App) finish(pred, reqs string, err *RunError) {
+	perf := js.Global().Get("performance")
+	perf.Call("mark", "aisimulate-result")
+	defer perf.Call("mark", "aisimulate-result-rendered")
 	a.running = false
 	a.elapsed = now() - a.started
 	a.runErr = err
@@ -146,8 +152,13 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 		return
 	}
 	a.prediction, a.requests = pred, reqs
-	a.summary = ParseSummary(pred)
-	recs := ParseRecords(reqs)
+	// prediction.json carries the per-request records too: let the engine's JSON.parse split
+	// off the small parts the page decodes in Go.
+	parts := splitPredictionJS.Invoke(pred)
+	a.summary = ParseSummary(parts.Index(0).String())
+	plannerDoc := parts.Index(1).String()
+	recs := recordsFast(reqs)
+	perf.Call("mark", "aisimulate-result-parsed")
 	ttft, itl, e2e := Latencies(recs)
 	end := a.summary["duration_ms"]
 	a.charts = []string{
@@ -158,10 +169,45 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 		LineSVG("Running batch (admitted requests)", []string{""}, [][]Point{Running(recs)}, end),
 		LineSVG("KV cache in use (tokens, estimated)", []string{""}, [][]Point{KVTokens(recs, 240)}, end),
 	}
-	if pools, series := PlannerReplicas(pred); len(pools) > 0 {
+	if pools, series := PlannerReplicas(plannerDoc); len(pools) > 0 {
 		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", pools, series, end))
 	}
+	perf.Call("mark", "aisimulate-result-charted")
 	vecty.Rerender(a)
+}
+
+// flatRecordsJS turns requests.jsonl into the flat float64 layout of RecordsFromFlat.
+var flatRecordsJS = js.Global().Get("Function").New("text", `
+  const lines = text.split("\n");
+  const out = new Float64Array(lines.length * 11);
+  const v = (x) => (x === null || x === undefined) ? NaN : +x;
+  let n = 0;
+  for (const l of lines) {
+    if (!l) continue;
+    let r;
+    try { r = JSON.parse(l); } catch (e) { continue; }
+    out.set([v(r.arrival_time_ms), v(r.first_admit_ms), v(r.first_token_ms), v(r.last_token_ms), v(r.terminal_time_ms),
+      v(r.ttft_ms), v(r.itl_ms), v(r.e2e_latency_ms), v(r.input_length), v(r.output_length),
+      r.terminal_status === "completed" ? 1 : 0], n * 11);
+    n++;
+  }
+  return new Uint8Array(out.buffer, 0, n * 11 * 8);`)
+
+// splitPredictionJS returns [{"summary": …}, {"planner": …}] as JSON texts.
+var splitPredictionJS = js.Global().Get("Function").New("text", `
+  const d = JSON.parse(text);
+  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner })];`)
+
+// recordsFast parses requests.jsonl with the engine's JSON.parse.
+func recordsFast(jsonl string) []Record {
+	u := flatRecordsJS.Invoke(jsonl)
+	b := make([]byte, u.Get("length").Int())
+	js.CopyBytesToGo(b, u)
+	v := make([]float64, len(b)/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[i*8:]))
+	}
+	return RecordsFromFlat(v)
 }
 
 func (a *App) onKnob(id string) func(*vecty.Event) {
@@ -239,7 +285,10 @@ func (a *App) Render() vecty.ComponentOrHTML {
 func (a *App) renderHeader() *vecty.HTML {
 	label := "Run prediction"
 	if a.running {
-		label = "Running… " + strconv.Itoa(int(a.progress*100)) + "%"
+		label = "Running…"
+		if a.progress > 0 {
+			label += " " + strconv.Itoa(int(a.progress*100)) + "%"
+		}
 	}
 	return elem.Header(vecty.Markup(vecty.Class("top")),
 		elem.Div(vecty.Markup(vecty.Class("brand")),
@@ -251,7 +300,8 @@ func (a *App) renderHeader() *vecty.HTML {
 			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("run"), vecty.Property("disabled", a.running),
 				event.Click(func(*vecty.Event) { a.Run() })), vecty.Text(label)),
 		),
-		elem.Div(vecty.Markup(vecty.Class("progress"), vecty.MarkupIf(!a.running, vecty.Class("idle"))),
+		elem.Div(vecty.Markup(vecty.Class("progress"), vecty.MarkupIf(!a.running, vecty.Class("idle")),
+			vecty.MarkupIf(a.running && a.progress == 0, vecty.Class("indeterminate"))),
 			elem.Div(vecty.Markup(vecty.Class("bar"), vecty.Style("width", strconv.FormatFloat(a.progress*100, 'f', 1, 64)+"%"))),
 		),
 	)
@@ -407,8 +457,10 @@ func (a *App) card(label, key, unit string) vecty.ComponentOrHTML {
 func (a *App) renderResults() *vecty.HTML {
 	status := "Edit the configuration and press Run (Ctrl+Enter in the editor)."
 	switch {
-	case a.running:
+	case a.running && a.progress > 0:
 		status = "Simulating in a Web Worker… " + strconv.Itoa(int(a.progress*100)) + "%"
+	case a.running:
+		status = "Simulating in a Web Worker…"
 	case a.runErr != nil && a.runErr.Kind == "config" && len(a.fieldErr) > 0:
 		status = "The configuration is invalid — see the highlighted field."
 	case a.runErr != nil && a.runErr.Kind == "config":

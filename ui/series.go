@@ -225,3 +225,48 @@ func ParseSummary(predictionJSON string) Summary {
 	}
 	return s
 }
+
+// warmRecords is a tiny requests.jsonl used by Warm.
+const warmRecords = `{"arrival_time_ms":0.0,"first_admit_ms":0.0,"first_token_ms":2.0,"last_token_ms":4.0,"terminal_time_ms":4.0,"ttft_ms":2.0,"itl_ms":1.0,"e2e_latency_ms":4.0,"input_length":10,"output_length":3,"terminal_status":"completed"}
+{"arrival_time_ms":1.0,"first_admit_ms":3.0,"first_token_ms":5.0,"last_token_ms":5.0,"terminal_time_ms":5.0,"ttft_ms":4.0,"itl_ms":null,"e2e_latency_ms":4.0,"input_length":20,"output_length":1,"terminal_status":"completed"}
+`
+
+// Warm runs the result-processing code once on tiny inputs. WebAssembly engines compile
+// functions lazily on first call; calling this while the page waits for the simulator moves
+// that cost off the first result.
+func Warm() int {
+	recs := ParseRecords(warmRecords)
+	ttft, itl, e2e := Latencies(recs)
+	n := len(HistogramSVG("w", "ms", ttft, Palette[0])) + len(HistogramSVG("w", "ms", itl, Palette[1])) + len(HistogramSVG("w", "ms", e2e, Palette[2]))
+	n += len(LineSVG("w", []string{""}, [][]Point{QueueDepth(recs)}, 5)) + len(LineSVG("w", []string{""}, [][]Point{Running(recs)}, 5)) + len(LineSVG("w", []string{""}, [][]Point{KVTokens(recs, 8)}, 5))
+	s := ParseSummary(`{"summary": {"completed_requests": 2, "mean_ttft_ms": 3.0}}`)
+	pools, _ := PlannerReplicas(`{"planner": {"ticks": [{"at_ms": 0.0, "topology": {"decode": {"active_count": 1}}}]}}`)
+	return n + len(s) + len(pools) + len(FormatNum(s["mean_ttft_ms"]))
+}
+
+// FlatFields is the number of float64 values per record in the flat layout of RecordsFromFlat.
+const FlatFields = 11
+
+// RecordsFromFlat rebuilds records from the flat layout the page's JavaScript fast path
+// produces (JSON.parse in the engine is much faster than encoding/json in WebAssembly):
+// per record arrival, first admit, first token, last token, terminal, ttft, itl, e2e (NaN for
+// null), input length, output length, and 1 when the status is completed (0 otherwise).
+func RecordsFromFlat(v []float64) []Record {
+	opt := func(x float64) *float64 {
+		if x != x { // NaN = null
+			return nil
+		}
+		return &x
+	}
+	out := make([]Record, 0, len(v)/FlatFields)
+	for i := 0; i+FlatFields <= len(v); i += FlatFields {
+		r := v[i : i+FlatFields]
+		status := "other"
+		if r[10] == 1 {
+			status = "completed"
+		}
+		out = append(out, Record{Arrival: r[0], FirstAdmit: opt(r[1]), FirstToken: opt(r[2]), LastToken: opt(r[3]),
+			Terminal: r[4], TTFT: opt(r[5]), ITL: opt(r[6]), E2E: opt(r[7]), Input: int(r[8]), Output: int(r[9]), Status: status})
+	}
+	return out
+}

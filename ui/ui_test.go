@@ -257,3 +257,33 @@ func TestPlaceholdersShowSchemaDefaults(t *testing.T) {
 		t.Errorf("set model has placeholder %q", p)
 	}
 }
+
+func TestWarmTouchesEveryResultPath(t *testing.T) {
+	if n := Warm(); n < 1000 {
+		t.Errorf("Warm produced only %d bytes of output", n)
+	}
+}
+
+func TestRecordsFromFlatMatchesParseRecords(t *testing.T) {
+	nan := math.NaN()
+	flat := []float64{0, 0, 2, 4, 4, 2, 1, 4, 10, 3, 1, 1, 3, 5, 5, 5, 4, nan, 4, 20, 1, 1, 2, nan, nan, nan, 2, nan, nan, nan, 5, 0, 0}
+	got := RecordsFromFlat(flat)
+	want := testRecords()
+	if len(got) != len(want) {
+		t.Fatalf("%d records", len(got))
+	}
+	for i := range want {
+		w := want[i]
+		if w.Status != "completed" {
+			w.Status = "other"
+		}
+		g := got[i]
+		if g.Arrival != w.Arrival || g.Terminal != w.Terminal || g.Input != w.Input || g.Output != w.Output || g.Status != w.Status ||
+			!sameOpt(g.FirstAdmit, w.FirstAdmit) || !sameOpt(g.FirstToken, w.FirstToken) || !sameOpt(g.LastToken, w.LastToken) ||
+			!sameOpt(g.TTFT, w.TTFT) || !sameOpt(g.ITL, w.ITL) || !sameOpt(g.E2E, w.E2E) {
+			t.Errorf("record %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+func sameOpt(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

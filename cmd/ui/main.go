@@ -22,6 +22,8 @@ func main() {
 		panic(err)
 	}
 	perf.Call("mark", "aisimulate-ui-rendered")
+	ui.Warm()
+	perf.Call("mark", "aisimulate-ui-warm")
 	if ui.HasURLConfig() {
 		app.Run()
 	}
