@@ -20,6 +20,7 @@ type UnsupportedTypeError struct {
 	Value any
 }
 
+// Error names the unsupported Go type.
 func (e *UnsupportedTypeError) Error() string {
 	return "report: unsupported JSON value type " + typeName(e.Value)
 }
