@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -133,6 +134,57 @@ func ModuleEnv(environ []string, stderrIsTerminal bool) []string {
 	return env
 }
 
+// CacheKeep is how many compiled modules the cache keeps: every rebuilt module adds an
+// entry of about 25 MB, so older ones are deleted (a binary whose entry went is simply
+// compiled again on its next run).
+const CacheKeep = 4
+
+// PruneCache deletes all but the keep most recently written compiled-module files in each
+// wazero version directory under dir. Errors are ignored: the cache is an optimisation.
+func PruneCache(dir string, keep int) {
+	subdirs, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, sd := range subdirs {
+		if !sd.IsDir() || !strings.HasPrefix(sd.Name(), "wazero-") {
+			continue
+		}
+		vdir := filepath.Join(dir, sd.Name())
+		entries, err := os.ReadDir(vdir)
+		if err != nil || len(entries) <= keep {
+			continue
+		}
+		type entry struct {
+			path string
+			mod  int64
+		}
+		var files []entry
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && info.Mode().IsRegular() && isHexKey(e.Name()) {
+				files = append(files, entry{filepath.Join(vdir, e.Name()), info.ModTime().UnixNano()})
+			}
+		}
+		sort.Slice(files, func(i, j int) bool { return files[i].mod > files[j].mod })
+		for i := keep; i < len(files); i++ {
+			os.Remove(files[i].path)
+		}
+	}
+}
+
+// isHexKey reports whether name looks like a wazero cache key (64 hex digits).
+func isHexKey(name string) bool {
+	if len(name) != 64 {
+		return false
+	}
+	for _, c := range name {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
@@ -168,6 +220,9 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		}
 		fmt.Fprintf(stderr, "aisimulate: cannot compile the simulator module: %v\n", err)
 		return ExitFailure
+	}
+	if cfg.CacheDir != "" {
+		PruneCache(cfg.CacheDir, CacheKeep)
 	}
 	if ctx.Err() != nil {
 		return ExitInterrupted

@@ -210,3 +210,33 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Errorf("run with a cancelled context exited %d, want 130", code)
 	}
 }
+
+func TestPruneCache(t *testing.T) {
+	dir := t.TempDir()
+	vdir := filepath.Join(dir, "wazero-v1.12.0-amd64-linux")
+	must(t, os.MkdirAll(vdir, 0o755))
+	var names []string
+	base := time.Now().Add(-time.Hour)
+	for i := 0; i < 6; i++ {
+		name := fmt.Sprintf("%064x", i)
+		names = append(names, name)
+		p := filepath.Join(vdir, name)
+		must(t, os.WriteFile(p, []byte("x"), 0o644))
+		at := base.Add(time.Duration(i) * time.Minute)
+		must(t, os.Chtimes(p, at, at))
+	}
+	must(t, os.WriteFile(filepath.Join(vdir, "notes.txt"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, names[0]), nil, 0o644)) // outside a version dir
+	PruneCache(dir, 4)
+	for i, name := range names {
+		_, err := os.Stat(filepath.Join(vdir, name))
+		if kept := err == nil; kept != (i >= 2) {
+			t.Errorf("entry %d kept=%v, want kept only for the 4 newest", i, kept)
+		}
+	}
+	for _, p := range []string{filepath.Join(vdir, "notes.txt"), filepath.Join(dir, names[0])} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s should not be touched: %v", p, err)
+		}
+	}
+}
