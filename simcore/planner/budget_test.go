@@ -1,6 +1,10 @@
 package planner
 
-import "testing"
+import (
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
 
 func TestClampSingle(t *testing.T) {
 	cases := []struct {
@@ -52,5 +56,15 @@ func TestClampPair(t *testing.T) {
 		if gp != c.wp || gd != c.wd {
 			t.Errorf("%s: ClampPair = (%d, %d), want (%d, %d)", c.name, gp, gd, c.wp, c.wd)
 		}
+	}
+}
+
+func TestMinWorkers(t *testing.T) {
+	c := spec.DefaultPlanner()
+	c.MinWorkers = 2
+	three := 3
+	c.DecodeMinWorkers = &three
+	if MinWorkers(c, ComponentAgg) != 2 || MinWorkers(c, ComponentPrefill) != 2 || MinWorkers(c, ComponentDecode) != 3 {
+		t.Errorf("MinWorkers = %d %d %d", MinWorkers(c, ComponentAgg), MinWorkers(c, ComponentPrefill), MinWorkers(c, ComponentDecode))
 	}
 }

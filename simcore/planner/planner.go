@@ -360,3 +360,15 @@ func (p *Planner) Samples(role int) int { return p.roles[role].reg.Len() }
 
 // Regression exposes a role's wall-time model.
 func (p *Planner) Regression(role int) *Regression { return p.roles[role].reg }
+
+// MinWorkers is the effective minimum of a component: prefill_min_workers /
+// decode_min_workers when set (disaggregated roles), else min_workers.
+func MinWorkers(c spec.Planner, component string) int {
+	switch {
+	case component == ComponentPrefill && c.PrefillMinWorkers != nil:
+		return *c.PrefillMinWorkers
+	case component == ComponentDecode && c.DecodeMinWorkers != nil:
+		return *c.DecodeMinWorkers
+	}
+	return c.MinWorkers
+}

@@ -497,3 +497,74 @@ func TestTickRecordEncodes(t *testing.T) {
 		t.Errorf("tick %s", b)
 	}
 }
+
+func TestThroughputDecodeBinarySearch(t *testing.T) {
+	// Decode fitted from samples (no bootstrap: nil timing): wall = 0.002 + 0.001·n + 1e-7·kv.
+	// isl 1000, osl 200 ⇒ ctx 1100, kv_cap ⌊100000/1100⌋ = 90, max_batch 90.
+	// pred(bs, 1100·bs) = 0.002 + 0.00111·bs ≤ 0.05 ⟺ bs ≤ 43.2 ⇒ bs 43,
+	// engine = 43/(200·0.04973) = 4.3233 rps; 1800 requests / 180 s = 10 rps ⇒ D = ⌈2.31⌉ = 3.
+	// Prefill ≡ 0.05 s (Fixed bootstrap) ⇒ ⌈10/20⌉ = 1 (unchanged).
+	s := fixedSettings(8, false)
+	s.Roles[1].Timing = nil
+	dp := pool(1)
+	dp.NewSamples = decodeSamples()
+	d := New(s).Tick(Observation{AtMs: 180000, NumReq: 1800, SumISL: 1800 * 1000, SumOSL: 1800 * 200,
+		Pools: []PoolObs{pool(1), dp}})
+	if d.Targets[0] != nil || target(d, 1) != 3 {
+		t.Errorf("targets %d %d, want unchanged, 3", target(d, 0), target(d, 1))
+	}
+	dg := d.Tick["diagnostics"].(map[string]any)
+	if r := dg["engine_rps_decode"].(float64); !near(r, 43/(200*(0.002+0.00111*43))) {
+		t.Errorf("engine_rps_decode %v", r)
+	}
+	if ms := dg["estimated_itl_ms"].(float64); !near(ms, 1000*(0.002+0.00111*43)) {
+		t.Errorf("estimated_itl_ms %v", ms)
+	}
+}
+
+// aggSamples: wall = 0.01 + 1e-5·prefill + 1e-7·kv, one prefill and one decode request each,
+// so avg_isl = avg_prefill_tokens = 3000 and avg_decode_len = 400:
+// agg_ttft(q, kv) = 0.04 + 1e-5·q + 1e-7·kv, agg itl(s, q) = 0.04004 + 1e-7·(s + q).
+func aggSamples() []FPMObs {
+	var out []FPMObs
+	for i, kv := range []int64{100, 500, 200, 800, 400} {
+		pt := int64(1000 * (i + 1))
+		out = append(out, FPMObs{FPM: engine.FPM{WallS: 0.01 + 1e-5*float64(pt) + 1e-7*float64(kv),
+			NumPrefillRequests: 1, SumPrefillTokens: pt, NumDecodeRequests: 1, SumDecodeKVTokens: kv}})
+	}
+	return out
+}
+
+func TestLoadSLAAgg(t *testing.T) {
+	// ttft 100 ms, itl 60 ms, sensitivity 0.8 (budgets 48 ms), N = 2.
+	cases := []struct {
+		name   string
+		e      engine.FPM
+		reason string
+		want   int
+	}{
+		// prefill side: 40 + 0.01·7000 = 110 > 100 on both ⇒ up.
+		{"prefill up", engine.FPM{QueuedPrefillTokens: 7000}, ReasonScaleUp, 3},
+		// idle: prefill 0 < 48, decode post 0, 40.04 < 48 ⇒ both down.
+		{"idle", engine.FPM{}, ReasonScaleDown, 1},
+		// s = 30000: post 60000, 40.04 + 6 = 46.04 < 48; prefill 40 + 6 − 40 < 48 ⇒ down.
+		{"consolidates", engine.FPM{SumDecodeKVTokens: 30000}, ReasonScaleDown, 1},
+		// s = 40000: post 80000, 48.04 ≥ 48 ⇒ decode refuses.
+		{"decode refuses", engine.FPM{SumDecodeKVTokens: 40000}, ReasonRefused, -1},
+		// combined 150000 + 60000 = 210000: 40.04 + 21 > 60 ⇒ decode side up; prefill 55 < 100.
+		{"decode up", engine.FPM{SumDecodeKVTokens: 150000, QueuedDecodeKV: 60000}, ReasonScaleUp, 3},
+	}
+	for _, c := range cases {
+		p := New(Settings{Config: loadOnly(spec.TargetSLA), SLA: slaOf(100, 60), Roles: []Role{role(ComponentAgg, nil)}})
+		po := pool(2, c.e, c.e)
+		po.NewSamples = aggSamples()
+		d := p.Tick(Observation{AtMs: 5000, Pools: []PoolObs{po}})
+		if got := reasonOf(d, "load_reason_decode"); got != c.reason {
+			t.Errorf("%s: reason %v, want %s (ttft %v itl %v)", c.name, got, c.reason,
+				reasonOf(d, "estimated_ttft_ms"), reasonOf(d, "estimated_itl_ms"))
+		}
+		if got := target(d, 0); got != c.want {
+			t.Errorf("%s: target %d, want %d", c.name, got, c.want)
+		}
+	}
+}
