@@ -261,8 +261,7 @@ func TestThroughputDisagg(t *testing.T) {
 	if tr["isl"] != 2000.0 || tr["osl"] != 100.0 || tr["num_req"] != 16200 || tr["duration_s"] != 180.0 || tr["kv_hit_rate"] != nil {
 		t.Errorf("traffic %v", tr)
 	}
-	// max_num_gpus 6: 5 + 2 = 7 > 6 ⇒ p' = min(⌊(6−1)/1⌋, ⌊5·6/7⌋ = 4) = 4, d' = 6 − 4 = 2
-	// (unchanged from the current 1? no: current 1 ⇒ target 2).
+	// max_num_gpus 6: 5 + 2 = 7 > 6 ⇒ p' = min(⌊(6−1)/1⌋, ⌊5·6/7⌋ = 4) = 4, d' = 6 − 4 = 2.
 	d = New(fixedSettings(6, false)).Tick(obs)
 	if got := [2]int{target(d, 0), target(d, 1)}; got != [2]int{4, 2} {
 		t.Errorf("budget 6: targets %v, want [4 2]", got)
@@ -565,6 +564,49 @@ func TestLoadSLAAgg(t *testing.T) {
 		}
 		if got := target(d, 0); got != c.want {
 			t.Errorf("%s: target %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPolynomialSmoke(t *testing.T) {
+	// The Mocker polynomial curves, both modes, hybrid scaling over a few ticks: every tick
+	// record encodes (no non-finite value) and targets stay within the budget.
+	for _, disagg := range []bool{false, true} {
+		c := spec.DefaultPlanner()
+		c.Policy, c.Target, c.EnableLoadScaling, c.MaxNumGPUs = spec.PlannerEnabled, spec.TargetSLA, true, 16
+		c.ThroughputAdjustmentIntervalSeconds, c.LoadAdjustmentIntervalSeconds = 10, 5
+		r := role(ComponentAgg, perf.Polynomial{})
+		r.MaxKVTokens = 500000
+		s := Settings{Config: c, SLA: slaOf(300, 30), Roles: []Role{r}}
+		if disagg {
+			pr, dr := r, r
+			pr.Component, dr.Component = ComponentPrefill, ComponentDecode
+			s.Disaggregated, s.Roles = true, []Role{pr, dr}
+		}
+		p := New(s)
+		for k := 1; k <= 6; k++ {
+			obs := Observation{AtMs: float64(5000 * k), NumReq: 400 * k, SumISL: int64(400*k) * 3000, SumOSL: int64(400*k) * 300,
+				HasHit: true, SumHitTokens: 1000, SumHitL: 4000}
+			for range s.Roles {
+				po := pool(2, engine.FPM{WallS: 0.05, NumDecodeRequests: 40, SumDecodeKVTokens: 90000, QueuedPrefillTokens: 20000})
+				po.NewSamples = []FPMObs{{FPM: engine.FPM{WallS: 0.04, NumPrefillRequests: 2, SumPrefillTokens: 5000, NumDecodeRequests: 30, SumDecodeKVTokens: 60000}}}
+				obs.Pools = append(obs.Pools, po)
+			}
+			d := p.Tick(obs)
+			if _, err := report.Compact(d.Tick); err != nil {
+				t.Fatalf("disagg=%v tick %d: %v", disagg, k, err)
+			}
+			total := 0
+			for i, tg := range d.Targets {
+				n := 2
+				if tg != nil {
+					n = *tg
+				}
+				total += n * s.Roles[i].GPUsPerWorker
+			}
+			if total > 16 {
+				t.Errorf("disagg=%v tick %d: %d GPUs over budget", disagg, k, total)
+			}
 		}
 	}
 }
