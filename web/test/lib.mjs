@@ -45,7 +45,8 @@ export async function freePort() {
 export async function startStatic(root = WEB_OUT) {
   const port = await freePort();
   const server = await serve({ root, host: "127.0.0.1", port });
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) };
+  // closeAllConnections: Chromium keeps connections alive, and close() alone waits for them.
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }) };
 }
 
 export async function launchChromium() {
