@@ -4,7 +4,7 @@
 // debugging. API (docs/web.md):
 //
 //	GET  /v1/health                        → {"status":"ok","api_version":1,"limits":{…}}
-//	POST /v1/predict[?capture_per_request=1] body: YAML, or multipart/form-data with a
+//	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…] body: YAML, or multipart/form-data with a
 //	     "config" part plus trace files     → prediction.json (or multipart/mixed with
 //	                                           prediction.json and requests.jsonl)
 //
@@ -122,7 +122,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Clock: s.Clock}
+	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Clock: s.Clock, Sets: q["set"]}
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		cfg, files, perr := parseMultipart(body, params["boundary"])

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import {
   CLI, FIXED_WALL, identityCases, runCLI, loadNodeCore, startStatic, launchChromium, startWorkerd,
-  postEdge, assertSameText, normalizeWall, withTimeout,
+  postEdge, assertSameText, normalizeWall, withTimeout, parseMultipart,
 } from "./lib.mjs";
 
 let srv, browser, page, edge, core;
@@ -98,6 +98,26 @@ test("identity without capture (plain prediction.json body; wall keys normalized
     assertSameText(ed.text, web.predictionJson, `${c.name} edge vs browser`);
     assertSameText(normalizeWall(ed.text), normalizeWall(cli.prediction), `${c.name} edge vs CLI (normalized)`);
   }
+});
+
+test("identity with --set overrides (CLI --set, sets option, ?set= on the edge)", async () => {
+  const c = identityCases()[1];
+  const sets = ["traffic.load.requests_per_second=40", "engine.workers.aggregated.parallelism.replicas=2"];
+  const cli = await runCLI(c.name, { capture: true, cwd: require_dir(c.path), sets });
+  assert.equal(cli.code, 0, cli.stderr);
+  const node = core.predict(c.yaml, { sets, capturePerRequest: true, fixedWallTimeMs: FIXED_WALL, configName: c.name });
+  assertSameText(node.predictionJson, cli.prediction, "node prediction.json with sets");
+  const web = await page.evaluate(async ([y, s, w]) => {
+    const r = await window.aisimulate.predict(y, { sets: s, fixedWallTimeMs: w });
+    return r.predictionJson;
+  }, [c.yaml, sets, FIXED_WALL]);
+  assertSameText(web, cli.prediction, "browser prediction.json with sets");
+  const qs = sets.map((s) => "set=" + encodeURIComponent(s)).join("&");
+  const r = await fetch(`${edge.url}/v1/predict?capture_per_request=1&${qs}`, { method: "POST", body: c.yaml });
+  assert.equal(r.status, 200);
+  const parts = parseMultipart(r.headers.get("content-type"), await r.text());
+  assertSameText(parts["prediction.json"], cli.prediction, "edge prediction.json with sets");
+  assertSameText(parts["requests.jsonl"], cli.requests, "edge requests.jsonl with sets");
 });
 
 function require_dir(p) {

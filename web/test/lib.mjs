@@ -59,10 +59,11 @@ export async function launchChromium() {
 }
 
 /** Runs bin/aisimulate predict; returns {code, stdout, stderr, prediction, requests}. */
-export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL } = {}) {
+export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, sets = [] } = {}) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-cli-"));
   const args = ["predict", "--stack", "dynamo", "--config", configPath, "--output-dir", outDir, "--overwrite", "--format", "json"];
   if (capture) args.push("--capture-per-request");
+  for (const s of sets) args.push("--set", s);
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd: cwd || path.dirname(configPath), timeout: 120000, maxBuffer: 1 << 28,
       env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: String(fixed) } }, (err, stdout, stderr) => {
