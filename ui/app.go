@@ -50,6 +50,11 @@ func NewApp() *App {
 	a := &App{presets: Presets(), files: map[string][]byte{}}
 	if y, ok := DecodeHash(js.Global().Get("location").Get("hash").String()); ok {
 		a.preset = -1
+		for i, p := range a.presets {
+			if p.YAML == y {
+				a.preset = i
+			}
+		}
 		a.setYAML(y)
 	} else {
 		a.setYAML(a.presets[0].YAML)
