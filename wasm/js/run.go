@@ -42,7 +42,8 @@ type Request struct {
 	// Progress receives the fraction of work done, nil = ignore.
 	Progress func(fraction float64)
 	// Check, when non-nil, is called with every progress report; a non-nil error aborts the
-	// run with KindLimit (used by the edge worker for its CPU-time budget).
+	// run with KindLimit (a hook for time or work budgets; it can only fire while simcore
+	// reports progress).
 	Check func() error
 }
 
