@@ -14,9 +14,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -30,11 +36,16 @@ func main() {
 	timeout := flag.Duration("timeout", 60*time.Second, "wall-time limit per row (simulator); a row over it is not priced")
 	match := flag.String("match", "", "only rows whose id contains this substring")
 	verbose := flag.Bool("v", false, "print every row's prediction")
+	isChild := flag.Bool("child", false, "internal: simulate the configuration on stdin")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S] [-v] MEASURED.csv")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *isChild {
+		child()
+		return
+	}
 	if flag.NArg() != 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -93,62 +104,72 @@ func main() {
 	rows.WriteReport(os.Stdout, preds)
 }
 
-type timeUp struct{}
-
-// simulate runs one configuration through simcore.Predict and returns mean TTFT and TPOT.
-// A run over the limit is abandoned: cancelled from the progress callback, or left behind
-// (its goroutine ends with the process) when the simulator stops reporting progress.
+// simulate runs one configuration through simcore.Predict in a child process (this binary
+// with -child), so a run that exceeds the time limit or grows past the memory limit is
+// killed without harming the rest of the replay.
 func simulate(cfg string, limit time.Duration) (ttft, tpot float64, err error) {
-	type result struct {
-		ttft, tpot float64
-		err        error
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-child")
+	cmd.Stdin = strings.NewReader(cfg)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return 0, 0, fmt.Errorf("simulation exceeded %v", limit)
 	}
-	done := make(chan result, 1)
-	deadline := time.Now().Add(limit)
-	go func() {
-		var res result
-		defer func() {
-			if v := recover(); v != nil {
-				if _, ok := v.(timeUp); ok {
-					res.err = fmt.Errorf("simulation exceeded %v", limit)
-				} else {
-					res.err = fmt.Errorf("simulator panic: %v", v)
-				}
-			}
-			done <- res
-		}()
-		out, err := simcore.Predict(simcore.Input{
-			ConfigName: "accuracy.yaml",
-			ConfigYAML: []byte(cfg),
-			Progress: func(float64) {
-				if time.Now().After(deadline) {
-					panic(timeUp{})
-				}
-			},
-		})
-		if err != nil {
-			res.err = err
-			return
+	if runErr != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = runErr.Error()
 		}
-		a, ok1 := out.Summary["mean_ttft_ms"].(float64)
-		b, ok2 := out.Summary["mean_tpot_ms"].(float64)
-		n, _ := out.Summary["num_tpot_samples"].(int)
-		switch {
-		case !ok1 || !ok2:
-			res.err = fmt.Errorf("summary lacks mean_ttft_ms/mean_tpot_ms")
-		case a <= 0 || (n == 0 && b <= 0):
-			res.err = fmt.Errorf("simulation completed no requests")
-		default:
-			res.ttft, res.tpot = a, b
+		return 0, 0, errors.New(msg)
+	}
+	if _, err := fmt.Sscan(out.String(), &ttft, &tpot); err != nil {
+		return 0, 0, fmt.Errorf("child output %q: %v", out.String(), err)
+	}
+	return ttft, tpot, nil
+}
+
+// child reads one configuration on stdin, predicts it and prints "meanTTFT meanTPOT". It
+// exits with status 3 when the heap passes childMemLimit.
+func child() {
+	go func() {
+		var ms runtime.MemStats
+		for {
+			time.Sleep(200 * time.Millisecond)
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > childMemLimit {
+				fmt.Fprintf(os.Stderr, "simulation exceeded the %d MiB memory limit\n", childMemLimit>>20)
+				os.Exit(3)
+			}
 		}
 	}()
-	select {
-	case r := <-done:
-		return r.ttft, r.tpot, r.err
-	case <-time.After(limit + 5*time.Second):
-		return 0, 0, fmt.Errorf("simulation made no progress for %v (abandoned)", limit)
+	cfg, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	out, err := simcore.Predict(simcore.Input{ConfigName: "accuracy.yaml", ConfigYAML: cfg})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	a, ok1 := out.Summary["mean_ttft_ms"].(float64)
+	b, ok2 := out.Summary["mean_tpot_ms"].(float64)
+	switch {
+	case !ok1 || !ok2:
+		fmt.Fprintln(os.Stderr, "summary lacks mean_ttft_ms/mean_tpot_ms")
+		os.Exit(1)
+	case a <= 0:
+		fmt.Fprintln(os.Stderr, "simulation completed no requests")
+		os.Exit(1)
+	}
+	fmt.Println(a, b)
 }
+
+// childMemLimit bounds one row's simulation heap.
+const childMemLimit = 3 << 30
 
 func groupOf(c *perf.Calibration, r *rows.Row) perf.GroupCoef {
 	if g, ok := c.Groups[r.Group()]; ok {
