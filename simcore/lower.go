@@ -100,7 +100,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 		if traffic.TraceRequiresPlannerDisabled(src, w) && cfg.Planner.Policy == "enabled" {
 			return nil, acc, &spec.Error{Path: "planner.policy", Msg: fmt.Sprintf("trace format %q with agent_context requires planner.policy=disabled", src.Format)}
 		}
-		plan.Workload = *w
+		plan.Workload = *traffic.MarkShared(w)
 		if s := tr.Stop.MaxVirtualTimeSeconds; s != nil {
 			plan.CutoffMs = 1000 * *s
 		}

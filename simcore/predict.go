@@ -51,7 +51,10 @@ type Output struct {
 // Predict runs one prediction: decode and validate the configuration, resolve model,
 // hardware and traffic, simulate, and encode the outputs. A *spec.Error is bad input
 // (exit 2); any other error is an execution failure (exit 1).
-func Predict(in Input) (*Output, error) {
+func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
+
+// predictWith is Predict with a hook that may adjust the lowered plan (tests).
+func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err
@@ -59,6 +62,9 @@ func Predict(in Input) (*Output, error) {
 	plan, acc, err := lower(cfg, &in)
 	if err != nil {
 		return nil, err
+	}
+	if adjust != nil {
+		adjust(plan)
 	}
 	t0 := 0.0
 	if in.Clock != nil {

@@ -89,7 +89,7 @@ func (r *Request) extendHashes(upto, bs int) {
 		r.hashBS = bs
 		r.cursor = tokenCursor{r: r}
 	}
-	full := upto / bs
+	full := min(upto/bs, r.Shareable(bs))
 	for b := len(r.hashes); b < full; b++ {
 		c := &r.cursor
 		if c.pos != b*bs {

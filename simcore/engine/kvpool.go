@@ -23,7 +23,9 @@ type kvBlock struct {
 	hash     uint64
 	parent   uint64
 	refs     int32
+	gen      uint32 // bumped every time the block is taken
 	cached   bool
+	unique   bool // cached copy of a block no other request can share (not indexed)
 	prev     int32
 	next     int32
 	nextCopy int32
@@ -142,7 +144,43 @@ func (p *KVPool) Take() int32 {
 		p.numUsed--
 	}
 	p.numUsed++
-	p.blocks[b] = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1}
+	p.blocks[b] = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1, gen: p.blocks[b].gen + 1}
+	return b
+}
+
+// RegisterUnique makes full private block b a cached copy that only its owner can reuse:
+// it enters the LRU on release like any cached block but is never indexed or announced.
+func (p *KVPool) RegisterUnique(b int32) {
+	if p.prefixCaching {
+		p.blocks[b].cached = true
+		p.blocks[b].unique = true
+	}
+}
+
+// Gen is block b's generation (for MatchOwn).
+func (p *KVPool) Gen(b int32) uint32 { return p.blocks[b].gen }
+
+// MatchOwn counts the leading blocks of ids, released earlier by one request with the given
+// generations, that are still resident unique cached copies.
+func (p *KVPool) MatchOwn(ids []int32, gens []uint32) int {
+	n := 0
+	for i, b := range ids {
+		blk := &p.blocks[b]
+		if !blk.cached || !blk.unique || blk.gen != gens[i] {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// PinID takes a reference on a specific cached block (an own unique hit).
+func (p *KVPool) PinID(b int32) int32 {
+	blk := &p.blocks[b]
+	if blk.refs == 0 {
+		p.lruRemove(b)
+	}
+	blk.refs++
 	return b
 }
 
@@ -189,7 +227,7 @@ func (p *KVPool) Release(blocks []int32) {
 // unregister removes evicted cached block b from its hash's copy list.
 func (p *KVPool) unregister(b int32) {
 	blk := &p.blocks[b]
-	if !blk.cached {
+	if !blk.cached || blk.unique {
 		return
 	}
 	h := blk.hash

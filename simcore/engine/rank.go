@@ -222,8 +222,12 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		var hashes []uint64
 		if cfg.PrefixCaching {
 			h.extendHashes(known, bs)
-			hashes = h.hashes[:known/bs]
-			cached = k.KV.Match(hashes) * bs
+			hashes = h.hashes[:min(known/bs, h.Shareable(bs))]
+			m := k.KV.Match(hashes)
+			if m == len(hashes) && h.ownPool == k.KV && len(h.ownIDs) > 0 {
+				m += k.KV.MatchOwn(h.ownIDs, h.ownGens)
+			}
+			cached = min(m, known/bs) * bs
 			if h.remainingOut(cfg.MaxModelLen) > 0 {
 				if c := (known - 1) / bs * bs; c < cached {
 					cached = c
@@ -233,7 +237,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		hitBlocks := cached / bs
 		activeHits := 0
 		if hitBlocks > 0 {
-			activeHits = k.KV.ActiveHits(hashes[:hitBlocks])
+			activeHits = k.KV.ActiveHits(hashes[:min(hitBlocks, len(hashes))])
 		}
 		if cfg.Policy == TRTLLM {
 			need := ceilDiv(h.L+h.O, bs) - activeHits
@@ -354,14 +358,18 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 		if !r.pinned {
 			have = r.hitBlocks
 			if r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:r.hitBlocks])
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:min(r.hitBlocks, len(r.hashes))])
 			}
 		}
 		fresh := ceilDiv(need, bs) - have
 		if fresh <= 0 || k.KV.CanReserve(fresh, inactiveHits) {
 			if !r.pinned {
 				for i := 0; i < r.hitBlocks; i++ {
-					r.blocks = append(r.blocks, k.KV.Pin(r.hashes[i]))
+					if i < len(r.hashes) {
+						r.blocks = append(r.blocks, k.KV.Pin(r.hashes[i]))
+					} else {
+						r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashes)]))
+					}
 				}
 				if cfg.Policy == TRTLLM {
 					k.trtHeld += r.hitBlocks
@@ -405,7 +413,12 @@ func (k *Rank) registerFull(r *Request) {
 		return
 	}
 	r.extendHashes(full*bs, bs)
+	shared := len(r.hashes)
 	for b := r.registered; b < full; b++ {
+		if b >= shared {
+			k.KV.RegisterUnique(r.blocks[b])
+			continue
+		}
 		parent := uint64(0)
 		if b > 0 {
 			parent = r.hashes[b-1]
@@ -417,6 +430,7 @@ func (k *Rank) registerFull(r *Request) {
 
 // preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
 func (k *Rank) preempt(victim *Request, w *Worker) {
+	k.keepOwn(victim)
 	k.releaseBlocks(victim)
 	if victim.scheduled > 0 {
 		k.budget += victim.scheduled
@@ -429,6 +443,26 @@ func (k *Rank) preempt(victim *Request, w *Worker) {
 	k.pushFront(victim)
 	k.preempted = true
 	w.Out = append(w.Out, Note{Kind: NotePreempted, R: victim, Rank: k.ID})
+}
+
+// keepOwn remembers r's registered unique blocks before a preemption releases them, so its
+// re-admission can reuse whatever survives (the prefix lookup of simulation.md §4.3 for
+// blocks no other request can hold).
+func (k *Rank) keepOwn(r *Request) {
+	r.ownIDs, r.ownGens = r.ownIDs[:0], r.ownGens[:0]
+	r.ownPool = nil
+	if !k.cfg.PrefixCaching || !r.pinned {
+		return
+	}
+	shared := min(len(r.hashes), r.registered)
+	for b := shared; b < r.registered; b++ {
+		id := r.blocks[b]
+		r.ownIDs = append(r.ownIDs, id)
+		r.ownGens = append(r.ownGens, k.KV.Gen(id))
+	}
+	if len(r.ownIDs) > 0 {
+		r.ownPool = k.KV
+	}
 }
 
 func (k *Rank) releaseBlocks(r *Request) {

@@ -39,6 +39,13 @@ type Request struct {
 	Prompt       []traffic.Segment
 	OutputTokens []traffic.Segment
 	Session      int32 // workload session slot, -1 for graph nodes
+	// SharedTokens bounds the prefix another request may share (traffic.Turn.SharedTokens);
+	// −1 = everything may be shared.
+	SharedTokens int
+	// Own unique cached blocks left by a preemption, for re-admission on the same pool.
+	ownPool *KVPool
+	ownIDs  []int32
+	ownGens []uint32
 
 	hashes []uint64
 	hashBS int
@@ -162,11 +169,20 @@ func (r *Request) Known() int { return r.L + r.generated }
 // Generated is the number of output tokens emitted so far.
 func (r *Request) Generated() int { return r.generated }
 
-// Hashes returns the sequence hashes of the request's full prompt blocks at block size bs.
+// Shareable is the number of leading blocks at block size bs that another request may share;
+// blocks past it are hashed and indexed by nobody.
+func (r *Request) Shareable(bs int) int {
+	if r.SharedTokens < 0 {
+		return 1 << 30
+	}
+	return r.SharedTokens / bs
+}
+
+// Hashes returns the sequence hashes of the request's full, shareable prompt blocks at
+// block size bs (the unique remainder can never match another request's).
 func (r *Request) Hashes(bs int) []uint64 {
 	r.extendHashes(r.L, bs)
-	n := r.L / bs
-	return r.hashes[:n]
+	return r.hashes[:min(r.L/bs, r.Shareable(bs))]
 }
 
 // remainingOut is min(O − generated, maxModelLen − known) (§3); maxModelLen 0 = unlimited.
@@ -250,5 +266,6 @@ func (r *Request) PrepareDecode() {
 // Recycle clears r for reuse by another request, keeping its buffers' capacity.
 func (r *Request) Recycle() {
 	hashes, blocks, runs, gaps := r.hashes[:0], r.blocks[:0], r.runs[:0], r.gaps[:0]
-	*r = Request{hashes: hashes, blocks: blocks, runs: runs, gaps: gaps}
+	ownIDs, ownGens := r.ownIDs[:0], r.ownGens[:0]
+	*r = Request{hashes: hashes, blocks: blocks, runs: runs, gaps: gaps, ownIDs: ownIDs, ownGens: ownGens}
 }

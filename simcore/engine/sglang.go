@@ -64,7 +64,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			}
 			inactiveHits := 0
 			if !r.pinned && r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:r.hitBlocks])
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:min(r.hitBlocks, len(r.hashes))])
 			}
 			if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
 				return false
@@ -101,8 +101,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			}
 			cached := 0
 			if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
-				h.extendHashes(h.L, bs)
-				cached = k.KV.Match(h.hashes[:h.L/bs]) * bs
+				cached = k.KV.Match(h.Hashes(bs)) * bs
 				if cached > h.L-1 {
 					cached = (h.L - 1) / bs * bs
 				}
@@ -181,6 +180,7 @@ func (k *Rank) retract(w *Worker) {
 		}
 	}
 	victim := k.running[vi]
+	k.keepOwn(victim)
 	k.releaseBlocks(victim)
 	victim.computed = 0
 	victim.Preemptions++
@@ -222,8 +222,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 				if r.remainingOut(cfg.MaxModelLen) <= 0 {
 					k.complete(r, end, w)
 				} else {
-					k.running = append(k.running, r)
-					r.inRunning = true
+					k.addRunning(r)
 				}
 			}
 		}
@@ -233,20 +232,17 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 		return
 	}
 	s.ratio = max(s.minRatio, s.ratio-s.decay)
-	kept := k.running[:0]
+	var done []*Request
 	for _, r := range k.running {
 		r.emit(end, w, p)
 		if r.remainingOut(cfg.MaxModelLen) <= 0 {
-			r.inRunning = false
-			k.complete(r, end, w)
-			continue
+			done = append(done, r)
 		}
-		kept = append(kept, r)
 	}
-	for i := len(kept); i < len(k.running); i++ {
-		k.running[i] = nil
+	for _, r := range done {
+		k.complete(r, end, w)
+		k.removeRunning(r)
 	}
-	k.running = kept
 }
 
 // complete makes r terminal `completed` at end and frees its KV.

@@ -294,6 +294,10 @@ func (c *cluster) newRequest(t *traffic.Turn) *engine.Request {
 		RequestRef:    c.str(t.RequestID),
 	}
 	r.Prompt, r.OutputTokens = t.Prompt, t.OutputTokens
+	r.SharedTokens = t.SharedTokens
+	if !t.SharedKnown || c.plan.ShareEverything {
+		r.SharedTokens = -1
+	}
 	if c.plan.Capture {
 		r.History = &engine.History{}
 	}

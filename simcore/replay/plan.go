@@ -21,6 +21,9 @@ type Plan struct {
 	Capture  bool
 	// Progress is called now and then with the fraction of sessions finished.
 	Progress func(float64)
+	// ShareEverything treats every block as shareable (no unique-block shortcut); results
+	// must not change, which tests check.
+	ShareEverything bool
 	// Planner is nil when the planner is disabled.
 	Planner *PlannerPlan
 }

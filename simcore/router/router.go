@@ -180,14 +180,12 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 		if cfg.TrackDecodeBlocks {
 			nb := int64(reqBlocks)
 			if cfg.AssumeKVReuse {
-				nb = 0
+				// Unique (unshareable) full blocks and the partial block are always new.
+				nb = int64(reqBlocks - len(hashes))
 				for _, h := range hashes {
 					if !s.refs.Has(h) {
 						nb++
 					}
-				}
-				if r.L%bs != 0 {
-					nb++
 				}
 			}
 			decodeBlocks = float64(s.adb + nb)
@@ -282,9 +280,7 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 				}
 				s.refs.Put(h, n+1)
 			}
-			if r.L%bs != 0 {
-				s.adb++
-			}
+			s.adb += int64((r.L+bs-1)/bs - len(hashes))
 		} else {
 			s.adb += int64((r.L + bs - 1) / bs)
 		}
@@ -349,7 +345,8 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	}
 	bs := rt.cfg.BlockSize
 	if rt.cfg.AssumeKVReuse {
-		for _, h := range r.Hashes(bs) {
+		hashes := r.Hashes(bs)
+		for _, h := range hashes {
 			n, _ := s.refs.Get(h)
 			if n <= 1 {
 				s.refs.Delete(h)
@@ -358,9 +355,7 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 				s.refs.Put(h, n-1)
 			}
 		}
-		if r.L%bs != 0 {
-			s.adb--
-		}
+		s.adb -= int64((r.L+bs-1)/bs - len(hashes))
 	} else {
 		s.adb -= int64((r.L + bs - 1) / bs)
 	}

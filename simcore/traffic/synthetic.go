@@ -88,7 +88,7 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 				left -= n
 				segs = append(segs, Segment{Token: foldID(id), Count: n})
 			}
-			s.Turns[k] = Turn{InputLength: isl, OutputLength: osl, Prompt: segs}
+			s.Turns[k] = Turn{InputLength: isl, OutputLength: osl, Prompt: segs, SharedTokens: min(isl, prefixBlocks*blockSize), SharedKnown: true}
 			if k > 0 {
 				s.Turns[k].DelayMs = delay
 			}

@@ -20,6 +20,12 @@ type Turn struct {
 	DelayMs float64
 	// RequestID is the authored request id, "" when the source has none.
 	RequestID string
+	// SharedTokens, when SharedKnown, is how many leading prompt tokens may be shared with
+	// another request's prompt (prefix groups, common trace prefixes); blocks past it can
+	// only ever be reused by this request itself, which lets the engine skip hashing and
+	// indexing them. Unknown (the zero value) means everything may be shared.
+	SharedTokens int
+	SharedKnown  bool
 	// OutputTokens, when non-nil, are the token ids the request generates (a multi-turn
 	// source whose next prompt repeats them sets this so prefix reuse across turns is exact);
 	// nil means the default rule of simulation.md §4.1.

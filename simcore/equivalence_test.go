@@ -1,0 +1,128 @@
+package simcore
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"aisimulate/simcore/replay"
+)
+
+// sharedPrefixTrace writes a Mooncake trace whose rows share leading hash ids in groups, so
+// some blocks are shared and others unique.
+func sharedPrefixTrace(rows int) []byte {
+	var b strings.Builder
+	for i := 0; i < rows; i++ {
+		g := i % 3
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": %d, "hash_ids": [%d, %d, %d, %d]}`+"\n",
+			i*7, 1500+i%5*100, 20+i%9, 1000+g, 2000+g, 3000+i, 4000+i)
+	}
+	return []byte(b.String())
+}
+
+var equivalenceConfigs = map[string]string{
+	"preemption": `
+traffic:
+  source: {type: synthetic, input_tokens: 600, output_tokens: 90}
+  load: {type: concurrency, concurrency: 24}
+  stop: {requests: 200}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      kv_cache: {block_size: 16, capacity: {type: fixed, blocks: 700}}
+      timing: {type: polynomial}
+`,
+	"sessions-kv-router": `
+traffic:
+  source: {type: synthetic-session, new_input_tokens_per_turn: 300, output_tokens_per_turn: 30,
+           session: {turns: 3, shared_prefix_ratio: 0.5, prefix_groups: 3, inter_turn_delay_ms: 5}}
+  load: {type: poisson, sessions_per_second: 40}
+  stop: {sessions: 60}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      parallelism: {replicas: 3}
+      kv_cache: {block_size: 16, capacity: {type: fixed, blocks: 400}}
+      timing: {type: polynomial}
+router: {policy: kv_router, temperature: 0.3}
+`,
+	"sglang": `
+traffic:
+  source: {type: synthetic, input_tokens: 200, output_tokens: 60}
+  load: {type: concurrency, concurrency: 16}
+  stop: {requests: 80}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  workers:
+    aggregated:
+      kv_cache: {capacity: {type: fixed, blocks: 2000}}
+      timing: {type: polynomial}
+`,
+	"trace-disagg": `
+traffic:
+  source: {type: trace, format: mooncake, paths: [t.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  mode: disaggregated
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  kv_transfer: {bandwidth_gb_per_second: 50}
+  workers:
+    prefill:
+      parallelism: {replicas: 2}
+      kv_cache: {capacity: {type: fixed, blocks: 300}}
+      timing: {type: polynomial}
+    decode:
+      parallelism: {replicas: 2}
+      kv_cache: {capacity: {type: fixed, blocks: 300}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+`,
+	"trace-agg-trtllm": `
+traffic:
+  source: {type: trace, format: mooncake, paths: [t.jsonl]}
+  load: {type: concurrency, concurrency: 6}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: trtllm
+  workers:
+    aggregated:
+      parallelism: {replicas: 2}
+      kv_cache: {capacity: {type: fixed, blocks: 300}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+`,
+}
+
+// The unique-block shortcut (blocks no other request can share are neither hashed nor
+// indexed) and the steady decode cohort must not change a single output byte.
+func TestShortcutsChangeNothing(t *testing.T) {
+	files := fstest.MapFS{"t.jsonl": {Data: sharedPrefixTrace(60)}}
+	wall := 1.0
+	for name, cfg := range equivalenceConfigs {
+		in := Input{ConfigYAML: []byte(cfg), Files: files, CapturePerRequest: true, FixedWallTimeMs: &wall}
+		fast, err := predictWith(in, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		slow, err := predictWith(in, func(p *replay.Plan) { p.ShareEverything = true })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(fast.PredictionJSON, slow.PredictionJSON) {
+			t.Errorf("%s: prediction.json differs with every block shareable", name)
+		}
+		if fast.Summary["completed_requests"] == int64(0) {
+			t.Errorf("%s: nothing completed", name)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package traffic
+
+// MarkShared sets Turn.SharedTokens on a materialised workload: the length of the longest
+// prompt prefix (in whole segments) that some other request also starts with. It walks a
+// trie of prompt segments and counts the requests through every node. Turns that generate
+// explicit output tokens (their next turn repeats them) stay unknown (all shareable).
+func MarkShared(w *Workload) *Workload {
+	// Nodes are keyed by token only, not run length: two prompts whose runs of one token
+	// differ in length still share the shorter run's blocks. This over-approximates sharing,
+	// which is always safe (shareable blocks are simply indexed).
+	type key struct {
+		parent int32
+		token  uint32
+	}
+	nodes := map[key]int32{}
+	var counts []int32
+	// count walks a token sequence (several segment lists in a row) adding one visit per node.
+	count := func(lists ...[]Segment) {
+		parent := int32(-1)
+		for _, l := range lists {
+			for _, sg := range l {
+				k := key{parent, sg.Token}
+				n, ok := nodes[k]
+				if !ok {
+					n = int32(len(counts))
+					nodes[k] = n
+					counts = append(counts, 0)
+				}
+				counts[n]++
+				parent = n
+			}
+		}
+	}
+	var turns []*Turn
+	if w.Graph != nil {
+		for i := range w.Graph.Nodes {
+			turns = append(turns, &w.Graph.Nodes[i].Turn)
+		}
+	} else {
+		var sessions []Session
+		for {
+			s, ok := w.Next()
+			if !ok {
+				break
+			}
+			sessions = append(sessions, s)
+		}
+		for i := range sessions {
+			for k := range sessions[i].Turns {
+				turns = append(turns, &sessions[i].Turns[k])
+			}
+		}
+		i := 0
+		w.Next = func() (Session, bool) {
+			if i >= len(sessions) {
+				return Session{}, false
+			}
+			i++
+			return sessions[i-1], true
+		}
+	}
+	for _, t := range turns {
+		count(t.Prompt)
+		if t.OutputTokens != nil {
+			// The next turn repeats prompt + outputs; the generated blocks are shareable.
+			count(t.Prompt, t.OutputTokens)
+		}
+	}
+	for _, t := range turns {
+		if t.OutputTokens != nil {
+			t.SharedTokens, t.SharedKnown = 0, false
+			continue
+		}
+		// Leading segments whose node is visited by at least two sequences.
+		tokens := 0
+		parent := int32(-1)
+		for _, sg := range t.Prompt {
+			n := nodes[key{parent, sg.Token}]
+			if counts[n] < 2 {
+				break
+			}
+			tokens += sg.Count
+			parent = n
+		}
+		t.SharedTokens, t.SharedKnown = min(tokens, t.InputLength), true
+	}
+	return w
+}
