@@ -59,7 +59,7 @@ type cluster struct {
 	strs      []string
 	histories []*engine.History
 	gaps      []float64
-	sessions  []sessionState   // active sessions by slot
+	sessions  []sessionState // active sessions by slot
 	freeSlots []int32
 	// Open-loop lookahead: the next session pulled from the workload, not yet released.
 	pending      traffic.Session

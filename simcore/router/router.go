@@ -55,10 +55,10 @@ type sched struct {
 	rank      int32
 	rrCounter int
 	index     *engine.HashTable // hashes this rank holds per KV events
-	apt       int64               // active prefill tokens
-	prefills  []aicPrefill        // AIC load model: active prefills in placement order
+	apt       int64             // active prefill tokens
+	prefills  []aicPrefill      // AIC load model: active prefills in placement order
 	anchorAt  float64
-	adb       int64 // active decode blocks
+	adb       int64             // active decode blocks
 	refs      *engine.HashTable // identity → number of placed requests holding it
 }
 

@@ -48,7 +48,7 @@ async function inBrowser(yaml, files, capturePerRequest, configName) {
 }
 
 for (const c of identityCases()) {
-  test(`identity ${c.name}`, async () => {
+  test(`identity ${c.name}`, { timeout: 120000 }, async () => {
     const cli = await runCLI(c.name, { capture: true, cwd: require_dir(c.path) });
     const node = core.predict(c.yaml, { files: c.files, capturePerRequest: true, fixedWallTimeMs: FIXED_WALL, configName: c.name });
     const web = await inBrowser(c.yaml, c.files, true, c.name);
@@ -80,7 +80,7 @@ for (const c of identityCases()) {
   });
 }
 
-test("identity without capture (plain prediction.json body; wall keys normalized)", async () => {
+test("identity without capture (plain prediction.json body; wall keys normalized)", { timeout: 120000 }, async () => {
   for (const c of identityCases().slice(0, 2)) {
     const cli = await runCLI(c.name, { capture: false, cwd: require_dir(c.path), fixed: 7.5 });
     assert.equal(cli.code, 0, cli.stderr);
@@ -100,7 +100,7 @@ test("identity without capture (plain prediction.json body; wall keys normalized
   }
 });
 
-test("identity with --set overrides (CLI --set, sets option, ?set= on the edge)", async () => {
+test("identity with --set overrides (CLI --set, sets option, ?set= on the edge)", { timeout: 120000 }, async () => {
   const c = identityCases()[1];
   const sets = ["traffic.load.requests_per_second=40", "engine.workers.aggregated.parallelism.replicas=2"];
   const cli = await runCLI(c.name, { capture: true, cwd: require_dir(c.path), sets });

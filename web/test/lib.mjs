@@ -66,7 +66,9 @@ export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, s
   for (const s of sets) args.push("--set", s);
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd: cwd || path.dirname(configPath), timeout: 120000, maxBuffer: 1 << 28,
-      env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: String(fixed) } }, (err, stdout, stderr) => {
+      // A compile cache of our own: other users of the shared cache may prune it mid-run.
+      env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: String(fixed),
+        AISIMULATE_WAZERO_CACHE: process.env.AISIMULATE_WAZERO_CACHE || path.join(ROOT, "build/wazero-cache") } }, (err, stdout, stderr) => {
       const read = (f) => { try { return fs.readFileSync(path.join(outDir, f), "utf8"); } catch { return null; } };
       const res = { code: err ? (err.code ?? 1) : 0, stdout, stderr, prediction: read("prediction.json"), requests: read("requests.jsonl") };
       fs.rmSync(outDir, { recursive: true, force: true });
