@@ -41,6 +41,11 @@ const (
 	MaxRequests = 200000
 	// MaxFiles bounds the number of uploaded files.
 	MaxFiles = 16
+	// MaxProgressReports bounds the work of one call: simcore reports progress every 65 536
+	// event-loop steps, so this caps a run at about 26 million steps (roughly 10 s of CPU in
+	// a Worker). Counting steps, not time, keeps the limit deterministic; Workers freeze the
+	// clock while code runs anyway.
+	MaxProgressReports = 400
 )
 
 // Server is the HTTP API; Env reads deployment variables (AISIMULATE_FIXED_WALL_TIME_MS).
@@ -50,6 +55,8 @@ type Server struct {
 	// Clock is the wall clock handed to the simulator (nil = none; Workers freeze time
 	// during computation anyway, so the wall-time keys are 0.0 there).
 	Clock func() float64
+	// MaxProgress overrides MaxProgressReports when positive (tests).
+	MaxProgress int
 }
 
 type apiError struct {
@@ -90,7 +97,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "limits": map[string]int{
-			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles}})
+			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles,
+			"max_event_loop_steps": MaxProgressReports * 65536}})
 	case "/v1/predict":
 		if r.Method != http.MethodPost {
 			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
@@ -156,6 +164,18 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 				req.FixedWallTimeMs = &f
 			}
 		}
+	}
+	budget := MaxProgressReports
+	if s.MaxProgress > 0 {
+		budget = s.MaxProgress
+	}
+	reports := 0
+	req.Check = func() error {
+		reports++
+		if reports > budget {
+			return fmt.Errorf("the simulation exceeded the edge API's work budget (%d × 65536 event-loop steps); use the CLI for runs this long", budget)
+		}
+		return nil
 	}
 	res := jsapi.Run(req)
 	if res.Err != nil {
