@@ -19,7 +19,12 @@ WEB_STATIC   := $(wildcard static/*)
 
 .PHONY: web serve-web worker serve-edge test-web web-deps web-chromium web-size
 
-web: $(WEB_OUT)/core.wasm $(WEB_OUT)/ui.wasm $(WEB_OUT)/wasm_exec.js $(WEB_OUT)/.static
+web: build/.gitignore $(WEB_OUT)/core.wasm $(WEB_OUT)/ui.wasm $(WEB_OUT)/wasm_exec.js $(WEB_OUT)/.static
+
+# Build output is never committed: the folder ignores itself.
+build/.gitignore:
+	@mkdir -p build
+	@printf '*\n' > $@
 
 $(WEB_OUT)/core.wasm: $(WEB_GO_SRC)
 	@mkdir -p $(WEB_OUT)
@@ -41,7 +46,7 @@ $(WEB_OUT)/.static: $(WEB_STATIC)
 serve-web: web
 	node web/serve.mjs --root $(WEB_OUT) --host 127.0.0.1 --port 8080
 
-worker: $(WORKER_OUT)/app.wasm
+worker: build/.gitignore $(WORKER_OUT)/app.wasm
 
 $(WORKER_OUT)/app.wasm: $(WEB_GO_SRC)
 	$(WEB_GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_OUT)
