@@ -8,6 +8,7 @@ import (
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/engine"
 	"aisimulate/simcore/perf"
+	"aisimulate/simcore/planner"
 	"aisimulate/simcore/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/router"
@@ -113,6 +114,20 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	}
 	if in.Progress != nil {
 		plan.Progress = in.Progress
+	}
+	if cfg.Planner.Policy == "enabled" {
+		pp := &replay.PlannerPlan{Settings: planner.Settings{Config: cfg.Planner, Disaggregated: plan.Disaggregated, SLA: cfg.Evaluation.SLA}}
+		role := func(component string, p *replay.PoolPlan) planner.Role {
+			return planner.Role{Component: component, Timing: p.Rank.Timing, MaxBatchedTokens: p.Rank.MaxBatchedTokens,
+				MaxSequences: p.Rank.MaxSequences, MaxKVTokens: int64(p.Rank.NumBlocks) * int64(p.Rank.BlockSize),
+				ContextLength: p.Rank.MaxModelLen, GPUsPerWorker: p.GPUsPerWorker, MinWorkers: planner.MinWorkers(cfg.Planner, component)}
+		}
+		if plan.Disaggregated {
+			pp.Settings.Roles = []planner.Role{role("prefill", plan.Prefill), role("decode", plan.Decode)}
+		} else {
+			pp.Settings.Roles = []planner.Role{role("agg", plan.Agg)}
+		}
+		plan.Planner = pp
 	}
 	return plan, acc, nil
 }

@@ -7,6 +7,7 @@ package simcore
 import (
 	"io/fs"
 
+	"aisimulate/simcore/canon"
 	"aisimulate/simcore/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
@@ -90,7 +91,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		for _, r := range order {
 			rec := report.Record(res, r, plan.Disaggregated)
 			list = append(list, rec)
-			if lines, err = report.AppendCompact(lines, rec); err != nil {
+			if lines, err = canon.AppendCompact(lines, rec); err != nil {
 				return nil, err
 			}
 			lines = append(lines, '\n')
@@ -112,10 +113,10 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		"planner":     res.Planner,
 		"summary":     summary,
 	}
-	if out.PredictionJSON, err = report.Pretty(doc); err != nil {
+	if out.PredictionJSON, err = canon.Pretty(doc); err != nil {
 		return nil, err
 	}
-	if out.SummaryJSON, err = report.Compact(summary); err != nil {
+	if out.SummaryJSON, err = canon.Compact(summary); err != nil {
 		return nil, err
 	}
 	out.SummaryJSON = append(out.SummaryJSON, '\n')

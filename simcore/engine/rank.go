@@ -39,6 +39,10 @@ type Rank struct {
 	passPrefillTokens int64
 	passDecodeReqs    int
 	passDecodeKV      int64
+	queuedPrefill     int64 // after the pass's admissions (FPM)
+	queuedDecode      int64
+	// First admissions in the counted pool (planner traffic window).
+	FirstAdmits, FirstAdmitReuse, FirstAdmitL int64
 }
 
 func newRank(cfg *RankConfig, id int32) *Rank {
@@ -257,6 +261,11 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		}
 		k.popFront()
 		h.prefilling = true
+		if h.Admissions == 0 {
+			k.FirstAdmits++
+			k.FirstAdmitReuse += int64(cached)
+			k.FirstAdmitL += int64(h.L)
+		}
 		h.admitted(start, cfg.Pool, cached)
 		k.addRunning(h)
 	}
@@ -277,8 +286,8 @@ func (k *Rank) addRunning(r *Request) {
 // passTimes derives the timing-model inputs of the formed pass (simulation.md §5.2).
 func (k *Rank) passTimes(pass int64) (prefill, decode float64) {
 	cfg := k.cfg
-	var batchP int
-	var sumISL, sumPrefix, activeKV int64
+	var batchP, decodePhase int
+	var sumISL, sumPrefix, activeKV, decodePhaseKV int64
 	k.ready = k.ready[:0]
 	for _, r := range k.active {
 		if r.scheduled == 0 {
@@ -292,15 +301,21 @@ func (k *Rank) passTimes(pass int64) (prefill, decode float64) {
 		if cfg.Pool != PoolPrefill && r.computed >= r.Known() && r.remainingOut(cfg.MaxModelLen) > 0 {
 			k.ready = append(k.ready, r)
 			activeKV += int64(r.Known())
+			if !r.prefilling {
+				decodePhase++
+				decodePhaseKV += int64(r.Known())
+			}
 		}
 	}
 	batchD := len(k.ready) + k.steadyN
+	var steadyKV int64
 	if k.steadyN > 0 {
-		activeKV += k.steadyKnown(pass)
+		steadyKV = k.steadyKnown(pass)
+		activeKV += steadyKV
 	}
 	k.formed = batchD > 0 || batchP > 0 || k.anyScheduled()
 	k.passPrefillReqs, k.passPrefillTokens = batchP, sumISL-sumPrefix
-	k.passDecodeReqs, k.passDecodeKV = batchD, activeKV
+	k.passDecodeReqs, k.passDecodeKV = decodePhase+k.steadyN, decodePhaseKV+steadyKV
 	if batchP > 0 && cfg.Pool != PoolDecode {
 		prefill = cfg.Timing.PrefillMs(batchP, int(sumISL/int64(batchP)), int(sumPrefix/int64(batchP)))
 	}

@@ -115,6 +115,11 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			}
 			k.popFront()
 			h.prefilling = true
+			if h.Admissions == 0 {
+				k.FirstAdmits++
+				k.FirstAdmitReuse += int64(cached)
+				k.FirstAdmitL += int64(h.L)
+			}
 			h.admitted(start, cfg.Pool, cached)
 		}
 	}

@@ -152,6 +152,11 @@ func (w *Worker) StartPass(now float64) float64 {
 			end = e
 		}
 	}
+	if w.RecordFPM {
+		for _, k := range w.Ranks {
+			k.queuedPrefill, k.queuedDecode = k.QueuedTokens()
+		}
+	}
 	w.Busy = true
 	w.passBeg = now
 	w.PassEnd = end
@@ -166,6 +171,17 @@ func (w *Worker) FinishPass() {
 	p := int32(len(w.PassEnds) - 1)
 	for _, k := range w.Ranks {
 		k.finishPass(end, w, p)
+	}
+	if w.RecordFPM {
+		wall := (end - w.passBeg) / 1000
+		for i, k := range w.Ranks {
+			f := FPM{At: end, Rank: int32(i), WallS: wall,
+				NumPrefillRequests: k.passPrefillReqs, SumPrefillTokens: k.passPrefillTokens,
+				NumDecodeRequests: k.passDecodeReqs, SumDecodeKVTokens: k.passDecodeKV,
+				QueuedPrefillTokens: k.queuedPrefill, QueuedDecodeKV: k.queuedDecode}
+			w.LastFPM[i] = f
+			w.FPMLog = append(w.FPMLog, f)
+		}
 	}
 	w.Busy = false
 	w.Passes++

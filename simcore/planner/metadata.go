@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"aisimulate/simcore/report"
+	"aisimulate/simcore/canon"
 )
 
 // Metadata is the planner.metadata object of outputs.md §5.
@@ -104,7 +104,7 @@ func (p *Planner) IdentityConfig() map[string]any {
 // Digest is planner_config_digest: lowercase hex SHA-256 of the compact canonical JSON of
 // IdentityConfig.
 func (p *Planner) Digest() string {
-	b, err := report.Compact(p.IdentityConfig())
+	b, err := canon.Compact(p.IdentityConfig())
 	if err != nil {
 		// Only non-finite kalman knobs could fail; validation rejects them.
 		b = []byte(err.Error())

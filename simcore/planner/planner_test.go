@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"testing"
 
+	"aisimulate/simcore/canon"
 	"aisimulate/simcore/engine"
 	"aisimulate/simcore/perf"
-	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -456,10 +456,10 @@ func TestMetadata(t *testing.T) {
 	if len(pp["predict"].([]any)) != 1 || len(pp["propose"].([]any)) != 2 || m["mode"] != "disagg" {
 		t.Errorf("pipeline %v mode %v", pp, m["mode"])
 	}
-	if _, err := report.Pretty(m); err != nil {
+	if _, err := canon.Pretty(m); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := report.Compact(p.IdentityConfig())
+	b, _ := canon.Compact(p.IdentityConfig())
 	want := `{"decode_min_workers":null,"enable_load_scaling":true,"enable_throughput_scaling":true,` +
 		`"fpm_sample_bucket_size":16,"itl_ms":50.0,"kalman_min_points":5,"kalman_q_level":1.0,` +
 		`"kalman_q_trend":0.1,"kalman_r":10.0,"load_adjustment_interval_seconds":5,` +
@@ -481,7 +481,7 @@ func TestTickRecordEncodes(t *testing.T) {
 	p := New(fixedSettings(8, true))
 	po := pool(1, engine.FPM{WallS: 0.01, NumDecodeRequests: 1, SumDecodeKVTokens: 10})
 	d := p.Tick(Observation{AtMs: 5000, Pools: []PoolObs{pool(1), po}})
-	b, err := report.Compact(d.Tick)
+	b, err := canon.Compact(d.Tick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,7 +593,7 @@ func TestPolynomialSmoke(t *testing.T) {
 				obs.Pools = append(obs.Pools, po)
 			}
 			d := p.Tick(obs)
-			if _, err := report.Compact(d.Tick); err != nil {
+			if _, err := canon.Compact(d.Tick); err != nil {
 				t.Fatalf("disagg=%v tick %d: %v", disagg, k, err)
 			}
 			total := 0

@@ -86,6 +86,7 @@ func (c *cluster) releaseNode(i int) {
 	gs := c.graph
 	nd := &gs.g.Nodes[i]
 	gs.released[i] = true
+	c.countRelease(&nd.Turn)
 	r := c.newRequest(&nd.Turn)
 	r.Session, r.Turn = -1, int32(nd.TurnIndex)
 	r.SessionRef, r.PlayRef, r.HasTurn = c.str(nd.SessionID), c.str(nd.PlayID), nd.SessionID != ""

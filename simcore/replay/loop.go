@@ -33,6 +33,7 @@ type poolState struct {
 	plan    *PoolPlan
 	pool    engine.Pool
 	workers []*engine.Worker // all, by id
+	states  []uint8          // lifecycle state by worker id
 	active  []*engine.Worker // routable, ascending id
 	router  *router.Router
 }
@@ -62,20 +63,22 @@ type cluster struct {
 	sessions  []sessionState // active sessions by slot
 	freeSlots []int32
 	// Open-loop lookahead: the next session pulled from the workload, not yet released.
-	pending      traffic.Session
-	havePending  bool
-	pulled       int
-	lastArrival  float64
-	activeSess   int
-	finishedSess int
-	dynSeq       int64
-	staticSeq    int64
-	pressure     int
-	cutoff       float64
-	pastCutoff   bool
-	wake         bool
-	graph        *graphState
-	progressTick int
+	pending        traffic.Session
+	havePending    bool
+	pulled         int
+	lastArrival    float64
+	activeSess     int
+	finishedSess   int
+	dynSeq         int64
+	staticSeq      int64
+	pressure       int
+	cutoff         float64
+	pastCutoff     bool
+	wake           bool
+	graph          *graphState
+	progressTick   int
+	pl             *plannerRun
+	plannerPending int
 }
 
 // Run simulates the plan to the end and returns the collected requests.
@@ -90,6 +93,9 @@ func Run(p *Plan) *Result {
 		c.pools = []*poolState{c.agg}
 	}
 	c.start()
+	if p.Planner != nil {
+		c.startPlanner()
+	}
 	c.loop()
 	for _, ps := range c.pools {
 		for _, w := range ps.workers {
@@ -103,6 +109,17 @@ func Run(p *Plan) *Result {
 		}
 	}
 	res := &Result{Outcomes: c.outcomes, Strings: c.strs, Histories: c.histories, Gaps: c.gaps, Pressure: c.pressure, EndMs: c.now}
+	if c.pl != nil {
+		c.integrate()
+		dec := c.pl.ws[len(c.pl.ws)-1]
+		res.DecodeWorkerSeconds = &dec
+		pre := 0.0
+		if len(c.pl.ws) == 2 {
+			pre = c.pl.ws[0]
+		}
+		res.PrefillWorkerSeconds = &pre
+		res.Planner = c.plannerSection()
+	}
 	if c.agg != nil {
 		res.AggWorkers = c.agg.workers
 	} else {
@@ -117,6 +134,7 @@ func newPool(pp *PoolPlan, pool engine.Pool, stream string) *poolState {
 	for i := 0; i < pp.Replicas; i++ {
 		w := engine.NewWorker(int32(i), &pp.Rank, pp.DP)
 		ps.workers = append(ps.workers, w)
+		ps.states = append(ps.states, stateActive)
 		ps.active = append(ps.active, w)
 	}
 	ps.router.SetWorkers(ps.active)
@@ -167,8 +185,26 @@ func (c *cluster) nextDynSeq() int64 {
 	return int64(c.plan.Workload.Sessions) + c.dynSeq
 }
 
+// anyWork reports whether some worker is mid-pass or holds requests, or a router queues any.
+func (c *cluster) anyWork() bool {
+	for _, ps := range c.pools {
+		if ps.router.Queued() > 0 {
+			return true
+		}
+		for _, w := range ps.workers {
+			if w.Busy || w.HasWork() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (c *cluster) loop() {
 	for c.events.len() > 0 {
+		if c.events.len() == c.plannerPending && !c.anyWork() {
+			break // planner ticks never keep the run alive on their own (simulation.md §2.4)
+		}
 		t := c.events.top().at
 		if c.cutoff > 0 && t > c.cutoff {
 			c.pastCutoff = true
@@ -200,6 +236,14 @@ func (c *cluster) handle(e *event) {
 	switch e.phase {
 	case phasePass:
 		c.finishPass(e.w)
+	case phaseReady:
+		c.workerReady(e.w)
+	case phasePlanner:
+		if c.pastCutoff {
+			c.plannerPending--
+			return
+		}
+		c.tick()
 	case phaseTransfer:
 		c.transferDone(e.r)
 	case phaseRelease:
@@ -313,12 +357,22 @@ func (c *cluster) releaseTurn(idx, k int) {
 		c.activeSess++
 	}
 	ss.next = k + 1
+	c.countRelease(&ss.s.Turns[k])
 	r := c.newRequest(&ss.s.Turns[k])
 	r.Session, r.Turn = int32(idx), int32(k)
 	if ss.ref != 0 {
 		r.SessionRef, r.HasTurn = ss.ref, true
 	}
 	c.route(c.entry(), r)
+}
+
+// countRelease adds a released request to the planner's traffic window.
+func (c *cluster) countRelease(t *traffic.Turn) {
+	if c.pl != nil {
+		c.pl.winNum++
+		c.pl.winISL += int64(t.InputLength)
+		c.pl.winOSL += int64(t.OutputLength)
+	}
 }
 
 // route places r in pool ps (or leaves it queued in the router).
@@ -377,7 +431,7 @@ func (c *cluster) placed(ps *poolState, r *engine.Request, p router.Placement) {
 func (c *cluster) startPasses() {
 	for _, ps := range c.pools {
 		for _, w := range ps.workers {
-			if w.Busy || !w.HasWork() {
+			if w.Busy || !w.HasWork() || ps.states[w.ID] == stateStarting || ps.states[w.ID] == stateRemoved {
 				continue
 			}
 			end := w.StartPass(c.now)
@@ -418,6 +472,21 @@ func (c *cluster) finishPass(w *engine.Worker) {
 		}
 	}
 	c.processNotes(ps, w)
+	if c.pl != nil {
+		c.maybeRemove(ps, w)
+	}
+}
+
+// drainRouter places queued requests of a pool's router that can now be placed.
+func (c *cluster) drainRouter(ps *poolState) {
+	ps.router.Drain(c.now, func(r *engine.Request, p router.Placement) {
+		if r.History != nil {
+			rt := &r.History.Routes[len(r.History.Routes)-1]
+			rt.ReleasedAt = c.now
+			fillRoute(rt, p, ps)
+		}
+		c.placed(ps, r, p)
+	})
 }
 
 // processNotes applies a worker's outbox in order.
@@ -452,14 +521,7 @@ func (c *cluster) processNotes(ps *poolState, w *engine.Worker) {
 	}
 	w.Out = w.Out[:0]
 	if drain && ps.router.Queued() > 0 {
-		ps.router.Drain(c.now, func(r *engine.Request, p router.Placement) {
-			if r.History != nil {
-				rt := &r.History.Routes[len(r.History.Routes)-1]
-				rt.ReleasedAt = c.now
-				fillRoute(rt, p, ps)
-			}
-			c.placed(ps, r, p)
-		})
+		c.drainRouter(ps)
 	}
 }
 
@@ -544,6 +606,9 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 func (c *cluster) transferDone(r *engine.Request) {
 	r.SourceWorker.Ranks[r.SourceRank].ReleaseSource(r)
 	r.SourceReleased = c.now
+	if c.pl != nil {
+		c.maybeRemove(c.pre, r.SourceWorker)
+	}
 	r.EmitExternal(c.now)
 	if r.O <= 1 {
 		r.Status, r.Terminal = engine.Completed, c.now

@@ -5,6 +5,7 @@ package replay
 
 import (
 	"aisimulate/simcore/engine"
+	"aisimulate/simcore/planner"
 	"aisimulate/simcore/router"
 	"aisimulate/simcore/traffic"
 )
@@ -46,7 +47,8 @@ type Transfer struct {
 	FullPrompt   bool
 }
 
-// PlannerPlan configures the planner (filled by the planner package's lowering).
+// PlannerPlan configures the planner: its settings, roles in pool order (agg, or prefill
+// then decode).
 type PlannerPlan struct {
-	Config any
+	Settings planner.Settings
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/canon"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -644,14 +645,14 @@ func addDetails(out *simcore.Output, sections []string) (prediction, stdoutJSON 
 	if idx < 0 {
 		return nil, nil, errors.New("internal error: prediction.json has no per_request member")
 	}
-	pretty, err := report.Pretty(map[string]any{"details": details})
+	pretty, err := canon.Pretty(map[string]any{"details": details})
 	if err != nil {
 		return nil, nil, err
 	}
 	// pretty is "{\n  \"details\": {...}\n}\n": keep the member lines.
 	member := strings.TrimSuffix(strings.TrimPrefix(string(pretty), "{"), "\n}\n")
 	prediction = []byte(string(out.PredictionJSON[:idx]) + member + "," + string(out.PredictionJSON[idx:]))
-	compact, err := report.Compact(details)
+	compact, err := canon.Compact(details)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/canon"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -40,20 +41,20 @@ func fakeOutput(t *testing.T, capture bool) *simcore.Output {
 		rec := map[string]any{"uuid": "00000000-0000-0000-0000-000000000001", "ttft_ms": 2.0}
 		perRequest = []any{rec}
 		records = 1
-		line, err := report.Compact(rec)
+		line, err := canon.Compact(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		jsonl = append(line, '\n')
 	}
-	pred, err := report.Pretty(map[string]any{
+	pred, err := canon.Pretty(map[string]any{
 		"coverage":    map[string]any{"capture_per_request": capture, "capture_planner_details": true, "per_request_records": records},
 		"per_request": perRequest, "planner": nil, "summary": summary,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sj, err := report.Compact(summary)
+	sj, err := canon.Compact(summary)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestJSONFormatCaptureAndDetail(t *testing.T) {
 		t.Fatalf("prediction.json with details: %v\n%s", err, pj)
 	}
 	// The spliced file is exactly the canonical encoding of the combined object.
-	if again, err := report.Pretty(canonicalValue(t, pj)); err != nil || !bytes.Equal(again, pj) {
+	if again, err := canon.Pretty(canonicalValue(t, pj)); err != nil || !bytes.Equal(again, pj) {
 		t.Errorf("prediction.json with details is not canonical (%v):\n%s\nre-encoded:\n%s", err, pj, again)
 	}
 }

@@ -1,6 +1,7 @@
-// Package report holds the output encodings shared by every target: the canonical JSON
-// encoder of spec/outputs.md §2 and the AIPerf-style table view of §7.2.
-package report
+// Package canon is the one canonical JSON encoder of spec/outputs.md §2: every JSON byte any
+// target emits (prediction.json, requests.jsonl, --format json, the planner digest) goes
+// through it, so all targets write identical bytes.
+package canon
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package report
+package canon
 
 import (
 	"bytes"

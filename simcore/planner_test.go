@@ -1,0 +1,152 @@
+package simcore
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// burstTrace is a Mooncake trace with a dense burst in the first 8 s and a trickle after.
+func burstTrace() []byte {
+	var b strings.Builder
+	id := 0
+	row := func(ts int) {
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": 2048, "output_length": 100, "hash_ids": [%d, %d, %d, %d]}`+"\n", ts, id, id+1, id+2, id+3)
+		id += 4
+	}
+	for ts := 0; ts < 4000; ts += 40 {
+		row(ts)
+	}
+	for ts := 4000; ts < 60000; ts += 2000 {
+		row(ts)
+	}
+	return []byte(b.String())
+}
+
+const burstConfig = `
+traffic:
+  source: {type: trace, format: mooncake, paths: [burst.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      kv_cache: {capacity: {type: fixed, blocks: 1500}}
+      timing: {type: polynomial}
+      startup_seconds: 2
+planner:
+  policy: enabled
+  target: load
+  enable_throughput_scaling: false
+  enable_load_scaling: true
+  load_adjustment_interval_seconds: 5
+  max_num_gpus: 4
+`
+
+type plannerDoc struct {
+	Summary map[string]any `json:"summary"`
+	Planner struct {
+		TotalTicks    int `json:"total_ticks"`
+		ScalingEvents []struct {
+			AtS       float64 `json:"at_s"`
+			Component string  `json:"component"`
+			From      int     `json:"from_count"`
+			To        int     `json:"to_count"`
+			Reason    string  `json:"reason"`
+		} `json:"scaling_events"`
+		Ops []struct {
+			AtMs      float64 `json:"at_ms"`
+			Operation string  `json:"operation"`
+			WorkerID  int     `json:"worker_id"`
+		} `json:"lifecycle_operations"`
+	} `json:"planner"`
+}
+
+// A burst makes the load planner add a worker at a load tick, the worker becomes ready after
+// startup_seconds, and it is drained and removed once the load falls. Nothing is lost and the
+// GPU-hours are the integral of provisioned workers.
+func TestPlannerBurstScalesUpAndDown(t *testing.T) {
+	files := fstest.MapFS{"burst.jsonl": {Data: burstTrace()}}
+	wall := 1.0
+	out, err := Predict(Input{ConfigYAML: []byte(burstConfig), Files: files, FixedWallTimeMs: &wall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d plannerDoc
+	if err := json.Unmarshal(out.PredictionJSON, &d); err != nil {
+		t.Fatal(err)
+	}
+	s := d.Summary
+	if s["completed_requests"] != s["num_requests"] {
+		t.Fatalf("requests lost: %v of %v completed", s["completed_requests"], s["num_requests"])
+	}
+	ev := d.Planner.ScalingEvents
+	if len(ev) < 2 || ev[0].Reason != "scale_up" || ev[0].From != 1 || ev[0].To != 2 || math.Mod(ev[0].AtS, 5) != 0 {
+		t.Fatalf("first scaling event %+v, want scale_up 1→2 at a 5 s tick", ev)
+	}
+	down := false
+	for _, e := range ev {
+		if e.Reason == "scale_down" {
+			down = true
+		}
+	}
+	if !down {
+		t.Errorf("no scale_down after the burst: %+v", ev)
+	}
+	// Worker-seconds = ∫ provisioned workers dt from the lifecycle operations.
+	count, last, ws := 1.0, 0.0, 0.0
+	sawReady := false
+	firstReady := true
+	for _, op := range d.Planner.Ops {
+		ws += count * (op.AtMs - last) / 1000
+		last = op.AtMs
+		switch op.Operation {
+		case "add":
+			count++
+		case "cancel", "remove":
+			count--
+		case "ready":
+			sawReady = true
+			if firstReady && op.AtMs != ev[0].AtS*1000+2000 {
+				t.Errorf("worker ready at %g ms, want tick + startup 2 s = %g", op.AtMs, ev[0].AtS*1000+2000)
+			}
+			firstReady = false
+		}
+	}
+	dur := s["duration_ms"].(float64)
+	ws += count * (dur - last) / 1000
+	got := s["decode_worker_seconds"].(float64)
+	if !sawReady || math.Abs(got-ws) > 1e-9*ws {
+		t.Errorf("decode_worker_seconds %v, integral of lifecycle %v (ready seen %v)", got, ws, sawReady)
+	}
+	if gh := s["gpu_hours"].(float64); math.Abs(gh-got/3600) > 1e-12 {
+		t.Errorf("gpu_hours %v != worker-seconds/3600", gh)
+	}
+	if d.Planner.TotalTicks == 0 {
+		t.Error("no ticks")
+	}
+}
+
+// The budget clamp: max_num_gpus 2 with tensor 2 allows one worker only, so the burst
+// cannot scale up at all.
+func TestPlannerBudgetClamp(t *testing.T) {
+	files := fstest.MapFS{"burst.jsonl": {Data: burstTrace()}}
+	cfg := strings.Replace(burstConfig, "max_num_gpus: 4", "max_num_gpus: 2", 1)
+	cfg = strings.Replace(cfg, "      startup_seconds: 2", "      startup_seconds: 2\n      parallelism: {tensor: 2}", 1)
+	out, err := Predict(Input{ConfigYAML: []byte(cfg), Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d plannerDoc
+	json.Unmarshal(out.PredictionJSON, &d)
+	if len(d.Planner.ScalingEvents) != 0 {
+		t.Errorf("scaling events %+v despite a budget of one worker", d.Planner.ScalingEvents)
+	}
+	if d.Summary["completed_requests"] != d.Summary["num_requests"] {
+		t.Error("requests lost")
+	}
+}
