@@ -171,18 +171,17 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	case e.Backend == "vllm":
 		rc.MaxModelLen = model.MaxPositions
 	}
-	var hw *catalog.Hardware
-	needHW := w.Timing.Type == spec.TimingDefault || w.KVCache.Capacity.Type == spec.CapacityDefault
 	hwID := w.Hardware
 	if hwID == "" {
 		hwID = e.Hardware
 	}
-	if needHW {
-		h, err := catalog.LookupHardware(hwID)
-		if err != nil {
-			return nil, err
+	// The hardware must exist even when fixed timing and capacity never consult it.
+	hw, err := catalog.LookupHardware(hwID)
+	if err != nil {
+		if se, ok := err.(*spec.Error); ok && w.Hardware != "" && w.Hardware != e.Hardware {
+			return nil, &spec.Error{Path: base + ".hardware", Msg: se.Msg}
 		}
-		hw = h
+		return nil, err
 	}
 	q := perf.QuantFromEngine(e)
 	switch w.Timing.Type {

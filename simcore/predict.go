@@ -36,6 +36,10 @@ type Input struct {
 	Progress func(fraction float64)
 }
 
+// ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
+// turn the number of calls into a work budget.
+const ProgressSteps = replay.ProgressSteps
+
 // Output is the result of a successful prediction.
 type Output struct {
 	// PredictionJSON is prediction.json: pretty canonical JSON ending in one newline.

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aisimulate/simcore"
 	jsapi "aisimulate/wasm/js"
 
 	"sigs.k8s.io/yaml"
@@ -41,12 +42,12 @@ const (
 	MaxRequests = 200000
 	// MaxFiles bounds the number of uploaded files.
 	MaxFiles = 16
-	// MaxProgressReports bounds the work of one call: simcore reports progress every 65 536
+	// MaxProgressReports bounds the work of one call: simcore reports progress every simcore.ProgressSteps
 	// event-loop steps, so this caps a run at about 6.5 million steps (about 15 s of CPU under
 	// workerd on the development machine, inside the 30 s platform limit of wrangler.toml).
 	// Counting steps, not time, keeps the limit deterministic; Workers freeze the clock while
 	// code runs anyway.
-	MaxProgressReports = 100
+	MaxProgressReports = 100 * 65536 / simcore.ProgressSteps
 )
 
 // Server is the HTTP API; Env reads deployment variables (AISIMULATE_FIXED_WALL_TIME_MS).
@@ -99,7 +100,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "limits": map[string]int{
 			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles,
-			"max_event_loop_steps": MaxProgressReports * 65536}})
+			"max_event_loop_steps": MaxProgressReports * simcore.ProgressSteps}})
 	case "/v1/predict":
 		if r.Method != http.MethodPost {
 			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
@@ -174,7 +175,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	req.Check = func() error {
 		reports++
 		if reports > budget {
-			return fmt.Errorf("the simulation exceeded the edge API's work budget (%d × 65536 event-loop steps); use the CLI for runs this long", budget)
+			return fmt.Errorf("the simulation exceeded the edge API's work budget (%d event-loop steps); use the CLI for runs this long", budget*simcore.ProgressSteps)
 		}
 		return nil
 	}

@@ -185,6 +185,9 @@ func (c *cluster) nextDynSeq() int64 {
 	return int64(c.plan.Workload.Sessions) + c.dynSeq
 }
 
+// ProgressSteps is how many event-loop steps pass between two progress reports.
+const ProgressSteps = 4096
+
 // anyWork reports whether some worker is mid-pass or holds requests, or a router queues any.
 func (c *cluster) anyWork() bool {
 	for _, ps := range c.pools {
@@ -225,7 +228,7 @@ func (c *cluster) loop() {
 		}
 		if p := c.plan.Progress; p != nil {
 			c.progressTick++
-			if c.progressTick&0xffff == 0 && c.plan.Workload.Sessions > 0 {
+			if c.progressTick%ProgressSteps == 0 && c.plan.Workload.Sessions > 0 {
 				p(float64(c.finishedSess) / float64(c.plan.Workload.Sessions))
 			}
 		}
