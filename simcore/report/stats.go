@@ -10,10 +10,12 @@ import (
 // outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
 // per token; the statistics are defined on the sorted multiset, so both give the same bits.
 type Dist struct {
-	ones   []float64 // samples of count 1
-	vals   []float64 // weighted samples
-	counts []int64
-	n      int64
+	ones    []float64  // samples of count 1
+	ws      []weighted // weighted samples
+	n       int64
+	grouped bool // vals/counts hold sorted groups of distinct values
+	vals    []float64
+	counts  []int64
 }
 
 // NewDist makes a distribution with room for n unit samples.
@@ -21,7 +23,7 @@ func NewDist(n int) *Dist { return &Dist{ones: make([]float64, 0, n)} }
 
 // NewWeightedDist makes a distribution with room for n unit and w weighted samples.
 func NewWeightedDist(n, w int) *Dist {
-	return &Dist{ones: make([]float64, 0, n), vals: make([]float64, 0, w), counts: make([]int64, 0, w)}
+	return &Dist{ones: make([]float64, 0, n), ws: make([]weighted, 0, w)}
 }
 
 // Add adds one sample.
@@ -35,9 +37,62 @@ func (d *Dist) AddN(v float64, count int64) {
 	if count <= 0 {
 		return
 	}
-	d.vals = append(d.vals, v)
-	d.counts = append(d.counts, count)
+	d.ws = append(d.ws, weighted{v, count})
 	d.n += count
+}
+
+// group sorts the samples and merges them into groups of equal values, ascending.
+func (d *Dist) group() {
+	if d.grouped {
+		return
+	}
+	d.grouped = true
+	slices.Sort(d.ones)
+	sortWeighted(d.ws)
+	gv := make([]float64, 0, len(d.ones)/4+len(d.ws)+1)
+	gc := make([]int64, 0, cap(gv))
+	add := func(v float64, c int64) {
+		if len(gv) > 0 && gv[len(gv)-1] == v {
+			gc[len(gc)-1] += c
+			return
+		}
+		gv = append(gv, v)
+		gc = append(gc, c)
+	}
+	i, j := 0, 0
+	for i < len(d.ones) || j < len(d.ws) {
+		if j >= len(d.ws) || i < len(d.ones) && d.ones[i] <= d.ws[j].v {
+			add(d.ones[i], 1)
+			i++
+		} else {
+			add(d.ws[j].v, d.ws[j].c)
+			j++
+		}
+	}
+	d.ones, d.ws, d.vals, d.counts = nil, nil, gv, gc
+}
+
+// Reciprocal is the distribution of k/v over the samples v > 0, built from the sorted groups
+// (k/v is decreasing in v, so the groups reversed are sorted; values that become equal after
+// the division are merged, as a fresh grouping would).
+func (d *Dist) Reciprocal(k float64) *Dist {
+	d.group()
+	r := &Dist{grouped: true}
+	for i := len(d.vals) - 1; i >= 0; i-- {
+		v := d.vals[i]
+		if v <= 0 {
+			break
+		}
+		x, c := k/v, d.counts[i]
+		if n := len(r.vals); n > 0 && r.vals[n-1] == x {
+			r.counts[n-1] += c
+		} else {
+			r.vals = append(r.vals, x)
+			r.counts = append(r.counts, c)
+		}
+		r.n += c
+	}
+	return r
 }
 
 // N is the number of samples.
@@ -106,35 +161,8 @@ func (d *Dist) Stats() Stats {
 	if d.n == 0 {
 		return Stats{}
 	}
-	// Sort the unit samples and the weighted ones, then merge both into groups of equal
-	// values in ascending order.
-	slices.Sort(d.ones)
-	ws := make([]weighted, len(d.vals))
-	for i, v := range d.vals {
-		ws[i] = weighted{v, d.counts[i]}
-	}
-	sortWeighted(ws)
-	gv := make([]float64, 0, len(d.ones)/4+len(ws)+1)
-	gc := make([]int64, 0, cap(gv))
-	add := func(v float64, c int64) {
-		if len(gv) > 0 && gv[len(gv)-1] == v {
-			gc[len(gc)-1] += c
-			return
-		}
-		gv = append(gv, v)
-		gc = append(gc, c)
-	}
-	i, j := 0, 0
-	for i < len(d.ones) || j < len(ws) {
-		if j >= len(ws) || i < len(d.ones) && d.ones[i] <= ws[j].v {
-			add(d.ones[i], 1)
-			i++
-		} else {
-			add(ws[j].v, ws[j].c)
-			j++
-		}
-	}
-	d.ones, d.vals, d.counts = nil, gv, gc
+	d.group()
+	gv, gc := d.vals, d.counts
 	n := float64(d.n)
 	var s float64
 	for i, v := range gv {

@@ -36,6 +36,25 @@ func TestDistStatsSpecExamples(t *testing.T) {
 	}
 }
 
+// The per-user distribution derived from the sorted gap groups equals a fresh distribution of
+// 1000/gap over the positive gaps, bit for bit.
+func TestReciprocalEqualsFreshDist(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	var gaps, fresh Dist
+	for i := 0; i < 20000; i++ {
+		g := float64(rnd.IntN(400)) / 37
+		n := int64(rnd.IntN(3) + 1)
+		gaps.AddN(g, n)
+		if g > 0 {
+			fresh.AddN(1000/g, n)
+		}
+	}
+	gaps.Add(0)
+	if a, b := gaps.Reciprocal(1000).Stats(), fresh.Stats(); a != b {
+		t.Errorf("reciprocal %+v != fresh %+v", a, b)
+	}
+}
+
 // Unit and weighted representations of one multiset give identical bits.
 func TestDistWeightedEqualsUnit(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))

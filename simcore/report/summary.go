@@ -34,7 +34,7 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 			passes += len(w.PassEnds)
 		}
 	}
-	itl, perUser := NewWeightedDist(n, passes), NewWeightedDist(n, passes)
+	itl := NewWeightedDist(len(res.Gaps), passes)
 	var completed, inTok, outTok, reused, firstReused, good, goodTok int64
 	var durationMs float64
 	for i := 0; i < n; i++ {
@@ -68,21 +68,11 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		}
 	}
 	for _, g := range res.Gaps {
-		g = max(0, g)
-		itl.Add(g)
-		if g > 0 {
-			perUser.Add(1000 / g)
-		}
+		itl.Add(max(0, g))
 	}
 	addGaps := func(ws []*engine.Worker) {
 		for _, w := range ws {
-			w.GapSamples(func(g float64, n int64) {
-				g = max(0, g)
-				itl.AddN(g, n)
-				if g > 0 {
-					perUser.AddN(1000/g, n)
-				}
-			})
+			w.GapSamples(func(g float64, n int64) { itl.AddN(max(0, g), n) })
 		}
 	}
 	addGaps(res.AggWorkers)
@@ -154,6 +144,7 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	ttst.Stats().put(m, "ttst", "_ms")
 	tpot.Stats().put(m, "tpot", "_ms")
 	itl.Stats().put(m, "itl", "_ms")
+	perUser := itl.Reciprocal(1000) // 1000/gap over positive gaps (outputs.md §4.1)
 	e2e.Stats().put(m, "e2e_latency", "_ms")
 	perUser.Stats().put(m, "output_token_throughput_per_user", "")
 	if acc.SLA != nil {
