@@ -1,7 +1,5 @@
 package replay
 
-import "aisimulate/simcore/engine"
-
 // Event phases (simulation.md §2.2): lower phases run first at equal times.
 const (
 	phasePass     = 1
@@ -20,14 +18,14 @@ const (
 	relAllStatic        // one session of a pre-sorted static arrival list
 )
 
+// event is pointer-free so heap moves need no GC write barriers: workers are named by pool
+// and id (a, b) and requests by ordinal (a).
 type event struct {
 	at    float64
+	tie   int64
 	phase uint8
 	kind  uint8
-	tie   int64
-	w     *engine.Worker
-	r     *engine.Request
-	a, b  int32 // session/turn or node index
+	a, b  int32 // session slot/turn, node index, pool/worker id, or request ordinal
 }
 
 func (e *event) less(o *event) bool {

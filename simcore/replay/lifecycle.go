@@ -230,7 +230,7 @@ func (c *cluster) applyTarget(ps *poolState, target int) {
 		ps.workers = append(ps.workers, w)
 		ps.states = append(ps.states, stateStarting)
 		c.op(ps, id, "add")
-		c.events.push(event{at: c.now + ps.plan.StartupMs, phase: phaseReady, tie: int64(ps.pool)<<32 | int64(id), w: w})
+		c.events.push(event{at: c.now + ps.plan.StartupMs, phase: phaseReady, tie: int64(ps.pool)<<32 | int64(id), a: int32(ps.pool), b: id})
 	}
 	// Cancel starting workers, newest first, then drain active ones, highest id first.
 	for i := len(ps.workers) - 1; i >= 0 && count > target; i-- {

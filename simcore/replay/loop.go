@@ -238,9 +238,9 @@ func (c *cluster) loop() {
 func (c *cluster) handle(e *event) {
 	switch e.phase {
 	case phasePass:
-		c.finishPass(e.w)
+		c.finishPass(c.worker(e.a, e.b))
 	case phaseReady:
-		c.workerReady(e.w)
+		c.workerReady(c.worker(e.a, e.b))
 	case phasePlanner:
 		if c.pastCutoff {
 			c.plannerPending--
@@ -248,7 +248,7 @@ func (c *cluster) handle(e *event) {
 		}
 		c.tick()
 	case phaseTransfer:
-		c.transferDone(e.r)
+		c.transferDone(c.reqs[e.a-1])
 	case phaseRelease:
 		if c.pastCutoff {
 			return
@@ -443,9 +443,20 @@ func (c *cluster) startPasses() {
 				w.Busy = false
 				continue
 			}
-			c.events.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), w: w})
+			c.events.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
 		}
 	}
+}
+
+// worker returns worker id of the pool numbered pool (engine.Pool).
+func (c *cluster) worker(pool, id int32) *engine.Worker {
+	switch engine.Pool(pool) {
+	case engine.PoolPrefill:
+		return c.pre.workers[id]
+	case engine.PoolDecode:
+		return c.dec.workers[id]
+	}
+	return c.agg.workers[id]
 }
 
 func (c *cluster) poolOf(w *engine.Worker) *poolState {
@@ -602,7 +613,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 	}
 	r.DecodeTarget = p.Worker
 	r.SourceWorker, r.SourceRank = w, rank
-	c.events.push(event{at: c.now + d, phase: phaseTransfer, tie: int64(r.Ordinal), r: r})
+	c.events.push(event{at: c.now + d, phase: phaseTransfer, tie: int64(r.Ordinal), a: r.Ordinal})
 }
 
 // transferDone makes the first token visible and materialises the request on its decode rank.
