@@ -220,3 +220,41 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// Attention DP: one worker with two ranks takes two simultaneous requests on different
+// ranks in one lock-step pass (both TTFT 2 as in E1), and counts tensor × attention_data GPUs.
+func TestAttentionDPRanks(t *testing.T) {
+	cfg := strings.Replace(fixedEngine, "      kv_cache:", "      parallelism: {attention_data: 2}\n      kv_cache:", 1)
+	out := predict(t, `
+traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
+  load: {type: concurrency, concurrency: 2}
+  stop: {requests: 2}
+`+cfg)
+	m := summaryOf(t, out)
+	wantNum(t, m, "max_ttft_ms", 2)
+	wantNum(t, m, "duration_ms", 5)
+	wantNum(t, m, "decode_gpus_per_worker", 2)
+	wantNum(t, m, "gpu_hours", 2*0.005/3600)
+	var doc struct {
+		PerRequest []struct {
+			Routes []struct {
+				DPRank int `json:"dp_rank"`
+			} `json:"routing_history"`
+		} `json:"per_request"`
+	}
+	wall := 1.0
+	o2, err := Predict(Input{ConfigYAML: []byte(`
+traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
+  load: {type: concurrency, concurrency: 2}
+  stop: {requests: 2}
+` + cfg), CapturePerRequest: true, FixedWallTimeMs: &wall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(o2.PredictionJSON, &doc)
+	if len(doc.PerRequest) != 2 || doc.PerRequest[0].Routes[0].DPRank != 0 || doc.PerRequest[1].Routes[0].DPRank != 1 {
+		t.Errorf("ranks not rotated: %+v", doc.PerRequest)
+	}
+}

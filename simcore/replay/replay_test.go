@@ -145,3 +145,67 @@ func TestWorkedE10Routing(t *testing.T) {
 		t.Errorf("kv router tie → worker %d, want 1", got)
 	}
 }
+
+func kvRouter(bs int, mbt int) router.Config {
+	return router.Config{Policy: router.KV, BlockSize: bs, TrackPrefill: true, TrackDecodeBlocks: true, AssumeKVReuse: true,
+		UseEvents: true, OverlapScoreCredit: 1, PrefillLoadScale: 1, QueueThreshold: 16 * float64(mbt)}
+}
+
+// The KV router sends a request to the worker that holds its prefix (from the KV events of
+// the earlier request), where round robin would alternate; the prefix is then reused.
+func TestKVRouterPrefixAffinity(t *testing.T) {
+	prompt := make([]traffic.Segment, 8)
+	for i := range prompt {
+		prompt[i] = traffic.Segment{Token: uint32(100 + i), Count: 4}
+	}
+	second := append(append([]traffic.Segment{}, prompt[:6]...), traffic.Segment{Token: 7, Count: 8})
+	w := sessions(
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 2, Prompt: prompt}},
+		timedTurn{50, traffic.Turn{InputLength: 32, OutputLength: 2, Prompt: second}},
+	)
+	p := aggPlan(256, 4, w)
+	p.Agg.Replicas = 2
+	p.Agg.Router = kvRouter(4, 8192)
+	p.Agg.Rank.WantEvents = true
+	res := Run(p)
+	a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+	if a.WorkerID != b.WorkerID || b.Reuse != 24 {
+		t.Errorf("A on %d, B on %d reusing %d tokens; want the same worker and 24 reused", a.WorkerID, b.WorkerID, b.Reuse)
+	}
+	rt := res.Histories[1].Routes[0]
+	if !rt.HasOverlap || rt.Overlap != 6 || rt.BestOverlap != 6 {
+		t.Errorf("route %+v, want overlap 6 blocks", rt)
+	}
+}
+
+// When every worker's active prefill tokens exceed 16 × max_batched_tokens the KV router
+// queues requests and releases them as prefills complete; nothing is lost.
+func TestKVRouterQueue(t *testing.T) {
+	var ts []timedTurn
+	for i := 0; i < 10; i++ {
+		ts = append(ts, timedTurn{0, traffic.Turn{InputLength: 600, OutputLength: 2, Prompt: []traffic.Segment{{Token: uint32(i + 1), Count: 600}}}})
+	}
+	p := aggPlan(4096, 4, sessions(ts...))
+	p.Agg.Replicas = 2
+	p.Agg.Rank.MaxBatchedTokens = 64
+	p.Agg.Router = kvRouter(4, 64)
+	p.Agg.Rank.WantEvents = true
+	res := Run(p)
+	queued := 0
+	for i := 0; i < res.Outcomes.Len(); i++ {
+		if o := res.Outcomes.At(i); o.Status != engine.Completed {
+			t.Fatalf("request %d not completed", i)
+		}
+		rt := res.Histories[i].Routes[0]
+		if rt.Queued {
+			queued++
+			if rt.Worker < 0 || rt.ReleasedAt <= rt.EnteredAt {
+				t.Errorf("queued route %+v never released after entering", rt)
+			}
+		}
+	}
+	// Two placements per worker push both above 1024 tokens; the other six wait.
+	if queued != 6 {
+		t.Errorf("%d requests queued, want 6", queued)
+	}
+}
