@@ -47,7 +47,8 @@ test: vet fmt-check test-go
 BENCHTIME ?= 1s
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
-	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml
+	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml \
+	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
 
 clean:
 	rm -rf bin aisimulate-output $(WASM)
