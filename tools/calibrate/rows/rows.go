@@ -285,6 +285,9 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 			// assume the smallest power-of-two expert-parallel group that holds it.
 			for n := 2; n <= 64 && err != nil; n *= 2 {
 				p = inferPar(m, n)
+				if r.Mode == "disagg" {
+					p = DisaggPar(p)
+				}
 				mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
 			}
 			t.Inferred = err == nil
