@@ -191,18 +191,6 @@ func idPar(id string, p spec.Parallelism) spec.Parallelism {
 	return p
 }
 
-// DisaggPar maps a disaggregated role with attention data parallelism (which the offline
-// simulator's disaggregated mode does not support) to attention tensor parallelism of the
-// same width: the same GPUs, expert layout and per-GPU work, one scheduler instead of dp.
-func DisaggPar(p spec.Parallelism) spec.Parallelism {
-	p = clean(p)
-	if p.AttentionData > 1 {
-		p.Tensor *= p.AttentionData
-		p.AttentionData = 1
-	}
-	return p
-}
-
 func allOnes(p spec.Parallelism) bool {
 	return p.Tensor == 1 && p.Pipeline == 1 && p.AttentionData == 1 && p.MoeTensor == 1 && p.MoeExpert == 1
 }
@@ -275,9 +263,6 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	q := r.Quant()
 	mk := func(p spec.Parallelism) (*perf.Default, int64, error) {
 		p = fixPar(m, clean(p))
-		if r.Mode == "disagg" {
-			p = DisaggPar(p)
-		}
 		defer func() { t.lastPar = p }()
 		mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
 		if err != nil && allOnes(p) {
@@ -285,9 +270,6 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 			// assume the smallest power-of-two expert-parallel group that holds it.
 			for n := 2; n <= 64 && err != nil; n *= 2 {
 				p = inferPar(m, n)
-				if r.Mode == "disagg" {
-					p = DisaggPar(p)
-				}
 				mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
 			}
 			t.Inferred = err == nil
