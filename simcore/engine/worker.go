@@ -87,6 +87,8 @@ type Worker struct {
 	Passes int64
 	// LastFPM holds each rank's most recent forward-pass metrics sample.
 	LastFPM []FPM
+	// Dirty is the loop's mark that the worker may be able to start a pass.
+	Dirty bool
 	// RecordFPM asks passes to record FPM samples (planner runs only).
 	RecordFPM bool
 	FPMLog    []FPM

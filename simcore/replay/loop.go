@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"cmp"
+	"slices"
+
 	"aisimulate/simcore/engine"
 	"aisimulate/simcore/rng"
 	"aisimulate/simcore/router"
@@ -79,6 +82,7 @@ type cluster struct {
 	progressTick   int
 	pl             *plannerRun
 	plannerPending int
+	dirty, spare   []*engine.Worker // workers that may start a pass this step
 }
 
 // Run simulates the plan to the end and returns the collected requests.
@@ -428,24 +432,73 @@ func (c *cluster) placed(ps *poolState, r *engine.Request, p router.Placement) {
 	} else {
 		rank.Enqueue(r)
 	}
+	c.markDirty(p.Worker)
 }
 
 // startPasses starts a pass on every idle worker with work (simulation.md §2.3 step 7).
 func (c *cluster) startPasses() {
-	for _, ps := range c.pools {
-		for _, w := range ps.workers {
-			if w.Busy || !w.HasWork() || ps.states[w.ID] == stateStarting || ps.states[w.ID] == stateRemoved {
+	// Only workers marked dirty (a pass ended, work was placed, a hand-off arrived) can start
+	// a pass; they are visited in pool order then worker id, as if every worker were checked.
+	// Workers marked while visiting are visited in this step if they come later in that order.
+	lastKey := int64(-1)
+	for len(c.dirty) > 0 {
+		batch := c.dirty
+		c.dirty = c.spare[:0]
+		slices.SortFunc(batch, func(a, b *engine.Worker) int { return cmp.Compare(workerKey(a), workerKey(b)) })
+		var later []*engine.Worker
+		for _, w := range batch {
+			if workerKey(w) <= lastKey {
+				later = append(later, w) // earlier in the order: next step
 				continue
 			}
-			end := w.StartPass(c.now)
-			c.processNotes(ps, w)
-			if !w.FormedWork() {
-				w.Busy = false
-				continue
-			}
-			c.events.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
+			lastKey = workerKey(w)
+			w.Dirty = false
+			c.tryStart(w)
+		}
+		c.spare = batch[:0]
+		if len(c.dirty) == 0 {
+			c.dirty = append(c.dirty, later...)
+			return
+		}
+		c.dirty = append(c.dirty, later...)
+		if allNotAfter(c.dirty, lastKey) {
+			return
 		}
 	}
+}
+
+func allNotAfter(ws []*engine.Worker, key int64) bool {
+	for _, w := range ws {
+		if workerKey(w) > key {
+			return false
+		}
+	}
+	return true
+}
+
+func workerKey(w *engine.Worker) int64 { return int64(w.Pool)<<32 | int64(w.ID) }
+
+// markDirty records that w may be able to start a pass at this step.
+func (c *cluster) markDirty(w *engine.Worker) {
+	if !w.Dirty {
+		w.Dirty = true
+		c.dirty = append(c.dirty, w)
+	}
+}
+
+// tryStart starts a pass on w if it is idle, routable or draining, and has work.
+func (c *cluster) tryStart(w *engine.Worker) {
+	ps := c.poolOf(w)
+	if w.Busy || !w.HasWork() || ps.states[w.ID] == stateStarting || ps.states[w.ID] == stateRemoved {
+		return
+	}
+	end := w.StartPass(c.now)
+	c.processNotes(ps, w)
+	if !w.FormedWork() {
+		w.Busy = false
+		return
+	}
+	c.events.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
 }
 
 // worker returns worker id of the pool numbered pool (engine.Pool).
@@ -473,6 +526,7 @@ func (c *cluster) poolOf(w *engine.Worker) *poolState {
 func (c *cluster) finishPass(w *engine.Worker) {
 	ps := c.poolOf(w)
 	w.FinishPass()
+	c.markDirty(w)
 	if ps.plan.Router.UseEvents {
 		for i, k := range w.Ranks {
 			if len(k.KV.Events) > 0 {
@@ -633,6 +687,7 @@ func (c *cluster) transferDone(r *engine.Request) {
 	r.DestReserved, r.DestActivated = c.now, c.now
 	r.PrepareDecode()
 	r.DecodeTarget.Ranks[r.RankID].Materialize(r)
+	c.markDirty(r.DecodeTarget)
 }
 
 // OutcomeLog stores outcomes by ordinal in fixed chunks that never move.
