@@ -150,3 +150,90 @@ func TestPlannerBudgetClamp(t *testing.T) {
 		t.Error("requests lost")
 	}
 }
+
+// SLA (throughput) scaling in disaggregated mode with the KV router: the bootstrap profile is
+// installed, throughput logic runs at its interval with a lower bound, and nothing is lost.
+func TestPlannerDisaggregatedSLA(t *testing.T) {
+	cfg := `
+traffic:
+  source: {type: synthetic, input_tokens: 1024, output_tokens: 64}
+  load: {type: poisson, requests_per_second: 20}
+  stop: {requests: 1500}
+engine:
+  mode: disaggregated
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  kv_transfer: {bandwidth_gb_per_second: 50}
+  workers:
+    prefill:
+      parallelism: {replicas: 2}
+      kv_cache: {capacity: {type: fixed, blocks: 4000}}
+      timing: {type: polynomial}
+    decode:
+      parallelism: {replicas: 2}
+      kv_cache: {capacity: {type: fixed, blocks: 4000}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+planner:
+  policy: enabled
+  target: sla
+  enable_throughput_scaling: true
+  enable_load_scaling: true
+  throughput_adjustment_interval_seconds: 20
+  load_adjustment_interval_seconds: 5
+evaluation:
+  sla: {ttft_ms: 300, itl_ms: 30}
+`
+	out, err := Predict(Input{ConfigYAML: []byte(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Summary map[string]any `json:"summary"`
+		Planner struct {
+			Metadata struct {
+				Mode      string `json:"mode"`
+				Bootstrap struct {
+					Status  string         `json:"status"`
+					Samples map[string]int `json:"samples"`
+				} `json:"bootstrap"`
+			} `json:"metadata"`
+			Ticks []struct {
+				AtMs        float64        `json:"at_ms"`
+				Diagnostics map[string]any `json:"diagnostics"`
+				Input       struct {
+					Traffic *struct {
+						NumReq int `json:"num_req"`
+					} `json:"traffic"`
+				} `json:"input"`
+			} `json:"ticks"`
+		} `json:"planner"`
+	}
+	if err := json.Unmarshal(out.PredictionJSON, &d); err != nil {
+		t.Fatal(err)
+	}
+	md := d.Planner.Metadata
+	if md.Mode != "disagg" || md.Bootstrap.Status != "installed" || md.Bootstrap.Samples["prefill"] == 0 || md.Bootstrap.Samples["decode"] == 0 {
+		t.Errorf("metadata %+v", md)
+	}
+	throughputTicks := 0
+	for _, tk := range d.Planner.Ticks {
+		if math.Mod(tk.AtMs, 20000) == 0 {
+			throughputTicks++
+			if tk.Input.Traffic == nil || tk.Diagnostics["throughput_reason"] == nil {
+				t.Errorf("tick at %g: throughput logic did not run: %+v", tk.AtMs, tk.Diagnostics)
+			}
+		} else if tk.Input.Traffic != nil {
+			t.Errorf("tick at %g has traffic but is not a throughput tick", tk.AtMs)
+		}
+	}
+	if throughputTicks == 0 {
+		t.Error("no throughput tick")
+	}
+	if d.Summary["completed_requests"] != 1500.0 {
+		t.Errorf("completed %v of 1500", d.Summary["completed_requests"])
+	}
+	if d.Summary["prefill_worker_seconds"].(float64) <= 0 || d.Summary["prefill_gpus_per_worker"] != 1.0 {
+		t.Errorf("prefill accounting %v %v", d.Summary["prefill_worker_seconds"], d.Summary["prefill_gpus_per_worker"])
+	}
+}

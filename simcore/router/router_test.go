@@ -1,0 +1,38 @@
+package router
+
+import (
+	"testing"
+
+	"aisimulate/simcore/engine"
+	"aisimulate/simcore/perf"
+	"aisimulate/simcore/rng"
+	"aisimulate/simcore/traffic"
+)
+
+// With prefill_load_model aic, elapsed time on the oldest prefill decays the whole backlog
+// (simulation.md §10.5): at half the anchor's expected time half its tokens count as done.
+func TestAICLoadModelDecay(t *testing.T) {
+	cfg := Config{Policy: KV, BlockSize: 4, TrackPrefill: true, UseEvents: true, OverlapScoreCredit: 1, PrefillLoadScale: 1,
+		QueueThreshold: 1e9, ExpectedPrefillMs: func(L, prefix int) float64 { return float64(L-prefix) / 100 }}
+	rt := New(cfg, rng.New(42, "router.agg"))
+	w := engine.NewWorker(0, &engine.RankConfig{BlockSize: 4, NumBlocks: 64, MaxBatchedTokens: 8192, MaxSequences: 8, Timing: perf.Fixed{}}, 1)
+	rt.SetWorkers([]*engine.Worker{w})
+	r := &engine.Request{Outcome: engine.Outcome{L: 1000}, Prompt: []traffic.Segment{{Token: 1, Count: 1000}}}
+	if _, ok := rt.Place(r, 0); !ok {
+		t.Fatal("not placed")
+	}
+	s := rt.cands[0]
+	if got := s.activePrefill(0); got != 1000 {
+		t.Errorf("apt at 0 = %d, want 1000", got)
+	}
+	if got := s.activePrefill(5); got != 500 { // expected 10 ms
+		t.Errorf("apt at 5 ms = %d, want 500", got)
+	}
+	if got := s.activePrefill(20); got != 0 {
+		t.Errorf("apt after the expected time = %d, want 0", got)
+	}
+	rt.PrefillDone(r, w, 0, 6)
+	if got := s.activePrefill(6); got != 0 || len(s.prefills) != 0 {
+		t.Errorf("after prefill done apt %d, %d active", got, len(s.prefills))
+	}
+}
