@@ -247,7 +247,7 @@ func closeMatches(id string, cands []string, n int) []string {
 		if j := strings.LastIndex(ck, "/"); j >= 0 {
 			ck = ck[j+1:]
 		}
-		s = append(s, sc{levenshtein(k, ck), i})
+		s = append(s, sc{spec.EditDistance(k, ck), i})
 	}
 	sort.SliceStable(s, func(a, b int) bool { return s[a].d < s[b].d })
 	var out []string
@@ -257,28 +257,3 @@ func closeMatches(id string, cands []string, n int) []string {
 	return out
 }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			if prev[j]+1 < c {
-				c = prev[j] + 1
-			}
-			if cur[j-1]+1 < c {
-				c = cur[j-1] + 1
-			}
-			cur[j] = c
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

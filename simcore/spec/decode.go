@@ -84,14 +84,16 @@ func unknownKeyMsg(k string, allowed []string) string {
 func suggest(k string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
-		if d := editDistance(strings.ToLower(k), a); d < bestD {
+		if d := EditDistance(strings.ToLower(k), a); d < bestD {
 			best, bestD = a, d
 		}
 	}
 	return best
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b (99 when either is longer than 64
+// bytes), used for "did you mean" hints here and in the catalogs.
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 99
 	}

@@ -85,7 +85,7 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	if _, ok := root["engine"]; !ok {
 		// A misspelt core section would otherwise only surface later as an unknown adapter.
 		for _, a := range adapters {
-			if editDistance(strings.ToLower(a), "engine") <= 2 {
+			if EditDistance(strings.ToLower(a), "engine") <= 2 {
 				return nil, &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
 			}
 		}
