@@ -256,4 +256,3 @@ func closeMatches(id string, cands []string, n int) []string {
 	}
 	return out
 }
-
