@@ -258,3 +258,40 @@ traffic:
 		t.Errorf("ranks not rotated: %+v", doc.PerRequest)
 	}
 }
+
+// Disaggregated SGLang (destination-first, simulation.md §11.3): an isolated request has
+// TTFT 1 (extend pass, no decode part) and e2e 4 with fixed 1/1 timing. When the decode rank
+// cannot hold a second request's pages, its transfer waits for the first to finish.
+func TestSGLangDisaggregatedDestinationFirst(t *testing.T) {
+	cfg := `
+traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
+  load: {type: concurrency, concurrency: 1}
+  stop: {requests: 1}
+engine:
+  mode: disaggregated
+  backend: sglang
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  kv_transfer: {bandwidth_gb_per_second: null}
+  workers:
+    prefill:
+      kv_cache: {capacity: {type: fixed, blocks: 256}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+    decode:
+      kv_cache: {capacity: {type: fixed, blocks: 256}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`
+	m := summaryOf(t, predict(t, cfg))
+	wantNum(t, m, "mean_ttft_ms", 1)
+	wantNum(t, m, "mean_e2e_latency_ms", 4)
+	// Decode rank of 40 pages: the first request reserves 33 (L + 1) and grows to 36; the
+	// second (arriving with it) waits until the first completes at 4 to reserve, so its first
+	// token is visible at 4 (prefill finished at 2) and its last at 7.
+	tight := strings.Replace(cfg, "blocks: 256}}\n      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}\n`", "blocks: 40}}\n      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}\n`", 1)
+	tight = strings.Replace(tight, "    decode:\n      kv_cache: {capacity: {type: fixed, blocks: 256}}", "    decode:\n      kv_cache: {capacity: {type: fixed, blocks: 40}}", 1)
+	m = summaryOf(t, predict(t, tight, "traffic.load.concurrency=2", "traffic.stop.requests=2"))
+	wantNum(t, m, "completed_requests", 2)
+	wantNum(t, m, "max_ttft_ms", 4)
+	wantNum(t, m, "duration_ms", 7)
+}

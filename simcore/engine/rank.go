@@ -32,6 +32,8 @@ type Rank struct {
 	steadySumKnown int64 // Σ known at entry over steady requests
 	steadySumBase  int64 // Σ entry pass over steady requests
 	wakes          wakeHeap
+	// SGLang destination-first hand-offs waiting for their reservation (simulation.md §11.3).
+	pendingDest []*Request
 	// SGLang state (simulation.md §8).
 	sgl sglState
 	// Pass counters for FPM samples.

@@ -80,6 +80,8 @@ type Request struct {
 	gaps      []float64
 	History   *History // non-nil when per-request capture is on
 	// Disaggregated hand-off.
+	TransferMs   float64 // KV transfer delay once the transfer starts
+	destBlocks   []int32 // SGLang: blocks reserved on the decode rank before the transfer
 	SourceWorker *Worker
 	SourceRank   int32
 	DecodeTarget *Worker
@@ -261,6 +263,11 @@ func (r *Request) PrepareDecode() {
 	r.computed, r.prefilling, r.scheduled = 0, false, 0
 	r.pinned, r.hitBlocks, r.registered = false, 0, 0
 	r.blocks = r.blocks[:0]
+	if r.destBlocks != nil {
+		r.blocks = append(r.blocks, r.destBlocks...)
+		r.destBlocks = nil
+		r.pinned = true
+	}
 }
 
 // Recycle clears r for reuse by another request, keeping its buffers' capacity.

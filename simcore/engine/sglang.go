@@ -24,10 +24,57 @@ func (s *sglState) init(cfg *RankConfig) {
 	s.ratio = s.initRatio
 }
 
+// ReserveDestination takes the blocks a destination-first hand-off needs on this decode rank
+// (ceil((L+1)/page) pages) before its transfer starts; when they are not available the
+// request waits in FIFO order (RetryDestinations) and false is returned.
+func (k *Rank) ReserveDestination(r *Request) bool {
+	if len(k.pendingDest) == 0 && k.takeDestination(r) {
+		return true
+	}
+	k.pendingDest = append(k.pendingDest, r)
+	return false
+}
+
+func (k *Rank) takeDestination(r *Request) bool {
+	need := ceilDiv(r.L+1, k.cfg.BlockSize)
+	if !k.KV.CanReserve(need, 0) {
+		return false
+	}
+	r.destBlocks = make([]int32, 0, need+1)
+	for i := 0; i < need; i++ {
+		r.destBlocks = append(r.destBlocks, k.KV.Take())
+	}
+	return true
+}
+
+// RetryDestinations reserves waiting hand-offs from the head while blocks allow and returns
+// the ones whose transfer can now start.
+func (k *Rank) RetryDestinations() []*Request {
+	var started []*Request
+	for len(k.pendingDest) > 0 && k.takeDestination(k.pendingDest[0]) {
+		started = append(started, k.pendingDest[0])
+		k.pendingDest = k.pendingDest[1:]
+	}
+	return started
+}
+
 func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64) {
 	cfg := k.cfg
 	s := &k.sgl
 	bs := cfg.BlockSize
+	// Hand-offs whose transfer completed join the running batch: their blocks were reserved
+	// before the transfer (destination-first), so admission cannot fail.
+	for k.mHead < len(k.materialized) && len(k.running) < cfg.MaxSequences {
+		h := k.materialized[k.mHead]
+		k.materialized[k.mHead] = nil
+		k.mHead++
+		h.computed = h.L
+		h.admitted(start, PoolDecode, 0)
+		k.addRunning(h)
+	}
+	if k.mHead == len(k.materialized) {
+		k.materialized, k.mHead = k.materialized[:0], 0
+	}
 	s.extend = false
 	s.batch = s.batch[:0]
 	k.ready = k.ready[:0]

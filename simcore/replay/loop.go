@@ -527,6 +527,9 @@ func (c *cluster) finishPass(w *engine.Worker) {
 	ps := c.poolOf(w)
 	w.FinishPass()
 	c.markDirty(w)
+	if ps.pool == engine.PoolDecode && ps.plan.Rank.Policy == engine.SGLang {
+		defer c.retryDestinations(w)
+	}
 	if ps.plan.Router.UseEvents {
 		for i, k := range w.Ranks {
 			if len(k.KV.Events) > 0 {
@@ -667,7 +670,28 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 	}
 	r.DecodeTarget = p.Worker
 	r.SourceWorker, r.SourceRank = w, rank
+	r.TransferMs = d
+	dst := p.Worker.Ranks[p.Rank]
+	if dst.Config().Policy == engine.SGLang {
+		// Destination-first (simulation.md §11.3): the decode rank reserves the request's
+		// blocks before the transfer starts; if it cannot, the transfer waits in FIFO order
+		// and is retried after each decode pass of that worker.
+		if !dst.ReserveDestination(r) {
+			return
+		}
+		r.DestReserved = c.now
+	}
 	c.events.push(event{at: c.now + d, phase: phaseTransfer, tie: int64(r.Ordinal), a: r.Ordinal})
+}
+
+// retryDestinations starts the transfers whose destination reservation now succeeds.
+func (c *cluster) retryDestinations(w *engine.Worker) {
+	for _, k := range w.Ranks {
+		for _, r := range k.RetryDestinations() {
+			r.DestReserved = c.now
+			c.events.push(event{at: c.now + r.TransferMs, phase: phaseTransfer, tie: int64(r.Ordinal), a: r.Ordinal})
+		}
+	}
 }
 
 // transferDone makes the first token visible and materialises the request on its decode rank.
@@ -684,7 +708,10 @@ func (c *cluster) transferDone(r *engine.Request) {
 		c.terminal(r)
 		return
 	}
-	r.DestReserved, r.DestActivated = c.now, c.now
+	r.DestActivated = c.now
+	if r.DestReserved == 0 {
+		r.DestReserved = c.now
+	}
 	r.PrepareDecode()
 	r.DecodeTarget.Ranks[r.RankID].Materialize(r)
 	c.markDirty(r.DecodeTarget)
