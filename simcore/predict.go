@@ -5,9 +5,11 @@
 package simcore
 
 import (
+	"fmt"
 	"io/fs"
 
 	"aisimulate/simcore/canon"
+	"aisimulate/simcore/engine"
 	"aisimulate/simcore/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
@@ -76,6 +78,19 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		t0 = in.Clock()
 	}
 	res := replay.Run(plan)
+	if plan.CutoffMs == 0 {
+		// Without a virtual-time cutoff every request must reach a terminal state; anything
+		// else is a simulator defect, reported instead of a silently wrong prediction.
+		pending := 0
+		for i := 0; i < res.Outcomes.Len(); i++ {
+			if res.Outcomes.At(i).Status == engine.Pending {
+				pending++
+			}
+		}
+		if pending > 0 {
+			return nil, fmt.Errorf("internal error: the simulation ended with %d of %d requests unfinished; please report this configuration", pending, res.Outcomes.Len())
+		}
+	}
 	wall := 0.0
 	if in.Clock != nil {
 		wall = in.Clock() - t0
