@@ -539,7 +539,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 		kept := k.active[:0]
 		for _, r := range k.active {
 			switch {
-			case cfg.Pool == PoolPrefill && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
+			case cfg.Pool == PoolPrefill && r.O > 0 && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
 				k.running = removeBySeq(k.running, r)
 				r.inRunning = false
 				k.Held = append(k.Held, r)

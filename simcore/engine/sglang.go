@@ -264,7 +264,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 			r.prefilling = false
 			w.Out = append(w.Out, Note{Kind: NotePrefillDone, R: r, Rank: k.ID})
 			switch {
-			case cfg.Pool == PoolPrefill:
+			case cfg.Pool == PoolPrefill && r.O > 0:
 				k.Held = append(k.Held, r)
 				w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
 			case r.remainingOut(cfg.MaxModelLen) <= 0:
