@@ -295,7 +295,7 @@ func ParseHFConfig(id string, configJSON, quantJSON []byte) (*Model, error) {
 
 	// MoE.
 	m.Experts = get("num_local_experts", "n_routed_experts", "num_experts")
-	m.TopK = get("num_experts_per_tok", "experts_per_token", "moe_topk")
+	m.TopK = get("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "top_k_experts", "moe_topk")
 	if m.Experts > 0 && m.TopK > 0 {
 		m.SharedExperts = get("n_shared_experts", "num_shared_experts")
 		m.MoEIntermediate = get("moe_intermediate_size")
@@ -313,6 +313,15 @@ func ParseHFConfig(id string, configJSON, quantJSON []byte) (*Model, error) {
 		m.FirstDenseLayers = get("first_k_dense_replace")
 		if !hybridPattern {
 			m.MoELayers = m.Layers - m.FirstDenseLayers
+		}
+		if freq, ok := c["moe_layer_freq"].([]any); ok && len(freq) > 0 {
+			// Per-layer MoE flags (MiniMax-M3): count the MoE layers.
+			m.MoELayers = 0
+			for _, f := range freq {
+				if v, _ := num(f); v != 0 {
+					m.MoELayers++
+				}
+			}
 		}
 	} else {
 		m.Experts, m.TopK = 0, 0
@@ -383,6 +392,9 @@ func (m *Model) setQuant(qc, hq map[string]any) {
 	}
 	if qc != nil {
 		method, _ := qc["quant_method"].(string)
+		if _, ok := qc["config_groups"]; ok && method == "" {
+			method = "compressed-tensors"
+		}
 		switch method {
 		case "fp8":
 			if _, ok := qc["weight_block_size"]; ok {
