@@ -114,12 +114,19 @@ func TestShortcutsChangeNothing(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		slow, err := predictWith(in, func(p *replay.Plan) { p.ShareEverything = true })
+		slow, err := predictWith(in, func(p *replay.Plan) {
+			p.ShareEverything = true
+			for _, pp := range []*replay.PoolPlan{p.Agg, p.Prefill, p.Decode} {
+				if pp != nil {
+					pp.Rank.Exact = true
+				}
+			}
+		})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !bytes.Equal(fast.PredictionJSON, slow.PredictionJSON) {
-			t.Errorf("%s: prediction.json differs with every block shareable", name)
+			t.Errorf("%s: prediction.json differs with every block shareable and every request visited every pass", name)
 		}
 		if fast.Summary["completed_requests"] == int64(0) {
 			t.Errorf("%s: nothing completed", name)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"aisimulate/simcore/replay"
 )
 
 // randomConfig draws a configuration that stresses the scheduler: tight KV capacity (so
@@ -141,10 +143,21 @@ func TestRandomRunsInvariants(t *testing.T) {
 		if ratio := s["prefix_cache_reused_ratio"].(float64); ratio != float64(reused)/float64(s["total_input_tokens"].(int64)) {
 			t.Fatalf("run %d: reuse ratio %v disagrees with records", i, ratio)
 		}
-		// Without a Clock the wall-clock keys are 0, so whole files must repeat exactly.
+		// Without a Clock the wall-clock keys are 0, so whole files must repeat exactly, and
+		// the exact algorithm (no steady cohort, every block shareable) must agree byte for byte.
 		again, _ := Predict(in)
 		if !bytes.Equal(again.RequestsJSONL, out.RequestsJSONL) || !bytes.Equal(again.PredictionJSON, out.PredictionJSON) {
 			t.Fatalf("run %d: same input, different bytes", i)
+		}
+		exact, err := predictWith(in, func(p *replay.Plan) {
+			p.ShareEverything = true
+			p.Agg.Rank.Exact = true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(exact.RequestsJSONL, out.RequestsJSONL) || !bytes.Equal(exact.PredictionJSON, out.PredictionJSON) {
+			t.Fatalf("run %d: shortcuts changed the result\n%s", i, cfg)
 		}
 	}
 	if readmitted == 0 {

@@ -80,7 +80,7 @@ func (k *Rank) steadyKnown(pass int64) int64 {
 // out of the active list; next is the pass index they decode in next.
 func (k *Rank) enterSteady(next int64) {
 	cfg := k.cfg
-	if cfg.Policy == SGLang {
+	if cfg.Policy == SGLang || cfg.Exact {
 		return
 	}
 	bs := cfg.BlockSize
