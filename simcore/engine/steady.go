@@ -92,9 +92,12 @@ func (k *Rank) enterSteady(next int64) {
 		}
 		c := r.computed
 		off := int64(len(r.blocks)*bs - c) // passes until a new block is needed
-		if cfg.PrefixCaching {
+		// Passes until the block being filled becomes full: a shareable block must be
+		// registered in that very pass (another request may look it up); a unique one only
+		// changes how it is released, so its registration waits for the next wake-up.
+		if cfg.PrefixCaching && c/bs < r.Shareable(bs) {
 			if n := int64((bs - 1 - c%bs + bs) % bs); n < off {
-				off = n // passes until a block becomes full
+				off = n
 			}
 		}
 		if n := int64(r.remainingOut(cfg.MaxModelLen) - 1); n < off {
@@ -129,6 +132,9 @@ func (k *Rank) materialize(r *Request, pass int64, w *Worker) {
 	r.computed = r.sComputed + n
 	r.generated = r.sGen + n
 	r.Tokens = r.sTokens + n
+	if k.cfg.PrefixCaching {
+		k.registerFull(r) // unique blocks filled while steady
+	}
 	if n > 0 {
 		r.LastToken = w.PassEnds[pass-1]
 		r.runLast = int32(pass - 1)
