@@ -2,22 +2,28 @@
 # with the default timing/capacity models and prints TTFT/TPOT MAPE and coverage.
 # `make calibrate CSV=… OPS=…` re-derives simcore/perf/calibration.json. Neither is part of
 # `make test`.
-CSV ?= ../shared/calibration/measured.csv
-OPS ?= ../shared/calibration/ops/h200_sxm
+# The data paths are arguments (the data is not part of the repository), for example
+# CSV=<shared>/calibration/measured.csv OPS=<shared>/calibration/ops/h200_sxm, where <shared> is
+# the reference data folder beside the checkout.
+need = $(if $($(1)),,$(error pass $(1)=<path>, e.g. make $@ $(1)=<shared>/$(2)))
 
 .PHONY: accuracy accuracy-surrogate calibrate catalog
 
 accuracy:
+	$(call need,CSV,calibration/measured.csv)
 	$(GO) run ./cmd/accuracy $(CSV)
 
 accuracy-surrogate:
+	$(call need,CSV,calibration/measured.csv)
 	$(GO) run ./cmd/accuracy -surrogate $(CSV)
 
 calibrate:
+	$(call need,CSV,calibration/measured.csv)
+	$(call need,OPS,calibration/ops/h200_sxm)
 	$(GO) run ./tools/calibrate -csv $(CSV) -ops $(OPS) -out simcore/perf/calibration.json
 
 # Regenerate the embedded model/hardware catalogs from config.json and system files.
-MODELS  ?= ../shared/models
-SYSTEMS ?= ../shared/systems
 catalog:
+	$(call need,MODELS,models)
+	$(call need,SYSTEMS,systems)
 	$(GO) run ./tools/gencatalog -models $(MODELS) -systems $(SYSTEMS) -out simcore/catalog

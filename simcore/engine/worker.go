@@ -46,8 +46,8 @@ type RankConfig struct {
 	WantEvents       bool // publish KV events to a KV router
 	// Exact visits every running request on every pass (no steady decode cohort); results
 	// must not change, which tests check.
-	Exact bool
-	Timing           perf.Timing
+	Exact  bool
+	Timing perf.Timing
 	// SGLang knobs (simulation.md §8).
 	ChunkedPrefillSize    int
 	MaxPrefillTokens      int

@@ -9,8 +9,8 @@
 //
 // Only the fitted coefficients are written; no measured value is stored.
 //
-//	go run ./tools/calibrate -csv /work/shared/calibration/measured.csv \
-//	    -ops /work/shared/calibration/ops/h200_sxm -out simcore/perf/calibration.json
+//	go run ./tools/calibrate -csv <shared>/calibration/measured.csv \
+//	    -ops <shared>/calibration/ops/h200_sxm -out simcore/perf/calibration.json
 package main
 
 import (
