@@ -31,10 +31,13 @@ import (
 )
 
 func main() {
-	csvPath := flag.String("csv", "/work/shared/calibration/measured.csv", "measured serving runs")
-	opsDir := flag.String("ops", "/work/shared/calibration/ops/h200_sxm", "measured H200 kernel tables ('' = keep current op coefficients)")
+	csvPath := flag.String("csv", "", "measured serving runs (required: <shared>/calibration/measured.csv)")
+	opsDir := flag.String("ops", "", "measured H200 kernel tables ('' = keep current op coefficients)")
 	out := flag.String("out", "simcore/perf/calibration.json", "output file")
 	flag.Parse()
+	if *csvPath == "" {
+		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
+	}
 	c := *perf.DefaultCalibration()
 	if *opsDir != "" {
 		ops, err := fitOps(*opsDir, c.Ops)

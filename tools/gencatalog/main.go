@@ -3,7 +3,7 @@
 // and a directory of GPU system descriptions. Only the facts the timing and memory models
 // use are kept, in the project's own format.
 //
-//	go run ./tools/gencatalog -models /work/shared/models -systems /work/shared/systems -out simcore/catalog
+//	go run ./tools/gencatalog -models <shared>/models -systems <shared>/systems -out simcore/catalog
 package main
 
 import (
@@ -22,10 +22,14 @@ import (
 )
 
 func main() {
-	modelsDir := flag.String("models", "/work/shared/models", "directory of <org>--<name>_config.json files")
-	systemsDir := flag.String("systems", "/work/shared/systems", "directory of <id>.yaml system files")
+	modelsDir := flag.String("models", "", "directory of <org>--<name>_config.json files")
+	systemsDir := flag.String("systems", "", "directory of <id>.yaml system files")
 	out := flag.String("out", "simcore/catalog", "output directory")
 	flag.Parse()
+	if *modelsDir == "" || *systemsDir == "" {
+		fmt.Fprintln(os.Stderr, "pass -models <shared>/models -systems <shared>/systems")
+		os.Exit(2)
+	}
 	if err := genModels(*modelsDir, filepath.Join(*out, "models.json")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
