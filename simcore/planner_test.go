@@ -36,7 +36,7 @@ engine:
   workers:
     aggregated:
       kv_cache: {capacity: {type: fixed, blocks: 1500}}
-      timing: {type: polynomial}
+      timing: {type: fixed, prefill_ms: 40, decode_ms: 20}
       startup_seconds: 2
 planner:
   policy: enabled
@@ -84,18 +84,28 @@ func TestPlannerBurstScalesUpAndDown(t *testing.T) {
 	if s["completed_requests"] != s["num_requests"] {
 		t.Fatalf("requests lost: %v of %v completed", s["completed_requests"], s["num_requests"])
 	}
+	// Fixed timing makes the whole story exact: the backlog at the first load tick (5 s)
+	// adds a worker, ready after startup_seconds (7 s); at the 10 s tick the load has fallen,
+	// so the newest worker drains and is removed when its last request ends (10.04 s).
 	ev := d.Planner.ScalingEvents
-	if len(ev) < 2 || ev[0].Reason != "scale_up" || ev[0].From != 1 || ev[0].To != 2 || math.Mod(ev[0].AtS, 5) != 0 {
-		t.Fatalf("first scaling event %+v, want scale_up 1→2 at a 5 s tick", ev)
+	if len(ev) != 2 || ev[0].AtS != 5 || ev[0].Component != "agg" || ev[0].From != 1 || ev[0].To != 2 || ev[0].Reason != "scale_up" ||
+		ev[1].AtS != 10 || ev[1].From != 2 || ev[1].To != 1 || ev[1].Reason != "scale_down" {
+		t.Fatalf("scaling events %+v, want scale_up 1→2 at 5 s and scale_down 2→1 at 10 s", ev)
 	}
-	down := false
-	for _, e := range ev {
-		if e.Reason == "scale_down" {
-			down = true
-		}
+	type op struct {
+		at   float64
+		kind string
+		id   int
 	}
-	if !down {
-		t.Errorf("no scale_down after the burst: %+v", ev)
+	var ops []op
+	for _, o := range d.Planner.Ops {
+		ops = append(ops, op{o.AtMs, o.Operation, o.WorkerID})
+	}
+	if want := []op{{5000, "add", 1}, {7000, "ready", 1}, {10000, "drain", 1}, {10040, "remove", 1}}; fmt.Sprint(ops) != fmt.Sprint(want) {
+		t.Errorf("lifecycle %v, want %v", ops, want)
+	}
+	if s["decode_worker_seconds"] != 65.08 {
+		t.Errorf("decode_worker_seconds %v, want 60.04 + 5.04 = 65.08", s["decode_worker_seconds"])
 	}
 	// Worker-seconds = ∫ provisioned workers dt from the lifecycle operations.
 	count, last, ws := 1.0, 0.0, 0.0
