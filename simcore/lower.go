@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/engine"
@@ -132,6 +133,15 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	return plan, acc, nil
 }
 
+// roleError puts the role into a perf error's path ("engine.workers.parallelism.tensor" →
+// "engine.workers.aggregated.parallelism.tensor").
+func roleError(err error, base string) error {
+	if se, ok := err.(*spec.Error); ok && strings.HasPrefix(se.Path, "engine.workers.") && !strings.HasPrefix(se.Path, base) {
+		return &spec.Error{Path: base + strings.TrimPrefix(se.Path, "engine.workers"), Msg: se.Msg}
+	}
+	return err
+}
+
 type emptyFS struct{}
 
 func (emptyFS) Open(name string) (fs.File, error) {
@@ -196,7 +206,7 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		}
 		t, err := perf.NewDefault(model, hw, e.Backend, version, par, q)
 		if err != nil {
-			return nil, err
+			return nil, roleError(err, base)
 		}
 		rc.Timing = t
 	}

@@ -206,6 +206,7 @@ func TestPredictConfigErrors(t *testing.T) {
 		"engine.model":    `engine: {model: no/such-model, hardware: h200_sxm, workers: {aggregated: {timing: {type: fixed, prefill_ms: 1, decode_ms: 1}, kv_cache: {capacity: {type: fixed, blocks: 8}}}}}`,
 		"engine.hardware": `engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: z999, workers: {aggregated: {}}}`,
 		"router.policy":   "router: {policy: kv_router}\n" + fixedEngine,
+		"engine.workers.aggregated.parallelism.tensor": `engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, workers: {aggregated: {parallelism: {tensor: 3}}}}`,
 	}
 	for path, yaml := range cases {
 		_, err := Predict(Input{ConfigYAML: []byte(yaml)})

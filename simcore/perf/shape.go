@@ -73,6 +73,17 @@ func normalize(m *catalog.Model, par spec.Parallelism) (spec.Parallelism, error)
 		return p, &spec.Error{Path: "engine.workers.parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
 			" exceeds the model's " + strconv.Itoa(m.Heads) + " attention heads"}
 	}
+	if m.Heads%p.Tensor != 0 || m.KVHeads > 0 && m.KVHeads%p.Tensor != 0 && p.Tensor%m.KVHeads != 0 {
+		var ok []string
+		for t := 1; t <= m.Heads && t <= 64; t++ {
+			if m.Heads%t == 0 && (m.KVHeads == 0 || m.KVHeads%t == 0 || t%m.KVHeads == 0) {
+				ok = append(ok, strconv.Itoa(t))
+			}
+		}
+		return p, &spec.Error{Path: "engine.workers.parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
+			" does not split the model's " + strconv.Itoa(m.Heads) + " attention heads / " + strconv.Itoa(m.KVHeads) +
+			" KV heads evenly; use one of " + strings.Join(ok, ", ")}
+	}
 	if p.Pipeline > m.Layers {
 		return p, &spec.Error{Path: "engine.workers.parallelism.pipeline", Msg: "pipeline " + strconv.Itoa(p.Pipeline) +
 			" exceeds the model's " + strconv.Itoa(m.Layers) + " layers"}
