@@ -23,6 +23,36 @@ func sharedPrefixTrace(rows int) []byte {
 }
 
 var equivalenceConfigs = map[string]string{
+	// Open-loop single-turn aggregated runs fast-forward steady-only workers.
+	"poisson-fast-forward": `
+traffic:
+  source: {type: synthetic, input_tokens: 700, output_tokens: 300}
+  load: {type: poisson, requests_per_second: 30, seed: 7}
+  stop: {requests: 300}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      parallelism: {replicas: 3, attention_data: 2}
+      kv_cache: {block_size: 16, capacity: {type: fixed, blocks: 900}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+`,
+	"trace-agg-fast-forward": `
+traffic:
+  source: {type: trace, format: mooncake, paths: [t.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      parallelism: {replicas: 2}
+      kv_cache: {block_size: 16, capacity: {type: fixed, blocks: 700}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+`,
 	"preemption": `
 traffic:
   source: {type: synthetic, input_tokens: 600, output_tokens: 90}

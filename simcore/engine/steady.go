@@ -199,3 +199,93 @@ func (w *Worker) Settle() {
 		k.materializeAll(pass, w)
 	}
 }
+
+// FastForward runs, without the event loop, the passes of a worker whose ranks hold nothing
+// but steady requests, for as long as each pass ends before horizon (the next event that
+// could place a request on it), and returns the time at which the next regular pass starts.
+// Such passes only decode: per rank the timing model sees the steady cohort in closed form.
+// A steady request that needs a new block in one of them gets it here (no other request of
+// the rank takes or frees a block in that pass, so eviction order is unchanged); any other
+// wake-up — a completion, a shareable block to register, or too few blocks — ends the
+// fast-forward before that pass, which then runs exactly. The caller guarantees that pass
+// ends of other workers cannot create releases (open-loop, single-turn, aggregated runs).
+// publish receives each applied pass's KV events (evictions of shareable blocks), as a pass
+// completion would publish them; events of the pass left to run regularly stay queued.
+func (w *Worker) FastForward(now, horizon float64, publish func(rank int, evs []KVEvent)) float64 {
+	start := now
+	for {
+		pass := int64(len(w.PassEnds))
+		end := start
+		for _, k := range w.Ranks {
+			if !k.ffReady(pass) {
+				return start
+			}
+			if k.steadyN == 0 {
+				continue
+			}
+			kv := k.steadyKnown(pass)
+			d := k.cfg.Timing.DecodeMs(k.steadyN, kv, int(kv/int64(k.steadyN)), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
+			if e := start + d; e > end {
+				end = e
+			}
+		}
+		if end >= horizon || end == start {
+			return start
+		}
+		w.PassEnds = append(w.PassEnds, end)
+		w.Passes++
+		start = end
+		for i, k := range w.Ranks {
+			if len(k.KV.Events) > 0 {
+				publish(i, k.KV.Events)
+				k.KV.Events = k.KV.Events[:0]
+			}
+		}
+	}
+}
+
+// ffReady reports whether pass can run without visiting any request of the rank, taking the
+// new blocks steady requests need in it.
+func (k *Rank) ffReady(pass int64) bool {
+	cfg := k.cfg
+	if cfg.Policy == SGLang || cfg.Exact || len(k.active) > 0 || k.wHead < len(k.waiting) ||
+		k.mHead < len(k.materialized) || len(k.Held) > 0 || k.steadyN > cfg.MaxBatchedTokens {
+		return false
+	}
+	bs := cfg.BlockSize
+	for len(k.wakes) > 0 && k.wakes[0].pass <= pass {
+		x := k.wakes[0]
+		r := x.r
+		if !r.steady || r.sWake != x.pass {
+			k.wakes.pop() // stale
+			continue
+		}
+		n := int(pass - r.sBase)
+		c, gen := r.sComputed+n, r.sGen+n
+		if c != len(r.blocks)*bs || !k.KV.CanReserve(1, 0) {
+			return false // not a block need, or the pass could run short of blocks
+		}
+		off := int64(bs) // passes until the block taken now is full and the next is needed
+		if cfg.PrefixCaching && c/bs < r.Shareable(bs) {
+			off = int64(bs - 1) // a shareable block is registered when it becomes full
+		}
+		rem := r.O - gen
+		if cfg.MaxModelLen > 0 {
+			rem = min(rem, cfg.MaxModelLen-(r.L+gen))
+		}
+		if int64(rem-1) < off {
+			off = int64(rem - 1)
+		}
+		if off < 1 {
+			return false // this pass emits its last token
+		}
+		k.wakes.pop()
+		r.blocks = append(r.blocks, k.KV.Take())
+		if cfg.Policy == TRTLLM {
+			k.trtHeld++
+		}
+		r.sWake = pass + off
+		k.wakes.push(wake{pass: r.sWake, seq: r.admSeq, r: r})
+	}
+	return true
+}

@@ -7,6 +7,9 @@ const (
 	phaseTransfer = 3
 	phaseRelease  = 4
 	phasePlanner  = 6
+	// phaseStart starts a fast-forwarded worker's next regular pass at its true start time,
+	// after everything else due then (simulation.md §2.3 step 7).
+	phaseStart = 7
 )
 
 // Release kinds.

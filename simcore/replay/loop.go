@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"aisimulate/simcore/engine"
@@ -50,7 +51,11 @@ type sessionState struct {
 type cluster struct {
 	plan   *Plan
 	now    float64
-	events eventHeap
+	events eventHeap // every event but pass completions
+	passes eventHeap // pass completions (kept apart so the next other event is the horizon)
+	// fastForward: steady-only workers may run passes ahead up to the next other event
+	// (open-loop single-turn aggregated runs, where a pass end never creates a release).
+	fastForward bool
 	agg    *poolState
 	pre    *poolState
 	dec    *poolState
@@ -100,6 +105,8 @@ func Run(p *Plan) *Result {
 	if p.Planner != nil {
 		c.startPlanner()
 	}
+	wl := &p.Workload
+	c.fastForward = wl.OpenLoop && wl.SingleTurn && wl.Graph == nil && !p.Disaggregated && p.Planner == nil && p.CutoffMs == 0
 	c.loop()
 	for _, ps := range c.pools {
 		for _, w := range ps.workers {
@@ -192,6 +199,14 @@ func (c *cluster) nextDynSeq() int64 {
 // ProgressSteps is how many event-loop steps pass between two progress reports.
 const ProgressSteps = 4096
 
+// nextEvent is the earliest pending event of either heap.
+func (c *cluster) nextEvent() *event {
+	if c.events.len() == 0 || c.passes.len() > 0 && c.passes.top().less(c.events.top()) {
+		return c.passes.top()
+	}
+	return c.events.top()
+}
+
 // anyWork reports whether some worker is mid-pass or holds requests, or a router queues any.
 func (c *cluster) anyWork() bool {
 	for _, ps := range c.pools {
@@ -208,17 +223,22 @@ func (c *cluster) anyWork() bool {
 }
 
 func (c *cluster) loop() {
-	for c.events.len() > 0 {
-		if c.events.len() == c.plannerPending && !c.anyWork() {
+	for c.events.len()+c.passes.len() > 0 {
+		if c.events.len()+c.passes.len() == c.plannerPending && !c.anyWork() {
 			break // planner ticks never keep the run alive on their own (simulation.md §2.4)
 		}
-		t := c.events.top().at
+		t := c.nextEvent().at
 		if c.cutoff > 0 && t > c.cutoff {
 			c.pastCutoff = true
 		}
 		c.now = t
-		for c.events.len() > 0 && c.events.top().at == t {
-			e := c.events.pop()
+		for c.events.len()+c.passes.len() > 0 && c.nextEvent().at == t {
+			var e event
+			if c.passes.len() > 0 && (c.events.len() == 0 || c.passes.top().less(c.events.top())) {
+				e = c.passes.pop()
+			} else {
+				e = c.events.pop()
+			}
 			c.handle(&e)
 		}
 		if c.pastCutoff {
@@ -245,6 +265,10 @@ func (c *cluster) handle(e *event) {
 		c.finishPass(c.worker(e.a, e.b))
 	case phaseReady:
 		c.workerReady(c.worker(e.a, e.b))
+	case phaseStart:
+		w := c.worker(e.a, e.b)
+		w.Busy = false
+		c.markDirty(w)
 	case phasePlanner:
 		if c.pastCutoff {
 			c.plannerPending--
@@ -492,13 +516,30 @@ func (c *cluster) tryStart(w *engine.Worker) {
 	if w.Busy || !w.HasWork() || ps.states[w.ID] == stateStarting || ps.states[w.ID] == stateRemoved {
 		return
 	}
+	if c.fastForward && ps.router.Queued() == 0 {
+		horizon := math.Inf(1)
+		if c.events.len() > 0 {
+			horizon = c.events.top().at
+		}
+		start := w.FastForward(c.now, horizon, func(rank int, evs []engine.KVEvent) {
+			if ps.plan.Router.UseEvents {
+				ps.router.Events(w, int32(rank), evs)
+			}
+		})
+		if start > c.now {
+			// The next regular pass is formed at its own start time, in global order.
+			w.Busy, w.PassEnd = true, start
+			c.passes.push(event{at: start, phase: phaseStart, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
+			return
+		}
+	}
 	end := w.StartPass(c.now)
 	c.processNotes(ps, w)
 	if !w.FormedWork() {
 		w.Busy = false
 		return
 	}
-	c.events.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
+	c.passes.push(event{at: end, phase: phasePass, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
 }
 
 // worker returns worker id of the pool numbered pool (engine.Pool).

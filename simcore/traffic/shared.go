@@ -45,7 +45,11 @@ func MarkShared(w *Workload) *Workload {
 			}
 			sessions = append(sessions, s)
 		}
+		w.SingleTurn = true
 		for i := range sessions {
+			if len(sessions[i].Turns) != 1 {
+				w.SingleTurn = false
+			}
 			for k := range sessions[i].Turns {
 				turns = append(turns, &sessions[i].Turns[k])
 			}

@@ -47,7 +47,7 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 	var uniqueID uint64
 	next := 0
 	clock := 0.0
-	w := Workload{Sessions: count, OpenLoop: load.Type != spec.LoadConcurrency, Concurrency: load.Concurrency}
+	w := Workload{Sessions: count, OpenLoop: load.Type != spec.LoadConcurrency, Concurrency: load.Concurrency, SingleTurn: turns == 1}
 	w.Next = func() (Session, bool) {
 		if next >= count {
 			return Session{}, false

@@ -53,6 +53,9 @@ type Workload struct {
 	// loads); false for a closed loop of Concurrency sessions in flight.
 	OpenLoop    bool
 	Concurrency int
+	// SingleTurn is true when every session has exactly one turn (no release ever follows
+	// a completion).
+	SingleTurn bool
 	// Graph is non-nil for agentic dependency-graph sources (agentic_mooncake, agentic
 	// dynamo traces); then Sessions/Next are unused.
 	Graph *Graph
