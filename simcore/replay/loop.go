@@ -56,10 +56,10 @@ type cluster struct {
 	// fastForward: steady-only workers may run passes ahead up to the next other event
 	// (open-loop single-turn aggregated runs, where a pass end never creates a release).
 	fastForward bool
-	agg    *poolState
-	pre    *poolState
-	dec    *poolState
-	pools  []*poolState
+	agg         *poolState
+	pre         *poolState
+	dec         *poolState
+	pools       []*poolState
 
 	reqs      []*engine.Request // live requests by ordinal − 1 (nil once terminal)
 	slab      []engine.Request  // requests are allocated in chunks
