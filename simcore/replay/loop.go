@@ -106,7 +106,11 @@ func Run(p *Plan) *Result {
 		c.startPlanner()
 	}
 	wl := &p.Workload
-	c.fastForward = wl.OpenLoop && wl.SingleTurn && wl.Graph == nil && !p.Disaggregated && p.Planner == nil && p.CutoffMs == 0
+	// Pass ends can create releases only through completions (closed-loop backfill, next
+	// turns, graph dependants); with one worker those are its own wake-ups, which end a
+	// fast-forward anyway.
+	c.fastForward = !p.Disaggregated && p.Planner == nil && p.CutoffMs == 0 &&
+		(wl.OpenLoop && wl.SingleTurn && wl.Graph == nil || p.Agg.Replicas == 1)
 	c.loop()
 	for _, ps := range c.pools {
 		for _, w := range ps.workers {
