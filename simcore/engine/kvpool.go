@@ -148,6 +148,34 @@ func (p *KVPool) Take() int32 {
 	return b
 }
 
+// TakeN appends n fresh private blocks to dst (Take in a loop, without a call per block).
+// The caller has checked CanReserve.
+func (p *KVPool) TakeN(dst []int32, n int) []int32 {
+	for ; n > 0; n-- {
+		var b int32
+		switch {
+		case len(p.free) > 0:
+			b = p.free[len(p.free)-1]
+			p.free = p.free[:len(p.free)-1]
+		case int(p.nextNew) < len(p.blocks):
+			b = p.nextNew
+			p.nextNew++
+		default:
+			b = p.lruHead
+			p.lruRemove(b)
+			if blk := &p.blocks[b]; blk.cached && !blk.unique {
+				p.unregister(b)
+			}
+			p.numUsed--
+		}
+		p.numUsed++
+		blk := &p.blocks[b]
+		*blk = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1, gen: blk.gen + 1}
+		dst = append(dst, b)
+	}
+	return dst
+}
+
 // RegisterUnique makes full private block b a cached copy that only its owner can reuse:
 // it enters the LRU on release like any cached block but is never indexed or announced.
 func (p *KVPool) RegisterUnique(b int32) {

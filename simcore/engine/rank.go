@@ -395,8 +395,8 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 				r.pinned = true
 			}
 			before := len(r.blocks)
-			for ; fresh > 0; fresh-- {
-				r.blocks = append(r.blocks, k.KV.Take())
+			if fresh > 0 {
+				r.blocks = k.KV.TakeN(r.blocks, fresh)
 			}
 			if cfg.Policy == TRTLLM {
 				k.trtHeld += len(r.blocks) - before
