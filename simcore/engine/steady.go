@@ -211,9 +211,10 @@ func (w *Worker) Settle() {
 // ends of other workers cannot create releases (open-loop, single-turn, aggregated runs).
 // publish receives each applied pass's KV events (evictions of shareable blocks), as a pass
 // completion would publish them; events of the pass left to run regularly stay queued.
-func (w *Worker) FastForward(now, horizon float64, publish func(rank int, evs []KVEvent)) float64 {
+// At most limit passes are run per call, so callers can account for the work.
+func (w *Worker) FastForward(now, horizon float64, limit int, publish func(rank int, evs []KVEvent)) float64 {
 	start := now
-	for {
+	for ; limit > 0; limit-- {
 		pass := int64(len(w.PassEnds))
 		end := start
 		for _, k := range w.Ranks {
@@ -242,6 +243,7 @@ func (w *Worker) FastForward(now, horizon float64, publish func(rank int, evs []
 			}
 		}
 	}
+	return start
 }
 
 // ffReady reports whether pass can run without visiting any request of the rank, taking the

@@ -254,12 +254,21 @@ func (c *cluster) loop() {
 			c.wake = false
 			c.events.push(event{at: c.now, phase: phaseRelease, kind: relWake, tie: c.nextDynSeq()})
 		}
-		if p := c.plan.Progress; p != nil {
-			c.progressTick++
-			if c.progressTick%ProgressSteps == 0 && c.plan.Workload.Sessions > 0 {
-				p(float64(c.finishedSess) / float64(c.plan.Workload.Sessions))
-			}
-		}
+		c.step(1)
+	}
+}
+
+// step counts n units of work (loop steps, fast-forwarded passes) and reports progress every
+// ProgressSteps of them, so a caller's work budget also sees fast-forwarded work.
+func (c *cluster) step(n int) {
+	p := c.plan.Progress
+	if p == nil {
+		return
+	}
+	before := c.progressTick / ProgressSteps
+	c.progressTick += n
+	if c.progressTick/ProgressSteps != before && c.plan.Workload.Sessions > 0 {
+		p(float64(c.finishedSess) / float64(c.plan.Workload.Sessions))
 	}
 }
 
@@ -525,12 +534,14 @@ func (c *cluster) tryStart(w *engine.Worker) {
 		if c.events.len() > 0 {
 			horizon = c.events.top().at
 		}
-		start := w.FastForward(c.now, horizon, func(rank int, evs []engine.KVEvent) {
+		passesBefore := w.Passes
+		start := w.FastForward(c.now, horizon, ProgressSteps, func(rank int, evs []engine.KVEvent) {
 			if ps.plan.Router.UseEvents {
 				ps.router.Events(w, int32(rank), evs)
 			}
 		})
 		if start > c.now {
+			c.step(int(w.Passes - passesBefore))
 			// The next regular pass is formed at its own start time, in global order.
 			w.Busy, w.PassEnd = true, start
 			c.passes.push(event{at: start, phase: phaseStart, tie: int64(ps.pool)<<32 | int64(w.ID), a: int32(ps.pool), b: w.ID})
