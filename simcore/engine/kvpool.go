@@ -185,6 +185,17 @@ func (p *KVPool) RegisterUnique(b int32) {
 	}
 }
 
+// RegisterUniqueAll is RegisterUnique for every block of bs (one call for a run of blocks).
+func (p *KVPool) RegisterUniqueAll(bs []int32) {
+	if !p.prefixCaching {
+		return
+	}
+	for _, b := range bs {
+		p.blocks[b].cached = true
+		p.blocks[b].unique = true
+	}
+}
+
 // Gen is block b's generation (for MatchOwn).
 func (p *KVPool) Gen(b int32) uint32 { return p.blocks[b].gen }
 

@@ -430,17 +430,16 @@ func (k *Rank) registerFull(r *Request) {
 		return
 	}
 	r.extendHashes(full*bs, bs)
-	shared := len(r.hashes)
-	for b := r.registered; b < full; b++ {
-		if b >= shared {
-			k.KV.RegisterUnique(r.blocks[b])
-			continue
-		}
+	shared := min(len(r.hashes), full)
+	for b := r.registered; b < shared; b++ {
 		parent := uint64(0)
 		if b > 0 {
 			parent = r.hashes[b-1]
 		}
 		k.KV.Register(r.blocks[b], r.hashes[b], parent, b == 0)
+	}
+	if from := max(r.registered, shared); from < full {
+		k.KV.RegisterUniqueAll(r.blocks[from:full])
 	}
 	r.registered = full
 }
