@@ -46,6 +46,10 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 	}
 	var uniqueID uint64
 	next := 0
+	// Turns and prompts are carved out of shared chunks: one allocation per thousands of
+	// requests instead of two per request.
+	var turnBuf []Turn
+	var segBuf []Segment
 	clock := 0.0
 	w := Workload{Sessions: count, OpenLoop: load.Type != spec.LoadConcurrency, Concurrency: load.Concurrency, SingleTurn: turns == 1}
 	w.Next = func() (Session, bool) {
@@ -72,9 +76,16 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 		if prefixBlocks > 0 {
 			g = groupStream.UniformInt(uint64(groups))
 		}
-		s.Turns = make([]Turn, turns)
+		if len(turnBuf) < turns {
+			turnBuf = make([]Turn, max(turns, 1024))
+		}
+		s.Turns, turnBuf = turnBuf[:turns:turns], turnBuf[turns:]
 		for k := range s.Turns {
-			segs := make([]Segment, 0, numBlocks)
+			if len(segBuf) < numBlocks {
+				segBuf = make([]Segment, max(numBlocks, 16384))
+			}
+			segs := segBuf[:0:numBlocks]
+			segBuf = segBuf[numBlocks:]
 			left := isl
 			for b := 0; b < numBlocks; b++ {
 				var id uint64
