@@ -144,6 +144,18 @@ func (k *Rank) ScheduledKV(pass int64) (n int64) {
 	return n + k.steadyKnown(pass)
 }
 
+// idlePass forms the empty pass of a rank without work in a group pass (simulation.md §9):
+// nothing from its previous pass may be finished again.
+func (k *Rank) idlePass() {
+	k.ready = k.ready[:0]
+	k.sgl.extend = false
+	k.sgl.batch = k.sgl.batch[:0]
+	k.passPrefillReqs, k.passPrefillTokens, k.passDecodeReqs, k.passDecodeKV = 0, 0, 0, 0
+	for _, r := range k.active {
+		r.scheduled = 0
+	}
+}
+
 // formPass schedules one pass at start and returns its prefill and decode parts.
 func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 	if k.cfg.Policy == SGLang {

@@ -158,6 +158,16 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			h.scheduled = 0
 			if !take(h, true) {
 				h.computed, h.hitBlocks = 0, 0
+				if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
+					// Even an idle rank cannot admit it (its prompt plus reserved output
+					// exceed the pool): nothing would ever change, so it is rejected rather
+					// than blocking the queue forever [decision, docs/simulation.md].
+					k.popFront()
+					h.Status = Rejected
+					h.Terminal = start
+					w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+					continue
+				}
 				break
 			}
 			k.popFront()

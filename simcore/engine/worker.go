@@ -152,6 +152,8 @@ func (w *Worker) StartPass(now float64) float64 {
 		k.formed = false
 		if k.hasWork() {
 			p, d = k.formPass(now, w)
+		} else {
+			k.idlePass()
 		}
 		if e := (now + p) + d; e > end {
 			end = e

@@ -624,6 +624,7 @@ func (c *cluster) processNotes(ps *poolState, w *engine.Worker) {
 	drain := false
 	for _, n := range w.Out {
 		r := n.R
+
 		switch n.Kind {
 		case engine.NotePrefillDone:
 			ps.router.PrefillDone(r, w, n.Rank, c.now)

@@ -209,3 +209,18 @@ func TestKVRouterQueue(t *testing.T) {
 		t.Errorf("%d requests queued, want 6", queued)
 	}
 }
+
+// A rank that runs out of work while another rank of its worker continues forms empty passes:
+// nothing of its last pass is finished again (attention DP, simulation.md §9).
+func TestIdleRankFormsEmptyPasses(t *testing.T) {
+	p := aggPlan(256, 4, sessions(
+		timedTurn{0, traffic.Turn{InputLength: 8, OutputLength: 2, Prompt: tokens(1, 2, 3, 4, 5, 6, 7, 8)}},
+		timedTurn{0, traffic.Turn{InputLength: 8, OutputLength: 9, Prompt: tokens(9, 10, 11, 12, 13, 14, 15, 16)}},
+	))
+	p.Agg.DP = 2
+	res := Run(p)
+	a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+	if a.Tokens != 2 || a.Terminal != 3 || b.Tokens != 9 || b.Terminal != 10 {
+		t.Errorf("A %d tokens ending %g, B %d tokens ending %g; want 2 at 3 and 9 at 10", a.Tokens, a.Terminal, b.Tokens, b.Terminal)
+	}
+}

@@ -1,0 +1,54 @@
+package simcore
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
+
+// FuzzPredictKnobs drives small but extreme scheduler, cache and traffic knobs through the
+// whole pipeline: a configuration is either rejected with a *spec.Error or simulated to the
+// end (every request terminal) — never a panic, a hang or another error.
+func FuzzPredictKnobs(f *testing.F) {
+	f.Add(uint8(0), uint16(32), uint16(4), uint8(2), uint16(8192), uint16(256), uint8(64), uint16(256), uint8(1), uint8(0), uint8(0))
+	f.Add(uint8(1), uint16(1), uint16(1), uint8(1), uint16(1), uint16(1), uint8(1), uint16(1), uint8(1), uint8(1), uint8(1))
+	f.Add(uint8(2), uint16(500), uint16(90), uint8(7), uint16(64), uint16(3), uint8(16), uint16(40), uint8(2), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, backend uint8, isl, osl uint16, conc uint8, mbt, maxSeq uint16, bs uint8, blocks uint16, replicas, dp, router uint8) {
+		b := []string{"vllm", "sglang", "trtllm"}[backend%3]
+		if b == "sglang" {
+			bs = 1
+		}
+		cfg := fmt.Sprintf(`
+traffic:
+  source: {type: synthetic, input_tokens: %d, output_tokens: %d}
+  load: {type: concurrency, concurrency: %d}
+  stop: {requests: 12}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: %s
+  context_length: 4096
+  workers:
+    aggregated:
+      parallelism: {replicas: %d, attention_data: %d}
+      scheduler: {max_batched_tokens: %d, max_sequences: %d}
+      kv_cache: {block_size: %d, capacity: {type: fixed, blocks: %d}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+router: {policy: %s}
+`, int(isl)%3000+1, int(osl)%200+1, int(conc)%16+1, b, int(replicas)%3+1, int(dp)%2+1, int(mbt)%9000+1, int(maxSeq)%300+1,
+			int(bs)%128+1, int(blocks)%600+1, []string{"round_robin", "kv_router"}[router%2])
+		out, err := Predict(Input{ConfigYAML: []byte(cfg)})
+		if err != nil {
+			var se *spec.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("non-configuration error %v\n%s", err, cfg)
+			}
+			return
+		}
+		if out.Summary["num_requests"] != 12 {
+			t.Fatalf("num_requests %v\n%s", out.Summary["num_requests"], cfg)
+		}
+	})
+}
