@@ -327,7 +327,9 @@ func (k *Rank) passTimes(pass int64) (prefill, decode float64) {
 		steadyKV = k.steadyKnown(pass)
 		activeKV += steadyKV
 	}
-	k.formed = batchD > 0 || batchP > 0 || k.anyScheduled()
+	// A pass that only preempted still counts: its (empty) completion lets the victims be
+	// re-admitted or rejected at once instead of leaving the rank idle with work.
+	k.formed = batchD > 0 || batchP > 0 || k.preempted || k.anyScheduled()
 	k.passPrefillReqs, k.passPrefillTokens = batchP, sumISL-sumPrefix
 	k.passDecodeReqs, k.passDecodeKV = decodePhase+k.steadyN, decodePhaseKV+steadyKV
 	if batchP > 0 && cfg.Pool != PoolDecode {

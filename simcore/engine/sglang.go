@@ -93,9 +93,13 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				return false
 			}
 			extend := r.Known() - r.computed
-			c := min(extend, remChunk, remInput) / bs * bs
-			if c < extend && c == 0 {
-				return false
+			// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
+			c := min(extend, remChunk, remInput)
+			if c < extend {
+				c = c / bs * bs
+				if c == 0 {
+					return false
+				}
 			}
 			res := 0
 			if c >= extend {
