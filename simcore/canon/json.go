@@ -133,70 +133,48 @@ func (e *encoder) value(v any, depth int) error {
 	case map[string]any:
 		return e.object(x, depth)
 	case []any:
-		if len(x) == 0 {
-			e.buf = append(e.buf, "[]"...)
-			return nil
-		}
-		e.buf = append(e.buf, '[')
-		for i, el := range x {
-			e.sep(i, depth+1)
-			if err := e.value(el, depth+1); err != nil {
-				return err
-			}
-		}
-		e.close(']', depth)
+		return array(e, x, depth, func(el any) error { return e.value(el, depth+1) })
 	case []map[string]any:
-		if len(x) == 0 {
-			e.buf = append(e.buf, "[]"...)
-			return nil
-		}
-		e.buf = append(e.buf, '[')
-		for i, el := range x {
-			e.sep(i, depth+1)
-			if err := e.object(el, depth+1); err != nil {
-				return err
-			}
-		}
-		e.close(']', depth)
+		return array(e, x, depth, func(el map[string]any) error { return e.object(el, depth+1) })
 	case []float64:
-		if len(x) == 0 {
-			e.buf = append(e.buf, "[]"...)
-			return nil
-		}
-		e.buf = append(e.buf, '[')
-		for i, f := range x {
+		return array(e, x, depth, func(f float64) error {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				return ErrNonFinite
 			}
-			e.sep(i, depth+1)
 			e.buf = appendFloat(e.buf, f)
-		}
-		e.close(']', depth)
+			return nil
+		})
 	case []int:
-		if len(x) == 0 {
-			e.buf = append(e.buf, "[]"...)
-			return nil
-		}
-		e.buf = append(e.buf, '[')
-		for i, n := range x {
-			e.sep(i, depth+1)
+		return array(e, x, depth, func(n int) error {
 			e.buf = strconv.AppendInt(e.buf, int64(n), 10)
-		}
-		e.close(']', depth)
-	case []string:
-		if len(x) == 0 {
-			e.buf = append(e.buf, "[]"...)
 			return nil
-		}
-		e.buf = append(e.buf, '[')
-		for i, s := range x {
-			e.sep(i, depth+1)
-			e.buf = appendString(e.buf, s)
-		}
-		e.close(']', depth)
+		})
+	case []string:
+		return array(e, x, depth, func(str string) error {
+			e.buf = appendString(e.buf, str)
+			return nil
+		})
 	default:
 		return &UnsupportedTypeError{Value: v}
 	}
+	return nil
+}
+
+// array writes the elements of xs with elem, one per line in the pretty layout; an empty
+// array is "[]".
+func array[T any](e *encoder, xs []T, depth int, elem func(T) error) error {
+	if len(xs) == 0 {
+		e.buf = append(e.buf, "[]"...)
+		return nil
+	}
+	e.buf = append(e.buf, '[')
+	for i, x := range xs {
+		e.sep(i, depth+1)
+		if err := elem(x); err != nil {
+			return err
+		}
+	}
+	e.close(']', depth)
 	return nil
 }
 
