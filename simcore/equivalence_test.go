@@ -133,6 +133,17 @@ router: {policy: kv_router}
 `,
 }
 
+// exactPlan turns every shortcut off: every block hashed and indexed, every request visited
+// on every pass (no steady cohort, hence no fast-forward).
+func exactPlan(p *replay.Plan) {
+	p.ShareEverything = true
+	for _, pp := range []*replay.PoolPlan{p.Agg, p.Prefill, p.Decode} {
+		if pp != nil {
+			pp.Rank.Exact = true
+		}
+	}
+}
+
 // The unique-block shortcut (blocks no other request can share are neither hashed nor
 // indexed) and the steady decode cohort must not change a single output byte.
 func TestShortcutsChangeNothing(t *testing.T) {
@@ -144,14 +155,7 @@ func TestShortcutsChangeNothing(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		slow, err := predictWith(in, func(p *replay.Plan) {
-			p.ShareEverything = true
-			for _, pp := range []*replay.PoolPlan{p.Agg, p.Prefill, p.Decode} {
-				if pp != nil {
-					pp.Rank.Exact = true
-				}
-			}
-		})
+		slow, err := predictWith(in, exactPlan)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

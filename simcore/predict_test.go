@@ -169,16 +169,9 @@ traffic:
 	wantNum(t, m, "duration_ms", 5)
 }
 
-// E8: disaggregated, TTFT 1 and e2e 4 without transfer delay; with a delay d both shift.
-func TestWorkedE8Disaggregated(t *testing.T) {
-	cfg := `
-traffic:
-  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
-  load: {type: concurrency, concurrency: 1}
-  stop: {requests: 1}
-engine:
-  mode: disaggregated
-  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+// disaggFixedEngine ends an engine section (after mode/backend) with one prefill and one
+// decode worker of 256 blocks and fixed 1/1 timing, no transfer delay.
+const disaggFixedEngine = `  model: meta-llama/Meta-Llama-3.1-8B-Instruct
   hardware: h200_sxm
   kv_transfer: {bandwidth_gb_per_second: null}
   workers:
@@ -189,6 +182,17 @@ engine:
       kv_cache: {capacity: {type: fixed, blocks: 256}}
       timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
 `
+
+// E8: disaggregated, TTFT 1 and e2e 4 without transfer delay; with a delay d both shift.
+func TestWorkedE8Disaggregated(t *testing.T) {
+	cfg := `
+traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
+  load: {type: concurrency, concurrency: 1}
+  stop: {requests: 1}
+engine:
+  mode: disaggregated
+` + disaggFixedEngine
 	m := summaryOf(t, predict(t, cfg))
 	wantNum(t, m, "mean_ttft_ms", 1)
 	wantNum(t, m, "mean_e2e_latency_ms", 4)
@@ -272,25 +276,14 @@ traffic:
 engine:
   mode: disaggregated
   backend: sglang
-  model: meta-llama/Meta-Llama-3.1-8B-Instruct
-  hardware: h200_sxm
-  kv_transfer: {bandwidth_gb_per_second: null}
-  workers:
-    prefill:
-      kv_cache: {capacity: {type: fixed, blocks: 256}}
-      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
-    decode:
-      kv_cache: {capacity: {type: fixed, blocks: 256}}
-      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
-`
+` + disaggFixedEngine
 	m := summaryOf(t, predict(t, cfg))
 	wantNum(t, m, "mean_ttft_ms", 1)
 	wantNum(t, m, "mean_e2e_latency_ms", 4)
 	// Decode rank of 40 pages: the first request reserves 33 (L + 1) and grows to 36; the
 	// second (arriving with it) waits until the first completes at 4 to reserve, so its first
 	// token is visible at 4 (prefill finished at 2) and its last at 7.
-	tight := strings.Replace(cfg, "blocks: 256}}\n      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}\n`", "blocks: 40}}\n      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}\n`", 1)
-	tight = strings.Replace(tight, "    decode:\n      kv_cache: {capacity: {type: fixed, blocks: 256}}", "    decode:\n      kv_cache: {capacity: {type: fixed, blocks: 40}}", 1)
+	tight := strings.Replace(cfg, "    decode:\n      kv_cache: {capacity: {type: fixed, blocks: 256}}", "    decode:\n      kv_cache: {capacity: {type: fixed, blocks: 40}}", 1)
 	m = summaryOf(t, predict(t, tight, "traffic.load.concurrency=2", "traffic.stop.requests=2"))
 	wantNum(t, m, "completed_requests", 2)
 	wantNum(t, m, "max_ttft_ms", 4)

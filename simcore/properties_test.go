@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"aisimulate/simcore/replay"
 )
 
 // randomConfig draws a configuration that stresses the scheduler: tight KV capacity (so
@@ -149,10 +147,7 @@ func TestRandomRunsInvariants(t *testing.T) {
 		if !bytes.Equal(again.RequestsJSONL, out.RequestsJSONL) || !bytes.Equal(again.PredictionJSON, out.PredictionJSON) {
 			t.Fatalf("run %d: same input, different bytes", i)
 		}
-		exact, err := predictWith(in, func(p *replay.Plan) {
-			p.ShareEverything = true
-			p.Agg.Rank.Exact = true
-		})
+		exact, err := predictWith(in, exactPlan)
 		if err != nil {
 			t.Fatal(err)
 		}
