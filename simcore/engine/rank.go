@@ -68,8 +68,9 @@ func (k *Rank) hasWork() bool {
 	return len(k.running) > 0 || k.wHead < len(k.waiting) || k.mHead < len(k.materialized)
 }
 
-// Enqueue appends a routed request to the waiting queue (TRT-LLM clips its output first).
-// It reports false when TRT-LLM rejects it outright at enqueue.
+// Enqueue appends a routed request to the waiting queue. TRT-LLM first clips its output to
+// what the pool and context can hold; a prompt that leaves no room for one output token is
+// rejected at its first pass (simulation.md §7).
 func (k *Rank) Enqueue(r *Request) {
 	if cfg := k.cfg; cfg.Policy == TRTLLM {
 		limit := cfg.NumBlocks * cfg.BlockSize

@@ -44,6 +44,7 @@ type Router struct {
 	cands   []*sched
 	cursor  int32 // round robin: last chosen worker id, -1 none
 	costs   []float64
+	weights []float64 // softmax scratch
 	overlap []int
 	queue   []*engine.Request
 	qHead   int
@@ -236,7 +237,11 @@ func (rt *Router) pick() int {
 		}
 		return n - 1
 	}
-	weights := make([]float64, n)
+	weights := rt.weights[:0]
+	for range costs {
+		weights = append(weights, 0)
+	}
+	rt.weights = weights
 	var sum float64
 	for i, c := range costs {
 		weights[i] = xmath.Exp(-(c - lo) / float64((hi-lo)*rt.cfg.Temperature))
