@@ -38,6 +38,10 @@ type App struct {
 	runErr   *RunError
 	fieldErr map[string]string
 	notice   string
+	// drafts holds what the user has typed into a form field but not yet committed (the
+	// change event applies it to the YAML). A re-render in between (progress, the worker
+	// becoming ready) shows the draft instead of resetting the field to the YAML's value.
+	drafts map[string]string
 
 	prediction string
 	requests   string
@@ -70,6 +74,7 @@ func HasURLConfig() bool {
 
 func (a *App) setYAML(y string) {
 	a.yamlText = y
+	a.drafts = nil
 	d, err := ParseDoc(y)
 	if err != nil {
 		a.doc, a.docErr = nil, err.Error()
@@ -316,6 +321,9 @@ func (a *App) renderKnob(k Knob) *vecty.HTML {
 	errText, bad := a.fieldErr[k.ID]
 	var control *vecty.HTML
 	onChange := event.Change(a.onKnob(k.ID))
+	if d, ok := a.drafts[k.ID]; ok {
+		k.Value = d
+	}
 	switch k.Kind {
 	case "select":
 		opts := vecty.List{}
@@ -333,7 +341,13 @@ func (a *App) renderKnob(k Knob) *vecty.HTML {
 		if k.Kind != "text" {
 			typ = prop.TypeNumber
 		}
-		m := vecty.Markup(prop.ID(k.ID), prop.Type(typ), vecty.Property("value", k.Value), prop.Placeholder(k.Placeholder), onChange)
+		onInput := event.Input(func(e *vecty.Event) {
+			if a.drafts == nil {
+				a.drafts = map[string]string{}
+			}
+			a.drafts[k.ID] = e.Target.Get("value").String()
+		})
+		m := vecty.Markup(prop.ID(k.ID), prop.Type(typ), vecty.Property("value", k.Value), prop.Placeholder(k.Placeholder), onChange, onInput)
 		if k.Kind == "text" && len(k.Options) > 0 {
 			m = vecty.Markup(m, vecty.Attribute("list", k.ID+"-options"))
 		}

@@ -27,6 +27,7 @@ async function openPage(frag = "") {
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(srv.url + frag);
   await page.waitForSelector("#run", { timeout: 30000 });
+  await page.evaluate(() => window.aisimulate.ready);
   page.errors = errors;
   return page;
 }
@@ -75,7 +76,7 @@ test("validation error is shown at the form field", async () => {
   const page = await openPage();
   await page.fill("#aggregated-tensor", "0");
   await page.dispatchEvent("#aggregated-tensor", "change");
-  assert.match(await page.inputValue("#yaml"), /tensor: 0/);
+  await page.waitForFunction(() => /tensor: 0/.test(document.querySelector("#yaml").value), null, { timeout: 10000 });
   await page.click("#run");
   await waitIdle(page);
   const err = await page.textContent(".field.invalid .field-error");
@@ -88,6 +89,21 @@ test("validation error is shown at the form field", async () => {
   await waitIdle(page);
   assert.match(await page.textContent("#editor-error"), /colour/);
   await page.screenshot({ path: path.join(shots, "field-error.png") });
+  await page.close();
+});
+
+test("a re-render keeps what the user is typing in a form field", async () => {
+  const page = await openPage();
+  await page.fill("#aggregated-replicas", "3");
+  // A programmatic click keeps the focus in the field (no change event yet); Run re-renders
+  // the whole page, which must not reset the field to the YAML's value.
+  await page.evaluate(() => document.querySelector("#run").click());
+  await page.waitForFunction(() => document.querySelector("#run").disabled, null, { timeout: 10000 }).catch(() => {});
+  assert.equal(await page.inputValue("#aggregated-replicas"), "3");
+  await waitIdle(page);
+  assert.equal(await page.inputValue("#aggregated-replicas"), "3");
+  await page.dispatchEvent("#aggregated-replicas", "change");
+  await page.waitForFunction(() => /replicas: 3/.test(document.querySelector("#yaml").value), null, { timeout: 10000 });
   await page.close();
 });
 
