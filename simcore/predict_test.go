@@ -3,6 +3,7 @@ package simcore
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -167,6 +168,39 @@ traffic:
 	wantNum(t, m, "max_e2e_latency_ms", 5)
 	wantNum(t, m, "min_e2e_latency_ms", 4.5)
 	wantNum(t, m, "duration_ms", 5)
+}
+
+// An SGLang prompt longer than one chunk whose prompt plus reserved output exceed the whole
+// pool can never finish its prefill: once nothing else runs it is rejected (docs/simulation.md,
+// "Stalls are defects") instead of stalling the run; one that fits completes.
+func TestSGLangChunkedPromptBeyondPool(t *testing.T) {
+	cfg := func(osl int) string {
+		return fmt.Sprintf(`
+traffic:
+  source: {type: synthetic, input_tokens: 8500, output_tokens: %d}
+  load: {type: concurrency, concurrency: 1}
+  stop: {requests: 2}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  workers:
+    aggregated:
+      kv_cache: {block_size: 1, capacity: {type: fixed, blocks: 9000}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`, osl)
+	}
+	m := summaryOf(t, predict(t, cfg(600)))
+	wantNum(t, m, "num_requests", 2)
+	wantNum(t, m, "completed_requests", 0)
+	// The first chunk (8192 tokens) runs in [0, 1]; the second pass rejects the request at 1,
+	// the next session starts then and is rejected at 2.
+	wantNum(t, m, "duration_ms", 0)
+	m = summaryOf(t, predict(t, cfg(400)))
+	wantNum(t, m, "completed_requests", 2)
+	// Two prefill passes, then 399 decode passes per request.
+	wantNum(t, m, "mean_ttft_ms", 2)
+	wantNum(t, m, "mean_e2e_latency_ms", 401)
 }
 
 // disaggFixedEngine ends an engine section (after mode/backend) with one prefill and one

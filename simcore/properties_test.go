@@ -21,6 +21,9 @@ func randomConfig(rnd *rand.Rand) (cfg string, requests, outputPerRequest int) {
 	if backend == "sglang" {
 		bs = 1
 		blocks *= 16
+		if rnd.IntN(3) == 0 {
+			isl = 8192 + rnd.IntN(1500) // longer than one chunk (chunked_prefill_size 8192)
+		}
 	}
 	// Capacity must hold one whole request, or it would be rejected (a different test).
 	if min := (isl+osl)/bs + 2; blocks < min {

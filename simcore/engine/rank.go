@@ -65,7 +65,8 @@ func (k *Rank) Running() int { return len(k.running) }
 func (k *Rank) Waiting() int { return len(k.waiting) - k.wHead + len(k.materialized) - k.mHead }
 
 func (k *Rank) hasWork() bool {
-	return len(k.running) > 0 || k.wHead < len(k.waiting) || k.mHead < len(k.materialized)
+	// An SGLang request in chunked prefill is in neither queue but still needs passes.
+	return len(k.running) > 0 || k.wHead < len(k.waiting) || k.mHead < len(k.materialized) || k.sgl.chunked != nil
 }
 
 // Enqueue appends a routed request to the waiting queue. TRT-LLM first clips its output to

@@ -139,7 +139,18 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		if s.chunked != nil {
 			r := s.chunked
 			r.scheduled = 0
-			take(r, false)
+			if !take(r, false) && len(k.running) == 0 && k.KV.Active() == len(r.blocks) {
+				// Its last chunk plus reserved output exceed everything the pool could
+				// ever free (nothing else runs or holds blocks): like a head that even an
+				// idle rank cannot admit, it is rejected instead of stalling the rank
+				// forever [decision, docs/simulation.md].
+				k.releaseBlocks(r)
+				r.computed, r.prefilling = 0, false
+				s.chunked = nil
+				r.Status = Rejected
+				r.Terminal = start
+				w.Out = append(w.Out, Note{Kind: NoteRejected, R: r, Rank: k.ID})
+			}
 		}
 		for s.chunked == nil && k.wHead < len(k.waiting) {
 			h := k.waiting[k.wHead]
