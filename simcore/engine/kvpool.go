@@ -1,5 +1,7 @@
 package engine
 
+import "aisimulate/simcore/hashtab"
+
 // KVPool is one rank's KV block pool with prefix caching (simulation.md §4). Cached copies
 // are registered under their sequence hash; a hash may have several resident copies (linked
 // through nextCopy). Copies with no references sit in an LRU list and are evicted from its
@@ -12,7 +14,7 @@ type KVPool struct {
 	numInactive   int     // LRU length
 	lruHead       int32
 	lruTail       int32
-	byHash        *HashTable
+	byHash        *hashtab.Table
 	prefixCaching bool
 	// Events collects Stored/Removed events for a router that consumes them.
 	Events     []KVEvent
@@ -55,7 +57,7 @@ func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 		blocks:        make([]kvBlock, n),
 		lruHead:       -1,
 		lruTail:       -1,
-		byHash:        NewHashTable(n),
+		byHash:        hashtab.New(n),
 		prefixCaching: prefixCaching,
 		wantEvents:    wantEvents,
 	}
@@ -322,7 +324,7 @@ func (p *KVPool) lruRemove(b int32) {
 // Clear empties the pool (worker removal) and records a Cleared event.
 func (p *KVPool) Clear() {
 	n := len(p.blocks)
-	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1, byHash: NewHashTable(n),
+	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1, byHash: hashtab.New(n),
 		prefixCaching: p.prefixCaching, wantEvents: p.wantEvents}
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVCleared})

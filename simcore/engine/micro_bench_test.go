@@ -6,18 +6,6 @@ import (
 	"aisimulate/simcore/traffic"
 )
 
-func BenchmarkMicroHashTable(b *testing.B) {
-	t := NewHashTable(16384)
-	for i := 0; i < b.N; i++ {
-		k := uint64(i)*0x9e3779b97f4a7c15 | 1
-		t.Put(k, int32(i))
-		t.Get(k)
-		if i > 8000 {
-			t.Delete(uint64(i-8000)*0x9e3779b97f4a7c15 | 1)
-		}
-	}
-}
-
 func BenchmarkMicroExtendHashes(b *testing.B) {
 	segs := make([]traffic.Segment, 16)
 	for i := range segs {

@@ -5,6 +5,7 @@ package router
 
 import (
 	"aisimulate/simcore/engine"
+	"aisimulate/simcore/hashtab"
 	"aisimulate/simcore/rng"
 	"aisimulate/simcore/xmath"
 )
@@ -55,12 +56,12 @@ type sched struct {
 	worker    *engine.Worker
 	rank      int32
 	rrCounter int
-	index     *engine.HashTable // hashes this rank holds per KV events
-	apt       int64             // active prefill tokens
-	prefills  []aicPrefill      // AIC load model: active prefills in placement order
+	index     *hashtab.Table // hashes this rank holds per KV events
+	apt       int64          // active prefill tokens
+	prefills  []aicPrefill   // AIC load model: active prefills in placement order
 	anchorAt  float64
-	adb       int64             // active decode blocks
-	refs      *engine.HashTable // identity → number of placed requests holding it
+	adb       int64          // active decode blocks
+	refs      *hashtab.Table // identity → number of placed requests holding it
 }
 
 type aicPrefill struct {
@@ -88,10 +89,10 @@ func (rt *Router) SetWorkers(ws []*engine.Worker) {
 			if s == nil {
 				s = &sched{worker: w, rank: int32(i)}
 				if rt.cfg.UseEvents {
-					s.index = engine.NewHashTable(1024)
+					s.index = hashtab.New(1024)
 				}
 				if rt.cfg.TrackDecodeBlocks && rt.cfg.AssumeKVReuse {
-					s.refs = engine.NewHashTable(1024)
+					s.refs = hashtab.New(1024)
 				}
 				rt.scheds[k] = s
 			}

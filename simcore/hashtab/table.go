@@ -1,30 +1,32 @@
-package engine
+// Package hashtab is an open-addressing hash table from nonzero 64-bit keys to int32 values,
+// used where Go maps are too slow (per-pass KV bookkeeping, routers, trace analysis).
+package hashtab
 
-// HashTable maps nonzero 64-bit block hashes to int32 values with open addressing, linear
+// Table maps nonzero 64-bit block hashes to int32 values with open addressing, linear
 // probing and backward-shift deletion. Keys are already well mixed, so the low bits index
 // the table directly. It replaces Go maps on the per-pass path (no hashing of the key, no
 // iteration-order concerns, no per-entry allocation).
-type HashTable struct {
+type Table struct {
 	keys []uint64
 	vals []int32
 	mask uint64
 	n    int
 }
 
-// NewHashTable makes a table sized for about capacity keys.
-func NewHashTable(capacity int) *HashTable {
+// New makes a table sized for about capacity keys.
+func New(capacity int) *Table {
 	size := 16
 	for size < 2*capacity {
 		size <<= 1
 	}
-	return &HashTable{keys: make([]uint64, size), vals: make([]int32, size), mask: uint64(size - 1)}
+	return &Table{keys: make([]uint64, size), vals: make([]int32, size), mask: uint64(size - 1)}
 }
 
 // Len is the number of keys.
-func (t *HashTable) Len() int { return t.n }
+func (t *Table) Len() int { return t.n }
 
 // Get returns the value of k and whether it is present (k must be nonzero).
-func (t *HashTable) Get(k uint64) (int32, bool) {
+func (t *Table) Get(k uint64) (int32, bool) {
 	for i := k & t.mask; ; i = (i + 1) & t.mask {
 		switch t.keys[i] {
 		case k:
@@ -36,13 +38,13 @@ func (t *HashTable) Get(k uint64) (int32, bool) {
 }
 
 // Has reports whether k is present.
-func (t *HashTable) Has(k uint64) bool {
+func (t *Table) Has(k uint64) bool {
 	_, ok := t.Get(k)
 	return ok
 }
 
 // Put sets the value of k.
-func (t *HashTable) Put(k uint64, v int32) {
+func (t *Table) Put(k uint64, v int32) {
 	if 2*(t.n+1) > len(t.keys) {
 		t.grow()
 	}
@@ -60,7 +62,7 @@ func (t *HashTable) Put(k uint64, v int32) {
 }
 
 // Delete removes k if present, shifting later entries of its probe run back.
-func (t *HashTable) Delete(k uint64) {
+func (t *Table) Delete(k uint64) {
 	i := k & t.mask
 	for {
 		switch t.keys[i] {
@@ -92,12 +94,12 @@ func (t *HashTable) Delete(k uint64) {
 }
 
 // Clear removes every key.
-func (t *HashTable) Clear() {
+func (t *Table) Clear() {
 	clear(t.keys)
 	t.n = 0
 }
 
-func (t *HashTable) grow() {
+func (t *Table) grow() {
 	old, oldV := t.keys, t.vals
 	t.keys = make([]uint64, 2*len(old))
 	t.vals = make([]int32, 2*len(old))

@@ -1,4 +1,4 @@
-package engine
+package hashtab
 
 import (
 	"math/rand/v2"
@@ -7,9 +7,9 @@ import (
 
 // The table behaves exactly like a Go map under random puts and deletes, including keys
 // that collide in their low bits (probe runs that wrap around the end).
-func TestHashTableMatchesMap(t *testing.T) {
+func TestTableMatchesMap(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	tab := NewHashTable(8)
+	tab := New(8)
 	ref := map[uint64]int32{}
 	for step := 0; step < 200000; step++ {
 		k := uint64(rnd.IntN(300)+1) | uint64(rnd.IntN(4))<<40 // many low-bit collisions
@@ -34,6 +34,18 @@ func TestHashTableMatchesMap(t *testing.T) {
 		}
 		if v, ok := tab.Get(k); ok != (ref[k] != 0 || func() bool { _, ok := ref[k]; return ok }()) || ok && v != ref[k] {
 			t.Fatalf("step %d: key %d mismatch", step, k)
+		}
+	}
+}
+
+func BenchmarkTable(b *testing.B) {
+	t := New(16384)
+	for i := 0; i < b.N; i++ {
+		k := uint64(i)*0x9e3779b97f4a7c15 | 1
+		t.Put(k, int32(i))
+		t.Get(k)
+		if i > 8000 {
+			t.Delete(uint64(i-8000)*0x9e3779b97f4a7c15 | 1)
 		}
 	}
 }
