@@ -16,12 +16,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -36,12 +38,16 @@ func main() {
 	timeout := flag.Duration("timeout", 60*time.Second, "wall-time limit per row (simulator); a row over it is not priced")
 	match := flag.String("match", "", "only rows whose id contains this substring")
 	verbose := flag.Bool("v", false, "print every row's prediction")
+	spread := flag.Float64("spread", rows.Spread, "request lengths uniform in [spread·L, L] (1 = constant lengths)")
+	calFile := flag.String("calibration", "", "with -surrogate: use this calibration file instead of the embedded one")
+	dump := flag.String("rows", "", "also write every priced row's prediction as tab-separated values to this file (outside the repository: it holds measured values)")
 	isChild := flag.Bool("child", false, "internal: simulate the configuration on stdin")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S] [-v] MEASURED.csv")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	rows.Spread = *spread
 	if *isChild {
 		child()
 		return
@@ -68,6 +74,21 @@ func main() {
 		}
 	}
 	c := perf.DefaultCalibration()
+	if *calFile != "" {
+		if !*surrogate {
+			fmt.Fprintln(os.Stderr, "accuracy: -calibration needs -surrogate (the simulator uses the embedded calibration)")
+			os.Exit(2)
+		}
+		b, err := os.ReadFile(*calFile)
+		if err == nil {
+			c = &perf.Calibration{}
+			err = json.Unmarshal(b, c)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "accuracy:", err)
+			os.Exit(1)
+		}
+	}
 	preds := make([]rows.Prediction, len(rs))
 	if *surrogate {
 		prep := rows.Prepare(rs, c)
@@ -95,22 +116,69 @@ func main() {
 				preds[i].Err = err
 				continue
 			}
-			preds[i].TTFT, preds[i].TPOT, preds[i].Err = simulate(rows.ConfigYAML(r, t), *timeout)
+			preds[i].TTFT, preds[i].TPOT, preds[i].Err = simulate(r, rows.ConfigYAML(r, t), *timeout)
 			if *verbose {
 				fmt.Fprintf(os.Stderr, "%s: ttft %.1f/%.1f tpot %.2f/%.2f %v\n", r.ID, preds[i].TTFT, r.TTFT, preds[i].TPOT, r.TPOT, preds[i].Err)
 			}
 		}
 	}
 	rows.WriteReport(os.Stdout, preds)
+	if *dump != "" {
+		if err := writeRows(*dump, preds, c); err != nil {
+			fmt.Fprintln(os.Stderr, "accuracy:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// writeRows writes one line per priced row: identity, deployment and the predicted and
+// measured means, for error analysis.
+func writeRows(path string, preds []rows.Prediction, c *perf.Calibration) error {
+	var b strings.Builder
+	b.WriteString("id\tcurve\theld\tgroup\tmode\tmodel\tfamily\tconc\tisl\tosl\tgemm\ttp\tdp\tep\tpred_ttft\tmeas_ttft\tpred_tpot\tmeas_tpot\n")
+	for _, p := range preds {
+		r := p.Row
+		if p.Err != nil || !r.InScope() || p.TTFT <= 0 {
+			continue
+		}
+		fam, tp, dp, ep := "", 0, 0, 0
+		if t, err := rows.Build(r, c); err == nil {
+			fam = perf.FamilyOf(t.Model)
+			par := t.AggPar
+			if r.Mode == "disagg" {
+				par = t.DecodePar
+			}
+			tp, dp, ep = par.Tensor, par.AttentionData, par.MoeExpert
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%v\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%.4g\t%.4g\t%.4g\t%.4g\n",
+			r.ID, r.CurveID, r.HeldOut(), r.Group(), r.Mode, r.Model, fam, r.Concurrency, r.ISL, r.OSL, r.GemmQuant,
+			tp, dp, ep, p.TTFT, r.TTFT, p.TPOT, r.TPOT)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // simulate runs one configuration through simcore.Predict in a child process (this binary
 // with -child), so a run that exceeds the time limit or grows past the memory limit is
 // killed without harming the rest of the replay.
-func simulate(cfg string, limit time.Duration) (ttft, tpot float64, err error) {
+func simulate(r *rows.Row, cfg string, limit time.Duration) (ttft, tpot float64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-child")
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.CommandContext(ctx, self, "-child")
+	if strings.Contains(cfg, rows.TraceName) {
+		dir, err := os.MkdirTemp("", "accuracy")
+		if err != nil {
+			return 0, 0, err
+		}
+		defer os.RemoveAll(dir)
+		if err := os.WriteFile(filepath.Join(dir, rows.TraceName), rows.TraceJSONL(r), 0o644); err != nil {
+			return 0, 0, err
+		}
+		cmd.Dir = dir
+	}
 	cmd.Stdin = strings.NewReader(cfg)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -150,7 +218,7 @@ func child() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	out, err := simcore.Predict(simcore.Input{ConfigName: "accuracy.yaml", ConfigYAML: cfg})
+	out, err := simcore.Predict(simcore.Input{ConfigName: "accuracy.yaml", ConfigYAML: cfg, Files: os.DirFS(".")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -2,6 +2,7 @@ package perf
 
 import (
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 
@@ -251,5 +252,86 @@ func TestCalibrationTable(t *testing.T) {
 	// The same inputs always give the same answer (no hidden state).
 	if d2.DecodeMs(32, 32*2000, 2000, 0) != d2.DecodeMs(32, 32*2000, 2000, 0) {
 		t.Fatal("nondeterministic")
+	}
+}
+
+// calibratedGroups lists every (hardware, backend) the embedded calibration fits, plus each
+// backend's fallback on a GPU without a fitted group, so the physics tests below hold for
+// every set of fitted factors users can get.
+func calibratedGroups(t *testing.T) [][2]string {
+	t.Helper()
+	c := DefaultCalibration()
+	var out [][2]string
+	for k := range c.Groups {
+		i := strings.IndexByte(k, '/')
+		out = append(out, [2]string{k[:i], k[i+1:]})
+	}
+	for _, b := range Backends {
+		out = append(out, [2]string{"a100_sxm", b})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0]+out[i][1] < out[j][0]+out[j][1] })
+	return out
+}
+
+// More tensor parallelism lowers the per-token latency of a 70B model (decode step and
+// prefill) under every calibrated group, within one NVLink domain.
+func TestPhysicsTensorParallelEveryGroup(t *testing.T) {
+	for _, g := range calibratedGroups(t) {
+		prevD, prevP := 1e18, 1e18
+		for _, tp := range []int{2, 4, 8} {
+			tm := mustTiming(t, "meta-llama/Meta-Llama-3.1-70B", g[0], g[1], spec.Parallelism{Tensor: tp}, Quant{})
+			d := tm.DecodeMs(16, 16*2048, 2048, 0)
+			p := tm.PrefillMs(1, 4096, 0)
+			if d >= prevD || p >= prevP {
+				t.Errorf("%s/%s: TP%d decode %.3f ms prefill %.3f ms not below the smaller TP (%.3f, %.3f)", g[0], g[1], tp, d, p, prevD, prevP)
+			}
+			prevD, prevP = d, p
+		}
+	}
+}
+
+// FP8 weights are faster than BF16 (decode and prefill) wherever the GPU has FP8 tensor
+// cores, under every calibrated group.
+func TestPhysicsFP8EveryGroup(t *testing.T) {
+	for _, g := range calibratedGroups(t) {
+		if mustHW(t, g[0]).FP8 == 0 {
+			continue
+		}
+		bf := mustTiming(t, "meta-llama/Meta-Llama-3.1-70B", g[0], g[1], spec.Parallelism{Tensor: 4}, Quant{Gemm: "bf16"})
+		f8 := mustTiming(t, "meta-llama/Meta-Llama-3.1-70B", g[0], g[1], spec.Parallelism{Tensor: 4}, Quant{Gemm: "fp8"})
+		if !(f8.DecodeMs(8, 8*1024, 1024, 0) < bf.DecodeMs(8, 8*1024, 1024, 0)) || !(f8.PrefillMs(4, 4096, 0) < bf.PrefillMs(4, 4096, 0)) {
+			t.Errorf("%s/%s: fp8 not faster than bf16", g[0], g[1])
+		}
+	}
+}
+
+// Bigger decode batches raise throughput with diminishing returns, and longer prompts cost
+// more prefill time, under every calibrated group.
+func TestPhysicsBatchAndPromptEveryGroup(t *testing.T) {
+	for _, g := range calibratedGroups(t) {
+		tm := mustTiming(t, "meta-llama/Meta-Llama-3.1-8B", g[0], g[1], spec.Parallelism{Tensor: 1}, Quant{})
+		prevTP, prevGain := 0.0, 1e18
+		for _, b := range []int{1, 4, 16, 64, 256} {
+			tput := float64(b) / tm.DecodeMs(b, int64(b*1024), 1024, 0)
+			if tput <= prevTP {
+				t.Errorf("%s/%s: decode throughput fell at batch %d", g[0], g[1], b)
+			}
+			if prevTP > 0 {
+				gain := tput / prevTP
+				if gain > prevGain*1.0001 {
+					t.Errorf("%s/%s: gains not diminishing at batch %d (%.3f after %.3f)", g[0], g[1], b, gain, prevGain)
+				}
+				prevGain = gain
+			}
+			prevTP = tput
+		}
+		prev := 0.0
+		for _, isl := range []int{1024, 4096, 16384} {
+			p := tm.PrefillMs(1, isl, 0)
+			if p <= prev {
+				t.Errorf("%s/%s: a %d-token prompt (%.2f ms) is not dearer than a shorter one (%.2f ms)", g[0], g[1], isl, p, prev)
+			}
+			prev = p
+		}
 	}
 }

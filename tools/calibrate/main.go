@@ -3,9 +3,11 @@
 //
 //  1. op-family efficiency curves (OpCoef) fitted on measured H200 kernel tables
 //     (GEMM, context/generation attention, all-reduce), minimising mean |log(pred/meas)|;
-//  2. per (hardware, backend) factors (GroupCoef) fitted on measured serving runs replayed by
-//     the surrogate scheduler (tools/calibrate/rows), minimising TTFT+TPOT MAPE on the rows
-//     whose curve is not held out (rows.HeldOut), plus a per-backend fallback.
+//  2. per (hardware, backend) coefficients (GroupCoef, with a per-backend fallback) and per
+//     model-family factors (FamilyCoef) fitted alternately on measured serving runs replayed
+//     by the surrogate scheduler (tools/calibrate/rows), minimising the capped TTFT APE +
+//     1.5 × TPOT APE by an L1 regression (fit.go) on the rows whose curve is not held out
+//     (rows.HeldOut) and that the accuracy harness can simulate.
 //
 // Only the fitted coefficients are written; no measured value is stored.
 //
@@ -22,7 +24,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 
 	"aisimulate/simcore/catalog"
@@ -34,6 +35,7 @@ func main() {
 	csvPath := flag.String("csv", "", "measured serving runs (required: <shared>/calibration/measured.csv)")
 	opsDir := flag.String("ops", "", "measured H200 kernel tables ('' = keep current op coefficients)")
 	out := flag.String("out", "simcore/perf/calibration.json", "output file")
+	evalOnly := flag.Bool("eval", false, "only report the surrogate's errors under the current calibration")
 	flag.Parse()
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
@@ -55,7 +57,10 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	fitGroups(&c, rs)
+	fitGroups(&c, rs, !*evalOnly)
+	if *evalOnly {
+		return
+	}
 	roundAll(&c)
 	c.Note = "Fitted by tools/calibrate: ops on H200 kernel tables (GEMM, attention, all-reduce); " +
 		"groups = per hardware/backend factors on measured serving runs (held-out curves excluded); see docs/timing.md."
@@ -262,146 +267,6 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 	o.ARLatUs, o.AREff = x[0], x[1]
 	fmt.Fprintf(os.Stderr, "all-reduce: latency %.2fus eff %.3f  mean|log err| %.3f\n", x[0], x[1], af(x))
 	return o, nil
-}
-
-// ape is an absolute percentage error capped at 1.5 so a few pathological rows (e.g.
-// KV-capacity-bound queues) do not dominate the fit.
-func ape(pred, meas float64) float64 {
-	e := math.Abs(pred/meas - 1)
-	if e > 1.5 {
-		return 1.5
-	}
-	return e
-}
-
-// objective is the mean of TTFT and (weighted) TPOT errors over rows.
-func objective(ps []*rows.Prepared, g perf.GroupCoef, fam map[string]perf.FamilyCoef) float64 {
-	var s float64
-	for _, p := range ps {
-		ttft, tpot := p.Predict(g, fam[p.Family()])
-		s += ape(ttft, p.Row.TTFT) + 1.5*ape(tpot, p.Row.TPOT)
-	}
-	return s / float64(len(ps))
-}
-
-func fitOne(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.FamilyCoef) perf.GroupCoef {
-	f := func(x []float64) float64 {
-		return objective(ps, perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5]}, fam)
-	}
-	x := minimize(f, []float64{start.Prefill, start.PrefillMs, start.Decode, start.DecodeMs, start.PrefillSeqMs, start.DecodeSeqMs},
-		[]float64{0.2, 0, 0.2, 0, 0, 0}, []float64{5, 200, 5, 30, 20, 0.5}, 300)
-	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5], Rows: len(ps)}
-}
-
-func groupOf(c *perf.Calibration, p *rows.Prepared) perf.GroupCoef {
-	if g, ok := c.Groups[p.Row.Group()]; ok {
-		return g
-	}
-	return c.Backends[p.Row.Backend]
-}
-
-// fitGroups alternates between per-family factors (all hardware) and per (hardware,
-// backend) factors (with a per-backend fallback) on the fitted (not held-out) rows.
-func fitGroups(c *perf.Calibration, rs []rows.Row) {
-	prep := rows.Prepare(rs, c)
-	byGroup := map[string][]*rows.Prepared{}
-	byBackend := map[string][]*rows.Prepared{}
-	byFamily := map[string][]*rows.Prepared{}
-	for i := range prep {
-		p := &prep[i]
-		if p.Err != nil || !p.Row.InScope() || p.Row.HeldOut() || p.Row.TTFT <= 0 || p.Row.TPOT <= 0 {
-			continue
-		}
-		byGroup[p.Row.Group()] = append(byGroup[p.Row.Group()], p)
-		byBackend[p.Row.Backend] = append(byBackend[p.Row.Backend], p)
-		byFamily[p.Family()] = append(byFamily[p.Family()], p)
-	}
-	fam := map[string]perf.FamilyCoef{}
-	for k, ps := range byFamily {
-		fam[k] = perf.FamilyCoef{Prefill: 1, Decode: 1, Rows: len(ps)}
-	}
-	keys := make([]string, 0, len(byGroup))
-	for k := range byGroup {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	fkeys := make([]string, 0, len(byFamily))
-	for k := range byFamily {
-		fkeys = append(fkeys, k)
-	}
-	sort.Strings(fkeys)
-	start := perf.GroupCoef{Prefill: 1, PrefillMs: 2, Decode: 1, DecodeMs: 2}
-	c.Backends = map[string]perf.GroupCoef{}
-	c.Groups = map[string]perf.GroupCoef{}
-	bestScore := math.Inf(1)
-	var bestGroups, bestBackends map[string]perf.GroupCoef
-	var bestFam map[string]perf.FamilyCoef
-	copyG := func(m map[string]perf.GroupCoef) map[string]perf.GroupCoef {
-		o := map[string]perf.GroupCoef{}
-		for k, v := range m {
-			o[k] = v
-		}
-		return o
-	}
-	for iter := 0; iter < 4; iter++ {
-		for _, b := range perf.Backends {
-			if ps := byBackend[b]; len(ps) > 0 {
-				c.Backends[b] = fitOne(ps, start, fam)
-			} else {
-				c.Backends[b] = perf.GroupCoef{Prefill: 1, Decode: 1}
-			}
-		}
-		for _, k := range keys {
-			ps := byGroup[k]
-			if len(ps) < 8 {
-				continue // too few rows: the backend fallback applies
-			}
-			c.Groups[k] = fitOne(ps, c.Backends[ps[0].Row.Backend], fam)
-		}
-		// Family factors given the group factors.
-		for _, k := range fkeys {
-			ps := byFamily[k]
-			f := func(x []float64) float64 {
-				fm := map[string]perf.FamilyCoef{k: {Prefill: x[0], Decode: x[1]}}
-				var s float64
-				for _, p := range ps {
-					ttft, tpot := p.Predict(groupOf(c, p), fm[k])
-					s += ape(ttft, p.Row.TTFT) + 1.5*ape(tpot, p.Row.TPOT)
-				}
-				return s / float64(len(ps))
-			}
-			x := minimize(f, []float64{fam[k].Prefill, fam[k].Decode}, []float64{0.3, 0.3}, []float64{3, 3}, 100)
-			fam[k] = perf.FamilyCoef{Prefill: x[0], Decode: x[1], Rows: len(ps)}
-		}
-		var tot float64
-		n := 0
-		for _, k := range keys {
-			for _, p := range byGroup[k] {
-				ttft, tpot := p.Predict(groupOf(c, p), fam[p.Family()])
-				tot += math.Abs(ttft/p.Row.TTFT-1) + math.Abs(tpot/p.Row.TPOT-1)
-				n++
-			}
-		}
-		fmt.Fprintf(os.Stderr, "iteration %d: mean(TTFT APE + TPOT APE) on fitted rows %.3f\n", iter, tot/float64(n))
-		if tot < bestScore {
-			bestScore = tot
-			bestGroups, bestBackends = copyG(c.Groups), copyG(c.Backends)
-			bestFam = map[string]perf.FamilyCoef{}
-			for k, v := range fam {
-				bestFam[k] = v
-			}
-		}
-	}
-	c.Groups, c.Backends, fam = bestGroups, bestBackends, bestFam
-	c.Families = fam
-	for _, k := range fkeys {
-		fmt.Fprintf(os.Stderr, "family %-10s rows %4d  prefill ×%.3f decode ×%.3f\n", k, fam[k].Rows, fam[k].Prefill, fam[k].Decode)
-	}
-	for _, k := range keys {
-		if g, ok := c.Groups[k]; ok {
-			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms +%.3fms/req  decode ×%.3f +%.2fms +%.4fms/seq\n", k, g.Rows, g.Prefill, g.PrefillMs, g.PrefillSeqMs, g.Decode, g.DecodeMs, g.DecodeSeqMs)
-		}
-	}
 }
 
 // sig rounds to 4 significant digits (the committed figures carry no false precision).

@@ -14,8 +14,14 @@ import (
 // parallelism (Build); nil uses the row's columns as they are.
 func ConfigYAML(r *Row, t *Timings) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "traffic:\n  source: {type: synthetic, input_tokens: %d, output_tokens: %d}\n", r.ISL, r.OSL)
-	fmt.Fprintf(&b, "  load: {type: concurrency, concurrency: %d}\n  stop: {requests: %d}\n", r.Concurrency, 10*r.Concurrency)
+	if Spread > 0 && Spread < 1 {
+		// Lengths vary per request: a closed-loop trace (TraceJSONL) at the row's concurrency.
+		fmt.Fprintf(&b, "traffic:\n  source: {type: trace, format: mooncake, paths: [%s], block_size: %d}\n", TraceName, traceBlock)
+		fmt.Fprintf(&b, "  load: {type: concurrency, concurrency: %d}\n", r.Concurrency)
+	} else {
+		fmt.Fprintf(&b, "traffic:\n  source: {type: synthetic, input_tokens: %d, output_tokens: %d}\n", r.ISL, r.OSL)
+		fmt.Fprintf(&b, "  load: {type: concurrency, concurrency: %d}\n  stop: {requests: %d}\n", r.Concurrency, 10*r.Concurrency)
+	}
 	mode := "aggregated"
 	if r.Mode == "disagg" {
 		mode = "disaggregated"
@@ -71,4 +77,74 @@ func yq(s string) string {
 		return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\""
 	}
 	return s
+}
+
+// Spread, when in (0, 1), makes every replayed request draw its prompt and output lengths
+// uniformly from [Spread·L, L] (L = the row's nominal ISL / OSL), as serving benchmarks with
+// a random range ratio do; 0 (the default, what the replay rules ask for) replays
+// constant lengths. Constant lengths keep the closed loop's waves synchronised, which is what
+// the measured TTFT growth with concurrency shows (docs/timing.md).
+var Spread = 0.0
+
+// TraceName is the trace file name ConfigYAML refers to when Spread is in use.
+const TraceName = "accuracy-trace.jsonl"
+
+// traceBlock is the trace block size of the generated trace (one unique hash id per block,
+// so no prefix is shared).
+const traceBlock = 512
+
+// Lengths returns the prompt and output lengths of the n requests of a replay: uniform in
+// [Spread·L, L], drawn from a fixed-seed generator (splitmix64), so every run and every tool
+// sees the same lengths.
+func Lengths(r *Row, n int) (in, out []int) {
+	state := uint64(0x9e3779b97f4a7c15)
+	next := func() float64 {
+		state += 0x9e3779b97f4a7c15
+		z := state
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		return float64(z>>11) / float64(1<<53)
+	}
+	draw := func(l int) int {
+		if Spread <= 0 || Spread >= 1 {
+			return l
+		}
+		lo := int(Spread * float64(l))
+		if lo < 1 {
+			lo = 1
+		}
+		v := lo + int(next()*float64(l-lo+1))
+		if v > l {
+			v = l
+		}
+		return v
+	}
+	in, out = make([]int, n), make([]int, n)
+	for i := 0; i < n; i++ {
+		in[i] = draw(r.ISL)
+		out[i] = draw(r.OSL)
+	}
+	return in, out
+}
+
+// TraceJSONL is the Mooncake trace of a replay: 10 requests per concurrency slot with the
+// lengths of Lengths, each with its own hash ids (prefix caching has nothing to share).
+func TraceJSONL(r *Row) []byte {
+	n := 10 * r.Concurrency
+	in, out := Lengths(r, n)
+	var b strings.Builder
+	id := 1
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "{\"timestamp\": 0, \"input_length\": %d, \"output_length\": %d, \"hash_ids\": [", in[i], out[i])
+		for k := 0; k < (in[i]+traceBlock-1)/traceBlock; k++ {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d", id)
+			id++
+		}
+		b.WriteString("]}\n")
+	}
+	return []byte(b.String())
 }

@@ -157,6 +157,17 @@ type Timings struct {
 	Inferred bool
 }
 
+// Simulated reports whether the accuracy harness can replay the row as built: disaggregated
+// roles with attention data parallelism are rejected by the offline simulator (simulation.md
+// §11.5), and aggregated workers of more than 64 attention-DP ranks exceed the harness's
+// per-row memory limit; only the surrogate prices those.
+func (t *Timings) Simulated() bool {
+	if t.Agg != nil {
+		return t.AggPar.AttentionData <= 64
+	}
+	return t.PrefillPar.AttentionData <= 1 && t.DecodePar.AttentionData <= 1
+}
+
 var idTP = regexp.MustCompile(`_tp(\d+)_`)
 
 // idPar reconciles an aggregated row's parallelism with the GPU count its id records

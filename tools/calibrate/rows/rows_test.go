@@ -152,3 +152,57 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// With a length spread the replay is a Mooncake trace of 10 requests per slot whose lengths
+// lie in [spread·L, L] and share no hash id; without it, the synthetic source.
+func TestTraceSpread(t *testing.T) {
+	rs, _ := Read(strings.NewReader(sample))
+	r := &rs[0]
+	defer func(s float64) { Spread = s }(Spread)
+	Spread = 0
+	if cfg := ConfigYAML(r, nil); !strings.Contains(cfg, "type: synthetic, input_tokens: 1024, output_tokens: 128") {
+		t.Fatalf("constant lengths use the synthetic source:\n%s", cfg)
+	}
+	Spread = 0.8
+	cfg := ConfigYAML(r, nil)
+	if !strings.Contains(cfg, "type: trace, format: mooncake, paths: ["+TraceName+"]") || strings.Contains(cfg, "stop:") {
+		t.Fatalf("spread lengths use a trace without a stop count:\n%s", cfg)
+	}
+	if _, err := spec.LoadConfig([]byte(cfg), nil); err != nil {
+		t.Fatalf("trace config rejected: %v\n%s", err, cfg)
+	}
+	in, out := Lengths(r, 160)
+	seenIn := map[int]bool{}
+	for i := range in {
+		if in[i] < 819 || in[i] > 1024 || out[i] < 102 || out[i] > 128 {
+			t.Fatalf("request %d lengths %d/%d outside [0.8L, L]", i, in[i], out[i])
+		}
+		seenIn[in[i]] = true
+	}
+	if len(seenIn) < 50 {
+		t.Fatalf("only %d distinct prompt lengths in 160 draws", len(seenIn))
+	}
+	in2, _ := Lengths(r, 160)
+	if in2[17] != in[17] {
+		t.Fatal("lengths are not reproducible")
+	}
+	lines := strings.Split(strings.TrimSpace(string(TraceJSONL(r))), "\n")
+	if len(lines) != 10*r.Concurrency || !strings.Contains(lines[0], `"hash_ids": [1, 2]`) {
+		t.Fatalf("trace: %d lines, first %s", len(lines), lines[0])
+	}
+}
+
+func TestSimulated(t *testing.T) {
+	rs, _ := Read(strings.NewReader(sample))
+	c := perf.DefaultCalibration()
+	for i := range rs {
+		tm, err := Build(&rs[i], c)
+		if err != nil || !tm.Simulated() {
+			t.Fatalf("%s: simulated=%v err=%v", rs[i].ID, tm != nil && tm.Simulated(), err)
+		}
+	}
+	dp := &Timings{PrefillPar: spec.Parallelism{AttentionData: 1}, DecodePar: spec.Parallelism{AttentionData: 8}}
+	if dp.Simulated() {
+		t.Fatal("disaggregated attention DP is not simulated (simulation.md §11.5)")
+	}
+}

@@ -1,0 +1,425 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sort"
+
+	"aisimulate/simcore/perf"
+	"aisimulate/tools/calibrate/rows"
+)
+
+// The serving-run fit. Every prediction of a prepared row is (nearly) linear in the six group
+// coefficients g = (prefill factor, per-pass prefill ms, decode factor, per-pass decode ms,
+// per-request prefill ms, per-sequence decode ms): exactly so for aggregated rows (the
+// surrogate replay's schedule does not depend on pass durations), approximately for
+// disaggregated rows (linearised by finite differences around the current coefficients).
+// Minimising the mean absolute percentage error of such a form is a weighted L1 regression;
+// with the per-row cap (apeCap) it is solved by iteratively reweighted least squares (rows
+// beyond the cap get no weight) with the bounds enforced by an active set. Family factors (one prefill, one decode per model family, shared
+// by all hardware) and group factors are fitted alternately.
+
+// tpotWeight weighs the TPOT error against the TTFT error in the loss (the TPOT target is the
+// tighter one).
+const tpotWeight = 1.5
+
+// apeCap caps one row's absolute percentage error in the loss (a robust loss), so the few
+// rows whose measurement the model cannot explain (KV-capacity-bound queues, decode batches
+// capped by a server limit the CSV does not record, duplicated runs that disagree by 2×) do
+// not drag every other row: an error beyond the cap counts as the cap and exerts no pull.
+const apeCap = 1.5
+
+func capped(e float64) float64 { return math.Min(math.Abs(e), apeCap) }
+
+// ttftWeight weighs a row's TTFT error: disaggregated rows fit only their TPOT, because the
+// surrogate's disaggregated TTFT is an analytic queueing estimate that differs from the
+// simulator's (ratio p10–p90 ≈ 0.5–1.2), while its TPOT agrees to 1 %.
+func ttftWeight(p *rows.Prepared) float64 {
+	if p.Row.Mode == "disagg" {
+		return 0
+	}
+	return 1
+}
+
+// nCoef is the number of group coefficients.
+const nCoef = 6
+
+type coefVec [nCoef]float64
+
+func vecOf(g perf.GroupCoef) coefVec {
+	return coefVec{g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, g.PrefillSeqMs, g.DecodeSeqMs}
+}
+
+func groupOfVec(x coefVec, n int) perf.GroupCoef {
+	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5], Rows: n}
+}
+
+// Bounds of the group coefficients: factors stay positive (the physics is never switched
+// off), host costs are non-negative.
+var (
+	coefLo = coefVec{0.3, 0, 0.3, 0, 0, 0}
+	coefHi = coefVec{5, 300, 5, 30, 40, 0.5}
+)
+
+// term is one residual of the L1 problem: weight·|x·g − y|.
+type term struct {
+	x coefVec
+	y float64
+	w float64
+}
+
+// linear returns the affine forms (a0 + a·g) of a row's TTFT and TPOT around g under family
+// factors f.
+func linear(p *rows.Prepared, g perf.GroupCoef, f perf.FamilyCoef) (ta, pa coefVec, t0, p0 float64) {
+	if p.Row.Mode != "disagg" {
+		ta, pa = coefVec(p.Agg.TTFT), coefVec(p.Agg.TPOT)
+		for _, v := range []*coefVec{&ta, &pa} {
+			v[0] *= f.Prefill
+			v[2] *= f.Decode
+		}
+		return ta, pa, 0, 0
+	}
+	x := vecOf(g)
+	bt, bp := p.Predict(g, f)
+	for i := 0; i < nCoef; i++ {
+		h := 1e-3 * (math.Abs(x[i]) + 1)
+		y := x
+		y[i] += h
+		tt, tp := p.Predict(groupOfVec(y, 0), f)
+		ta[i] = (tt - bt) / h
+		pa[i] = (tp - bp) / h
+	}
+	var st, sp float64
+	for i := 0; i < nCoef; i++ {
+		st += ta[i] * x[i]
+		sp += pa[i] * x[i]
+	}
+	return ta, pa, bt - st, bp - sp
+}
+
+// terms builds the L1 residuals of rows around g.
+func terms(ps []*rows.Prepared, g perf.GroupCoef, fam map[string]perf.FamilyCoef) []term {
+	var out []term
+	for _, p := range ps {
+		ta, pa, t0, p0 := linear(p, g, famOf(fam, p))
+		m := p.Row
+		var xt, xp coefVec
+		for i := range xt {
+			xt[i] = ta[i] / m.TTFT
+			xp[i] = pa[i] / m.TPOT
+		}
+		out = append(out, term{xt, 1 - t0/m.TTFT, ttftWeight(p)}, term{xp, 1 - p0/m.TPOT, tpotWeight})
+	}
+	return out
+}
+
+func famOf(fam map[string]perf.FamilyCoef, p *rows.Prepared) perf.FamilyCoef {
+	if f, ok := fam[p.Family()]; ok {
+		return f
+	}
+	return perf.FamilyCoef{Prefill: 1, Decode: 1}
+}
+
+// l1 minimises Σ w·|x·g − y| over g within [lo, hi] (coordinates with free[i] false stay at
+// start) by iteratively reweighted least squares.
+func l1(ts []term, start, lo, hi coefVec, free [nCoef]bool) coefVec {
+	g := start
+	for it := 0; it < 60; it++ {
+		var a [nCoef][nCoef]float64
+		var b coefVec
+		for _, t := range ts {
+			r := t.y
+			for i := range g {
+				r -= t.x[i] * g[i]
+			}
+			if math.Abs(r) > apeCap {
+				continue
+			}
+			om := t.w / math.Max(math.Abs(r), 1e-3)
+			for i := 0; i < nCoef; i++ {
+				if t.x[i] == 0 {
+					continue
+				}
+				b[i] += om * t.x[i] * t.y
+				for j := 0; j < nCoef; j++ {
+					a[i][j] += om * t.x[i] * t.x[j]
+				}
+			}
+		}
+		// Active set: solve for the free coordinates, clamp, repeat with clamped ones fixed.
+		fixed := [nCoef]bool{}
+		for i := range fixed {
+			fixed[i] = !free[i]
+		}
+		var next coefVec
+		for pass := 0; pass < nCoef+1; pass++ {
+			next = g
+			var idx []int
+			for i := 0; i < nCoef; i++ {
+				if !fixed[i] {
+					idx = append(idx, i)
+				}
+			}
+			n := len(idx)
+			if n == 0 {
+				break
+			}
+			m := make([][]float64, n)
+			for r, i := range idx {
+				m[r] = make([]float64, n+1)
+				rhs := b[i]
+				for j := 0; j < nCoef; j++ {
+					if fixed[j] {
+						rhs -= a[i][j] * next[j]
+					}
+				}
+				for c, j := range idx {
+					m[r][c] = a[i][j]
+				}
+				// A small ridge keeps coordinates that no row informs at their start.
+				m[r][r] += 1e-9 * (1 + a[i][i])
+				rhs += 1e-9 * (1 + a[i][i]) * g[i]
+				m[r][n] = rhs
+			}
+			sol := solve(m)
+			clamped := false
+			for r, i := range idx {
+				v := sol[r]
+				if math.IsNaN(v) {
+					v = g[i]
+				}
+				if v < lo[i] {
+					v, fixed[i], clamped = lo[i], true, true
+				} else if v > hi[i] {
+					v, fixed[i], clamped = hi[i], true, true
+				}
+				next[i] = v
+			}
+			if !clamped {
+				break
+			}
+			for i := range fixed {
+				if fixed[i] && free[i] && next[i] != lo[i] && next[i] != hi[i] {
+					fixed[i] = false
+				}
+			}
+			g = next
+		}
+		delta := 0.0
+		for i := range g {
+			delta = math.Max(delta, math.Abs(next[i]-g[i])/(math.Abs(g[i])+1e-3))
+		}
+		g = next
+		if delta < 1e-5 {
+			break
+		}
+	}
+	return g
+}
+
+// solve is Gaussian elimination with partial pivoting on an n×(n+1) augmented matrix.
+func solve(m [][]float64) []float64 {
+	n := len(m)
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		m[c], m[p] = m[p], m[c]
+		if m[c][c] == 0 {
+			continue
+		}
+		for r := c + 1; r < n; r++ {
+			f := m[r][c] / m[c][c]
+			for k := c; k <= n; k++ {
+				m[r][k] -= f * m[c][k]
+			}
+		}
+	}
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		s := m[r][n]
+		for k := r + 1; k < n; k++ {
+			s -= m[r][k] * x[k]
+		}
+		if m[r][r] == 0 {
+			x[r] = math.NaN()
+			continue
+		}
+		x[r] = s / m[r][r]
+	}
+	return x
+}
+
+// loss is the fitted objective: mean capped TTFT APE + tpotWeight × capped TPOT APE.
+func loss(ps []*rows.Prepared, gOf func(*rows.Prepared) perf.GroupCoef, fam map[string]perf.FamilyCoef) float64 {
+	var s float64
+	for _, p := range ps {
+		t, q := p.Predict(gOf(p), famOf(fam, p))
+		s += ttftWeight(p)*capped(t/p.Row.TTFT-1) + tpotWeight*capped(q/p.Row.TPOT-1)
+	}
+	return s / float64(len(ps))
+}
+
+// fitGroup fits one group's coefficients on its rows (re-linearising disaggregated rows).
+func fitGroup(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.FamilyCoef) perf.GroupCoef {
+	x := vecOf(start)
+	for i := range x {
+		x[i] = math.Min(math.Max(x[i], coefLo[i]), coefHi[i])
+	}
+	free := [nCoef]bool{true, true, true, true, true, true}
+	best, bestLoss := x, loss(ps, func(*rows.Prepared) perf.GroupCoef { return groupOfVec(x, 0) }, fam)
+	for outer := 0; outer < 4; outer++ {
+		x = l1(terms(ps, groupOfVec(x, 0), fam), x, coefLo, coefHi, free)
+		l := loss(ps, func(*rows.Prepared) perf.GroupCoef { return groupOfVec(x, 0) }, fam)
+		if l < bestLoss {
+			best, bestLoss = x, l
+		}
+	}
+	return groupOfVec(best, len(ps))
+}
+
+// fitFamily fits one family's prefill and decode factors given the group coefficients.
+func fitFamily(ps []*rows.Prepared, start perf.FamilyCoef, gOf func(*rows.Prepared) perf.GroupCoef) perf.FamilyCoef {
+	f := start
+	for outer := 0; outer < 4; outer++ {
+		// With groups fixed, TTFT and TPOT are affine in (family prefill, family decode):
+		// finite differences give the forms exactly for aggregated rows.
+		var ts []term
+		for _, p := range ps {
+			g := gOf(p)
+			bt, bp := p.Predict(g, f)
+			var dt, dp [2]float64
+			for i := 0; i < 2; i++ {
+				h := 1e-3
+				ff := f
+				if i == 0 {
+					ff.Prefill += h
+				} else {
+					ff.Decode += h
+				}
+				tt, tp := p.Predict(g, ff)
+				dt[i], dp[i] = (tt-bt)/h, (tp-bp)/h
+			}
+			t0 := bt - dt[0]*f.Prefill - dt[1]*f.Decode
+			p0 := bp - dp[0]*f.Prefill - dp[1]*f.Decode
+			m := p.Row
+			ts = append(ts, term{coefVec{dt[0] / m.TTFT, dt[1] / m.TTFT}, 1 - t0/m.TTFT, ttftWeight(p)},
+				term{coefVec{dp[0] / m.TPOT, dp[1] / m.TPOT}, 1 - p0/m.TPOT, tpotWeight})
+		}
+		x := l1(ts, coefVec{f.Prefill, f.Decode}, coefVec{0.3, 0.3}, coefVec{3, 3}, [nCoef]bool{true, true})
+		f = perf.FamilyCoef{Prefill: x[0], Decode: x[1], Rows: len(ps)}
+	}
+	return f
+}
+
+// fitGroups alternates between per-family factors (all hardware) and per (hardware,
+// backend) coefficients (with a per-backend fallback) on the fitted (not held-out) rows the
+// simulator can price.
+func fitGroups(c *perf.Calibration, rs []rows.Row, fit bool) {
+	prep := rows.Prepare(rs, c)
+	byGroup := map[string][]*rows.Prepared{}
+	byBackend := map[string][]*rows.Prepared{}
+	byFamily := map[string][]*rows.Prepared{}
+	var all, held []*rows.Prepared
+	for i := range prep {
+		p := &prep[i]
+		if p.Err != nil || !p.Row.InScope() || !p.T.Simulated() || p.Row.TTFT <= 0 || p.Row.TPOT <= 0 || p.Row.Concurrency <= 0 {
+			continue
+		}
+		if p.Row.HeldOut() {
+			held = append(held, p)
+			continue
+		}
+		all = append(all, p)
+		byGroup[p.Row.Group()] = append(byGroup[p.Row.Group()], p)
+		byBackend[p.Row.Backend] = append(byBackend[p.Row.Backend], p)
+		byFamily[p.Family()] = append(byFamily[p.Family()], p)
+	}
+	fam := map[string]perf.FamilyCoef{}
+	fkeys := sortedKeys(byFamily)
+	for _, k := range fkeys {
+		fam[k] = perf.FamilyCoef{Prefill: 1, Decode: 1, Rows: len(byFamily[k])}
+		if f, ok := c.Families[k]; ok && !fit {
+			fam[k] = f
+		}
+	}
+	keys := sortedKeys(byGroup)
+	if fit {
+		c.Backends = map[string]perf.GroupCoef{}
+		c.Groups = map[string]perf.GroupCoef{}
+	}
+	gOf := func(p *rows.Prepared) perf.GroupCoef {
+		if g, ok := c.Groups[p.Row.Group()]; ok {
+			return g
+		}
+		return c.Backends[p.Row.Backend]
+	}
+	start := perf.GroupCoef{Prefill: 1, PrefillMs: 10, Decode: 1, DecodeMs: 1}
+	for iter := 0; fit && iter < 4; iter++ {
+		for _, b := range perf.Backends {
+			if ps := byBackend[b]; len(ps) > 0 {
+				c.Backends[b] = fitGroup(ps, start, fam)
+			} else {
+				c.Backends[b] = perf.GroupCoef{Prefill: 1, Decode: 1}
+			}
+		}
+		for _, k := range keys {
+			ps := byGroup[k]
+			if len(ps) < 8 {
+				continue // too few rows: the backend fallback applies
+			}
+			c.Groups[k] = fitGroup(ps, c.Backends[ps[0].Row.Backend], fam)
+		}
+		for _, k := range fkeys {
+			fam[k] = fitFamily(byFamily[k], fam[k], gOf)
+		}
+		fmt.Fprintf(os.Stderr, "round %d: loss on fitted rows %.4f, held-out rows %.4f\n", iter, loss(all, gOf, fam), loss(held, gOf, fam))
+	}
+	c.Families = fam
+	for _, k := range fkeys {
+		fmt.Fprintf(os.Stderr, "family %-10s rows %4d  prefill ×%.3f decode ×%.3f\n", k, fam[k].Rows, fam[k].Prefill, fam[k].Decode)
+	}
+	for _, k := range keys {
+		if g, ok := c.Groups[k]; ok {
+			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms +%.3fms/req  decode ×%.3f +%.2fms +%.4fms/seq\n", k, g.Rows, g.Prefill, g.PrefillMs, g.PrefillSeqMs, g.Decode, g.DecodeMs, g.DecodeSeqMs)
+		}
+	}
+	report := func(name string, ps []*rows.Prepared) {
+		if len(ps) == 0 {
+			return
+		}
+		var st, sp float64
+		for _, p := range ps {
+			t, q := p.Predict(gOf(p), famOf(fam, p))
+			st += math.Abs(t/p.Row.TTFT - 1)
+			sp += math.Abs(q/p.Row.TPOT - 1)
+		}
+		n := float64(len(ps))
+		fmt.Fprintf(os.Stderr, "surrogate %-9s rows %4d  TTFT MAPE %.1f%%  TPOT MAPE %.1f%%\n", name, len(ps), 100*st/n, 100*sp/n)
+	}
+	report("fitted", all)
+	report("held-out", held)
+	var hAgg, hDis []*rows.Prepared
+	for _, p := range held {
+		if p.Row.Mode == "disagg" {
+			hDis = append(hDis, p)
+		} else {
+			hAgg = append(hAgg, p)
+		}
+	}
+	report("held/agg", hAgg)
+	report("held/dis", hDis)
+}
+
+func sortedKeys(m map[string][]*rows.Prepared) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSolve(t *testing.T) {
+	// x − y = 1, 2x + y = 5 → x = 2, y = 1 (partial pivoting swaps the rows).
+	m := [][]float64{{1, -1, 1}, {2, 1, 5}}
+	x := solve(m)
+	if math.Abs(x[0]-2) > 1e-12 || math.Abs(x[1]-1) > 1e-12 {
+		t.Fatalf("solve = %v", x)
+	}
+	if x := solve([][]float64{{0, 0, 1}}); !math.IsNaN(x[0]) {
+		t.Fatalf("singular system = %v, want NaN", x)
+	}
+}
+
+// The IRLS L1 fit recovers exact coefficients from consistent residuals, ignores a gross
+// outlier beyond the cap, and respects the bounds.
+func TestL1RecoversCoefficients(t *testing.T) {
+	want := coefVec{0.8, 20, 1.1, 2}
+	var ts []term
+	for i := 1; i <= 40; i++ {
+		f := float64(i)
+		x := coefVec{f * 3, 1, f * f / 40, math.Sqrt(f)}
+		var y float64
+		for k := range x {
+			y += x[k] * want[k]
+		}
+		// Residual form of an APE: x/meas · g − 1 with meas = y.
+		for k := range x {
+			x[k] /= y
+		}
+		ts = append(ts, term{x, 1, 1})
+	}
+	// A row measured at a fifth of the model's value (APE 4 > cap) must not pull the fit.
+	bad := ts[7]
+	for k := range bad.x {
+		bad.x[k] *= 5
+	}
+	ts = append(ts, bad)
+	free := [nCoef]bool{true, true, true, true}
+	got := l1(ts, coefVec{1, 1, 1, 1}, coefLo, coefHi, free)
+	for k := 0; k < 4; k++ {
+		if math.Abs(got[k]-want[k]) > 1e-3*(1+want[k]) {
+			t.Fatalf("coefficient %d = %.5f, want %.5f (all %v)", k, got[k], want[k], got)
+		}
+	}
+	// A bound binds: the prefill factor cannot go below coefLo.
+	lo := coefLo
+	lo[0] = 0.9
+	got = l1(ts[:40], coefVec{1, 1, 1, 1}, lo, coefHi, free)
+	if got[0] != 0.9 {
+		t.Fatalf("bounded coefficient %.4f, want 0.9", got[0])
+	}
+}
