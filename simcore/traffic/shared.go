@@ -1,5 +1,7 @@
 package traffic
 
+import "aisimulate/simcore/hashtab"
+
 // MarkShared sets Turn.SharedTokens on a materialised workload: the length of the longest
 // prompt prefix (in whole segments) that some other request also starts with. It walks a
 // trie of prompt segments and counts the requests through every node. Turns that generate
@@ -7,23 +9,23 @@ package traffic
 func MarkShared(w *Workload) *Workload {
 	// Nodes are keyed by token only, not run length: two prompts whose runs of one token
 	// differ in length still share the shorter run's blocks. This over-approximates sharing,
-	// which is always safe (shareable blocks are simply indexed).
-	type key struct {
-		parent int32
-		token  uint32
-	}
-	nodes := map[key]int32{}
+	// which is always safe (shareable blocks are simply indexed). A node's key packs its
+	// parent node (+2, so it is never 0) and the token.
+	nodes := hashtab.New(1024)
 	var counts []int32
+	nodeKey := func(parent int32, token uint32) uint64 {
+		return hashtab.Spread(uint64(parent+2)<<32 | uint64(token))
+	}
 	// count walks a token sequence (several segment lists in a row) adding one visit per node.
 	count := func(lists ...[]Segment) {
 		parent := int32(-1)
 		for _, l := range lists {
 			for _, sg := range l {
-				k := key{parent, sg.Token}
-				n, ok := nodes[k]
+				k := nodeKey(parent, sg.Token)
+				n, ok := nodes.Get(k)
 				if !ok {
 					n = int32(len(counts))
-					nodes[k] = n
+					nodes.Put(k, n)
 					counts = append(counts, 0)
 				}
 				counts[n]++
@@ -79,7 +81,7 @@ func MarkShared(w *Workload) *Workload {
 		tokens := 0
 		parent := int32(-1)
 		for _, sg := range t.Prompt {
-			n := nodes[key{parent, sg.Token}]
+			n, _ := nodes.Get(nodeKey(parent, sg.Token))
 			if counts[n] < 2 {
 				break
 			}
