@@ -214,32 +214,49 @@ func (w *Worker) Settle() {
 // At most limit passes are run per call, so callers can account for the work.
 func (w *Worker) FastForward(now, horizon float64, limit int, publish func(rank int, evs []KVEvent)) float64 {
 	start := now
-	for ; limit > 0; limit-- {
+	for limit > 0 {
+		// ffReady handles the wake-ups due at this pass; the passes after it up to the next
+		// wake-up of any rank would find nothing due and nothing else changed, so they run
+		// as one stretch that only prices the steady cohorts (their Σ known grows by the
+		// cohort size each pass).
 		pass := int64(len(w.PassEnds))
-		end := start
+		stretch := int64(limit)
 		for _, k := range w.Ranks {
 			if !k.ffReady(pass) {
 				return start
 			}
-			if k.steadyN == 0 {
-				continue
-			}
-			kv := k.steadyKnown(pass)
-			d := k.cfg.Timing.DecodeMs(k.steadyN, kv, int(kv/int64(k.steadyN)), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
-			if e := start + d; e > end {
-				end = e
+			if len(k.wakes) > 0 {
+				stretch = min(stretch, k.wakes[0].pass-pass)
 			}
 		}
-		if end >= horizon || end == start {
-			return start
-		}
-		w.PassEnds = append(w.PassEnds, end)
-		w.Passes++
-		start = end
-		for i, k := range w.Ranks {
-			if len(k.KV.Events) > 0 {
-				publish(i, k.KV.Events)
-				k.KV.Events = k.KV.Events[:0]
+		for i := int64(0); i < stretch; i++ {
+			end := start
+			for _, k := range w.Ranks {
+				if k.steadyN == 0 {
+					continue
+				}
+				kv := k.steadyKnown(pass + i)
+				d := k.cfg.Timing.DecodeMs(k.steadyN, kv, int(kv/int64(k.steadyN)), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
+				if e := start + d; e > end {
+					end = e
+				}
+			}
+			if end >= horizon || end == start {
+				return start
+			}
+			w.PassEnds = append(w.PassEnds, end)
+			w.Passes++
+			start = end
+			limit--
+			if i == 0 {
+				// Only ffReady takes blocks (and may evict), so only the stretch's first
+				// pass has events to publish.
+				for r, k := range w.Ranks {
+					if len(k.KV.Events) > 0 {
+						publish(r, k.KV.Events)
+						k.KV.Events = k.KV.Events[:0]
+					}
+				}
 			}
 		}
 	}

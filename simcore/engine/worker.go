@@ -203,13 +203,21 @@ func (w *Worker) addRun(p0, p1 int32) {
 	w.runDiff[p1+1]--
 }
 
-// GapSamples calls add(gap, count) for every pass gap that completed requests spanned.
-func (w *Worker) GapSamples(add func(gap float64, count int64)) {
+// GapSample is one pass gap with the number of completed requests whose consecutive tokens
+// spanned it (pooled ITL as weighted samples, outputs.md §4.2).
+type GapSample struct {
+	Gap   float64
+	Count int64
+}
+
+// AppendGapSamples appends a sample for every pass gap that completed requests spanned.
+func (w *Worker) AppendGapSamples(dst []GapSample) []GapSample {
 	var c int64
 	for p := 1; p < len(w.runDiff) && p < len(w.PassEnds); p++ {
 		c += int64(w.runDiff[p])
 		if c > 0 {
-			add(w.PassEnds[p]-w.PassEnds[p-1], c)
+			dst = append(dst, GapSample{w.PassEnds[p] - w.PassEnds[p-1], c})
 		}
 	}
+	return dst
 }

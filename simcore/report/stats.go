@@ -4,14 +4,16 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"aisimulate/simcore/engine"
 )
 
 // Dist is a multiset of float samples, each with a count, for the distribution statistics of
 // outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
 // per token; the statistics are defined on the sorted multiset, so both give the same bits.
 type Dist struct {
-	ones    []float64  // samples of count 1
-	ws      []weighted // weighted samples
+	ones    []float64          // samples of count 1
+	ws      []engine.GapSample // weighted samples (value, count)
 	n       int64
 	grouped bool // vals/counts hold sorted groups of distinct values
 	vals    []float64
@@ -23,7 +25,7 @@ func NewDist(n int) *Dist { return &Dist{ones: make([]float64, 0, n)} }
 
 // NewWeightedDist makes a distribution with room for n unit and w weighted samples.
 func NewWeightedDist(n, w int) *Dist {
-	return &Dist{ones: make([]float64, 0, n), ws: make([]weighted, 0, w)}
+	return &Dist{ones: make([]float64, 0, n), ws: make([]engine.GapSample, 0, w)}
 }
 
 // Add adds one sample.
@@ -37,7 +39,7 @@ func (d *Dist) AddN(v float64, count int64) {
 	if count <= 0 {
 		return
 	}
-	d.ws = append(d.ws, weighted{v, count})
+	d.ws = append(d.ws, engine.GapSample{Gap: v, Count: count})
 	d.n += count
 }
 
@@ -61,11 +63,11 @@ func (d *Dist) group() {
 	}
 	i, j := 0, 0
 	for i < len(d.ones) || j < len(d.ws) {
-		if j >= len(d.ws) || i < len(d.ones) && d.ones[i] <= d.ws[j].v {
+		if j >= len(d.ws) || i < len(d.ones) && d.ones[i] <= d.ws[j].Gap {
 			add(d.ones[i], 1)
 			i++
 		} else {
-			add(d.ws[j].v, d.ws[j].c)
+			add(d.ws[j].Gap, d.ws[j].Count)
 			j++
 		}
 	}
@@ -95,6 +97,26 @@ func (d *Dist) Reciprocal(k float64) *Dist {
 	return r
 }
 
+// AddPassGaps adds the pooled consecutive-pass token gaps of worker w (weighted samples).
+func (d *Dist) AddPassGaps(w *engine.Worker) {
+	from := len(d.ws)
+	d.ws = w.AppendGapSamples(d.ws)
+	for i := from; i < len(d.ws); i++ {
+		s := &d.ws[i]
+		s.Gap = nonNeg(s.Gap)
+		d.n += s.Count
+	}
+}
+
+// nonNeg is max(0, x) for the non-NaN values here, without the runtime call that max on
+// floats compiles to in WebAssembly (negative values and −0 give +0, as max does).
+func nonNeg(x float64) float64 {
+	if x > 0 {
+		return x
+	}
+	return 0
+}
+
 // N is the number of samples.
 func (d *Dist) N() int64 { return d.n }
 
@@ -103,17 +125,12 @@ type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
 }
 
-type weighted struct {
-	v float64
-	c int64
-}
-
 // sortWeighted sorts by value ascending: an LSD radix sort on the order-preserving bit
 // pattern of the float (16-bit digits), much faster than a comparison sort for the millions of
 // per-pass ITL samples of long runs. Small inputs use the library sort.
-func sortWeighted(ws []weighted) {
+func sortWeighted(ws []engine.GapSample) {
 	if len(ws) < 4096 {
-		slices.SortFunc(ws, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+		slices.SortFunc(ws, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
 		return
 	}
 	key := func(v float64) uint64 {
@@ -126,15 +143,15 @@ func sortWeighted(ws []weighted) {
 		}
 		return b | 1<<63
 	}
-	tmp := make([]weighted, len(ws))
+	tmp := make([]engine.GapSample, len(ws))
 	src, dst := ws, tmp
 	var count [1 << 16]int
 	for shift := uint(0); shift < 64; shift += 16 {
 		clear(count[:])
 		for _, w := range src {
-			count[(key(w.v)>>shift)&0xffff]++
+			count[(key(w.Gap)>>shift)&0xffff]++
 		}
-		if count[(key(src[0].v)>>shift)&0xffff] == len(src) {
+		if count[(key(src[0].Gap)>>shift)&0xffff] == len(src) {
 			continue // every key has the same digit here
 		}
 		pos := 0
@@ -143,7 +160,7 @@ func sortWeighted(ws []weighted) {
 			pos += c
 		}
 		for _, w := range src {
-			d := (key(w.v) >> shift) & 0xffff
+			d := (key(w.Gap) >> shift) & 0xffff
 			dst[count[d]] = w
 			count[d]++
 		}

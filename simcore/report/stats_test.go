@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"aisimulate/simcore/engine"
 )
 
 // Percentile ranks of outputs.md §4.2: N = 2 → the median is the larger value; N = 4 → p50
@@ -74,7 +76,7 @@ func TestDistWeightedEqualsUnit(t *testing.T) {
 
 func TestSortWeightedMatchesComparisonSort(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
-	ws := make([]weighted, 20000)
+	ws := make([]engine.GapSample, 20000)
 	for i := range ws {
 		v := rnd.Float64() * 100
 		if i%7 == 0 {
@@ -83,10 +85,10 @@ func TestSortWeightedMatchesComparisonSort(t *testing.T) {
 		if i%11 == 0 {
 			v = -v
 		}
-		ws[i] = weighted{v, int64(i)}
+		ws[i] = engine.GapSample{Gap: v, Count: int64(i)}
 	}
 	want := slices.Clone(ws)
-	slices.SortStableFunc(want, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+	slices.SortStableFunc(want, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
 	sortWeighted(ws)
 	for i := range ws {
 		if ws[i] != want[i] {

@@ -51,13 +51,13 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 			durationMs = r.Terminal
 		}
 		if r.Tokens >= 1 {
-			t := max(0, r.FirstToken-r.Arrival)
-			e := max(0, r.LastToken-r.Arrival)
+			t := nonNeg(r.FirstToken - r.Arrival)
+			e := nonNeg(r.LastToken - r.Arrival)
 			ttft.Add(t)
 			e2e.Add(e)
 			if r.Tokens >= 2 {
-				ttst.Add(max(0, r.SecondToken-r.FirstToken))
-				tpot.Add(max(0, r.LastToken-r.FirstToken) / float64(r.Tokens-1))
+				ttst.Add(nonNeg(r.SecondToken - r.FirstToken))
+				tpot.Add(nonNeg(r.LastToken-r.FirstToken) / float64(r.Tokens-1))
 			}
 			if acc.SLA != nil && isGood(acc.SLA, t, e, r.Tokens) {
 				good++
@@ -68,11 +68,11 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		}
 	}
 	for _, g := range res.Gaps {
-		itl.Add(max(0, g))
+		itl.Add(nonNeg(g))
 	}
 	addGaps := func(ws []*engine.Worker) {
 		for _, w := range ws {
-			w.GapSamples(func(g float64, n int64) { itl.AddN(max(0, g), n) })
+			itl.AddPassGaps(w)
 		}
 	}
 	addGaps(res.AggWorkers)

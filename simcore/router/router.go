@@ -182,13 +182,9 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 		if cfg.TrackDecodeBlocks {
 			nb := int64(reqBlocks)
 			if cfg.AssumeKVReuse {
-				// Unique (unshareable) full blocks and the partial block are always new.
-				nb = int64(reqBlocks - len(hashes))
-				for _, h := range hashes {
-					if !s.refs.Has(h) {
-						nb++
-					}
-				}
+				// Unique (unshareable) full blocks and the partial block are always new;
+				// shared ones are new unless a request placed on the rank holds them.
+				nb = int64(reqBlocks - s.heldPrefix(hashes))
 			}
 			decodeBlocks = float64(s.adb + nb)
 		}
@@ -292,6 +288,23 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 		}
 		r.RouteAdbLive = true
 	}
+}
+
+// heldPrefix is how many of hashes (a request's chain of full-block seq hashes) are in s's
+// active set. The set holds whole leading chains of placed requests, and a seq hash fixes
+// every hash before it, so the held hashes are a prefix of the request's chain: a binary
+// search finds its length with O(log n) lookups instead of one per block.
+func (s *sched) heldPrefix(hashes []uint64) int {
+	lo, hi := 0, len(hashes)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if s.refs.Has(hashes[mid]) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // activePrefill is apt(w) at time now, decayed by the AIC load model when configured.

@@ -1,9 +1,11 @@
 package router
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"aisimulate/simcore/engine"
+	"aisimulate/simcore/hashtab"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/rng"
 	"aisimulate/simcore/traffic"
@@ -34,5 +36,48 @@ func TestAICLoadModelDecay(t *testing.T) {
 	rt.PrefillDone(r, w, 0, 6)
 	if got := s.activePrefill(6); got != 0 || len(s.prefills) != 0 {
 		t.Errorf("after prefill done apt %d, %d active", got, len(s.prefills))
+	}
+}
+
+// heldPrefix (binary search) counts exactly the request's hashes held by placed requests (the
+// definition: one lookup per hash), for chains that share prefixes of every length.
+func TestHeldPrefixCountsHeldHashes(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 9))
+	// chain returns the seq hashes of a prompt made of the given block tokens.
+	chain := func(tokens []uint64) []uint64 {
+		hs := make([]uint64, len(tokens))
+		h := uint64(0x9e37)
+		for i, tok := range tokens {
+			h = hashtab.Spread(h*31 + tok + 1)
+			hs[i] = h
+		}
+		return hs
+	}
+	prompt := func() []uint64 {
+		tokens := make([]uint64, rnd.IntN(40))
+		for i := range tokens {
+			tokens[i] = uint64(rnd.IntN(3)) // few distinct tokens: long shared prefixes
+		}
+		return tokens
+	}
+	s := &sched{refs: hashtab.New(16)}
+	for step := 0; step < 2000; step++ {
+		hs := chain(prompt())
+		if rnd.IntN(2) == 0 { // place a request: its whole chain becomes held
+			for _, h := range hs {
+				n, _ := s.refs.Get(h)
+				s.refs.Put(h, n+1)
+			}
+			continue
+		}
+		want := 0
+		for _, h := range hs {
+			if s.refs.Has(h) {
+				want++
+			}
+		}
+		if got := s.heldPrefix(hs); got != want {
+			t.Fatalf("step %d: heldPrefix %d, %d hashes held", step, got, want)
+		}
 	}
 }
