@@ -85,6 +85,9 @@ func TestSortWeightedMatchesComparisonSort(t *testing.T) {
 		if i%11 == 0 {
 			v = -v
 		}
+		if i%13 == 0 {
+			v = 1 + float64(rnd.IntN(1000))*0x1p-40 // ties in the high 32 bits of the key
+		}
 		ws[i] = engine.GapSample{Gap: v, Count: int64(i)}
 	}
 	want := slices.Clone(ws)
@@ -93,6 +96,33 @@ func TestSortWeightedMatchesComparisonSort(t *testing.T) {
 	for i := range ws {
 		if ws[i] != want[i] {
 			t.Fatalf("index %d: %+v, want %+v (radix sort must be stable and ordered)", i, ws[i], want[i])
+		}
+	}
+}
+
+// sortFloats agrees with the library sort above and below the radix threshold, including
+// values that tie in the high half of their keys and negative values.
+func TestSortFloatsMatchesLibrarySort(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 7))
+	for _, n := range []int{10, radixMin - 1, radixMin, 30000} {
+		xs := make([]float64, n)
+		for i := range xs {
+			switch i % 4 {
+			case 0:
+				xs[i] = rnd.Float64() * 1000
+			case 1:
+				xs[i] = 7 + float64(rnd.IntN(500))*0x1p-45
+			case 2:
+				xs[i] = -rnd.Float64()
+			default:
+				xs[i] = float64(rnd.IntN(3))
+			}
+		}
+		want := slices.Clone(xs)
+		slices.Sort(want)
+		sortFloats(xs)
+		if !slices.Equal(xs, want) {
+			t.Fatalf("n=%d: radix order differs from the library sort", n)
 		}
 	}
 }
