@@ -40,6 +40,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print every row's prediction")
 	spread := flag.Float64("spread", rows.Spread, "request lengths uniform in [spread·L, L] (1 = constant lengths)")
 	calFile := flag.String("calibration", "", "with -surrogate: use this calibration file instead of the embedded one")
+	printCfg := flag.Bool("print-config", false, "print the prediction configuration of every matched row instead of replaying it")
 	dump := flag.String("rows", "", "also write every priced row's prediction as tab-separated values to this file (outside the repository: it holds measured values)")
 	isChild := flag.Bool("child", false, "internal: simulate the configuration on stdin")
 	flag.Usage = func() {
@@ -74,6 +75,17 @@ func main() {
 		}
 	}
 	c := perf.DefaultCalibration()
+	if *printCfg {
+		for i := range rs {
+			t, err := rows.Build(&rs[i], c)
+			if err != nil {
+				fmt.Printf("# %s: %v\n", rs[i].ID, err)
+				continue
+			}
+			fmt.Printf("# %s\n%s---\n", rs[i].ID, rows.ConfigYAML(&rs[i], t))
+		}
+		return
+	}
 	if *calFile != "" {
 		if !*surrogate {
 			fmt.Fprintln(os.Stderr, "accuracy: -calibration needs -surrogate (the simulator uses the embedded calibration)")

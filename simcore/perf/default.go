@@ -246,10 +246,13 @@ func (d *Default) moe(tokens float64) float64 {
 	k := float64(m.TopK)
 	// Expected distinct experts per GPU under uniform routing: E/ep·(1 − (1 − k/E)^T).
 	touched := s.expertsGPU * (1 - xmath.Exp(tAll*xmath.Log1p(-k/e)))
-	perExpertRows := tAll * k / e
+	// Grouped GEMM: one GEMM per touched expert, each paying the GEMM curve's M0 rows of
+	// under-utilisation on top of its own rows; experts no token reaches run nothing. So
+	// the compute is that of rows + touched·M0 rows through the expert's weights.
+	rows := tAll * k / float64(s.ep) // token-expert rows routed to this GPU
 	f := computeFLOPS(s.q.MoE, d.hw)
-	flops := float64(float64(2*tAll*k/float64(s.ep))*(s.expertN+s.expertDown)) * s.expertK
-	comp := flops * (perExpertRows + o.GemmM0) / perExpertRows / (f * o.GemmEff * o.MoEEff) * 1000
+	flops := float64(float64(2*(rows+float64(touched*o.GemmM0)))*(s.expertN+s.expertDown)) * s.expertK
+	comp := flops / (f * o.GemmEff * o.MoEEff) * 1000
 	bytes := float64(float64(float64(touched*(s.expertN+s.expertDown))*s.expertK)*weightBytes(s.q.MoE)) +
 		float64(tAll*k/float64(s.ep)*s.expertK*4)
 	mem := bytes / (d.hw.MemBW * o.MemEff) * 1000
@@ -375,7 +378,11 @@ func (d *Default) comm(tokens float64) float64 {
 		blocks := s.mixerLayers + s.ffnLayers
 		t += float64(blocks * per)
 	}
-	if s.moeLayers > 0 && s.ep > 1 {
+	if s.moeLayers > 0 && s.ep > 1 && s.dp > 1 {
+		// Expert-parallel dispatch/combine moves tokens between ranks only when the ranks
+		// hold different tokens (attention data parallelism). With tensor-parallel attention
+		// every rank already holds every token: each computes its own experts for them and
+		// the FFN block's all-reduce above combines the results (EP inside TP).
 		n := float64(s.ep)
 		bytes := tokens * float64(s.m.TopK) * h * cb
 		per := 2 * (lat + float64(float64((n-1)/n*bytes)/(link(s.tp*s.dp)*o.AREff)*1000))

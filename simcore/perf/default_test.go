@@ -335,3 +335,49 @@ func TestPhysicsBatchAndPromptEveryGroup(t *testing.T) {
 		}
 	}
 }
+
+// Expert parallelism inside tensor parallelism needs no all-to-all: every rank holds every
+// token after the attention all-reduce, so the communication equals that of expert-TP; with
+// data-parallel attention the dispatch and combine cost extra.
+func TestExpertParallelCommunication(t *testing.T) {
+	m := mustModel(t, "deepseek-ai/DeepSeek-R1")
+	h := mustHW(t, "h200_sxm")
+	mk := func(p spec.Parallelism) *Default {
+		d, err := NewDefaultWith(DefaultCalibration(), m, h, "sglang", p, Quant{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ep := mk(spec.Parallelism{Tensor: 8, MoeExpert: 8, MoeTensor: 1})
+	etp := mk(spec.Parallelism{Tensor: 8, MoeTensor: 8, MoeExpert: 1})
+	if a, b := ep.comm(64), etp.comm(64); a != b || a <= 0 {
+		t.Fatalf("EP inside TP comm %.4f ms, expert TP %.4f ms: want equal", a, b)
+	}
+	dp := mk(spec.Parallelism{Tensor: 1, AttentionData: 8, MoeExpert: 8, MoeTensor: 1})
+	if dp.comm(64) <= 0 {
+		t.Fatal("attention DP with EP must pay the all-to-all")
+	}
+}
+
+// A grouped expert GEMM runs only for experts some token reaches: at batch 1 a decode step
+// of a sparse MoE model streams a few experts and is far cheaper than at batch 64.
+func TestMoEUntouchedExpertsCostNothing(t *testing.T) {
+	m := mustModel(t, "openai/gpt-oss-120b")
+	d, err := NewDefaultWith(DefaultCalibration(), m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, many := d.moe(1), d.moe(64)
+	// Batch 1 touches top-k = 4 of 128 experts, batch 64 about 110: the streamed weights,
+	// and so the layer time, grow by far more than 4×.
+	if !(many > 4*one) {
+		t.Fatalf("MoE layer: batch 1 %.4f ms, batch 64 %.4f ms", one, many)
+	}
+	// The batch-1 layer is bound by streaming its 4 experts, not by compute of all 128.
+	s := d.s
+	stream := 4 * (s.expertN + s.expertDown) * s.expertK * weightBytes(s.q.MoE) / (d.hw.MemBW * d.ops.MemEff) * 1000
+	if one > 2*stream+0.05 {
+		t.Fatalf("batch-1 MoE layer %.4f ms, streaming its experts takes %.4f ms", one, stream)
+	}
+}
