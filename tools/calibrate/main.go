@@ -165,6 +165,21 @@ func minimize(f func([]float64) float64, x []float64, lo, hi []float64, rounds i
 	return x
 }
 
+// genMinBytes is the smallest KV read per generation-attention call (batch × context × KV
+// bytes per token of the layer) fitted: serving decode passes spend their attention time in
+// calls of tens of MB and more, while the many smaller table rows are launch- and
+// occupancy-bound and would pull the bandwidth efficiency of the big calls down.
+const genMinBytes = 10e6
+
+// genBytes is the KV bytes one generation-attention table row reads.
+func genBytes(r map[string]string) float64 {
+	kvb := 2.0
+	if r["kv_cache_dtype"] == "fp8" {
+		kvb = 1
+	}
+	return fnum(r, "batch_size") * (fnum(r, "isl") + fnum(r, "step")) * fnum(r, "num_key_value_heads") * fnum(r, "head_dim") * 2 * kvb
+}
+
 func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 	hw, err := catalog.LookupHardware("h200_sxm")
 	if err != nil {
@@ -214,7 +229,9 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 		oo := o
 		oo.AttnEff, oo.AttnS0 = x[0], x[1]
 		var s float64
+		n := 0
 		for _, r := range ctx {
+			n++
 			kv := "bf16"
 			if r["kv_cache_dtype"] == "fp8" {
 				kv = "fp8"
@@ -223,7 +240,7 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 				int(fnum(r, "num_key_value_heads")), int(fnum(r, "head_dim")), int(fnum(r, "window_size")), kv)
 			s += logErr(p, fnum(r, "latency"))
 		}
-		return s / float64(len(ctx))
+		return s / float64(n)
 	}
 	x = minimize(cf, []float64{o.AttnEff, o.AttnS0}, []float64{0.1, 1}, []float64{1, 65536}, 60)
 	o.AttnEff, o.AttnS0 = x[0], x[1]
@@ -233,7 +250,12 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 		oo := o
 		oo.DecAttnEff, oo.DecAttnB0 = x[0], x[1]
 		var s float64
+		n := 0
 		for _, r := range gen {
+			if genBytes(r) < genMinBytes {
+				continue
+			}
+			n++
 			kv := "bf16"
 			if r["kv_cache_dtype"] == "fp8" {
 				kv = "fp8"
@@ -243,11 +265,17 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 				int(fnum(r, "num_key_value_heads")), int(fnum(r, "head_dim")), int(fnum(r, "window_size")), kv)
 			s += logErr(p, fnum(r, "latency"))
 		}
-		return s / float64(len(gen))
+		return s / float64(n)
 	}
 	x = minimize(df, []float64{o.DecAttnEff, o.DecAttnB0}, []float64{0.1, 1000}, []float64{1, 1e9}, 60)
 	o.DecAttnEff, o.DecAttnB0 = x[0], x[1]
-	fmt.Fprintf(os.Stderr, "generation attention: eff %.3f b0 %.0f  mean|log err| %.3f (%d rows)\n", x[0], x[1], df(x), len(gen))
+	nGen := 0
+	for _, r := range gen {
+		if genBytes(r) >= genMinBytes {
+			nGen++
+		}
+	}
+	fmt.Fprintf(os.Stderr, "generation attention: eff %.3f b0 %.0f  mean|log err| %.3f (%d rows reading ≥ %.0f MB)\n", x[0], x[1], df(x), nGen, genMinBytes/1e6)
 	// All-reduce (graph-captured custom kernel rows).
 	af := func(x []float64) float64 {
 		oo := o
