@@ -200,13 +200,49 @@ func sortKeyed(a []keyed) {
 			j++
 		}
 		if j-i > 1 && !keysSorted(src[i:j]) {
-			slices.SortStableFunc(src[i:j], func(x, y keyed) int { return cmp.Compare(x.k, y.k) })
+			sortLow(src[i:j], dst[:j-i])
 		}
 		i = j
 	}
 	if &src[0] != &a[0] {
 		copy(a, src)
 	}
+}
+
+// sortLow sorts a, whose keys agree above the low fixupBits, stably by key: insertion sort
+// for short runs, two 8-bit LSD passes (tmp is scratch of the same length) for long ones.
+func sortLow(a, tmp []keyed) {
+	if len(a) <= 32 {
+		for i := 1; i < len(a); i++ {
+			x := a[i]
+			j := i
+			for j > 0 && a[j-1].k > x.k {
+				a[j] = a[j-1]
+				j--
+			}
+			a[j] = x
+		}
+		return
+	}
+	src, dst := a, tmp
+	for shift := uint(0); shift < fixupBits; shift += 8 {
+		var count [256]int
+		for _, x := range src {
+			count[x.k>>shift&0xff]++
+		}
+		pos := 0
+		for i, c := range count {
+			count[i] = pos
+			pos += c
+		}
+		for _, x := range src {
+			d := x.k >> shift & 0xff
+			dst[count[d]] = x
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	// Two passes: the result is back in a.
 }
 
 // keysSorted reports whether a's keys are ascending.
