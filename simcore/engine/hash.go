@@ -50,6 +50,15 @@ func (c *tokenCursor) nextRun(limit int) (uint32, int) {
 		}
 		s := r.Prompt[c.seg]
 		n := s.Count - c.segOff
+		tok := s.Token
+		if s.Stride > 0 {
+			// A stride segment changes token at every Stride-token block.
+			blk := c.segOff / int(s.Stride)
+			tok += uint32(blk)
+			if end := (blk+1)*int(s.Stride) - c.segOff; n > end {
+				n = end
+			}
+		}
 		if rem := r.L - c.pos; n > rem {
 			n = rem
 		}
@@ -58,7 +67,7 @@ func (c *tokenCursor) nextRun(limit int) (uint32, int) {
 		}
 		c.segOff += n
 		c.pos += n
-		return s.Token, n
+		return tok, n
 	}
 	k := c.pos - r.L
 	if r.OutputTokens != nil {

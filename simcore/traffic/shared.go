@@ -21,15 +21,17 @@ func MarkShared(w *Workload) *Workload {
 		parent := int32(-1)
 		for _, l := range lists {
 			for _, sg := range l {
-				k := nodeKey(parent, sg.Token)
-				n, ok := nodes.Get(k)
-				if !ok {
-					n = int32(len(counts))
-					nodes.Put(k, n)
-					counts = append(counts, 0)
-				}
-				counts[n]++
-				parent = n
+				sg.Runs(func(token uint32, _ int) {
+					k := nodeKey(parent, token)
+					n, ok := nodes.Get(k)
+					if !ok {
+						n = int32(len(counts))
+						nodes.Put(k, n)
+						counts = append(counts, 0)
+					}
+					counts[n]++
+					parent = n
+				})
 			}
 		}
 	}
@@ -80,13 +82,23 @@ func MarkShared(w *Workload) *Workload {
 		// Leading segments whose node is visited by at least two sequences.
 		tokens := 0
 		parent := int32(-1)
+		shared := true
 		for _, sg := range t.Prompt {
-			n, _ := nodes.Get(nodeKey(parent, sg.Token))
-			if counts[n] < 2 {
+			sg.Runs(func(token uint32, count int) {
+				if !shared {
+					return
+				}
+				n, _ := nodes.Get(nodeKey(parent, token))
+				if counts[n] < 2 {
+					shared = false
+					return
+				}
+				tokens += count
+				parent = n
+			})
+			if !shared {
 				break
 			}
-			tokens += sg.Count
-			parent = n
 		}
 		t.SharedTokens, t.SharedKnown = min(tokens, t.InputLength), true
 	}

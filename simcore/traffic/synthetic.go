@@ -92,6 +92,13 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 				if b < prefixBlocks {
 					id = 0xD00D000000000000 | g<<32 | uint64(b)
 				} else {
+					if uniqueID+uint64(numBlocks) < 1<<32 {
+						// The unique blocks' ids run on by one and fold to themselves:
+						// one stride segment holds them all.
+						segs = append(segs, Segment{Token: foldID(uniqueID + 1), Stride: uint32(blockSize), Count: left})
+						uniqueID += uint64(numBlocks - b)
+						break
+					}
 					uniqueID++
 					id = uniqueID
 				}

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"aisimulate/simcore/spec"
@@ -53,8 +54,10 @@ func TestConstantRateAndStopPerLoadUnit(t *testing.T) {
 		if s.ArrivalMs != float64(i)*250 {
 			t.Errorf("arrival %d = %g", i, s.ArrivalMs)
 		}
-		if len(s.Turns) != 1 || s.Turns[0].InputLength != 100 || len(s.Turns[0].Prompt) != 2 || s.Turns[0].Prompt[1].Count != 36 {
-			t.Fatalf("turn shape %+v", s.Turns)
+		// Two blocks of distinct tokens, 64 + 36 tokens (the ids run on across requests).
+		want := []run{{uint32(2*i + 1), 64}, {uint32(2*i + 2), 36}}
+		if len(s.Turns) != 1 || s.Turns[0].InputLength != 100 || !slices.Equal(runsOf(s.Turns[0].Prompt), want) {
+			t.Fatalf("turn shape %+v, runs %v, want %v", s.Turns, runsOf(s.Turns[0].Prompt), want)
 		}
 	}
 	// round half to even: 0.5 × 5 = 2.5 → 2
@@ -94,5 +97,46 @@ func TestSessionPrefixGroups(t *testing.T) {
 	}
 	if len(seen) != 2 {
 		t.Fatalf("first-block tokens over 20 sessions: %v, want exactly 2 groups", seen)
+	}
+}
+
+// run is one run of a repeated token.
+type run struct {
+	token uint32
+	count int
+}
+
+// runsOf expands a prompt into its token runs.
+func runsOf(prompt []Segment) []run {
+	var out []run
+	for _, sg := range prompt {
+		sg.Runs(func(token uint32, count int) { out = append(out, run{token, count}) })
+	}
+	return out
+}
+
+// Stride segments expand to the per-block runs they stand for, and MarkShared sees through
+// them: two prompts that share their first stride block share exactly that block.
+func TestStrideSegments(t *testing.T) {
+	sg := Segment{Token: 10, Stride: 4, Count: 10}
+	if got, want := runsOf([]Segment{sg}), []run{{10, 4}, {11, 4}, {12, 2}}; !slices.Equal(got, want) {
+		t.Fatalf("runs %v, want %v", got, want)
+	}
+	a := Turn{InputLength: 10, Prompt: []Segment{sg}}
+	b := Turn{InputLength: 6, Prompt: []Segment{{Token: 10, Count: 4}, {Token: 99, Count: 2}}}
+	i := 0
+	sessions := []Session{{Turns: []Turn{a}}, {Turns: []Turn{b}}}
+	w := MarkShared(&Workload{Next: func() (Session, bool) {
+		if i == len(sessions) {
+			return Session{}, false
+		}
+		i++
+		return sessions[i-1], true
+	}})
+	for k, want := range []int{4, 4} {
+		s, _ := w.Next()
+		if got := s.Turns[0].SharedTokens; got != want || !s.Turns[0].SharedKnown {
+			t.Errorf("session %d: shared tokens %d, want %d", k, got, want)
+		}
 	}
 }

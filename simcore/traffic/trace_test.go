@@ -79,8 +79,8 @@ func TestMooncakeFixtureSpeedup(t *testing.T) {
 	}
 	got := trDrain(t, w)
 	want := []Session{
-		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 32, OutputLength: 4, Prompt: []Segment{{0, 32}}}}},
-		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 24, OutputLength: 3, Prompt: []Segment{{1, 24}}}}},
+		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 32, OutputLength: 4, Prompt: []Segment{{Token: 0, Count: 32}}}}},
+		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 24, OutputLength: 3, Prompt: []Segment{{Token: 1, Count: 24}}}}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
@@ -95,12 +95,12 @@ func TestMooncakeSessionsAliasesDelays(t *testing.T) {
 	got := trDrain(t, w)
 	want := []Session{
 		{ID: "s1", ArrivalMs: 50, Turns: []Turn{
-			{InputLength: 1024, OutputLength: 64, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "a"},
-			{InputLength: 1600, OutputLength: 32, Prompt: []Segment{{0, 512}, {1, 512}, {2, 512}, {3, 64}}, DelayMs: 250},
-			{InputLength: 100, OutputLength: 1, Prompt: []Segment{{4, 100}}, DelayMs: 400},
+			{InputLength: 1024, OutputLength: 64, Prompt: []Segment{{Token: 0, Count: 512}, {Token: 1, Count: 512}}, RequestID: "a"},
+			{InputLength: 1600, OutputLength: 32, Prompt: []Segment{{Token: 0, Count: 512}, {Token: 1, Count: 512}, {Token: 2, Count: 512}, {Token: 3, Count: 64}}, DelayMs: 250},
+			{InputLength: 100, OutputLength: 1, Prompt: []Segment{{Token: 4, Count: 100}}, DelayMs: 400},
 		}},
-		{ID: "s2", ArrivalMs: 20, Turns: []Turn{{InputLength: 600, OutputLength: 8, Prompt: []Segment{{0, 512}, {2, 88}}}}},
-		{ID: "request_6", ArrivalMs: 0, Turns: []Turn{{InputLength: 512, OutputLength: 2, Prompt: []Segment{{5, 512}}, RequestID: "solo"}}},
+		{ID: "s2", ArrivalMs: 20, Turns: []Turn{{InputLength: 600, OutputLength: 8, Prompt: []Segment{{Token: 0, Count: 512}, {Token: 2, Count: 88}}}}},
+		{ID: "request_6", ArrivalMs: 0, Turns: []Turn{{InputLength: 512, OutputLength: 2, Prompt: []Segment{{Token: 5, Count: 512}}, RequestID: "solo"}}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
@@ -129,7 +129,7 @@ func TestMooncakeBlockSizeClamp(t *testing.T) {
 	s := trSrc(spec.FormatMooncake, "t.jsonl")
 	s.BlockSize = trInt(16)
 	got := trDrain(t, trLoad(t, s, trConc(1), files))
-	want := []Turn{{InputLength: 32, OutputLength: 1, Prompt: []Segment{{0, 16}, {1, 16}}}}
+	want := []Turn{{InputLength: 32, OutputLength: 1, Prompt: []Segment{{Token: 0, Count: 16}, {Token: 1, Count: 16}}}}
 	if d := cmp.Diff(want, got[0].Turns); d != "" {
 		t.Fatalf("turns (-want +got):\n%s", d)
 	}
@@ -138,7 +138,7 @@ func TestMooncakeBlockSizeClamp(t *testing.T) {
 func TestMooncakeOutputTokenIDs(t *testing.T) {
 	files := fstest.MapFS{"t.jsonl": {Data: []byte(`{"timestamp": 3, "output_length": 3, "hash_ids": [1], "output_token_ids": [7, 7, 9]}` + "\n")}}
 	got := trDrain(t, trLoad(t, trSrc(spec.FormatMooncake, "t.jsonl"), trTS(1), files))
-	if d := cmp.Diff([]Segment{{7, 2}, {9, 1}}, got[0].Turns[0].OutputTokens); d != "" {
+	if d := cmp.Diff([]Segment{{Token: 7, Count: 2}, {Token: 9, Count: 1}}, got[0].Turns[0].OutputTokens); d != "" {
 		t.Fatalf("OutputTokens (-want +got):\n%s", d)
 	}
 }
@@ -151,8 +151,8 @@ func TestMooncakeDelta(t *testing.T) {
 		t.Fatalf("delta output tokens = %#x %#x", out0, out1)
 	}
 	want := []Session{{ID: "delta-session", Turns: []Turn{
-		{InputLength: 16, OutputLength: 4, Prompt: []Segment{{0, 16}}, OutputTokens: []Segment{{out0, 4}}},
-		{InputLength: 28, OutputLength: 4, Prompt: []Segment{{0, 16}, {out0, 4}, {1, 8}}, DelayMs: 2.5, OutputTokens: []Segment{{out1, 4}}},
+		{InputLength: 16, OutputLength: 4, Prompt: []Segment{{Token: 0, Count: 16}}, OutputTokens: []Segment{{Token: out0, Count: 4}}},
+		{InputLength: 28, OutputLength: 4, Prompt: []Segment{{Token: 0, Count: 16}, {Token: out0, Count: 4}, {Token: 1, Count: 8}}, DelayMs: 2.5, OutputTokens: []Segment{{Token: out1, Count: 4}}},
 	}}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
@@ -199,10 +199,10 @@ func TestAgenticV2(t *testing.T) {
 		t.Fatal("graph workload yields sessions")
 	}
 	want := &Graph{Lanes: 2, Nodes: []Node{
-		{Turn: Turn{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "root"}, PlayID: "p", SessionID: "main", TurnIndex: 0},
-		{Turn: Turn{InputLength: 6, OutputLength: 2, Prompt: []Segment{{0, 4}, {2, 2}}, RequestID: "child"}, PlayID: "p", SessionID: "sub", TurnIndex: 0,
+		{Turn: Turn{InputLength: 8, OutputLength: 2, Prompt: []Segment{{Token: 0, Count: 4}, {Token: 1, Count: 4}}, RequestID: "root"}, PlayID: "p", SessionID: "main", TurnIndex: 0},
+		{Turn: Turn{InputLength: 6, OutputLength: 2, Prompt: []Segment{{Token: 0, Count: 4}, {Token: 2, Count: 2}}, RequestID: "child"}, PlayID: "p", SessionID: "sub", TurnIndex: 0,
 			Deps: []Dep{{Parent: 0, OnCompletion: false, DelayMs: 5}}},
-		{Turn: Turn{InputLength: 12, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}, {3, 4}}, RequestID: "join"}, PlayID: "p", SessionID: "main", TurnIndex: 1,
+		{Turn: Turn{InputLength: 12, OutputLength: 2, Prompt: []Segment{{Token: 0, Count: 4}, {Token: 1, Count: 4}, {Token: 3, Count: 4}}, RequestID: "join"}, PlayID: "p", SessionID: "main", TurnIndex: 1,
 			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 1}, {Parent: 1, OnCompletion: true, DelayMs: 1}}},
 	}}
 	if d := cmp.Diff(want, w.Graph); d != "" {
@@ -231,12 +231,12 @@ func TestAgenticV2Speedup(t *testing.T) {
 func TestAgenticLegacy(t *testing.T) {
 	w := trLoad(t, trSrc(spec.FormatAgenticMooncake, "agentic_legacy.jsonl"), trTS(1), trTestdata)
 	want := []Node{
-		{Turn: Turn{InputLength: 1024, OutputLength: 10, Prompt: []Segment{{0, 512}, {1, 512}}, RequestID: "r1"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 0},
-		{Turn: Turn{InputLength: 2048, OutputLength: 100, Prompt: []Segment{{0, 512}, {1, 512}, {2, 512}, {3, 512}}, RequestID: "r2"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 1,
+		{Turn: Turn{InputLength: 1024, OutputLength: 10, Prompt: []Segment{{Token: 0, Count: 512}, {Token: 1, Count: 512}}, RequestID: "r1"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 0},
+		{Turn: Turn{InputLength: 2048, OutputLength: 100, Prompt: []Segment{{Token: 0, Count: 512}, {Token: 1, Count: 512}, {Token: 2, Count: 512}, {Token: 3, Count: 512}}, RequestID: "r2"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 1,
 			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 1500}}},
-		{Turn: Turn{InputLength: 512, OutputLength: 5, Prompt: []Segment{{4, 512}}, RequestID: "r3"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 2,
+		{Turn: Turn{InputLength: 512, OutputLength: 5, Prompt: []Segment{{Token: 4, Count: 512}}, RequestID: "r3"}, PlayID: "legacy-play:r1", SessionID: "s", TurnIndex: 2,
 			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 20}, {Parent: 1, OnCompletion: true, DelayMs: 20}}},
-		{Turn: Turn{InputLength: 100, OutputLength: 1, Prompt: []Segment{{5, 100}}, RequestID: "a0"}, PlayID: "legacy-play:a0", SessionID: "request_4", TurnIndex: 0, NotBeforeMs: 300},
+		{Turn: Turn{InputLength: 100, OutputLength: 1, Prompt: []Segment{{Token: 5, Count: 100}}, RequestID: "a0"}, PlayID: "legacy-play:a0", SessionID: "request_4", TurnIndex: 0, NotBeforeMs: 300},
 	}
 	if d := cmp.Diff(want, w.Graph.Nodes); d != "" {
 		t.Fatalf("nodes (-want +got):\n%s", d)
@@ -251,11 +251,11 @@ func TestAppliedCompute(t *testing.T) {
 	got := trDrain(t, w)
 	want := []Session{
 		{ID: "applied_compute_agentic_session_1", Turns: []Turn{
-			{InputLength: 16, OutputLength: 4, Prompt: []Segment{{0, 16}}},
-			{InputLength: 28, OutputLength: 4, Prompt: []Segment{{0, 28}}, DelayMs: 500},
-			{InputLength: 40, OutputLength: 4, Prompt: []Segment{{0, 40}}, DelayMs: 1250},
+			{InputLength: 16, OutputLength: 4, Prompt: []Segment{{Token: 0, Count: 16}}},
+			{InputLength: 28, OutputLength: 4, Prompt: []Segment{{Token: 0, Count: 28}}, DelayMs: 500},
+			{InputLength: 40, OutputLength: 4, Prompt: []Segment{{Token: 0, Count: 40}}, DelayMs: 1250},
 		}},
-		{ID: "applied_compute_agentic_session_2", Turns: []Turn{{InputLength: 5, OutputLength: 7, Prompt: []Segment{{1, 5}}}}},
+		{ID: "applied_compute_agentic_session_2", Turns: []Turn{{InputLength: 5, OutputLength: 7, Prompt: []Segment{{Token: 1, Count: 5}}}}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
@@ -269,7 +269,7 @@ func TestAppliedComputeBlocksExtend(t *testing.T) {
 	seq := func(lo, hi int, last int) []Segment {
 		var out []Segment
 		for i := lo; i < hi; i++ {
-			out = append(out, Segment{uint32(i), 4})
+			out = append(out, Segment{Token: uint32(i), Count: 4})
 		}
 		if last > 0 {
 			out[len(out)-1].Count = last
@@ -283,7 +283,7 @@ func TestAppliedComputeBlocksExtend(t *testing.T) {
 		}
 	}
 	// The second episode's blocks are new ids after the first episode's ten.
-	if d := cmp.Diff([]Segment{{10, 4}, {11, 1}}, got[1].Turns[0].Prompt); d != "" {
+	if d := cmp.Diff([]Segment{{Token: 10, Count: 4}, {Token: 11, Count: 1}}, got[1].Turns[0].Prompt); d != "" {
 		t.Fatalf("second episode prompt (-want +got):\n%s", d)
 	}
 }
@@ -295,8 +295,8 @@ func TestDynamoStandard(t *testing.T) {
 	}
 	got := trDrain(t, w)
 	want := []Session{
-		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 4, OutputLength: 2, Prompt: []Segment{{0, 4}}, RequestID: "a"}}},
-		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 4, OutputLength: 2, Prompt: []Segment{{1, 4}}, RequestID: "b"}}},
+		{ID: "request_1", ArrivalMs: 0, Turns: []Turn{{InputLength: 4, OutputLength: 2, Prompt: []Segment{{Token: 0, Count: 4}}, RequestID: "a"}}},
+		{ID: "request_2", ArrivalMs: 10, Turns: []Turn{{InputLength: 4, OutputLength: 2, Prompt: []Segment{{Token: 1, Count: 4}}, RequestID: "b"}}},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("sessions (-want +got):\n%s", d)
@@ -311,12 +311,12 @@ func TestDynamoStandard(t *testing.T) {
 
 func wantDynamoAgentic(speedup float64) []Node {
 	return []Node{
-		{Turn: Turn{InputLength: 8, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}}, RequestID: "parent-source"}, PlayID: "parent", SessionID: "parent", TurnIndex: 0},
-		{Turn: Turn{InputLength: 4, OutputLength: 2, Prompt: []Segment{{2, 4}}, RequestID: "child-first"}, PlayID: "parent", SessionID: "child", TurnIndex: 0,
+		{Turn: Turn{InputLength: 8, OutputLength: 2, Prompt: []Segment{{Token: 0, Count: 4}, {Token: 1, Count: 4}}, RequestID: "parent-source"}, PlayID: "parent", SessionID: "parent", TurnIndex: 0},
+		{Turn: Turn{InputLength: 4, OutputLength: 2, Prompt: []Segment{{Token: 2, Count: 4}}, RequestID: "child-first"}, PlayID: "parent", SessionID: "child", TurnIndex: 0,
 			Deps: []Dep{{Parent: 0, OnCompletion: false, DelayMs: 5 / speedup}}},
-		{Turn: Turn{InputLength: 6, OutputLength: 2, Prompt: []Segment{{2, 4}, {3, 2}}, RequestID: "child-last"}, PlayID: "parent", SessionID: "child", TurnIndex: 1,
+		{Turn: Turn{InputLength: 6, OutputLength: 2, Prompt: []Segment{{Token: 2, Count: 4}, {Token: 3, Count: 2}}, RequestID: "child-last"}, PlayID: "parent", SessionID: "child", TurnIndex: 1,
 			Deps: []Dep{{Parent: 1, OnCompletion: true, DelayMs: 5 / speedup}}},
-		{Turn: Turn{InputLength: 12, OutputLength: 2, Prompt: []Segment{{0, 4}, {1, 4}, {4, 4}}, RequestID: "parent-consumer"}, PlayID: "parent", SessionID: "parent", TurnIndex: 1,
+		{Turn: Turn{InputLength: 12, OutputLength: 2, Prompt: []Segment{{Token: 0, Count: 4}, {Token: 1, Count: 4}, {Token: 4, Count: 4}}, RequestID: "parent-consumer"}, PlayID: "parent", SessionID: "parent", TurnIndex: 1,
 			Deps: []Dep{{Parent: 0, OnCompletion: true, DelayMs: 21 / speedup}, {Parent: 2, OnCompletion: true, DelayMs: 1 / speedup}}},
 	}
 }
@@ -435,7 +435,7 @@ func TestDynamoManyShardsStreaming(t *testing.T) {
 			t.Fatalf("session %d: %s at %v", i, tr.RequestID, s.ArrivalMs)
 		}
 		// Hash 7 is seen first, so it is token 0; the i-th unique hash follows.
-		if d := cmp.Diff([]Segment{{0, 8}, {uint32(i + 1), 2}}, tr.Prompt); d != "" {
+		if d := cmp.Diff([]Segment{{Token: 0, Count: 8}, {Token: uint32(i + 1), Count: 2}}, tr.Prompt); d != "" {
 			t.Fatalf("session %d prompt:\n%s", i, d)
 		}
 	}

@@ -3,10 +3,26 @@
 package traffic
 
 // Segment is a run of Count copies of one 32-bit token id. Prompts are held as segments so a
-// 512-token trace block costs one element instead of 512.
+// 512-token trace block costs one element instead of 512. A segment with a Stride instead
+// holds Count tokens in blocks of Stride tokens whose k-th block repeats Token+k, so a
+// synthetic prompt of distinct blocks costs one element however long it is.
 type Segment struct {
-	Token uint32
-	Count int
+	Token  uint32
+	Stride uint32
+	Count  int
+}
+
+// Runs calls fn for every run of one repeated token in s, in order.
+func (s Segment) Runs(fn func(token uint32, count int)) {
+	if s.Stride == 0 {
+		fn(s.Token, s.Count)
+		return
+	}
+	for k, left := uint32(0), s.Count; left > 0; k++ {
+		n := min(left, int(s.Stride))
+		fn(s.Token+k, n)
+		left -= n
+	}
 }
 
 // Turn is one request of a session as the workload authored it.
