@@ -19,6 +19,15 @@ type KVPool struct {
 	// Events collects Stored/Removed events for a router that consumes them.
 	Events     []KVEvent
 	wantEvents bool
+	// Dead blocks are the unique cached blocks of requests that finished: nobody can ever
+	// hit them again, so only their places in the LRU order matter (they delay the eviction
+	// of the live blocks behind them). They are kept as counts instead of list nodes: gapTail
+	// dead blocks follow the last live LRU block, each live block's gapBefore counts those
+	// just before it, and their interchangeable ids wait in dead. Taking from the LRU head
+	// takes a dead block while the head gap is not empty, exactly as walking a full list would.
+	dead    []int32
+	gapTail int32
+	one     []int32 // Take's scratch
 }
 
 type kvBlock struct {
@@ -28,9 +37,10 @@ type kvBlock struct {
 	gen      uint32 // bumped every time the block is taken
 	cached   bool
 	unique   bool // cached copy of a block no other request can share (not indexed)
-	prev     int32
-	next     int32
-	nextCopy int32
+	prev      int32
+	next      int32
+	nextCopy  int32
+	gapBefore int32 // dead blocks just before this one in the LRU (see KVPool.dead)
 }
 
 // KVEventKind says what happened to a hash on a rank.
@@ -128,26 +138,11 @@ func (p *KVPool) Pin(h uint64) int32 {
 	return b
 }
 
-// Take returns one fresh private block, evicting the LRU head if nothing is free.
+// Take returns one fresh private block, evicting from the LRU head if nothing is free.
 // The caller has checked CanReserve.
 func (p *KVPool) Take() int32 {
-	var b int32
-	switch {
-	case len(p.free) > 0:
-		b = p.free[len(p.free)-1]
-		p.free = p.free[:len(p.free)-1]
-	case int(p.nextNew) < len(p.blocks):
-		b = p.nextNew
-		p.nextNew++
-	default:
-		b = p.lruHead
-		p.lruRemove(b)
-		p.unregister(b)
-		p.numUsed--
-	}
-	p.numUsed++
-	p.blocks[b] = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1, gen: p.blocks[b].gen + 1}
-	return b
+	p.one = p.TakeN(p.one[:0], 1)
+	return p.one[0]
 }
 
 // TakeN appends n fresh private blocks to dst (Take in a loop, without a call per block).
@@ -162,12 +157,23 @@ func (p *KVPool) TakeN(dst []int32, n int) []int32 {
 		case int(p.nextNew) < len(p.blocks):
 			b = p.nextNew
 			p.nextNew++
-		default:
+		case p.lruHead >= 0 && p.blocks[p.lruHead].gapBefore == 0:
 			b = p.lruHead
 			p.lruRemove(b)
 			if blk := &p.blocks[b]; blk.cached && !blk.unique {
 				p.unregister(b)
 			}
+			p.numUsed--
+		default:
+			// A dead block is first in LRU order: any of them will do.
+			if p.lruHead >= 0 {
+				p.blocks[p.lruHead].gapBefore--
+			} else {
+				p.gapTail--
+			}
+			b = p.dead[len(p.dead)-1]
+			p.dead = p.dead[:len(p.dead)-1]
+			p.numInactive--
 			p.numUsed--
 		}
 		p.numUsed++
@@ -176,26 +182,6 @@ func (p *KVPool) TakeN(dst []int32, n int) []int32 {
 		dst = append(dst, b)
 	}
 	return dst
-}
-
-// RegisterUnique makes full private block b a cached copy that only its owner can reuse:
-// it enters the LRU on release like any cached block but is never indexed or announced.
-func (p *KVPool) RegisterUnique(b int32) {
-	if p.prefixCaching {
-		p.blocks[b].cached = true
-		p.blocks[b].unique = true
-	}
-}
-
-// RegisterUniqueAll is RegisterUnique for every block of bs (one call for a run of blocks).
-func (p *KVPool) RegisterUniqueAll(bs []int32) {
-	if !p.prefixCaching {
-		return
-	}
-	for _, b := range bs {
-		p.blocks[b].cached = true
-		p.blocks[b].unique = true
-	}
 }
 
 // Gen is block b's generation (for MatchOwn).
@@ -247,11 +233,27 @@ func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
 }
 
 // Release drops a request's references, last block first (§4.3), so a sequence's leaf
-// blocks enter the LRU before their parents and are evicted first.
-func (p *KVPool) Release(blocks []int32) {
+// blocks enter the LRU before their parents and are evicted first. Blocks
+// [uniqueFrom, uniqueTo) are full blocks only this request can reuse: with prefix caching
+// they become cached copies (never indexed or announced) that enter the LRU like any
+// other — or, when the request is final (it will never be admitted on this pool again),
+// dead blocks that only hold their place in the LRU order.
+func (p *KVPool) Release(blocks []int32, uniqueFrom, uniqueTo int, final bool) {
 	for i := len(blocks) - 1; i >= 0; i-- {
 		b := blocks[i]
 		blk := &p.blocks[b]
+		if p.prefixCaching && i >= uniqueFrom && i < uniqueTo {
+			blk.refs = 0
+			if final {
+				p.dead = append(p.dead, b)
+				p.gapTail++
+				p.numInactive++
+				continue
+			}
+			blk.cached, blk.unique = true, true
+			p.lruAppend(b)
+			continue
+		}
 		if !blk.cached {
 			blk.refs = 0
 			p.free = append(p.free, b)
@@ -294,6 +296,7 @@ func (p *KVPool) unregister(b int32) {
 
 func (p *KVPool) lruAppend(b int32) {
 	blk := &p.blocks[b]
+	blk.gapBefore, p.gapTail = p.gapTail, 0
 	blk.prev = p.lruTail
 	blk.next = -1
 	if p.lruTail >= 0 {
@@ -307,6 +310,13 @@ func (p *KVPool) lruAppend(b int32) {
 
 func (p *KVPool) lruRemove(b int32) {
 	blk := &p.blocks[b]
+	// The dead blocks before b now come before its successor.
+	if blk.next >= 0 {
+		p.blocks[blk.next].gapBefore += blk.gapBefore
+	} else {
+		p.gapTail += blk.gapBefore
+	}
+	blk.gapBefore = 0
 	if blk.prev >= 0 {
 		p.blocks[blk.prev].next = blk.next
 	} else {

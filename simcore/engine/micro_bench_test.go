@@ -27,7 +27,7 @@ func BenchmarkMicroPoolCycle(b *testing.B) {
 			blocks = append(blocks, bl)
 			p.Register(bl, uint64(i*18+j)*0x9e3779b97f4a7c15|1, 0, true)
 		}
-		p.Release(blocks)
+		p.Release(blocks, 0, 0, false)
 	}
 }
 

@@ -454,16 +454,15 @@ func (k *Rank) registerFull(r *Request) {
 		}
 		k.KV.Register(r.blocks[b], r.hashes[b], parent, b == 0)
 	}
-	if from := max(r.registered, shared); from < full {
-		k.KV.RegisterUniqueAll(r.blocks[from:full])
-	}
+	// Blocks [shared, full) are unique: registering them only changes how they are
+	// released (KVPool.Release), which follows from r.registered.
 	r.registered = full
 }
 
 // preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
 func (k *Rank) preempt(victim *Request, w *Worker) {
 	k.keepOwn(victim)
-	k.releaseBlocks(victim)
+	k.releaseBlocks(victim, false)
 	if victim.scheduled > 0 {
 		k.budget += victim.scheduled
 		victim.scheduled = 0
@@ -497,11 +496,13 @@ func (k *Rank) keepOwn(r *Request) {
 	}
 }
 
-func (k *Rank) releaseBlocks(r *Request) {
+// releaseBlocks frees r's KV on this rank; final means r will never be admitted on this
+// pool again (it completed, was rejected or handed off), so its unique blocks are dead.
+func (k *Rank) releaseBlocks(r *Request, final bool) {
 	if k.cfg.Policy == TRTLLM && r.inRunning {
 		k.trtHeld -= len(r.blocks)
 	}
-	k.KV.Release(r.blocks)
+	k.KV.Release(r.blocks, min(r.Shareable(k.cfg.BlockSize), r.registered), r.registered, final)
 	r.blocks = r.blocks[:0]
 	r.pinned, r.hitBlocks, r.registered = false, 0, 0
 }
@@ -560,7 +561,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 				k.Held = append(k.Held, r)
 				w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
 			case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
-				k.releaseBlocks(r)
+				k.releaseBlocks(r, true)
 				k.running = removeBySeq(k.running, r)
 				r.inRunning = false
 				if cfg.Policy == TRTLLM {
@@ -594,7 +595,7 @@ func (k *Rank) ReleaseSource(r *Request) {
 			break
 		}
 	}
-	k.releaseBlocks(r)
+	k.releaseBlocks(r, true)
 }
 
 // admitted records an admission at pass start in pool with reuse tokens (§6.4).

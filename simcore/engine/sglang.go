@@ -144,7 +144,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				// ever free (nothing else runs or holds blocks): like a head that even an
 				// idle rank cannot admit, it is rejected instead of stalling the rank
 				// forever [decision, docs/simulation.md].
-				k.releaseBlocks(r)
+				k.releaseBlocks(r, true)
 				r.computed, r.prefilling = 0, false
 				s.chunked = nil
 				r.Status = Rejected
@@ -258,7 +258,7 @@ func (k *Rank) retract(w *Worker) {
 	}
 	victim := k.running[vi]
 	k.keepOwn(victim)
-	k.releaseBlocks(victim)
+	k.releaseBlocks(victim, false)
 	victim.computed = 0
 	victim.Preemptions++
 	k.removeRunning(victim)
@@ -324,7 +324,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 
 // complete makes r terminal `completed` at end and frees its KV.
 func (k *Rank) complete(r *Request, end float64, w *Worker) {
-	k.releaseBlocks(r)
+	k.releaseBlocks(r, true)
 	r.Status = Completed
 	r.Terminal = end
 	w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
