@@ -31,12 +31,12 @@ type KVPool struct {
 }
 
 type kvBlock struct {
-	hash     uint64
-	parent   uint64
-	refs     int32
-	gen      uint32 // bumped every time the block is taken
-	cached   bool
-	unique   bool // cached copy of a block no other request can share (not indexed)
+	hash      uint64
+	parent    uint64
+	refs      int32
+	gen       uint32 // bumped every time the block is taken
+	cached    bool
+	unique    bool // cached copy of a block no other request can share (not indexed)
 	prev      int32
 	next      int32
 	nextCopy  int32
