@@ -61,3 +61,30 @@ func TestKVPoolOwnBlocksAfterPreemption(t *testing.T) {
 		t.Fatalf("own block should be evicted now")
 	}
 }
+
+// The wake-up heap pops in (pass, admission sequence) order under interleaved pushes.
+func TestWakeHeapOrder(t *testing.T) {
+	var h wakeHeap
+	var ref []wake
+	seq := int64(0)
+	for step := 0; step < 5000; step++ {
+		if step%3 != 2 || len(h) == 0 {
+			seq++
+			x := wake{pass: int64(step/7 + int(seq*7919%13)), seq: seq}
+			h.push(x)
+			ref = append(ref, x)
+			continue
+		}
+		got := h.pop()
+		best := 0
+		for i := range ref {
+			if ref[i].before(&ref[best]) {
+				best = i
+			}
+		}
+		if got.pass != ref[best].pass || got.seq != ref[best].seq {
+			t.Fatalf("step %d: popped (%d,%d), want (%d,%d)", step, got.pass, got.seq, ref[best].pass, ref[best].seq)
+		}
+		ref = append(ref[:best], ref[best+1:]...)
+	}
+}

@@ -23,32 +23,32 @@ type wake struct {
 // wakeHeap is a min-heap of wake-ups by (pass, admission sequence).
 type wakeHeap []wake
 
-func (h wakeHeap) less(i, j int) bool {
-	if h[i].pass != h[j].pass {
-		return h[i].pass < h[j].pass
-	}
-	return h[i].seq < h[j].seq
+// before orders wake-ups by pass, then admission sequence.
+func (x *wake) before(y *wake) bool {
+	return x.pass < y.pass || x.pass == y.pass && x.seq < y.seq
 }
 
+// push and pop move a hole instead of swapping, one write per level.
 func (h *wakeHeap) push(x wake) {
 	*h = append(*h, x)
 	a := *h
 	i := len(a) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !a.less(i, p) {
+		if !x.before(&a[p]) {
 			break
 		}
-		a[i], a[p] = a[p], a[i]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = x
 }
 
 func (h *wakeHeap) pop() wake {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
+	x := a[n]
 	a[n] = wake{}
 	a = a[:n]
 	i := 0
@@ -58,14 +58,17 @@ func (h *wakeHeap) pop() wake {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && a.less(r, l) {
+		if r := l + 1; r < n && a[r].before(&a[l]) {
 			m = r
 		}
-		if !a.less(m, i) {
+		if !a[m].before(&x) {
 			break
 		}
-		a[i], a[m] = a[m], a[i]
+		a[i] = a[m]
 		i = m
+	}
+	if n > 0 {
+		a[i] = x
 	}
 	*h = a
 	return top
