@@ -1,10 +1,5 @@
 package engine
 
-import (
-	"cmp"
-	"slices"
-)
-
 // Rank is one attention-DP rank: a scheduler with its queues and one KV block pool.
 type Rank struct {
 	cfg  *RankConfig
@@ -120,7 +115,8 @@ func (k *Rank) popFront() *Request {
 	return r
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0 (unsigned: signed division is a runtime call in WebAssembly).
+func ceilDiv(a, b int) int { return int(uint(a+b-1) / uint(b)) }
 
 // QueuedTokens returns Σ known over waiting requests that have not generated a token
 // (prefill backlog) and over those that have plus materialized hand-offs (decode backlog).
@@ -518,11 +514,19 @@ func (k *Rank) removeRunning(r *Request) {
 
 // removeBySeq removes r from a list sorted by admission sequence, keeping the order.
 func removeBySeq(list []*Request, r *Request) []*Request {
-	i, ok := slices.BinarySearchFunc(list, r.admSeq, func(x *Request, seq int64) int { return cmp.Compare(x.admSeq, seq) })
-	if !ok || list[i] != r {
+	lo, hi := 0, len(list)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if list[mid].admSeq < r.admSeq {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(list) || list[lo] != r {
 		return list
 	}
-	copy(list[i:], list[i+1:])
+	copy(list[lo:], list[lo+1:])
 	list[len(list)-1] = nil
 	return list[:len(list)-1]
 }
