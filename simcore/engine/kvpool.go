@@ -6,12 +6,19 @@ import "aisimulate/simcore/hashtab"
 // are registered under their sequence hash; a hash may have several resident copies (linked
 // through nextCopy). Copies with no references sit in an LRU list and are evicted from its
 // head. All links are int32 indices into blocks; -1 ends a list.
+//
+// Only blocks whose identity matters have an id: cached copies (registered under a hash, or
+// a preempted request's unique blocks it may reuse) and the hits a request pins. A request's
+// other blocks — private blocks being filled, unique blocks nobody else can share — are
+// anonymous: the pool and the request only count them (Request.anon), and a block gets an id
+// when it becomes a cached copy (Identify). Taking n blocks is then a few counter updates
+// however large n is, unless live cached copies must be evicted.
 type KVPool struct {
 	blocks        []kvBlock
-	free          []int32 // recycled free block ids
-	nextNew       int32   // blocks[nextNew:] have never been used
-	numUsed       int     // private + cached copies
-	numInactive   int     // LRU length
+	freeIDs       []int32 // ids no block uses
+	nextNew       int32   // ids blocks[nextNew:] have never been used
+	numUsed       int     // blocks held, identified or anonymous, plus cached copies
+	numInactive   int     // LRU length, dead blocks included
 	lruHead       int32
 	lruTail       int32
 	byHash        *hashtab.Table
@@ -21,26 +28,24 @@ type KVPool struct {
 	wantEvents bool
 	// Dead blocks are the unique cached blocks of requests that finished: nobody can ever
 	// hit them again, so only their places in the LRU order matter (they delay the eviction
-	// of the live blocks behind them). They are kept as counts instead of list nodes: gapTail
-	// dead blocks follow the last live LRU block, each live block's gapBefore counts those
-	// just before it, and their interchangeable ids wait in dead. Taking from the LRU head
-	// takes a dead block while the head gap is not empty, exactly as walking a full list would.
-	dead    []int32
-	gapTail int32
-	one     []int32 // Take's scratch
+	// of the live blocks behind them). They are counts, not list nodes: gapTail dead blocks
+	// follow the last live LRU block and each live block's gapBefore counts those just
+	// before it. Taking from the LRU head takes dead blocks while the head gap is not empty,
+	// exactly as walking a full list would.
+	gapTail int
 }
 
 type kvBlock struct {
 	hash      uint64
 	parent    uint64
 	refs      int32
-	gen       uint32 // bumped every time the block is taken
+	gen       uint32 // bumped every time the id is given to a block or freed
 	cached    bool
 	unique    bool // cached copy of a block no other request can share (not indexed)
 	prev      int32
 	next      int32
 	nextCopy  int32
-	gapBefore int32 // dead blocks just before this one in the LRU (see KVPool.dead)
+	gapBefore int  // dead blocks just before this one in the LRU (see KVPool.gapTail)
 }
 
 // KVEventKind says what happened to a hash on a rank.
@@ -138,50 +143,58 @@ func (p *KVPool) Pin(h uint64) int32 {
 	return b
 }
 
-// Take returns one fresh private block, evicting from the LRU head if nothing is free.
-// The caller has checked CanReserve.
-func (p *KVPool) Take() int32 {
-	p.one = p.TakeN(p.one[:0], 1)
-	return p.one[0]
+// TakeAnon takes n anonymous blocks: free ones first, then from the LRU head (dead blocks,
+// or live cached copies, which are evicted). The caller has checked CanReserve.
+func (p *KVPool) TakeAnon(n int) {
+	k := min(n, len(p.blocks)-p.numUsed)
+	p.numUsed += k
+	n -= k
+	for n > 0 {
+		h := p.lruHead
+		if h < 0 {
+			p.gapTail -= n
+			p.numInactive -= n
+			return
+		}
+		blk := &p.blocks[h]
+		if gap := min(n, blk.gapBefore); gap > 0 {
+			blk.gapBefore -= gap
+			p.numInactive -= gap
+			n -= gap
+			continue
+		}
+		p.lruRemove(h)
+		if blk.cached && !blk.unique {
+			p.unregister(h)
+		}
+		p.freeID(h)
+		n--
+	}
 }
 
-// TakeN appends n fresh private blocks to dst (Take in a loop, without a call per block).
-// The caller has checked CanReserve.
-func (p *KVPool) TakeN(dst []int32, n int) []int32 {
-	for ; n > 0; n-- {
-		var b int32
-		switch {
-		case len(p.free) > 0:
-			b = p.free[len(p.free)-1]
-			p.free = p.free[:len(p.free)-1]
-		case int(p.nextNew) < len(p.blocks):
-			b = p.nextNew
-			p.nextNew++
-		case p.lruHead >= 0 && p.blocks[p.lruHead].gapBefore == 0:
-			b = p.lruHead
-			p.lruRemove(b)
-			if blk := &p.blocks[b]; blk.cached && !blk.unique {
-				p.unregister(b)
-			}
-			p.numUsed--
-		default:
-			// A dead block is first in LRU order: any of them will do.
-			if p.lruHead >= 0 {
-				p.blocks[p.lruHead].gapBefore--
-			} else {
-				p.gapTail--
-			}
-			b = p.dead[len(p.dead)-1]
-			p.dead = p.dead[:len(p.dead)-1]
-			p.numInactive--
-			p.numUsed--
-		}
-		p.numUsed++
-		blk := &p.blocks[b]
-		*blk = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1, gen: blk.gen + 1}
-		dst = append(dst, b)
+// Identify gives one of a request's anonymous blocks an id (it is about to become a cached
+// copy) and returns it; the block stays held (refs 1).
+func (p *KVPool) Identify() int32 {
+	var b int32
+	if n := len(p.freeIDs); n > 0 {
+		b = p.freeIDs[n-1]
+		p.freeIDs = p.freeIDs[:n-1]
+	} else {
+		b = p.nextNew
+		p.nextNew++
 	}
-	return dst
+	blk := &p.blocks[b]
+	*blk = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1, gen: blk.gen + 1}
+	return b
+}
+
+// freeID returns id b: the block it named is now anonymous or free. Its generation moves on
+// so a stale MatchOwn cannot match it.
+func (p *KVPool) freeID(b int32) {
+	blk := &p.blocks[b]
+	blk.gen++
+	blk.cached, blk.unique, blk.refs = false, false, 0
+	p.freeIDs = append(p.freeIDs, b)
 }
 
 // Gen is block b's generation (for MatchOwn).
@@ -232,31 +245,41 @@ func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
 	}
 }
 
-// Release drops a request's references, last block first (§4.3), so a sequence's leaf
-// blocks enter the LRU before their parents and are evicted first. Blocks
-// [uniqueFrom, uniqueTo) are full blocks only this request can reuse: with prefix caching
-// they become cached copies (never indexed or announced) that enter the LRU like any
-// other — or, when the request is final (it will never be admitted on this pool again),
-// dead blocks that only hold their place in the LRU order.
-func (p *KVPool) Release(blocks []int32, uniqueFrom, uniqueTo int, final bool) {
-	for i := len(blocks) - 1; i >= 0; i-- {
-		b := blocks[i]
+// Release drops a request's blocks — ids (its leading identified blocks) then anon
+// anonymous ones — last block first (§4.3), so a sequence's leaf blocks enter the LRU before
+// their parents and are evicted first. Blocks [uniqueFrom, uniqueTo) are full blocks only
+// this request can reuse: when the request is final (it will never be admitted on this pool
+// again) they become dead blocks that only hold their place in the LRU order; otherwise the
+// caller has identified them and they become unique cached copies in the LRU (never indexed
+// or announced). Other anonymous blocks are freed.
+func (p *KVPool) Release(ids []int32, anon, uniqueFrom, uniqueTo int, final bool) {
+	n := len(ids)
+	if anon > 0 {
+		unique := 0
+		if p.prefixCaching && final {
+			unique = max(0, min(uniqueTo, n+anon)-max(uniqueFrom, n))
+			p.gapTail += unique
+			p.numInactive += unique
+		}
+		p.numUsed -= anon - unique
+	}
+	for i := n - 1; i >= 0; i-- {
+		b := ids[i]
 		blk := &p.blocks[b]
 		if p.prefixCaching && i >= uniqueFrom && i < uniqueTo {
-			blk.refs = 0
 			if final {
-				p.dead = append(p.dead, b)
+				p.freeID(b)
 				p.gapTail++
 				p.numInactive++
 				continue
 			}
+			blk.refs = 0
 			blk.cached, blk.unique = true, true
 			p.lruAppend(b)
 			continue
 		}
 		if !blk.cached {
-			blk.refs = 0
-			p.free = append(p.free, b)
+			p.freeID(b)
 			p.numUsed--
 			continue
 		}

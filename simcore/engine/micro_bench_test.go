@@ -22,12 +22,13 @@ func BenchmarkMicroPoolCycle(b *testing.B) {
 	blocks := make([]int32, 0, 20)
 	for i := 0; i < b.N; i++ {
 		blocks = blocks[:0]
+		p.TakeAnon(18)
 		for j := 0; j < 18; j++ {
-			bl := p.Take()
+			bl := p.Identify()
 			blocks = append(blocks, bl)
 			p.Register(bl, uint64(i*18+j)*0x9e3779b97f4a7c15|1, 0, true)
 		}
-		p.Release(blocks, 0, 0, false)
+		p.Release(blocks, 0, 0, 0, false)
 	}
 }
 

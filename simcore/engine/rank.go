@@ -178,7 +178,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		}
 		r := k.active[i]
 		// Fast path: a decoding request whose next token fits its last block.
-		if !r.prefilling && r.pinned && r.L+r.generated-r.computed == 1 && r.computed < len(r.blocks)*cfg.BlockSize {
+		if !r.prefilling && r.pinned && r.L+r.generated-r.computed == 1 && r.computed < r.held()*cfg.BlockSize {
 			r.before = r.computed
 			r.computed++
 			r.scheduled = 1
@@ -382,7 +382,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 	}
 	need := r.computed + desired
 	for {
-		have := len(r.blocks)
+		have := r.held()
 		inactiveHits := 0
 		if !r.pinned {
 			have = r.hitBlocks
@@ -406,12 +406,12 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 				r.registered = r.hitBlocks
 				r.pinned = true
 			}
-			before := len(r.blocks)
 			if fresh > 0 {
-				r.blocks = k.KV.TakeN(r.blocks, fresh)
-			}
-			if cfg.Policy == TRTLLM {
-				k.trtHeld += len(r.blocks) - before
+				k.KV.TakeAnon(fresh)
+				r.anon += fresh
+				if cfg.Policy == TRTLLM {
+					k.trtHeld += fresh
+				}
 			}
 			break
 		}
@@ -448,7 +448,11 @@ func (k *Rank) registerFull(r *Request) {
 		if b > 0 {
 			parent = r.hashes[b-1]
 		}
-		k.KV.Register(r.blocks[b], r.hashes[b], parent, b == 0)
+		// Block b is the first anonymous one: it becomes a cached copy with an id.
+		id := k.KV.Identify()
+		r.blocks = append(r.blocks, id)
+		r.anon--
+		k.KV.Register(id, r.hashes[b], parent, b == 0)
 	}
 	// Blocks [shared, full) are unique: registering them only changes how they are
 	// released (KVPool.Release), which follows from r.registered.
@@ -457,7 +461,6 @@ func (k *Rank) registerFull(r *Request) {
 
 // preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
 func (k *Rank) preempt(victim *Request, w *Worker) {
-	k.keepOwn(victim)
 	k.releaseBlocks(victim, false)
 	if victim.scheduled > 0 {
 		k.budget += victim.scheduled
@@ -496,10 +499,21 @@ func (k *Rank) keepOwn(r *Request) {
 // pool again (it completed, was rejected or handed off), so its unique blocks are dead.
 func (k *Rank) releaseBlocks(r *Request, final bool) {
 	if k.cfg.Policy == TRTLLM && r.inRunning {
-		k.trtHeld -= len(r.blocks)
+		k.trtHeld -= r.held()
 	}
-	k.KV.Release(r.blocks, min(r.Shareable(k.cfg.BlockSize), r.registered), r.registered, final)
-	r.blocks = r.blocks[:0]
+	if !final {
+		// A preempted request may reuse its unique blocks when re-admitted: they become
+		// cached copies it can find by id (keepOwn).
+		if k.cfg.PrefixCaching {
+			for len(r.blocks) < r.registered {
+				r.blocks = append(r.blocks, k.KV.Identify())
+				r.anon--
+			}
+		}
+		k.keepOwn(r)
+	}
+	k.KV.Release(r.blocks, r.anon, min(r.Shareable(k.cfg.BlockSize), r.registered), r.registered, final)
+	r.blocks, r.anon = r.blocks[:0], 0
 	r.pinned, r.hitBlocks, r.registered = false, 0, 0
 }
 

@@ -51,8 +51,11 @@ type Request struct {
 	hashBS int
 	cursor tokenCursor
 
-	// Scheduling state on the current rank.
+	// Scheduling state on the current rank. The request holds len(blocks) identified blocks
+	// (pinned hits and cached copies it registered, by id) followed by anon anonymous ones
+	// (see KVPool).
 	blocks     []int32
+	anon       int
 	hitBlocks  int // leading cached blocks credited at admission, pinned on first schedule
 	pinned     bool
 	registered int // leading blocks already cached (hits or registered)
@@ -81,7 +84,7 @@ type Request struct {
 	History   *History // non-nil when per-request capture is on
 	// Disaggregated hand-off.
 	TransferMs   float64 // KV transfer delay once the transfer starts
-	destBlocks   []int32 // SGLang: blocks reserved on the decode rank before the transfer
+	destBlocks   int // SGLang: blocks reserved (anonymous) on the decode rank before the transfer
 	SourceWorker *Worker
 	SourceRank   int32
 	DecodeTarget *Worker
@@ -164,6 +167,9 @@ type Route struct {
 	BlockSize    int
 	HasOverlap   bool
 }
+
+// held is the number of blocks the request holds on its rank.
+func (r *Request) held() int { return len(r.blocks) + r.anon }
 
 // Known is the number of tokens whose KV must exist before the next token is sampled.
 func (r *Request) Known() int { return r.L + r.generated }
@@ -262,10 +268,9 @@ func (r *Request) Reserve(bs int) {
 func (r *Request) PrepareDecode() {
 	r.computed, r.prefilling, r.scheduled = 0, false, 0
 	r.pinned, r.hitBlocks, r.registered = false, 0, 0
-	r.blocks = r.blocks[:0]
-	if r.destBlocks != nil {
-		r.blocks = append(r.blocks, r.destBlocks...)
-		r.destBlocks = nil
+	r.blocks, r.anon = r.blocks[:0], 0
+	if r.destBlocks > 0 {
+		r.anon, r.destBlocks = r.destBlocks, 0
 		r.pinned = true
 	}
 }

@@ -40,10 +40,8 @@ func (k *Rank) takeDestination(r *Request) bool {
 	if !k.KV.CanReserve(need, 0) {
 		return false
 	}
-	r.destBlocks = make([]int32, 0, need+1)
-	for i := 0; i < need; i++ {
-		r.destBlocks = append(r.destBlocks, k.KV.Take())
-	}
+	k.KV.TakeAnon(need)
+	r.destBlocks = need
 	return true
 }
 
@@ -109,7 +107,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			if float64(c+res) >= remTotal {
 				return false
 			}
-			fresh := ceilDiv(r.computed+c, bs) - len(r.blocks)
+			fresh := ceilDiv(r.computed+c, bs) - r.held()
 			if !r.pinned {
 				fresh = ceilDiv(r.computed+c, bs) - r.hitBlocks
 			}
@@ -139,7 +137,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		if s.chunked != nil {
 			r := s.chunked
 			r.scheduled = 0
-			if !take(r, false) && len(k.running) == 0 && k.KV.Active() == len(r.blocks) {
+			if !take(r, false) && len(k.running) == 0 && k.KV.Active() == r.held() {
 				// Its last chunk plus reserved output exceed everything the pool could
 				// ever free (nothing else runs or holds blocks): like a head that even an
 				// idle rank cannot admit, it is rejected instead of stalling the rank
@@ -223,7 +221,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	for {
 		need := 0
 		for _, r := range k.running {
-			need += ceilDiv(r.Known(), bs) - len(r.blocks)
+			need += ceilDiv(r.Known(), bs) - r.held()
 		}
 		if need <= k.KV.Free()+k.KV.Inactive() || len(k.running) == 0 {
 			break
@@ -257,7 +255,6 @@ func (k *Rank) retract(w *Worker) {
 		}
 	}
 	victim := k.running[vi]
-	k.keepOwn(victim)
 	k.releaseBlocks(victim, false)
 	victim.computed = 0
 	victim.Preemptions++

@@ -94,7 +94,7 @@ func (k *Rank) enterSteady(next int64) {
 			continue
 		}
 		c := r.computed
-		off := int64(len(r.blocks)*bs - c) // passes until a new block is needed
+		off := int64(r.held()*bs - c) // passes until a new block is needed
 		// Passes until the block being filled becomes full: a shareable block must be
 		// registered in that very pass (another request may look it up); a unique one only
 		// changes how it is released, so its registration waits for the next wake-up.
@@ -184,7 +184,7 @@ func (k *Rank) steadyFits() bool {
 	for _, r := range k.active {
 		d := r.Known() - r.computed
 		demand += d
-		have := len(r.blocks)
+		have := r.held()
 		if !r.pinned {
 			have = r.hitBlocks
 		}
@@ -284,7 +284,7 @@ func (k *Rank) ffReady(pass int64) bool {
 		}
 		n := int(pass - r.sBase)
 		c, gen := r.sComputed+n, r.sGen+n
-		if c != len(r.blocks)*bs || !k.KV.CanReserve(1, 0) {
+		if c != r.held()*bs || !k.KV.CanReserve(1, 0) {
 			return false // not a block need, or the pass could run short of blocks
 		}
 		off := int64(bs) // passes until the block taken now is full and the next is needed
@@ -302,7 +302,8 @@ func (k *Rank) ffReady(pass int64) bool {
 			return false // this pass emits its last token
 		}
 		k.wakes.pop()
-		r.blocks = append(r.blocks, k.KV.Take())
+		k.KV.TakeAnon(1)
+		r.anon++
 		if cfg.Policy == TRTLLM {
 			k.trtHeld++
 		}
