@@ -98,7 +98,10 @@ func (r *Request) extendHashes(upto, bs int) {
 		r.hashBS = bs
 		r.cursor = tokenCursor{r: r}
 	}
-	full := min(upto/bs, r.Shareable(bs))
+	full := r.Shareable(bs)
+	if full > 0 {
+		full = min(int(uint(upto)/uint(bs)), full)
+	}
 	for b := len(r.hashes); b < full; b++ {
 		c := &r.cursor
 		if c.pos != b*bs {

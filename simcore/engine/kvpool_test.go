@@ -82,12 +82,25 @@ func TestKVPoolReleaseMixed(t *testing.T) {
 	}
 }
 
-// The wake-up heap pops in (pass, admission sequence) order under interleaved pushes.
+// The wake-up heap pops in (pass, admission sequence) order under interleaved pushes and
+// delays of its earliest entry.
 func TestWakeHeapOrder(t *testing.T) {
 	var h wakeHeap
 	var ref []wake
 	seq := int64(0)
 	for step := 0; step < 5000; step++ {
+		if step%5 == 4 && len(h) > 0 {
+			best := 0
+			for i := range ref {
+				if ref[i].before(&ref[best]) {
+					best = i
+				}
+			}
+			later := ref[best].pass + int64(step%11)
+			ref[best].pass = later
+			h.delayTop(later)
+			continue
+		}
 		if step%3 != 2 || len(h) == 0 {
 			seq++
 			x := wake{pass: int64(step/7 + int(seq*7919%13)), seq: seq}

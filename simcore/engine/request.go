@@ -180,10 +180,13 @@ func (r *Request) Generated() int { return r.generated }
 // Shareable is the number of leading blocks at block size bs that another request may share;
 // blocks past it are hashed and indexed by nobody.
 func (r *Request) Shareable(bs int) int {
-	if r.SharedTokens < 0 {
-		return 1 << 30
+	if r.SharedTokens <= 0 {
+		if r.SharedTokens < 0 {
+			return 1 << 30
+		}
+		return 0 // the common unique prompt, without a division
 	}
-	return r.SharedTokens / bs
+	return int(uint(r.SharedTokens) / uint(bs))
 }
 
 // Hashes returns the sequence hashes of the request's full, shareable prompt blocks at

@@ -50,7 +50,25 @@ func (h *wakeHeap) pop() wake {
 	n := len(a) - 1
 	x := a[n]
 	a[n] = wake{}
-	a = a[:n]
+	*h = a[:n]
+	h.siftDown(x)
+	return top
+}
+
+// delayTop moves the earliest wake-up to a later pass (pop and push in one sift).
+func (h *wakeHeap) delayTop(pass int64) {
+	x := (*h)[0]
+	x.pass = pass
+	h.siftDown(x)
+}
+
+// siftDown places x, which replaces the root, at its position.
+func (h *wakeHeap) siftDown(x wake) {
+	a := *h
+	n := len(a)
+	if n == 0 {
+		return
+	}
 	i := 0
 	for {
 		l := 2*i + 1
@@ -67,11 +85,7 @@ func (h *wakeHeap) pop() wake {
 		a[i] = a[m]
 		i = m
 	}
-	if n > 0 {
-		a[i] = x
-	}
-	*h = a
-	return top
+	a[i] = x
 }
 
 // steadyKnown is Σ known over steady requests at the given pass.
@@ -301,14 +315,13 @@ func (k *Rank) ffReady(pass int64) bool {
 		if off < 1 {
 			return false // this pass emits its last token
 		}
-		k.wakes.pop()
 		k.KV.TakeAnon(1)
 		r.anon++
 		if cfg.Policy == TRTLLM {
 			k.trtHeld++
 		}
 		r.sWake = pass + off
-		k.wakes.push(wake{pass: r.sWake, seq: r.admSeq, r: r})
+		k.wakes.delayTop(r.sWake)
 	}
 	return true
 }

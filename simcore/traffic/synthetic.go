@@ -81,11 +81,17 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 		}
 		s.Turns, turnBuf = turnBuf[:turns:turns], turnBuf[turns:]
 		for k := range s.Turns {
-			if len(segBuf) < numBlocks {
-				segBuf = make([]Segment, max(numBlocks, 16384))
+			// Prefix blocks one segment each, then one stride segment for the unique blocks
+			// (one segment per block once the ids pass 2^32).
+			nseg := min(numBlocks, prefixBlocks+1)
+			if uniqueID+uint64(numBlocks) >= 1<<32 {
+				nseg = numBlocks
 			}
-			segs := segBuf[:0:numBlocks]
-			segBuf = segBuf[numBlocks:]
+			if len(segBuf) < nseg {
+				segBuf = make([]Segment, max(nseg, 16384))
+			}
+			segs := segBuf[:0:nseg]
+			segBuf = segBuf[nseg:]
 			left := isl
 			for b := 0; b < numBlocks; b++ {
 				var id uint64
