@@ -125,61 +125,67 @@ type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
 }
 
-// sortWeighted sorts weighted samples by value ascending, stably (see sortKeyed).
+// sortWeighted sorts weighted samples by value ascending, stably (see sortKeys).
 func sortWeighted(ws []engine.GapSample) {
 	if len(ws) < radixMin {
 		slices.SortStableFunc(ws, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
 		return
 	}
-	a := make([]keyed, len(ws))
+	keys := make([]uint64, len(ws))
+	counts := make([]int64, len(ws))
 	for i, w := range ws {
-		a[i] = keyed{floatKey(w.Gap), w.Count}
+		keys[i], counts[i] = floatKey(w.Gap), w.Count
 	}
-	sortKeyed(a)
-	for i, x := range a {
-		ws[i] = engine.GapSample{Gap: keyFloat(x.k), Count: x.c}
+	sortKeys(keys, counts)
+	for i, k := range keys {
+		ws[i] = engine.GapSample{Gap: keyFloat(k), Count: counts[i]}
 	}
 }
 
-// sortFloats sorts xs ascending (see sortKeyed); −0 comes back as +0.
+// sortFloats sorts xs ascending (see sortKeys); −0 comes back as +0.
 func sortFloats(xs []float64) {
 	if len(xs) < radixMin {
 		slices.Sort(xs)
 		return
 	}
-	a := make([]keyed, len(xs))
+	keys := make([]uint64, len(xs))
 	for i, v := range xs {
-		a[i].k = floatKey(v)
+		keys[i] = floatKey(v)
 	}
-	sortKeyed(a)
-	for i, x := range a {
-		xs[i] = keyFloat(x.k)
+	sortKeys(keys, nil)
+	for i, k := range keys {
+		xs[i] = keyFloat(k)
 	}
 }
 
-// radixMin is the size from which sortKeyed beats the library's comparison sort.
+// radixMin is the size from which sortKeys beats the library's comparison sort.
 const radixMin = 4096
 
-// fixupBits is how many low key bits sortKeyed leaves to its fix-up pass.
+// fixupBits is how many low key bits sortKeys leaves to its fix-up pass.
 const fixupBits = 16
 
-// sortKeyed sorts by key ascending, stably: an LSD radix sort on the high 48 bits only (three
-// 16-bit digits, a digit at which every key agrees skipped), then a fix-up of the runs whose
-// high 48 bits tie by a comparison sort on the whole key. Such runs are values within about
-// 1e-10 of each other, in practice repeats of one value, already in order. Linear, with three
-// quarters of the data movement of a radix sort on all 64 bits, which matters for the
-// millions of per-pass ITL samples of long runs. (Pass times of a steady batch creep up by
-// far less than 2^-20 of their value per pass, so a split at 32 bits is not enough.)
-func sortKeyed(a []keyed) {
-	tmp := make([]keyed, len(a))
-	src, dst := a, tmp
+// sortKeys sorts keys ascending, stably, moving vals (nil when there are none) with them:
+// an LSD radix sort on the high 48 bits only (three 16-bit digits, a digit at which every key
+// agrees skipped), then a fix-up of the runs whose high 48 bits tie (sortLow). Such runs are
+// values within about 1e-10 of each other, in practice repeats of one value, already in
+// order. Linear, with three quarters of the data movement of a radix sort on all 64 bits,
+// which matters for the millions of per-pass ITL samples of long runs. (Pass times of a steady
+// batch creep up by far less than 2^-20 of their value per pass, so a split at 32 bits is not
+// enough.)
+func sortKeys(keys []uint64, vals []int64) {
+	n := len(keys)
+	src, dst := keys, make([]uint64, n)
+	var srcV, dstV []int64
+	if vals != nil {
+		srcV, dstV = vals, make([]int64, n)
+	}
 	var count [1 << 16]int
 	for shift := uint(fixupBits); shift < 64; shift += 16 {
 		clear(count[:])
-		for _, x := range src {
-			count[x.k>>shift&0xffff]++
+		for _, k := range src {
+			count[k>>shift&0xffff]++
 		}
-		if count[src[0].k>>shift&0xffff] == len(src) {
+		if count[src[0]>>shift&0xffff] == n {
 			continue // every key has the same digit here
 		}
 		pos := 0
@@ -187,78 +193,91 @@ func sortKeyed(a []keyed) {
 			count[i] = pos
 			pos += c
 		}
-		for _, x := range src {
-			d := x.k >> shift & 0xffff
-			dst[count[d]] = x
-			count[d]++
+		if srcV == nil {
+			for _, k := range src {
+				d := k >> shift & 0xffff
+				dst[count[d]] = k
+				count[d]++
+			}
+		} else {
+			for i, k := range src {
+				d := k >> shift & 0xffff
+				dst[count[d]] = k
+				dstV[count[d]] = srcV[i]
+				count[d]++
+			}
 		}
 		src, dst = dst, src
+		srcV, dstV = dstV, srcV
 	}
-	for i := 0; i < len(src); {
+	for i := 0; i < n; {
 		j := i + 1
-		for j < len(src) && src[j].k>>fixupBits == src[i].k>>fixupBits {
+		for j < n && src[j]>>fixupBits == src[i]>>fixupBits {
 			j++
 		}
-		if j-i > 1 && !keysSorted(src[i:j]) {
-			sortLow(src[i:j], dst[:j-i])
+		if j-i > 1 && !slices.IsSorted(src[i:j]) {
+			if srcV == nil {
+				sortLow(src[i:j], dst[:j-i], nil, nil)
+			} else {
+				sortLow(src[i:j], dst[:j-i], srcV[i:j], dstV[:j-i])
+			}
 		}
 		i = j
 	}
-	if &src[0] != &a[0] {
-		copy(a, src)
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+		copy(vals, srcV)
 	}
 }
 
-// sortLow sorts a, whose keys agree above the low fixupBits, stably by key: insertion sort
-// for short runs, two 8-bit LSD passes (tmp is scratch of the same length) for long ones.
-func sortLow(a, tmp []keyed) {
-	if len(a) <= 32 {
-		for i := 1; i < len(a); i++ {
-			x := a[i]
+// sortLow sorts keys, which agree above the low fixupBits, stably, moving vals (nil for
+// none): insertion sort for short runs, two 8-bit LSD passes (tmp and tmpV are scratch of
+// the same length) for long ones.
+func sortLow(keys, tmp []uint64, vals, tmpV []int64) {
+	if len(keys) <= 32 {
+		for i := 1; i < len(keys); i++ {
+			k := keys[i]
+			var v int64
+			if vals != nil {
+				v = vals[i]
+			}
 			j := i
-			for j > 0 && a[j-1].k > x.k {
-				a[j] = a[j-1]
+			for j > 0 && keys[j-1] > k {
+				keys[j] = keys[j-1]
+				if vals != nil {
+					vals[j] = vals[j-1]
+				}
 				j--
 			}
-			a[j] = x
+			keys[j] = k
+			if vals != nil {
+				vals[j] = v
+			}
 		}
 		return
 	}
-	src, dst := a, tmp
+	src, dst, srcV, dstV := keys, tmp, vals, tmpV
 	for shift := uint(0); shift < fixupBits; shift += 8 {
 		var count [256]int
-		for _, x := range src {
-			count[x.k>>shift&0xff]++
+		for _, k := range src {
+			count[k>>shift&0xff]++
 		}
 		pos := 0
 		for i, c := range count {
 			count[i] = pos
 			pos += c
 		}
-		for _, x := range src {
-			d := x.k >> shift & 0xff
-			dst[count[d]] = x
+		for i, k := range src {
+			d := k >> shift & 0xff
+			dst[count[d]] = k
+			if srcV != nil {
+				dstV[count[d]] = srcV[i]
+			}
 			count[d]++
 		}
-		src, dst = dst, src
+		src, dst, srcV, dstV = dst, src, dstV, srcV
 	}
-	// Two passes: the result is back in a.
-}
-
-// keysSorted reports whether a's keys are ascending.
-func keysSorted(a []keyed) bool {
-	for i := 1; i < len(a); i++ {
-		if a[i].k < a[i-1].k {
-			return false
-		}
-	}
-	return true
-}
-
-// keyed is a weighted sample with its value as an order-preserving key (floatKey).
-type keyed struct {
-	k uint64
-	c int64
+	// Two passes: the result is back in keys and vals.
 }
 
 // floatKey maps a float to a uint64 whose unsigned order is the float's order (negative

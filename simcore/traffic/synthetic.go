@@ -112,9 +112,14 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 				left -= n
 				segs = append(segs, Segment{Token: foldID(id), Count: n})
 			}
-			s.Turns[k] = Turn{InputLength: isl, OutputLength: osl, Prompt: segs, SharedTokens: min(isl, prefixBlocks*blockSize), SharedKnown: true}
+			// turnBuf is fresh (zeroed): set the fields one by one instead of copying a whole
+			// Turn, whose pointer fields each cost a write barrier.
+			tu := &s.Turns[k]
+			tu.InputLength, tu.OutputLength = isl, osl
+			tu.Prompt = segs
+			tu.SharedTokens, tu.SharedKnown = min(isl, prefixBlocks*blockSize), true
 			if k > 0 {
-				s.Turns[k].DelayMs = delay
+				tu.DelayMs = delay
 			}
 		}
 		return s, true
