@@ -49,27 +49,29 @@ func (d *Dist) group() {
 		return
 	}
 	d.grouped = true
-	sortFloats(d.ones)
-	sortWeighted(d.ws)
-	gv := make([]float64, 0, len(d.ones)/4+len(d.ws)+1)
+	ka := sortedKeys(d.ones)
+	kb, cb := sortedWeightedKeys(d.ws)
+	gv := make([]float64, 0, len(ka)/4+len(kb)+1)
 	gc := make([]int64, 0, cap(gv))
-	add := func(v float64, c int64) {
-		if len(gv) > 0 && gv[len(gv)-1] == v {
-			gc[len(gc)-1] += c
-			return
-		}
-		gv = append(gv, v)
-		gc = append(gc, c)
-	}
+	last := uint64(0)
 	i, j := 0, 0
-	for i < len(d.ones) || j < len(d.ws) {
-		if j >= len(d.ws) || i < len(d.ones) && d.ones[i] <= d.ws[j].Gap {
-			add(d.ones[i], 1)
+	for i < len(ka) || j < len(kb) {
+		var k uint64
+		c := int64(1)
+		if j >= len(kb) || i < len(ka) && ka[i] <= kb[j] {
+			k = ka[i]
 			i++
 		} else {
-			add(d.ws[j].Gap, d.ws[j].Count)
+			k, c = kb[j], cb[j]
 			j++
 		}
+		if len(gv) > 0 && k == last {
+			gc[len(gc)-1] += c
+			continue
+		}
+		gv = append(gv, keyFloat(k))
+		gc = append(gc, c)
+		last = k
 	}
 	d.ones, d.ws, d.vals, d.counts = nil, nil, gv, gc
 }
@@ -125,37 +127,35 @@ type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
 }
 
-// sortWeighted sorts weighted samples by value ascending, stably (see sortKeys).
-func sortWeighted(ws []engine.GapSample) {
+// sortedKeys returns the order-preserving keys (floatKey) of xs, ascending.
+func sortedKeys(xs []float64) []uint64 {
+	keys := make([]uint64, len(xs))
+	for i, v := range xs {
+		keys[i] = floatKey(v)
+	}
+	if len(keys) < radixMin {
+		slices.Sort(keys)
+	} else {
+		sortKeys(keys, nil)
+	}
+	return keys
+}
+
+// sortedWeightedKeys returns the keys (floatKey) and counts of ws, ascending by key.
+func sortedWeightedKeys(ws []engine.GapSample) ([]uint64, []int64) {
 	if len(ws) < radixMin {
-		slices.SortStableFunc(ws, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
-		return
+		ws = slices.Clone(ws)
+		slices.SortFunc(ws, func(a, b engine.GapSample) int { return cmp.Compare(floatKey(a.Gap), floatKey(b.Gap)) })
 	}
 	keys := make([]uint64, len(ws))
 	counts := make([]int64, len(ws))
 	for i, w := range ws {
 		keys[i], counts[i] = floatKey(w.Gap), w.Count
 	}
-	sortKeys(keys, counts)
-	for i, k := range keys {
-		ws[i] = engine.GapSample{Gap: keyFloat(k), Count: counts[i]}
+	if len(ws) >= radixMin {
+		sortKeys(keys, counts)
 	}
-}
-
-// sortFloats sorts xs ascending (see sortKeys); −0 comes back as +0.
-func sortFloats(xs []float64) {
-	if len(xs) < radixMin {
-		slices.Sort(xs)
-		return
-	}
-	keys := make([]uint64, len(xs))
-	for i, v := range xs {
-		keys[i] = floatKey(v)
-	}
-	sortKeys(keys, nil)
-	for i, k := range keys {
-		xs[i] = keyFloat(k)
-	}
+	return keys, counts
 }
 
 // radixMin is the size from which sortKeys beats the library's comparison sort.
