@@ -165,10 +165,9 @@ const radixMin = 4096
 const fixupBits = 16
 
 // sortKeys sorts keys ascending, stably, moving vals (nil when there are none) with them:
-// an LSD radix sort on the high 48 bits only (three 16-bit digits, a digit at which every key
-// agrees skipped), then a fix-up of the runs whose high 48 bits tie (sortLow). Such runs are
-// values within about 1e-10 of each other, in practice repeats of one value, already in
-// order. Linear, with three quarters of the data movement of a radix sort on all 64 bits,
+// an LSD radix sort on the high 48 bits only (a digit at which every key agrees skipped),
+// then a fix-up of the runs whose high 48 bits tie (sortLow). Such runs are values within
+// about 1e-10 of each other, in practice repeats of one value, already in order. Linear, with three quarters of the data movement of a radix sort on all 64 bits,
 // which matters for the millions of per-pass ITL samples of long runs. (Pass times of a steady
 // batch creep up by far less than 2^-20 of their value per pass, so a split at 32 bits is not
 // enough.)
@@ -179,13 +178,20 @@ func sortKeys(keys []uint64, vals []int64) {
 	if vals != nil {
 		srcV, dstV = vals, make([]int64, n)
 	}
-	var count [1 << 16]int
-	for shift := uint(fixupBits); shift < 64; shift += 16 {
-		clear(count[:])
+	// 16-bit digits (three passes) for millions of keys; 12-bit ones (four passes, but a
+	// count table that costs little to clear and scan) below.
+	bits := uint(16)
+	if n < 1<<18 {
+		bits = 12
+	}
+	mask := uint64(1)<<bits - 1
+	count := make([]int, 1<<bits)
+	for shift := uint(fixupBits); shift < 64; shift += bits {
+		clear(count)
 		for _, k := range src {
-			count[k>>shift&0xffff]++
+			count[k>>shift&mask]++
 		}
-		if count[src[0]>>shift&0xffff] == n {
+		if count[src[0]>>shift&mask] == n {
 			continue // every key has the same digit here
 		}
 		pos := 0
@@ -195,13 +201,13 @@ func sortKeys(keys []uint64, vals []int64) {
 		}
 		if srcV == nil {
 			for _, k := range src {
-				d := k >> shift & 0xffff
+				d := k >> shift & mask
 				dst[count[d]] = k
 				count[d]++
 			}
 		} else {
 			for i, k := range src {
-				d := k >> shift & 0xffff
+				d := k >> shift & mask
 				dst[count[d]] = k
 				dstV[count[d]] = srcV[i]
 				count[d]++

@@ -104,7 +104,7 @@ func TestSortWeightedMatchesComparisonSort(t *testing.T) {
 // values that tie in the high half of their keys and negative values.
 func TestSortedKeysMatchesLibrarySort(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(5, 7))
-	for _, n := range []int{10, radixMin - 1, radixMin, 30000} {
+	for _, n := range []int{10, radixMin - 1, radixMin, 30000, 1<<18 + 5} {
 		xs := make([]float64, n)
 		for i := range xs {
 			switch i % 4 {
