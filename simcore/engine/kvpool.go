@@ -45,7 +45,7 @@ type kvBlock struct {
 	prev      int32
 	next      int32
 	nextCopy  int32
-	gapBefore int  // dead blocks just before this one in the LRU (see KVPool.gapTail)
+	gapBefore int // dead blocks just before this one in the LRU (see KVPool.gapTail)
 }
 
 // KVEventKind says what happened to a hash on a rank.

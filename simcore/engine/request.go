@@ -84,7 +84,7 @@ type Request struct {
 	History   *History // non-nil when per-request capture is on
 	// Disaggregated hand-off.
 	TransferMs   float64 // KV transfer delay once the transfer starts
-	destBlocks   int // SGLang: blocks reserved (anonymous) on the decode rank before the transfer
+	destBlocks   int     // SGLang: blocks reserved (anonymous) on the decode rank before the transfer
 	SourceWorker *Worker
 	SourceRank   int32
 	DecodeTarget *Worker
