@@ -375,6 +375,17 @@ func (d *Default) comm(tokens float64) float64 {
 		n := float64(s.tp)
 		bytes := tokens * h * cb
 		per := lat + float64(float64(2*(n-1)/n*bytes)/(link(s.tp)*o.AREff)*1000)
+		if g := hw.GPUsPerNode; s.tp > hw.NVLinkDomain() && g > 1 {
+			// Beyond one NVLink domain the all-reduce is hierarchical (NCCL over nodes with a
+			// NIC per GPU): reduce-scatter and all-gather inside each node over NVLink, and an
+			// all-reduce of each GPU's 1/g shard across the m nodes through its own NIC — not a
+			// ring whose every hop runs at the inter-node rate.
+			gf := float64(g)
+			m := float64((s.tp + g - 1) / g)
+			intra := float64(2*(gf-1)/gf*bytes) / hw.IntraNodeBW
+			inter := float64(2*(m-1)/m*(bytes/gf)) / link(s.tp)
+			per = lat + float64((intra+inter)/o.AREff*1000)
+		}
 		blocks := s.mixerLayers + s.ffnLayers
 		t += float64(blocks * per)
 	}

@@ -381,3 +381,25 @@ func TestMoEUntouchedExpertsCostNothing(t *testing.T) {
 		t.Fatalf("batch-1 MoE layer %.4f ms, streaming its experts takes %.4f ms", one, stream)
 	}
 }
+
+// Tensor parallelism across two 8-GPU nodes all-reduces hierarchically: dearer than inside
+// one node, but far below a ring whose every hop runs at the per-GPU network rate.
+func TestHierarchicalAllReduce(t *testing.T) {
+	m := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
+	h := mustHW(t, "h100_sxm")
+	mk := func(tp int) *Default {
+		d, err := NewDefaultWith(DefaultCalibration(), m, h, "vllm", spec.Parallelism{Tensor: tp}, Quant{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	tokens := 8192.0
+	c8, c16 := mk(8).comm(tokens), mk(16).comm(tokens)
+	o := DefaultCalibration().Ops
+	bytes := tokens * float64(m.Hidden) * 2
+	ring := float64(2*m.Layers) * (o.ARLatUs/1000 + 2*15.0/16*bytes/(h.InterNodeBW*o.AREff)*1000)
+	if !(c16 > c8) || !(c16 < ring/3) {
+		t.Fatalf("TP16 all-reduces %.1f ms: want above TP8's %.1f ms and well below an inter-node ring's %.1f ms", c16, c8, ring)
+	}
+}

@@ -56,10 +56,14 @@ func groupOfVec(x coefVec, n int) perf.GroupCoef {
 }
 
 // Bounds of the group coefficients: factors stay positive (the physics is never switched
-// off), host costs are non-negative.
+// off), host costs are non-negative, and the per-request prefill host cost (scheduling,
+// sampling, detokenising one request) stays ≤ 2 ms: larger values are not a per-request
+// cost of the pass but SGLang's first-token latency, which does not delay the other
+// requests (docs/timing.md) and, charged as pass time, would cap a prefill pool's
+// throughput at 1/cost requests per second.
 var (
 	coefLo = coefVec{0.3, 0, 0.3, 0, 0, 0}
-	coefHi = coefVec{5, 300, 5, 30, 40, 0.5}
+	coefHi = coefVec{5, 300, 5, 30, 2, 0.5}
 )
 
 // term is one residual of the L1 problem: weight·|x·g − y|.
