@@ -221,7 +221,8 @@ func inferPar(m *catalog.Model, n int) spec.Parallelism {
 }
 
 // fixPar repairs inconsistent parallelism columns of measured rows: a tensor size above
-// the head count with expert parallelism means TP = EP (SGLang's ep inside tp); MoE sizes
+// the head count with expert parallelism means TP = EP (SGLang's ep inside tp), an
+// attention-DP size equal to ep² means DP = EP; MoE sizes
 // that do not multiply to tensor × attention_data are read as EP inside TP when moe_ep
 // equals the group, as expert-TP when moe_tp does, else the tensor size follows the MoE
 // group.
@@ -233,6 +234,12 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 	if p.MoeExpert > 1 && p.AttentionData == 1 && (p.Tensor > m.Heads || p.Tensor == p.MoeExpert*p.MoeExpert) {
 		// tensor recorded as tp·ep: experts are sharded EP-inside-TP over tp = ep GPUs.
 		p.Tensor, p.MoeTensor = p.MoeExpert, 1
+	}
+	if p.MoeExpert > 1 && p.Tensor == 1 && p.AttentionData == p.MoeExpert*p.MoeExpert {
+		// attention DP recorded as dp·ep the same way: data-parallel attention over ep GPUs
+		// with the experts spread over the same GPUs (single-node runs of 4 or 8 GPUs, not 16
+		// or 64).
+		p.AttentionData, p.MoeTensor = p.MoeExpert, 1
 	}
 	if m.Family == catalog.FamilyMLA && p.Tensor > 16 && p.AttentionData == 1 {
 		// Tensor sizes beyond 16 GPUs on MLA models are wide expert-parallel deployments

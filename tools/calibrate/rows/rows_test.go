@@ -62,6 +62,8 @@ func TestParallelismRepairs(t *testing.T) {
 		{ds, p(72, 1, 72, 1), p(1, 72, 1, 72)}, // wide EP with DP attention
 		{ds, p(8, 1, 1, 1), p(8, 1, 8, 1)},     // unset MoE sizes follow the attention
 		{ds, p(8, 1, 1, 8), p(8, 1, 1, 8)},     // consistent: unchanged
+		{ds, p(1, 64, 8, 8), p(1, 8, 1, 8)},    // attention DP recorded as dp·ep
+		{ds, p(1, 16, 4, 4), p(1, 4, 1, 4)},    // same on four GPUs
 	}
 	for _, c := range cases {
 		if got := fixPar(c.m, c.in); got != c.want {
