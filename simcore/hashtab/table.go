@@ -61,36 +61,30 @@ func (t *Table) Put(k uint64, v int32) {
 	}
 }
 
-// Delete removes k if present, shifting later entries of its probe run back.
+// Delete removes k if present, shifting later entries of its probe run back into the hole:
+// an entry moves when the hole lies cyclically between its home slot and its slot.
 func (t *Table) Delete(k uint64) {
-	i := k & t.mask
-	for {
-		switch t.keys[i] {
-		case 0:
+	m := t.mask
+	i := k & m
+	for t.keys[i] != k {
+		if t.keys[i] == 0 {
 			return
-		case k:
-			t.n--
-			for {
-				t.keys[i] = 0
-				j := i
-				for {
-					j = (j + 1) & t.mask
-					kj := t.keys[j]
-					if kj == 0 {
-						return
-					}
-					home := kj & t.mask
-					// Move kj back to i if i lies cyclically in [home, j).
-					if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-						t.keys[i], t.vals[i] = kj, t.vals[j]
-						i = j
-						break
-					}
-				}
-			}
 		}
-		i = (i + 1) & t.mask
+		i = (i + 1) & m
 	}
+	t.n--
+	for j := (i + 1) & m; ; j = (j + 1) & m {
+		kj := t.keys[j]
+		if kj == 0 {
+			break
+		}
+		// Home of kj is kj&m: distances from it to the hole and to j, cyclically.
+		if (i-kj)&m < (j-kj)&m {
+			t.keys[i], t.vals[i] = kj, t.vals[j]
+			i = j
+		}
+	}
+	t.keys[i] = 0
 }
 
 // Clear removes every key.
