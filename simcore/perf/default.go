@@ -21,10 +21,13 @@ type OpCoef struct {
 	AttnS0     float64 `json:"attn_s0"`      // prefill sequence length at half of AttnEff
 	DecAttnEff float64 `json:"dec_attn_eff"` // decode attention: fraction of HBM bandwidth
 	DecAttnB0  float64 `json:"dec_attn_b0"`  // decode KV bytes per call at half of DecAttnEff
-	MoEEff     float64 `json:"moe_eff"`      // grouped-GEMM efficiency relative to GemmEff
-	ARLatUs    float64 `json:"ar_lat_us"`    // all-reduce / all-to-all latency (µs)
-	AREff      float64 `json:"ar_eff"`       // fraction of link bandwidth a collective reaches
-	ElemUs     float64 `json:"elem_us"`      // norms/activations/rope per layer floor (µs)
+	// DecAttnEffFP8 replaces DecAttnEff for FP8/INT8 KV caches: the kernels dequantise what
+	// they read, so half the bytes do not take half the time (0 = DecAttnEff).
+	DecAttnEffFP8 float64 `json:"dec_attn_eff_fp8,omitempty"`
+	MoEEff        float64 `json:"moe_eff"`   // grouped-GEMM efficiency relative to GemmEff
+	ARLatUs       float64 `json:"ar_lat_us"` // all-reduce / all-to-all latency (µs)
+	AREff         float64 `json:"ar_eff"`    // fraction of link bandwidth a collective reaches
+	ElemUs        float64 `json:"elem_us"`   // norms/activations/rope per layer floor (µs)
 }
 
 // GroupCoef are the per (hardware, backend) calibration factors fitted on measured serving
@@ -316,6 +319,9 @@ func (d *Default) decodeAttn(b, ctx float64) float64 {
 	per := func(c float64) float64 {
 		bytes := float64(c*s.kvLayerBytes) + float64(4*b*s.headsGPU*s.dQK)
 		eff := o.DecAttnEff * bytes / (bytes + o.DecAttnB0)
+		if kvBytes(s.q.KVCache) < 2 && o.DecAttnEffFP8 > 0 {
+			eff = o.DecAttnEffFP8 * bytes / (bytes + o.DecAttnB0)
+		}
 		mem := bytes / (hw.MemBW * eff) * 1000
 		var flops float64
 		if s.m.KVLoraRank > 0 {

@@ -245,37 +245,46 @@ func fitOps(dir string, o perf.OpCoef) (perf.OpCoef, error) {
 	x = minimize(cf, []float64{o.AttnEff, o.AttnS0}, []float64{0.1, 1}, []float64{1, 65536}, 60)
 	o.AttnEff, o.AttnS0 = x[0], x[1]
 	fmt.Fprintf(os.Stderr, "context attention: eff %.3f s0 %.0f  mean|log err| %.3f (%d rows)\n", x[0], x[1], cf(x), len(ctx))
-	// Generation attention.
-	df := func(x []float64) float64 {
-		oo := o
-		oo.DecAttnEff, oo.DecAttnB0 = x[0], x[1]
-		var s float64
-		n := 0
-		for _, r := range gen {
-			if genBytes(r) < genMinBytes {
-				continue
+	// Generation attention: bandwidth efficiency and half-bytes on the BF16-cache rows,
+	// then the FP8-cache efficiency (the kernels dequantise, so halving the bytes does not
+	// halve the time) on the FP8-cache rows with the same half-bytes.
+	genErr := func(kvDtype string, set func(*perf.OpCoef, []float64)) func(x []float64) float64 {
+		return func(x []float64) float64 {
+			oo := o
+			set(&oo, x)
+			var s float64
+			n := 0
+			for _, r := range gen {
+				if genBytes(r) < genMinBytes || r["kv_cache_dtype"] != kvDtype {
+					continue
+				}
+				n++
+				kv := "bf16"
+				if kvDtype == "fp8" {
+					kv = "fp8"
+				}
+				kvLen := int(fnum(r, "isl") + fnum(r, "step"))
+				p := perf.GenerationAttnOpMs(oo, hw, int(fnum(r, "batch_size")), kvLen, int(fnum(r, "num_heads")),
+					int(fnum(r, "num_key_value_heads")), int(fnum(r, "head_dim")), int(fnum(r, "window_size")), kv)
+				s += logErr(p, fnum(r, "latency"))
 			}
-			n++
-			kv := "bf16"
-			if r["kv_cache_dtype"] == "fp8" {
-				kv = "fp8"
-			}
-			kvLen := int(fnum(r, "isl") + fnum(r, "step"))
-			p := perf.GenerationAttnOpMs(oo, hw, int(fnum(r, "batch_size")), kvLen, int(fnum(r, "num_heads")),
-				int(fnum(r, "num_key_value_heads")), int(fnum(r, "head_dim")), int(fnum(r, "window_size")), kv)
-			s += logErr(p, fnum(r, "latency"))
+			return s / float64(n)
 		}
-		return s / float64(n)
 	}
+	setBFAttn := func(oo *perf.OpCoef, x []float64) { oo.DecAttnEff, oo.DecAttnB0 = x[0], x[1] }
+	df := genErr("bfloat16", setBFAttn)
 	x = minimize(df, []float64{o.DecAttnEff, o.DecAttnB0}, []float64{0.1, 1000}, []float64{1, 1e9}, 60)
-	o.DecAttnEff, o.DecAttnB0 = x[0], x[1]
-	nGen := 0
-	for _, r := range gen {
-		if genBytes(r) >= genMinBytes {
-			nGen++
-		}
+	setBFAttn(&o, x)
+	setF8Attn := func(oo *perf.OpCoef, x []float64) { oo.DecAttnEffFP8 = x[0] }
+	df8 := genErr("fp8", setF8Attn)
+	start8 := o.DecAttnEffFP8
+	if start8 == 0 {
+		start8 = o.DecAttnEff
 	}
-	fmt.Fprintf(os.Stderr, "generation attention: eff %.3f b0 %.0f  mean|log err| %.3f (%d rows reading ≥ %.0f MB)\n", x[0], x[1], df(x), nGen, genMinBytes/1e6)
+	x8 := minimize(df8, []float64{start8}, []float64{0.1}, []float64{1}, 60)
+	setF8Attn(&o, x8)
+	fmt.Fprintf(os.Stderr, "generation attention: eff bf16 %.3f fp8 %.3f b0 %.0f  mean|log err| %.3f / %.3f (rows reading ≥ %.0f MB)\n",
+		x[0], x8[0], x[1], df(x), df8(x8), genMinBytes/1e6)
 	// All-reduce (graph-captured custom kernel rows).
 	af := func(x []float64) float64 {
 		oo := o
@@ -305,7 +314,7 @@ func sig(v float64) float64 {
 
 func roundAll(c *perf.Calibration) {
 	o := &c.Ops
-	for _, v := range []*float64{&o.GemmEff, &o.GemmM0, &o.MemEff, &o.LaunchUs, &o.AttnEff, &o.AttnS0, &o.DecAttnEff, &o.DecAttnB0, &o.MoEEff, &o.ARLatUs, &o.AREff, &o.ElemUs} {
+	for _, v := range []*float64{&o.GemmEff, &o.GemmM0, &o.MemEff, &o.LaunchUs, &o.AttnEff, &o.AttnS0, &o.DecAttnEff, &o.DecAttnB0, &o.DecAttnEffFP8, &o.MoEEff, &o.ARLatUs, &o.AREff, &o.ElemUs} {
 		*v = sig(*v)
 	}
 	for _, m := range []map[string]perf.GroupCoef{c.Groups, c.Backends} {
