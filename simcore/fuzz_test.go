@@ -15,7 +15,9 @@ func FuzzPredictKnobs(f *testing.F) {
 	f.Add(uint8(0), uint16(32), uint16(4), uint8(2), uint16(8192), uint16(256), uint8(64), uint16(256), uint8(1), uint8(0), uint8(0))
 	f.Add(uint8(1), uint16(1), uint16(1), uint8(1), uint16(1), uint16(1), uint8(1), uint16(1), uint8(1), uint8(1), uint8(1))
 	f.Add(uint8(2), uint16(500), uint16(90), uint8(7), uint16(64), uint16(3), uint8(16), uint16(40), uint8(2), uint8(2), uint8(1))
-	// SGLang chunked prefill of a 9,001-token prompt, multi-turn sessions, KV router.
+	// SGLang chunked prefill of a 9,001-token prompt, alone on its rank, then with sessions
+	// and the KV router.
+	f.Add(uint8(1), uint16(9000), uint16(50), uint8(0), uint16(8192), uint16(64), uint8(1), uint16(400), uint8(0), uint8(0), uint8(4))
 	f.Add(uint8(1), uint16(9000), uint16(50), uint8(3), uint16(8192), uint16(64), uint8(1), uint16(400), uint8(1), uint8(0), uint8(7))
 	// vLLM sessions with shared prefixes under KV pressure (shared, unique and dead blocks).
 	f.Add(uint8(0), uint16(700), uint16(60), uint8(6), uint16(2048), uint16(64), uint8(15), uint16(200), uint8(2), uint8(0), uint8(3))
