@@ -17,8 +17,9 @@ import (
 // disaggregated rows (linearised by finite differences around the current coefficients).
 // Minimising the mean absolute percentage error of such a form is a weighted L1 regression;
 // with the per-row cap (apeCap) it is solved by iteratively reweighted least squares (rows
-// beyond the cap get no weight) with the bounds enforced by an active set. Family factors (one prefill, one decode per model family, shared
-// by all hardware) and group factors are fitted alternately.
+// beyond the cap get no weight) with the bounds enforced by an active set. Family factors
+// (one prefill, one decode per model family, shared by all hardware) and group factors are
+// fitted alternately.
 
 // tpotWeight weighs the TPOT error against the TTFT error in the loss (the TPOT target is the
 // tighter one).
@@ -34,7 +35,7 @@ func capped(e float64) float64 { return math.Min(math.Abs(e), apeCap) }
 
 // ttftWeight weighs a row's TTFT error: disaggregated rows fit only their TPOT, because the
 // surrogate's disaggregated TTFT is an analytic queueing estimate that differs from the
-// simulator's (ratio p10–p90 ≈ 0.5–1.2), while its TPOT agrees to 1 %.
+// simulator's (ratio p10–p90 ≈ 0.35–1.1), while its TPOT agrees to 1 %.
 func ttftWeight(p *rows.Prepared) float64 {
 	if p.Row.Mode == "disagg" {
 		return 0
