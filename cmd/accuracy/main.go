@@ -230,7 +230,12 @@ func child() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	out, err := simcore.Predict(simcore.Input{ConfigName: "accuracy.yaml", ConfigYAML: cfg, Files: os.DirFS(".")})
+	in := simcore.Input{ConfigName: "accuracy.yaml", ConfigYAML: cfg}
+	if strings.Contains(string(cfg), rows.TraceName) {
+		// The parent wrote the generated trace into this process's working directory.
+		in.Files = os.DirFS(".")
+	}
+	out, err := simcore.Predict(in)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
