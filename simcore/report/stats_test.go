@@ -129,3 +129,34 @@ func TestSortedKeysMatchesLibrarySort(t *testing.T) {
 		}
 	}
 }
+
+// Merging equal values before sorting gives the groups that sorting then merging neighbours
+// gives: for few and for many distinct values, and for round values whose keys end in zero
+// bits.
+func TestGroupedWeightedKeysMatchesSortThenMerge(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 12))
+	for _, distinct := range []int{3, 1000, 50000} {
+		ws := make([]engine.GapSample, 60000)
+		for i := range ws {
+			v := float64(rnd.IntN(distinct)) // round values
+			if distinct == 50000 {
+				v = 5 + float64(rnd.IntN(distinct))*0x1p-30
+			}
+			ws[i] = engine.GapSample{Gap: v, Count: int64(rnd.IntN(5) + 1)}
+		}
+		keys, counts := sortedWeightedKeys(ws)
+		var wk []uint64
+		var wc []int64
+		for i, k := range keys {
+			if n := len(wk); n > 0 && wk[n-1] == k {
+				wc[n-1] += counts[i]
+				continue
+			}
+			wk, wc = append(wk, k), append(wc, counts[i])
+		}
+		gk, gc := groupedWeightedKeys(ws)
+		if !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
+			t.Fatalf("%d distinct values: %d groups, want %d", distinct, len(gk), len(wk))
+		}
+	}
+}
