@@ -50,11 +50,26 @@ func (d *Dist) group() {
 		return
 	}
 	d.grouped = true
-	ka := sortedKeys(d.ones)
-	kb, cb := groupedWeightedKeys(d.ws)
-	gv := make([]float64, 0, len(ka)/4+len(kb)+1)
-	gc := make([]int64, 0, cap(gv))
-	last := uint64(0)
+	var keys []uint64
+	var counts []int64
+	if len(d.ones)+len(d.ws) >= radixMin {
+		keys, counts = distinctKeys(d.ones, d.ws)
+	} else {
+		keys, counts = mergeSorted(sortedKeys(d.ones), d.ws)
+	}
+	gv := make([]float64, len(keys))
+	for i, k := range keys {
+		gv[i] = keyFloat(k)
+	}
+	d.ones, d.ws, d.vals, d.counts = nil, nil, gv, counts
+}
+
+// mergeSorted merges sorted unit keys with the weighted samples into ascending distinct keys
+// and their counts.
+func mergeSorted(ka []uint64, ws []engine.GapSample) ([]uint64, []int64) {
+	kb, cb := sortedWeightedKeys(ws)
+	keys := make([]uint64, 0, len(ka)+len(kb))
+	counts := make([]int64, 0, cap(keys))
 	i, j := 0, 0
 	for i < len(ka) || j < len(kb) {
 		var k uint64
@@ -66,15 +81,14 @@ func (d *Dist) group() {
 			k, c = kb[j], cb[j]
 			j++
 		}
-		if len(gv) > 0 && k == last {
-			gc[len(gc)-1] += c
+		if n := len(keys); n > 0 && keys[n-1] == k {
+			counts[n-1] += c
 			continue
 		}
-		gv = append(gv, keyFloat(k))
-		gc = append(gc, c)
-		last = k
+		keys = append(keys, k)
+		counts = append(counts, c)
 	}
-	d.ones, d.ws, d.vals, d.counts = nil, nil, gv, gc
+	return keys, counts
 }
 
 // Reciprocal is the distribution of k/v over the samples v > 0, built from the sorted groups
@@ -159,20 +173,29 @@ func sortedWeightedKeys(ws []engine.GapSample) ([]uint64, []int64) {
 	return keys, counts
 }
 
-// groupedWeightedKeys returns the distinct keys (floatKey) of ws, ascending, with their
-// summed counts. Long runs repeat pass times a lot (the Mooncake conversation trace on 8
-// replicas: 2.7 million samples, 290 thousand values), so equal values are merged in a hash
-// table before the sort; grouping gives the same groups either way.
-func groupedWeightedKeys(ws []engine.GapSample) ([]uint64, []int64) {
-	if len(ws) < radixMin {
-		return sortedWeightedKeys(ws)
-	}
+// distinctKeys returns the distinct keys (floatKey) of the unit samples ones and the weighted
+// samples ws, ascending, with their summed counts. Long runs repeat values a lot (the dense
+// benchmark's 131,072 TTFTs take 169 values; the Mooncake conversation trace's 2.7 million
+// pass gaps, 290 thousand), so equal values are merged in a hash table before the sort; the
+// groups are the same either way.
+func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
 	index := hashtab.New(1 << 12)
 	keys := make([]uint64, 0, 1<<12)
 	counts := make([]int64, 0, 1<<12)
+	for _, v := range ones {
+		k := floatKey(v)
+		h := hashtab.Spread(k) // round values (1.0, 2.0, …) have all-zero low bits
+		if i, ok := index.Get(h); ok {
+			counts[i]++
+			continue
+		}
+		index.Put(h, int32(len(keys)))
+		keys = append(keys, k)
+		counts = append(counts, 1)
+	}
 	for _, w := range ws {
 		k := floatKey(w.Gap)
-		h := hashtab.Spread(k) // round values (1.0, 2.0, …) have all-zero low bits
+		h := hashtab.Spread(k)
 		if i, ok := index.Get(h); ok {
 			counts[i] += w.Count
 			continue
@@ -181,21 +204,20 @@ func groupedWeightedKeys(ws []engine.GapSample) ([]uint64, []int64) {
 		keys = append(keys, k)
 		counts = append(counts, w.Count)
 	}
-	if len(keys) < radixMin {
-		// Few distinct values: sort (key, count) pairs by key.
-		order := make([]int, len(keys))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-		sk, sc := make([]uint64, len(keys)), make([]int64, len(keys))
-		for i, o := range order {
-			sk[i], sc[i] = keys[o], counts[o]
-		}
-		return sk, sc
+	if len(keys) >= radixMin {
+		sortKeys(keys, counts)
+		return keys, counts
 	}
-	sortKeys(keys, counts)
-	return keys, counts
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	sk, sc := make([]uint64, len(keys)), make([]int64, len(keys))
+	for i, o := range order {
+		sk[i], sc[i] = keys[o], counts[o]
+	}
+	return sk, sc
 }
 
 // radixMin is the size from which sortKeys beats the library's comparison sort.

@@ -130,10 +130,10 @@ func TestSortedKeysMatchesLibrarySort(t *testing.T) {
 	}
 }
 
-// Merging equal values before sorting gives the groups that sorting then merging neighbours
-// gives: for few and for many distinct values, and for round values whose keys end in zero
-// bits.
-func TestGroupedWeightedKeysMatchesSortThenMerge(t *testing.T) {
+// Merging equal values (unit and weighted samples) before sorting gives the groups that
+// sorting then merging neighbours gives: for few and for many distinct values, and for round
+// values whose keys end in zero bits.
+func TestDistinctKeysMatchesSortThenMerge(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(11, 12))
 	for _, distinct := range []int{3, 1000, 50000} {
 		ws := make([]engine.GapSample, 60000)
@@ -144,7 +144,16 @@ func TestGroupedWeightedKeysMatchesSortThenMerge(t *testing.T) {
 			}
 			ws[i] = engine.GapSample{Gap: v, Count: int64(rnd.IntN(5) + 1)}
 		}
-		keys, counts := sortedWeightedKeys(ws)
+		// The first half also as unit samples: each adds count 1.
+		ones := make([]float64, 30000)
+		for i := range ones {
+			ones[i] = ws[i].Gap
+		}
+		all := slices.Clone(ws)
+		for _, v := range ones {
+			all = append(all, engine.GapSample{Gap: v, Count: 1})
+		}
+		keys, counts := sortedWeightedKeys(all)
 		var wk []uint64
 		var wc []int64
 		for i, k := range keys {
@@ -154,7 +163,7 @@ func TestGroupedWeightedKeysMatchesSortThenMerge(t *testing.T) {
 			}
 			wk, wc = append(wk, k), append(wc, counts[i])
 		}
-		gk, gc := groupedWeightedKeys(ws)
+		gk, gc := distinctKeys(ones, ws)
 		if !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
 			t.Fatalf("%d distinct values: %d groups, want %d", distinct, len(gk), len(wk))
 		}
