@@ -403,3 +403,21 @@ func TestHierarchicalAllReduce(t *testing.T) {
 		t.Fatalf("TP16 all-reduces %.1f ms: want above TP8's %.1f ms and well below an inter-node ring's %.1f ms", c16, c8, ring)
 	}
 }
+
+// An FP8 KV cache halves the bytes decode attention reads; the kernels dequantise, so the
+// attention gets faster, but by less than 2×.
+func TestFP8KVCacheDecodeAttention(t *testing.T) {
+	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B")
+	h := mustHW(t, "h200_sxm")
+	mk := func(kv string) *Default {
+		d, err := NewDefaultWith(DefaultCalibration(), m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: kv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	bf, f8 := mk("bf16").decodeAttn(64, 64*4096), mk("fp8").decodeAttn(64, 64*4096)
+	if !(f8 < bf && f8 > bf/2) {
+		t.Fatalf("decode attention bf16 %.3f ms, fp8 %.3f ms: want bf16/2 < fp8 < bf16", bf, f8)
+	}
+}
