@@ -437,8 +437,12 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 // registerFull registers every block of r that is now full up to r.computed (§6.2).
 func (k *Rank) registerFull(r *Request) {
 	bs := k.cfg.BlockSize
-	full := r.computed / bs
+	full := int(uint(r.computed) / uint(bs))
 	if full <= r.registered {
+		return
+	}
+	if r.registered >= r.Shareable(bs) {
+		r.registered = full // only unique blocks are left (see below)
 		return
 	}
 	r.extendHashes(full*bs, bs)
