@@ -217,16 +217,22 @@ const disaggFixedEngine = `  model: meta-llama/Meta-Llama-3.1-8B-Instruct
       timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
 `
 
-// E8: disaggregated, TTFT 1 and e2e 4 without transfer delay; with a delay d both shift.
-func TestWorkedE8Disaggregated(t *testing.T) {
-	cfg := `
+// isolatedDisaggregated is one 32/4 request on the disaggregated fixed-timing engine; engine
+// holds extra lines of the engine section (for example the backend).
+func isolatedDisaggregated(engine string) string {
+	return `
 traffic:
   source: {type: synthetic, input_tokens: 32, output_tokens: 4}
   load: {type: concurrency, concurrency: 1}
   stop: {requests: 1}
 engine:
   mode: disaggregated
-` + disaggFixedEngine
+` + engine + disaggFixedEngine
+}
+
+// E8: disaggregated, TTFT 1 and e2e 4 without transfer delay; with a delay d both shift.
+func TestWorkedE8Disaggregated(t *testing.T) {
+	cfg := isolatedDisaggregated("")
 	m := summaryOf(t, predict(t, cfg))
 	wantNum(t, m, "mean_ttft_ms", 1)
 	wantNum(t, m, "mean_e2e_latency_ms", 4)
@@ -302,15 +308,7 @@ traffic:
 // TTFT 1 (extend pass, no decode part) and e2e 4 with fixed 1/1 timing. When the decode rank
 // cannot hold a second request's pages, its transfer waits for the first to finish.
 func TestSGLangDisaggregatedDestinationFirst(t *testing.T) {
-	cfg := `
-traffic:
-  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
-  load: {type: concurrency, concurrency: 1}
-  stop: {requests: 1}
-engine:
-  mode: disaggregated
-  backend: sglang
-` + disaggFixedEngine
+	cfg := isolatedDisaggregated("  backend: sglang\n")
 	m := summaryOf(t, predict(t, cfg))
 	wantNum(t, m, "mean_ttft_ms", 1)
 	wantNum(t, m, "mean_e2e_latency_ms", 4)
