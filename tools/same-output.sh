@@ -11,7 +11,7 @@ old="$(realpath "$1")"; new="$(realpath "$2")"
 cd "$(dirname "$0")/.."
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-configs=(examples/*.yaml ui/presets/*.yaml web/testdata/identity/0[1-7]*.yaml examples/bench/*.yaml)
+configs=(examples/*.yaml examples/stress/*.yaml ui/presets/*.yaml web/testdata/identity/0[1-7]*.yaml examples/bench/*.yaml)
 [ -f ../shared/traces/conversation_trace.jsonl ] && configs+=(examples/bench-traces/*.yaml)
 status=0
 mkdir -p "$work/old" "$work/new"
