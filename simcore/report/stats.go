@@ -50,45 +50,12 @@ func (d *Dist) group() {
 		return
 	}
 	d.grouped = true
-	var keys []uint64
-	var counts []int64
-	if len(d.ones)+len(d.ws) >= radixMin {
-		keys, counts = distinctKeys(d.ones, d.ws)
-	} else {
-		keys, counts = mergeSorted(sortedKeys(d.ones), d.ws)
-	}
+	keys, counts := distinctKeys(d.ones, d.ws)
 	gv := make([]float64, len(keys))
 	for i, k := range keys {
 		gv[i] = keyFloat(k)
 	}
 	d.ones, d.ws, d.vals, d.counts = nil, nil, gv, counts
-}
-
-// mergeSorted merges sorted unit keys with the weighted samples into ascending distinct keys
-// and their counts.
-func mergeSorted(ka []uint64, ws []engine.GapSample) ([]uint64, []int64) {
-	kb, cb := sortedWeightedKeys(ws)
-	keys := make([]uint64, 0, len(ka)+len(kb))
-	counts := make([]int64, 0, cap(keys))
-	i, j := 0, 0
-	for i < len(ka) || j < len(kb) {
-		var k uint64
-		c := int64(1)
-		if j >= len(kb) || i < len(ka) && ka[i] <= kb[j] {
-			k = ka[i]
-			i++
-		} else {
-			k, c = kb[j], cb[j]
-			j++
-		}
-		if n := len(keys); n > 0 && keys[n-1] == k {
-			counts[n-1] += c
-			continue
-		}
-		keys = append(keys, k)
-		counts = append(counts, c)
-	}
-	return keys, counts
 }
 
 // Reciprocal is the distribution of k/v over the samples v > 0, built from the sorted groups
@@ -142,46 +109,16 @@ type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
 }
 
-// sortedKeys returns the order-preserving keys (floatKey) of xs, ascending.
-func sortedKeys(xs []float64) []uint64 {
-	keys := make([]uint64, len(xs))
-	for i, v := range xs {
-		keys[i] = floatKey(v)
-	}
-	if len(keys) < radixMin {
-		slices.Sort(keys)
-	} else {
-		sortKeys(keys, nil)
-	}
-	return keys
-}
-
-// sortedWeightedKeys returns the keys (floatKey) and counts of ws, ascending by key.
-func sortedWeightedKeys(ws []engine.GapSample) ([]uint64, []int64) {
-	if len(ws) < radixMin {
-		ws = slices.Clone(ws)
-		slices.SortFunc(ws, func(a, b engine.GapSample) int { return cmp.Compare(floatKey(a.Gap), floatKey(b.Gap)) })
-	}
-	keys := make([]uint64, len(ws))
-	counts := make([]int64, len(ws))
-	for i, w := range ws {
-		keys[i], counts[i] = floatKey(w.Gap), w.Count
-	}
-	if len(ws) >= radixMin {
-		sortKeys(keys, counts)
-	}
-	return keys, counts
-}
-
 // distinctKeys returns the distinct keys (floatKey) of the unit samples ones and the weighted
 // samples ws, ascending, with their summed counts. Long runs repeat values a lot (the dense
 // benchmark's 131,072 TTFTs take 169 values; the Mooncake conversation trace's 2.7 million
 // pass gaps, 290 thousand), so equal values are merged in a hash table before the sort; the
 // groups are the same either way.
 func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
-	index := hashtab.New(1 << 12)
-	keys := make([]uint64, 0, 1<<12)
-	counts := make([]int64, 0, 1<<12)
+	size := min(len(ones)+len(ws), 1<<12)
+	index := hashtab.New(size)
+	keys := make([]uint64, 0, size)
+	counts := make([]int64, 0, size)
 	for _, v := range ones {
 		k := floatKey(v)
 		h := hashtab.Spread(k) // round values (1.0, 2.0, …) have all-zero low bits
@@ -226,20 +163,17 @@ const radixMin = 4096
 // fixupBits is how many low key bits sortKeys leaves to its fix-up pass.
 const fixupBits = 16
 
-// sortKeys sorts keys ascending, stably, moving vals (nil when there are none) with them:
-// an LSD radix sort on the high 48 bits only (a digit at which every key agrees skipped),
-// then a fix-up of the runs whose high 48 bits tie (sortLow). Such runs are values within
-// about 1e-10 of each other, in practice repeats of one value, already in order. Linear, with three quarters of the data movement of a radix sort on all 64 bits,
-// which matters for the millions of per-pass ITL samples of long runs. (Pass times of a steady
-// batch creep up by far less than 2^-20 of their value per pass, so a split at 32 bits is not
-// enough.)
+// sortKeys sorts keys ascending, stably, moving vals with them: an LSD radix sort on the
+// high 48 bits only (a digit at which every key agrees skipped), then a fix-up of the runs
+// whose high 48 bits tie (sortLow). Such runs are values within about 1e-10 of each other.
+// Linear, with three quarters of the data movement of a radix sort on all 64 bits, which
+// matters for the hundreds of thousands of distinct pass gaps of long runs. (Pass times of a
+// steady batch creep up by far less than 2^-20 of their value per pass, so a split at 32 bits
+// is not enough.)
 func sortKeys(keys []uint64, vals []int64) {
 	n := len(keys)
 	src, dst := keys, make([]uint64, n)
-	var srcV, dstV []int64
-	if vals != nil {
-		srcV, dstV = vals, make([]int64, n)
-	}
+	srcV, dstV := vals, make([]int64, n)
 	// 16-bit digits (three passes) for millions of keys; 12-bit ones (four passes, but a
 	// count table that costs little to clear and scan) below.
 	bits := uint(16)
@@ -261,19 +195,11 @@ func sortKeys(keys []uint64, vals []int64) {
 			count[i] = pos
 			pos += c
 		}
-		if srcV == nil {
-			for _, k := range src {
-				d := k >> shift & mask
-				dst[count[d]] = k
-				count[d]++
-			}
-		} else {
-			for i, k := range src {
-				d := k >> shift & mask
-				dst[count[d]] = k
-				dstV[count[d]] = srcV[i]
-				count[d]++
-			}
+		for i, k := range src {
+			d := k >> shift & mask
+			dst[count[d]] = k
+			dstV[count[d]] = srcV[i]
+			count[d]++
 		}
 		src, dst = dst, src
 		srcV, dstV = dstV, srcV
@@ -284,11 +210,7 @@ func sortKeys(keys []uint64, vals []int64) {
 			j++
 		}
 		if j-i > 1 && !slices.IsSorted(src[i:j]) {
-			if srcV == nil {
-				sortLow(src[i:j], dst[:j-i], nil, nil)
-			} else {
-				sortLow(src[i:j], dst[:j-i], srcV[i:j], dstV[:j-i])
-			}
+			sortLow(src[i:j], dst[:j-i], srcV[i:j], dstV[:j-i])
 		}
 		i = j
 	}
@@ -298,29 +220,19 @@ func sortKeys(keys []uint64, vals []int64) {
 	}
 }
 
-// sortLow sorts keys, which agree above the low fixupBits, stably, moving vals (nil for
-// none): insertion sort for short runs, two 8-bit LSD passes (tmp and tmpV are scratch of
-// the same length) for long ones.
+// sortLow sorts keys, which agree above the low fixupBits, stably, moving vals: insertion
+// sort for short runs, two 8-bit LSD passes (tmp and tmpV are scratch of the same length)
+// for long ones.
 func sortLow(keys, tmp []uint64, vals, tmpV []int64) {
 	if len(keys) <= 32 {
 		for i := 1; i < len(keys); i++ {
-			k := keys[i]
-			var v int64
-			if vals != nil {
-				v = vals[i]
-			}
+			k, v := keys[i], vals[i]
 			j := i
 			for j > 0 && keys[j-1] > k {
-				keys[j] = keys[j-1]
-				if vals != nil {
-					vals[j] = vals[j-1]
-				}
+				keys[j], vals[j] = keys[j-1], vals[j-1]
 				j--
 			}
-			keys[j] = k
-			if vals != nil {
-				vals[j] = v
-			}
+			keys[j], vals[j] = k, v
 		}
 		return
 	}
@@ -338,9 +250,7 @@ func sortLow(keys, tmp []uint64, vals, tmpV []int64) {
 		for i, k := range src {
 			d := k >> shift & 0xff
 			dst[count[d]] = k
-			if srcV != nil {
-				dstV[count[d]] = srcV[i]
-			}
+			dstV[count[d]] = srcV[i]
 			count[d]++
 		}
 		src, dst, srcV, dstV = dst, src, dstV, srcV

@@ -74,98 +74,75 @@ func TestDistWeightedEqualsUnit(t *testing.T) {
 	}
 }
 
-func TestSortWeightedMatchesComparisonSort(t *testing.T) {
+// The radix sort orders keys as a comparison sort orders the floats, stably (payloads of
+// equal values keep their order), at both digit widths, with negative values, duplicates and
+// values that tie above the low 16 bits of their keys (the fix-up pass).
+func TestSortKeysMatchesComparisonSort(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
-	ws := make([]engine.GapSample, 20000)
-	for i := range ws {
-		v := rnd.Float64() * 100
-		if i%7 == 0 {
-			v = float64(rnd.IntN(5)) // many duplicates
+	for _, n := range []int{radixMin, 20000, 1<<18 + 5} {
+		ws := make([]engine.GapSample, n)
+		for i := range ws {
+			v := rnd.Float64() * 100
+			switch {
+			case i%13 == 0:
+				v = 1 + float64(rnd.IntN(1000))*0x1p-40 // ties in the high 48 bits of the key
+			case i%11 == 0:
+				v = -v
+			case i%7 == 0:
+				v = float64(rnd.IntN(5)) // many duplicates
+			}
+			ws[i] = engine.GapSample{Gap: v, Count: int64(i)}
 		}
-		if i%11 == 0 {
-			v = -v
+		want := slices.Clone(ws)
+		slices.SortStableFunc(want, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
+		keys, vals := make([]uint64, n), make([]int64, n)
+		for i, w := range ws {
+			keys[i], vals[i] = floatKey(w.Gap), w.Count
 		}
-		if i%13 == 0 {
-			v = 1 + float64(rnd.IntN(1000))*0x1p-40 // ties in the high 32 bits of the key
-		}
-		ws[i] = engine.GapSample{Gap: v, Count: int64(i)}
-	}
-	want := slices.Clone(ws)
-	slices.SortStableFunc(want, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
-	keys, counts := sortedWeightedKeys(ws)
-	for i := range want {
-		if got := (engine.GapSample{Gap: keyFloat(keys[i]), Count: counts[i]}); got != want[i] {
-			t.Fatalf("index %d: %+v, want %+v (radix sort must be stable and ordered)", i, got, want[i])
-		}
-	}
-}
-
-// sortedKeys agrees with the library sort above and below the radix threshold, including
-// values that tie in the high half of their keys and negative values.
-func TestSortedKeysMatchesLibrarySort(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(5, 7))
-	for _, n := range []int{10, radixMin - 1, radixMin, 30000, 1<<18 + 5} {
-		xs := make([]float64, n)
-		for i := range xs {
-			switch i % 4 {
-			case 0:
-				xs[i] = rnd.Float64() * 1000
-			case 1:
-				xs[i] = 7 + float64(rnd.IntN(500))*0x1p-45
-			case 2:
-				xs[i] = -rnd.Float64()
-			default:
-				xs[i] = float64(rnd.IntN(3))
+		sortKeys(keys, vals)
+		for i := range want {
+			if got := (engine.GapSample{Gap: keyFloat(keys[i]), Count: vals[i]}); got != want[i] {
+				t.Fatalf("n=%d index %d: %+v, want %+v (the sort must be stable and ordered)", n, i, got, want[i])
 			}
 		}
-		want := slices.Clone(xs)
-		slices.Sort(want)
-		keys := sortedKeys(xs)
-		for i, k := range keys {
-			xs[i] = keyFloat(k)
-		}
-		if !slices.Equal(xs, want) {
-			t.Fatalf("n=%d: radix order differs from the library sort", n)
-		}
 	}
 }
 
-// Merging equal values (unit and weighted samples) before sorting gives the groups that
-// sorting then merging neighbours gives: for few and for many distinct values, and for round
-// values whose keys end in zero bits.
+// distinctKeys (equal values merged in a hash table, then sorted) gives the groups of sorting
+// every sample and merging equal neighbours: for few and for many distinct values, unit and
+// weighted samples together, and round values whose keys end in zero bits.
 func TestDistinctKeysMatchesSortThenMerge(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(11, 12))
 	for _, distinct := range []int{3, 1000, 50000} {
-		ws := make([]engine.GapSample, 60000)
-		for i := range ws {
-			v := float64(rnd.IntN(distinct)) // round values
-			if distinct == 50000 {
-				v = 5 + float64(rnd.IntN(distinct))*0x1p-30
+		for _, n := range []int{10, 60000} {
+			ws := make([]engine.GapSample, n)
+			ones := make([]float64, n/2)
+			for i := range ws {
+				v := float64(rnd.IntN(distinct)) // round values
+				if distinct == 50000 {
+					v = 5 + float64(rnd.IntN(distinct))*0x1p-30
+				}
+				ws[i] = engine.GapSample{Gap: v, Count: int64(rnd.IntN(5) + 1)}
 			}
-			ws[i] = engine.GapSample{Gap: v, Count: int64(rnd.IntN(5) + 1)}
-		}
-		// The first half also as unit samples: each adds count 1.
-		ones := make([]float64, 30000)
-		for i := range ones {
-			ones[i] = ws[i].Gap
-		}
-		all := slices.Clone(ws)
-		for _, v := range ones {
-			all = append(all, engine.GapSample{Gap: v, Count: 1})
-		}
-		keys, counts := sortedWeightedKeys(all)
-		var wk []uint64
-		var wc []int64
-		for i, k := range keys {
-			if n := len(wk); n > 0 && wk[n-1] == k {
-				wc[n-1] += counts[i]
-				continue
+			all := slices.Clone(ws)
+			for i := range ones {
+				ones[i] = ws[i].Gap
+				all = append(all, engine.GapSample{Gap: ones[i], Count: 1})
 			}
-			wk, wc = append(wk, k), append(wc, counts[i])
-		}
-		gk, gc := distinctKeys(ones, ws)
-		if !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
-			t.Fatalf("%d distinct values: %d groups, want %d", distinct, len(gk), len(wk))
+			slices.SortFunc(all, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
+			var wk []uint64
+			var wc []int64
+			for _, x := range all {
+				if k := floatKey(x.Gap); len(wk) > 0 && wk[len(wk)-1] == k {
+					wc[len(wc)-1] += x.Count
+				} else {
+					wk, wc = append(wk, k), append(wc, x.Count)
+				}
+			}
+			gk, gc := distinctKeys(ones, ws)
+			if !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
+				t.Fatalf("%d samples of %d distinct values: %d groups, want %d", n, distinct, len(gk), len(wk))
+			}
 		}
 	}
 }
