@@ -110,10 +110,7 @@ func main() {
 			if p.Err != nil {
 				continue
 			}
-			fam, ok := c.Families[p.Family()]
-			if !ok {
-				fam = perf.FamilyCoef{Prefill: 1, Decode: 1}
-			}
+			fam := c.Family(p.Family(), p.Row.System, p.Row.Backend)
 			preds[i].TTFT, preds[i].TPOT = p.Predict(groupOf(c, p.Row), fam)
 		}
 	} else {

@@ -63,6 +63,23 @@ func FamilyOf(m *catalog.Model) string {
 	return m.Family
 }
 
+// FamilyKeys are the calibration keys of a model family on (hardware, backend), most
+// specific first: "<family>/<hardware>/<backend>", "<family>/<backend>", "<family>".
+func FamilyKeys(family, hardware, backend string) []string {
+	return []string{family + "/" + hardware + "/" + backend, family + "/" + backend, family}
+}
+
+// Family returns the family factors for a model family on (hardware, backend): the most
+// specific entry of FamilyKeys present in the table, else 1.
+func (c *Calibration) Family(family, hardware, backend string) FamilyCoef {
+	for _, k := range FamilyKeys(family, hardware, backend) {
+		if f, ok := c.Families[k]; ok {
+			return f
+		}
+	}
+	return FamilyCoef{Prefill: 1, Decode: 1}
+}
+
 // Calibration is the embedded calibration table (simcore/perf/calibration.json, written by
 // tools/calibrate).
 type Calibration struct {
@@ -127,10 +144,7 @@ func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, back
 	if err != nil {
 		return nil, err
 	}
-	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: FamilyCoef{Prefill: 1, Decode: 1}}
-	if f, ok := c.Families[FamilyOf(m)]; ok {
-		d.f = f
-	}
+	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(FamilyOf(m), hw.ID, backend)}
 	if g, ok := c.Groups[hw.ID+"/"+backend]; ok {
 		d.g, d.Calibrated = g, true
 	} else if g, ok := c.Backends[backend]; ok {

@@ -255,6 +255,27 @@ func TestCalibrationTable(t *testing.T) {
 	}
 }
 
+// Family factors resolve from the most specific key present: family on (hardware,
+// backend), then on the backend, then the family alone, else 1.
+func TestFamilyFactorLookup(t *testing.T) {
+	c := &Calibration{Families: map[string]FamilyCoef{
+		"mla":               {Prefill: 1.1, Decode: 1.2},
+		"mla/vllm":          {Prefill: 2.1, Decode: 2.2},
+		"mla/h200_sxm/vllm": {Prefill: 3.1, Decode: 3.2},
+	}}
+	for _, tc := range []struct {
+		fam, hw, be string
+		want        float64
+	}{
+		{"mla", "h200_sxm", "vllm", 3.1}, {"mla", "b200_sxm", "vllm", 2.1},
+		{"mla", "h200_sxm", "sglang", 1.1}, {"dense", "h200_sxm", "vllm", 1},
+	} {
+		if got := c.Family(tc.fam, tc.hw, tc.be).Prefill; got != tc.want {
+			t.Errorf("Family(%s, %s, %s).Prefill = %v, want %v", tc.fam, tc.hw, tc.be, got, tc.want)
+		}
+	}
+}
+
 // calibratedGroups lists every (hardware, backend) the embedded calibration fits, plus each
 // backend's fallback on a GPU without a fitted group, so the physics tests below hold for
 // every set of fitted factors users can get.

@@ -36,6 +36,10 @@ func main() {
 	opsDir := flag.String("ops", "", "measured H200 kernel tables ('' = keep current op coefficients)")
 	out := flag.String("out", "simcore/perf/calibration.json", "output file")
 	evalOnly := flag.Bool("eval", false, "only report the surrogate's errors under the current calibration")
+	cv := flag.Int("cv", 0, "cross-validate the serving-run fit over K folds of the fitted deployments (held-out curves stay out) and write nothing")
+	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
+	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for (hardware, backend) coefficients of their own")
+	flag.IntVar(&minFamilyRows, "min-family-rows", minFamilyRows, "fewest fitted rows for family factors of their own on a (hardware, backend) or backend")
 	flag.Parse()
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
@@ -56,6 +60,22 @@ func main() {
 	f.Close()
 	if err != nil {
 		fail(err)
+	}
+	if *cv > 1 {
+		cvK, quiet = *cv, true
+		var tot cvScore
+		for k := 0; k < cvK; k++ {
+			cvFold = k
+			cc := c
+			sc := fitGroups(&cc, rs, true)
+			tot.n += sc.n
+			tot.ttft += sc.ttft
+			tot.tpot += sc.tpot
+			tot.loss += sc.loss
+		}
+		n := float64(tot.n)
+		fmt.Printf("cv %d folds: rows %d  loss %.4f  TTFT MAPE %.1f%%  TPOT MAPE %.1f%%\n", cvK, tot.n, tot.loss/n, 100*tot.ttft/n, 100*tot.tpot/n)
+		return
 	}
 	fitGroups(&c, rs, !*evalOnly)
 	if *evalOnly {

@@ -42,6 +42,11 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 // Family is the calibration family of the row's model.
 func (p *Prepared) Family() string { return perf.FamilyOf(p.T.Model) }
 
+// FamilyKeys are the row's family calibration keys, most specific first (perf.FamilyKeys).
+func (p *Prepared) FamilyKeys() []string {
+	return perf.FamilyKeys(p.Family(), p.Row.System, p.Row.Backend)
+}
+
 // Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g
 // and family factors f (the surrogate replay's raw op sums carry no calibration).
 func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef) (ttft, tpot float64) {

@@ -235,6 +235,12 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 		// tensor recorded as tp·ep: experts are sharded EP-inside-TP over tp = ep GPUs.
 		p.Tensor, p.MoeTensor = p.MoeExpert, 1
 	}
+	if p.Tensor > 1 && p.AttentionData == p.Tensor && p.MoeExpert == p.Tensor*p.AttentionData {
+		// tensor = attention_dp = n with moe_ep = n² (vLLM rows whose id says tp<n>): n GPUs
+		// with data-parallel attention and the experts spread over them, not n² GPUs whose
+		// all-to-all would cross nodes (the measured TPOT matches n GPUs).
+		p.Tensor, p.MoeTensor, p.MoeExpert = 1, 1, p.AttentionData
+	}
 	if p.MoeExpert > 1 && p.Tensor == 1 && p.AttentionData == p.MoeExpert*p.MoeExpert {
 		// attention DP recorded as dp·ep the same way: data-parallel attention over ep GPUs
 		// with the experts spread over the same GPUs (single-node runs of 4 or 8 GPUs, not 16

@@ -64,6 +64,7 @@ func TestParallelismRepairs(t *testing.T) {
 		{ds, p(8, 1, 1, 8), p(8, 1, 1, 8)},     // consistent: unchanged
 		{ds, p(1, 64, 8, 8), p(1, 8, 1, 8)},    // attention DP recorded as dp·ep
 		{ds, p(1, 16, 4, 4), p(1, 4, 1, 4)},    // same on four GPUs
+		{ds, p(4, 4, 1, 16), p(1, 4, 1, 4)},    // tp = dp = n with ep = n²: n GPUs, DP attention
 	}
 	for _, c := range cases {
 		if got := fixPar(c.m, c.in); got != c.want {
