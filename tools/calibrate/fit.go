@@ -544,4 +544,3 @@ func sortedKeys(m map[string][]*rows.Prepared) []string {
 // minGroupRows is the fewest fitted rows a (hardware, backend) group needs for its own
 // coefficients; smaller groups use the backend fallback.
 var minGroupRows = 8
-
