@@ -118,6 +118,10 @@ func (k *Rank) popFront() *Request {
 // ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0 (unsigned: signed division is a runtime call in WebAssembly).
 func ceilDiv(a, b int) int { return int(uint(a+b-1) / uint(b)) }
 
+// floorMean is ⌊sum/n⌋ for sum ≥ 0, n > 0: the integer mean inputs of the timing model
+// (simulation.md §5.2), unsigned for the reason ceilDiv is.
+func floorMean(sum int64, n int) int { return int(uint64(sum) / uint64(n)) }
+
 // QueuedTokens returns Σ known over waiting requests that have not generated a token
 // (prefill backlog) and over those that have plus materialized hand-offs (decode backlog).
 func (k *Rank) QueuedTokens() (prefill, decode int64) {
@@ -331,10 +335,10 @@ func (k *Rank) passTimes(pass int64) (prefill, decode float64) {
 	k.passPrefillReqs, k.passPrefillTokens = batchP, sumISL-sumPrefix
 	k.passDecodeReqs, k.passDecodeKV = decodePhase+k.steadyN, decodePhaseKV+steadyKV
 	if batchP > 0 && cfg.Pool != PoolDecode {
-		prefill = cfg.Timing.PrefillMs(batchP, int(sumISL/int64(batchP)), int(sumPrefix/int64(batchP)))
+		prefill = cfg.Timing.PrefillMs(batchP, floorMean(sumISL, batchP), floorMean(sumPrefix, batchP))
 	}
 	if batchD > 0 {
-		decode = cfg.Timing.DecodeMs(batchD, activeKV, int(activeKV/int64(batchD)), int64(cfg.NumBlocks)*int64(cfg.BlockSize))
+		decode = cfg.Timing.DecodeMs(batchD, activeKV, floorMean(activeKV, batchD), int64(cfg.NumBlocks)*int64(cfg.BlockSize))
 	}
 	return prefill, decode
 }

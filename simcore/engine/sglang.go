@@ -239,7 +239,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
 	k.formed = len(k.ready) > 0
 	if n := len(k.ready); n > 0 && cfg.Pool != PoolPrefill {
-		decode = cfg.Timing.DecodeMs(n, activeKV, int(activeKV/int64(n)), int64(cfg.NumBlocks)*int64(bs))
+		decode = cfg.Timing.DecodeMs(n, activeKV, floorMean(activeKV, n), int64(cfg.NumBlocks)*int64(bs))
 	}
 	return 0, decode
 }

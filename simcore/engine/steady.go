@@ -23,9 +23,19 @@ type wake struct {
 // wakeHeap is a min-heap of wake-ups by (pass, admission sequence).
 type wakeHeap []wake
 
-// before orders wake-ups by pass, then admission sequence.
+// before orders wake-ups by pass, then admission sequence. Written without short-circuit
+// operators: in WebAssembly every taken branch of Go code is a jump through the function's
+// dispatch table, while comparisons combined with & and | compile to plain arithmetic.
 func (x *wake) before(y *wake) bool {
-	return x.pass < y.pass || x.pass == y.pass && x.seq < y.seq
+	return b2u(x.pass < y.pass)|b2u(x.pass == y.pass)&b2u(x.seq < y.seq) != 0
+}
+
+// b2u is 1 for true and 0 for false (the compiler turns it into a zero extension).
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // push and pop move a hole instead of swapping, one write per level.
@@ -253,7 +263,7 @@ func (w *Worker) FastForward(now, horizon float64, limit int, publish func(rank 
 					continue
 				}
 				kv := k.steadyKnown(pass + i)
-				d := k.cfg.Timing.DecodeMs(k.steadyN, kv, int(kv/int64(k.steadyN)), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
+				d := k.cfg.Timing.DecodeMs(k.steadyN, kv, floorMean(kv, k.steadyN), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
 				if e := start + d; e > end {
 					end = e
 				}
