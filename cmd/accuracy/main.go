@@ -110,8 +110,8 @@ func main() {
 			if p.Err != nil {
 				continue
 			}
-			fam := c.Family(p.Family(), p.Row.System, p.Row.Backend)
-			preds[i].TTFT, preds[i].TPOT = p.Predict(groupOf(c, p.Row), fam)
+			g, _ := c.Group(p.Row.System, p.Row.Backend, p.Family())
+			preds[i].TTFT, preds[i].TPOT = p.Predict(g, c.Family(p.Family(), p.Row.Backend))
 		}
 	} else {
 		for i := range rs {
@@ -252,10 +252,3 @@ func child() {
 
 // childMemLimit bounds one row's simulation heap.
 const childMemLimit = 3 << 30
-
-func groupOf(c *perf.Calibration, r *rows.Row) perf.GroupCoef {
-	if g, ok := c.Groups[r.Group()]; ok {
-		return g
-	}
-	return c.Backends[r.Backend]
-}

@@ -63,21 +63,42 @@ func FamilyOf(m *catalog.Model) string {
 	return m.Family
 }
 
-// FamilyKeys are the calibration keys of a model family on (hardware, backend), most
-// specific first: "<family>/<hardware>/<backend>", "<family>/<backend>", "<family>".
-func FamilyKeys(family, hardware, backend string) []string {
-	return []string{family + "/" + hardware + "/" + backend, family + "/" + backend, family}
+// FamilyKeys are the calibration keys of a model family on a backend, most specific first:
+// "<family>/<backend>", "<family>".
+func FamilyKeys(family, backend string) []string {
+	return []string{family + "/" + backend, family}
 }
 
-// Family returns the family factors for a model family on (hardware, backend): the most
-// specific entry of FamilyKeys present in the table, else 1.
-func (c *Calibration) Family(family, hardware, backend string) FamilyCoef {
-	for _, k := range FamilyKeys(family, hardware, backend) {
+// Family returns the family factors for a model family on a backend: the most specific entry
+// of FamilyKeys present in the table, else 1.
+func (c *Calibration) Family(family, backend string) FamilyCoef {
+	for _, k := range FamilyKeys(family, backend) {
 		if f, ok := c.Families[k]; ok {
 			return f
 		}
 	}
 	return FamilyCoef{Prefill: 1, Decode: 1}
+}
+
+// GroupKeys are the calibration keys of a (hardware, backend) group for a model family, most
+// specific first: "<hardware>/<backend>/<family>", "<hardware>/<backend>".
+func GroupKeys(hardware, backend, family string) []string {
+	return []string{hardware + "/" + backend + "/" + family, hardware + "/" + backend}
+}
+
+// Group returns the group coefficients for a model family on (hardware, backend): the most
+// specific entry of GroupKeys present in Groups (calibrated = true), else the backend's
+// fallback, else factors of 1.
+func (c *Calibration) Group(hardware, backend, family string) (g GroupCoef, calibrated bool) {
+	for _, k := range GroupKeys(hardware, backend, family) {
+		if g, ok := c.Groups[k]; ok {
+			return g, true
+		}
+	}
+	if g, ok := c.Backends[backend]; ok {
+		return g, false
+	}
+	return GroupCoef{Prefill: 1, Decode: 1}, false
 }
 
 // Calibration is the embedded calibration table (simcore/perf/calibration.json, written by
@@ -87,7 +108,7 @@ type Calibration struct {
 	Ops      OpCoef                `json:"ops"`
 	Families map[string]FamilyCoef `json:"families"`
 	Backends map[string]GroupCoef  `json:"backends"` // fallback per backend
-	Groups   map[string]GroupCoef  `json:"groups"`   // "<hardware>/<backend>"
+	Groups   map[string]GroupCoef  `json:"groups"`   // "<hardware>/<backend>[/<family>]"
 }
 
 //go:embed calibration.json
@@ -144,14 +165,9 @@ func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, back
 	if err != nil {
 		return nil, err
 	}
-	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(FamilyOf(m), hw.ID, backend)}
-	if g, ok := c.Groups[hw.ID+"/"+backend]; ok {
-		d.g, d.Calibrated = g, true
-	} else if g, ok := c.Backends[backend]; ok {
-		d.g = g
-	} else {
-		d.g = GroupCoef{Prefill: 1, Decode: 1}
-	}
+	fam := FamilyOf(m)
+	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(fam, backend)}
+	d.g, d.Calibrated = c.Group(hw.ID, backend, fam)
 	return d, nil
 }
 

@@ -255,23 +255,33 @@ func TestCalibrationTable(t *testing.T) {
 	}
 }
 
-// Family factors resolve from the most specific key present: family on (hardware,
-// backend), then on the backend, then the family alone, else 1.
-func TestFamilyFactorLookup(t *testing.T) {
-	c := &Calibration{Families: map[string]FamilyCoef{
-		"mla":               {Prefill: 1.1, Decode: 1.2},
-		"mla/vllm":          {Prefill: 2.1, Decode: 2.2},
-		"mla/h200_sxm/vllm": {Prefill: 3.1, Decode: 3.2},
-	}}
+// Family factors resolve from the most specific key present (family on the backend, then
+// the family alone, else 1), and so do group coefficients (the family on (hardware, backend),
+// then (hardware, backend), then the backend's fallback).
+func TestFamilyAndGroupLookup(t *testing.T) {
+	c := &Calibration{
+		Families: map[string]FamilyCoef{"mla": {Prefill: 1.1, Decode: 1.2}, "mla/vllm": {Prefill: 2.1, Decode: 2.2}},
+		Groups:   map[string]GroupCoef{"h200_sxm/vllm": {Prefill: 3}, "h200_sxm/vllm/mla": {Prefill: 4}},
+		Backends: map[string]GroupCoef{"vllm": {Prefill: 5}},
+	}
 	for _, tc := range []struct {
-		fam, hw, be string
+		fam, be string
+		want    float64
+	}{{"mla", "vllm", 2.1}, {"mla", "sglang", 1.1}, {"dense", "vllm", 1}} {
+		if got := c.Family(tc.fam, tc.be).Prefill; got != tc.want {
+			t.Errorf("Family(%s, %s).Prefill = %v, want %v", tc.fam, tc.be, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		hw, be, fam string
 		want        float64
+		cal         bool
 	}{
-		{"mla", "h200_sxm", "vllm", 3.1}, {"mla", "b200_sxm", "vllm", 2.1},
-		{"mla", "h200_sxm", "sglang", 1.1}, {"dense", "h200_sxm", "vllm", 1},
+		{"h200_sxm", "vllm", "mla", 4, true}, {"h200_sxm", "vllm", "dense", 3, true},
+		{"b200_sxm", "vllm", "mla", 5, false}, {"b200_sxm", "sglang", "mla", 1, false},
 	} {
-		if got := c.Family(tc.fam, tc.hw, tc.be).Prefill; got != tc.want {
-			t.Errorf("Family(%s, %s, %s).Prefill = %v, want %v", tc.fam, tc.hw, tc.be, got, tc.want)
+		if g, cal := c.Group(tc.hw, tc.be, tc.fam); g.Prefill != tc.want || cal != tc.cal {
+			t.Errorf("Group(%s, %s, %s) = %v/%v, want %v/%v", tc.hw, tc.be, tc.fam, g.Prefill, cal, tc.want, tc.cal)
 		}
 	}
 }
@@ -283,9 +293,13 @@ func calibratedGroups(t *testing.T) [][2]string {
 	t.Helper()
 	c := DefaultCalibration()
 	var out [][2]string
+	seen := map[string]bool{}
 	for k := range c.Groups {
-		i := strings.IndexByte(k, '/')
-		out = append(out, [2]string{k[:i], k[i+1:]})
+		p := strings.Split(k, "/") // <hardware>/<backend>[/<family>]
+		if !seen[p[0]+"/"+p[1]] {
+			seen[p[0]+"/"+p[1]] = true
+			out = append(out, [2]string{p[0], p[1]})
+		}
 	}
 	for _, b := range Backends {
 		out = append(out, [2]string{"a100_sxm", b})

@@ -44,7 +44,12 @@ func (p *Prepared) Family() string { return perf.FamilyOf(p.T.Model) }
 
 // FamilyKeys are the row's family calibration keys, most specific first (perf.FamilyKeys).
 func (p *Prepared) FamilyKeys() []string {
-	return perf.FamilyKeys(p.Family(), p.Row.System, p.Row.Backend)
+	return perf.FamilyKeys(p.Family(), p.Row.Backend)
+}
+
+// GroupKeys are the row's group calibration keys, most specific first (perf.GroupKeys).
+func (p *Prepared) GroupKeys() []string {
+	return perf.GroupKeys(p.Row.System, p.Row.Backend, p.Family())
 }
 
 // Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g
