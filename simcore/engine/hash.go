@@ -53,7 +53,7 @@ func (c *tokenCursor) nextRun(limit int) (uint32, int) {
 		tok := s.Token
 		if s.Stride > 0 {
 			// A stride segment changes token at every Stride-token block.
-			blk := c.segOff / int(s.Stride)
+			blk := floorDiv(c.segOff, int(s.Stride))
 			tok += uint32(blk)
 			if end := (blk+1)*int(s.Stride) - c.segOff; n > end {
 				n = end

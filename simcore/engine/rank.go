@@ -118,6 +118,9 @@ func (k *Rank) popFront() *Request {
 // ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0 (unsigned: signed division is a runtime call in WebAssembly).
 func ceilDiv(a, b int) int { return int(uint(a+b-1) / uint(b)) }
 
+// floorDiv is ⌊a/b⌋ for a ≥ 0, b > 0 (unsigned, like ceilDiv).
+func floorDiv(a, b int) int { return int(uint(a) / uint(b)) }
+
 // floorMean is ⌊sum/n⌋ for sum ≥ 0, n > 0: the integer mean inputs of the timing model
 // (simulation.md §5.2), unsigned for the reason ceilDiv is.
 func floorMean(sum int64, n int) int { return int(uint64(sum) / uint64(n)) }
@@ -242,19 +245,19 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		var hashes []uint64
 		if cfg.PrefixCaching {
 			h.extendHashes(known, bs)
-			hashes = h.hashes[:min(known/bs, h.Shareable(bs))]
+			hashes = h.hashes[:min(floorDiv(known, bs), h.Shareable(bs))]
 			m := k.KV.Match(hashes)
 			if m == len(hashes) && h.ownPool == k.KV && len(h.ownIDs) > 0 {
 				m += k.KV.MatchOwn(h.ownIDs, h.ownGens)
 			}
-			cached = min(m, known/bs) * bs
+			cached = min(m, floorDiv(known, bs)) * bs
 			if h.remainingOut(cfg.MaxModelLen) > 0 {
-				if c := (known - 1) / bs * bs; c < cached {
+				if c := floorDiv(known-1, bs) * bs; c < cached {
 					cached = c
 				}
 			}
 		}
-		hitBlocks := cached / bs
+		hitBlocks := floorDiv(cached, bs)
 		activeHits := 0
 		if hitBlocks > 0 {
 			activeHits = k.KV.ActiveHits(hashes[:min(hitBlocks, len(hashes))])

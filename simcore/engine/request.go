@@ -193,7 +193,7 @@ func (r *Request) Shareable(bs int) int {
 // block size bs (the unique remainder can never match another request's).
 func (r *Request) Hashes(bs int) []uint64 {
 	r.extendHashes(r.L, bs)
-	return r.hashes[:min(r.L/bs, r.Shareable(bs))]
+	return r.hashes[:min(floorDiv(r.L, bs), r.Shareable(bs))]
 }
 
 // remainingOut is min(O − generated, maxModelLen − known) (§3); maxModelLen 0 = unlimited.
@@ -258,7 +258,7 @@ func (r *Request) FlushGaps() []float64 {
 // Reserve sizes the request's hash and block tables for its whole sequence at block size
 // bs, so they never grow during the run.
 func (r *Request) Reserve(bs int) {
-	n := (r.L+r.O)/bs + 2
+	n := floorDiv(r.L+r.O, bs) + 2
 	if cap(r.hashes) < n {
 		r.hashes = make([]uint64, 0, n)
 	}

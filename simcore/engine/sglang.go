@@ -94,7 +94,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
 			c := min(extend, remChunk, remInput)
 			if c < extend {
-				c = c / bs * bs
+				c = floorDiv(c, bs) * bs
 				if c == 0 {
 					return false
 				}
@@ -163,11 +163,11 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
 				cached = k.KV.Match(h.Hashes(bs)) * bs
 				if cached > h.L-1 {
-					cached = (h.L - 1) / bs * bs
+					cached = floorDiv(h.L-1, bs) * bs
 				}
 			}
 			h.computed = cached
-			h.hitBlocks, h.pinned, h.registered = cached/bs, false, 0
+			h.hitBlocks, h.pinned, h.registered = floorDiv(cached, bs), false, 0
 			h.scheduled = 0
 			if !take(h, true) {
 				h.computed, h.hitBlocks = 0, 0
@@ -201,10 +201,10 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			sumPrefix += int64(r.before)
 			sumISL += int64(r.before + r.scheduled)
 		}
-		n := int64(len(s.batch))
-		k.passPrefillReqs, k.passPrefillTokens = len(s.batch), sumISL-sumPrefix
+		n := len(s.batch)
+		k.passPrefillReqs, k.passPrefillTokens = n, sumISL-sumPrefix
 		if cfg.Pool != PoolDecode {
-			prefill = cfg.Timing.PrefillMs(len(s.batch), int(sumISL/n), int(sumPrefix/n))
+			prefill = cfg.Timing.PrefillMs(n, floorMean(sumISL, n), floorMean(sumPrefix, n))
 		}
 		if cfg.PrefillDecodeInterval > 0 {
 			s.noPrefillPasses = cfg.PrefillDecodeInterval

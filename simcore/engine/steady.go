@@ -122,8 +122,8 @@ func (k *Rank) enterSteady(next int64) {
 		// Passes until the block being filled becomes full: a shareable block must be
 		// registered in that very pass (another request may look it up); a unique one only
 		// changes how it is released, so its registration waits for the next wake-up.
-		if cfg.PrefixCaching && c/bs < r.Shareable(bs) {
-			if n := int64((bs - 1 - c%bs + bs) % bs); n < off {
+		if cfg.PrefixCaching && floorDiv(c, bs) < r.Shareable(bs) {
+			if n := int64(bs - 1 - int(uint(c)%uint(bs))); n < off { // tokens left in the block being filled
 				off = n
 			}
 		}
@@ -312,7 +312,7 @@ func (k *Rank) ffReady(pass int64) bool {
 			return false // not a block need, or the pass could run short of blocks
 		}
 		off := int64(bs) // passes until the block taken now is full and the next is needed
-		if cfg.PrefixCaching && c/bs < r.Shareable(bs) {
+		if cfg.PrefixCaching && floorDiv(c, bs) < r.Shareable(bs) {
 			off = int64(bs - 1) // a shareable block is registered when it becomes full
 		}
 		rem := r.O - gen

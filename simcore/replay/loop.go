@@ -661,15 +661,16 @@ func (c *cluster) terminal(r *engine.Request) {
 	} else {
 		r.FlushGaps()
 	}
-	defer c.retire(r)
 	if c.graph != nil {
 		c.nodeTerminal(r)
+		c.retire(r)
 		return
 	}
 	ss := &c.sessions[r.Session]
 	if r.Status == engine.Completed && ss.next < len(ss.s.Turns) {
 		t := &ss.s.Turns[ss.next]
 		c.events.push(event{at: r.Terminal + t.DelayMs, phase: phaseRelease, kind: relTurn, tie: c.nextDynSeq(), a: r.Session, b: int32(ss.next)})
+		c.retire(r)
 		return
 	}
 	// Remaining turns of a failed session are canceled (simulation.md §12.3).
@@ -684,6 +685,7 @@ func (c *cluster) terminal(r *engine.Request) {
 	c.freeSlots = append(c.freeSlots, r.Session)
 	c.activeSess--
 	c.finishedSess++
+	c.retire(r)
 }
 
 // retire stores a terminal request's outcome and recycles it.

@@ -115,32 +115,39 @@ type Stats struct {
 // pass gaps, 290 thousand), so equal values are merged in a hash table before the sort; the
 // groups are the same either way.
 func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
-	size := min(len(ones)+len(ws), 1<<12)
-	index := hashtab.New(size)
-	keys := make([]uint64, 0, size)
-	counts := make([]int64, 0, size)
-	for _, v := range ones {
-		k := floatKey(v)
-		h := hashtab.Spread(k) // round values (1.0, 2.0, …) have all-zero low bits
-		if i, ok := index.Get(h); ok {
-			counts[i]++
-			continue
+	n := len(ones) + len(ws)
+	t := newMergeTable(min(n, 1<<12))
+	// The probe is written out in this loop rather than called: it runs once per sample, and
+	// a call in WebAssembly costs more than the probe.
+	mask := uint64(len(t.index) - 1)
+	for s := 0; s < n; s++ {
+		var k uint64
+		var count int64
+		if s < len(ones) {
+			k, count = floatKey(ones[s]), 1
+		} else {
+			w := &ws[s-len(ones)]
+			k, count = floatKey(w.Gap), w.Count
 		}
-		index.Put(h, int32(len(keys)))
-		keys = append(keys, k)
-		counts = append(counts, 1)
-	}
-	for _, w := range ws {
-		k := floatKey(w.Gap)
-		h := hashtab.Spread(k)
-		if i, ok := index.Get(h); ok {
-			counts[i] += w.Count
-			continue
+		for i := hashtab.Spread(k) & mask; ; i = (i + 1) & mask {
+			j := t.index[i]
+			if j == 0 {
+				t.index[i] = int32(len(t.keys) + 1)
+				t.keys = append(t.keys, k)
+				t.counts = append(t.counts, count)
+				if 2*len(t.keys) > len(t.index) {
+					t.grow()
+					mask = uint64(len(t.index) - 1)
+				}
+				break
+			}
+			if t.keys[j-1] == k {
+				t.counts[j-1] += count
+				break
+			}
 		}
-		index.Put(h, int32(len(keys)))
-		keys = append(keys, k)
-		counts = append(counts, w.Count)
 	}
+	keys, counts := t.keys, t.counts
 	if len(keys) >= radixMin {
 		sortKeys(keys, counts)
 		return keys, counts
@@ -155,6 +162,34 @@ func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
 		sk[i], sc[i] = keys[o], counts[o]
 	}
 	return sk, sc
+}
+
+// mergeTable sums the counts of equal keys: an open-addressing index (slot → position + 1 in
+// keys, 0 empty) over the distinct keys in first-seen order.
+type mergeTable struct {
+	index  []int32
+	keys   []uint64
+	counts []int64
+}
+
+func newMergeTable(capacity int) *mergeTable {
+	size := 16
+	for size < 2*capacity {
+		size <<= 1
+	}
+	return &mergeTable{index: make([]int32, size), keys: make([]uint64, 0, capacity), counts: make([]int64, 0, capacity)}
+}
+
+func (t *mergeTable) grow() {
+	t.index = make([]int32, 2*len(t.index))
+	mask := uint64(len(t.index) - 1)
+	for j, k := range t.keys {
+		i := hashtab.Spread(k) & mask
+		for t.index[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.index[i] = int32(j + 1)
+	}
 }
 
 // radixMin is the size from which sortKeys beats the library's comparison sort.

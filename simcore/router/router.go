@@ -41,7 +41,7 @@ type Router struct {
 	stream *rng.Stream
 	// Candidates in ascending (worker_id, dp_rank) order; rebuilt by SetWorkers.
 	workers []*engine.Worker
-	scheds  map[int64]*sched // by worker_id*65536+rank, persistent across lifecycle
+	scheds  [][]*sched // by worker id, then rank; persistent across lifecycle
 	cands   []*sched
 	cursor  int32 // round robin: last chosen worker id, -1 none
 	costs   []float64
@@ -72,10 +72,22 @@ type aicPrefill struct {
 
 // New makes a router for a pool; stream is the pool's `router.<pool>` stream.
 func New(cfg Config, stream *rng.Stream) *Router {
-	return &Router{cfg: cfg, stream: stream, scheds: map[int64]*sched{}, cursor: -1}
+	return &Router{cfg: cfg, stream: stream, cursor: -1}
 }
 
-func schedKey(w *engine.Worker, rank int32) int64 { return int64(w.ID)<<16 | int64(rank) }
+// blocksOf is ⌈tokens/bs⌉ for tokens ≥ 0: unsigned, because signed division is a runtime
+// call in WebAssembly.
+func blocksOf(tokens, bs int) int { return int(uint(tokens+bs-1) / uint(bs)) }
+
+// schedOf is the router's view of (w, rank), nil if it never knew that worker.
+func (rt *Router) schedOf(w *engine.Worker, rank int32) *sched {
+	if int(w.ID) < len(rt.scheds) {
+		if ranks := rt.scheds[w.ID]; int(rank) < len(ranks) {
+			return ranks[rank]
+		}
+	}
+	return nil
+}
 
 // SetWorkers sets the routable workers (ascending worker id) and releases queued requests
 // that can now be placed. It returns requests placed from the queue.
@@ -84,8 +96,13 @@ func (rt *Router) SetWorkers(ws []*engine.Worker) {
 	rt.cands = rt.cands[:0]
 	for _, w := range ws {
 		for i := range w.Ranks {
-			k := schedKey(w, int32(i))
-			s := rt.scheds[k]
+			for int(w.ID) >= len(rt.scheds) {
+				rt.scheds = append(rt.scheds, nil)
+			}
+			for len(rt.scheds[w.ID]) <= i {
+				rt.scheds[w.ID] = append(rt.scheds[w.ID], nil)
+			}
+			s := rt.scheds[w.ID][i]
 			if s == nil {
 				s = &sched{worker: w, rank: int32(i)}
 				if rt.cfg.UseEvents {
@@ -94,7 +111,7 @@ func (rt *Router) SetWorkers(ws []*engine.Worker) {
 				if rt.cfg.TrackDecodeBlocks && rt.cfg.AssumeKVReuse {
 					s.refs = hashtab.New(1024)
 				}
-				rt.scheds[k] = s
+				rt.scheds[w.ID][i] = s
 			}
 			rt.cands = append(rt.cands, s)
 		}
@@ -136,7 +153,7 @@ func (rt *Router) roundRobin() Placement {
 		next = rt.workers[0]
 	}
 	rt.cursor = next.ID
-	s := rt.scheds[schedKey(next, 0)]
+	s := rt.schedOf(next, 0)
 	rank := int32(s.rrCounter % len(next.Ranks))
 	s.rrCounter++
 	return Placement{Worker: next, Rank: rank, Overlap: -1}
@@ -147,7 +164,7 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 	cfg := &rt.cfg
 	bs := cfg.BlockSize
 	hashes := r.Hashes(bs)
-	reqBlocks := (r.L + bs - 1) / bs
+	reqBlocks := blocksOf(r.L, bs)
 	rt.costs = rt.costs[:0]
 	rt.overlap = rt.overlap[:0]
 	allOver := cfg.TrackPrefill
@@ -282,9 +299,9 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 				}
 				s.refs.Put(h, n+1)
 			}
-			s.adb += int64((r.L+bs-1)/bs - len(hashes))
+			s.adb += int64(blocksOf(r.L, bs) - len(hashes))
 		} else {
-			s.adb += int64((r.L + bs - 1) / bs)
+			s.adb += int64(blocksOf(r.L, bs))
 		}
 		r.RouteAdbLive = true
 	}
@@ -332,7 +349,7 @@ func (rt *Router) PrefillDone(r *engine.Request, w *engine.Worker, rank int32, n
 		return
 	}
 	r.RouteAptLive = false
-	s := rt.scheds[schedKey(w, rank)]
+	s := rt.schedOf(w, rank)
 	if s == nil {
 		return
 	}
@@ -358,7 +375,7 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 		return
 	}
 	r.RouteAdbLive = false
-	s := rt.scheds[schedKey(w, rank)]
+	s := rt.schedOf(w, rank)
 	if s == nil {
 		return
 	}
@@ -374,15 +391,15 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 				s.refs.Put(h, n-1)
 			}
 		}
-		s.adb -= int64((r.L+bs-1)/bs - len(hashes))
+		s.adb -= int64(blocksOf(r.L, bs) - len(hashes))
 	} else {
-		s.adb -= int64((r.L + bs - 1) / bs)
+		s.adb -= int64(blocksOf(r.L, bs))
 	}
 }
 
 // Events applies a rank's KV events, published at the end of a pass (§10.2).
 func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
-	s := rt.scheds[schedKey(w, rank)]
+	s := rt.schedOf(w, rank)
 	if s == nil || s.index == nil {
 		return
 	}
