@@ -1,5 +1,7 @@
 package engine
 
+import "aisimulate/simcore/xmath"
+
 // Block hashing (simulation.md §4.1). Hash values never reach outputs, so we use our own
 // fixed 64-bit function [decision, docs/simulation.md]: a block's local hash mixes its
 // maximal runs of equal tokens as (token<<32 | run length), which is a function of the
@@ -53,7 +55,7 @@ func (c *tokenCursor) nextRun(limit int) (uint32, int) {
 		tok := s.Token
 		if s.Stride > 0 {
 			// A stride segment changes token at every Stride-token block.
-			blk := floorDiv(c.segOff, int(s.Stride))
+			blk := xmath.FloorDiv(c.segOff, int(s.Stride))
 			tok += uint32(blk)
 			if end := (blk+1)*int(s.Stride) - c.segOff; n > end {
 				n = end

@@ -1,5 +1,7 @@
 package engine
 
+import "aisimulate/simcore/xmath"
+
 // Rank is one attention-DP rank: a scheduler with its queues and one KV block pool.
 type Rank struct {
 	cfg  *RankConfig
@@ -115,14 +117,8 @@ func (k *Rank) popFront() *Request {
 	return r
 }
 
-// ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0 (unsigned: signed division is a runtime call in WebAssembly).
-func ceilDiv(a, b int) int { return int(uint(a+b-1) / uint(b)) }
-
-// floorDiv is ⌊a/b⌋ for a ≥ 0, b > 0 (unsigned, like ceilDiv).
-func floorDiv(a, b int) int { return int(uint(a) / uint(b)) }
-
 // floorMean is ⌊sum/n⌋ for sum ≥ 0, n > 0: the integer mean inputs of the timing model
-// (simulation.md §5.2), unsigned for the reason ceilDiv is.
+// (simulation.md §5.2), unsigned for the reason xmath.CeilDiv is.
 func floorMean(sum int64, n int) int { return int(uint64(sum) / uint64(n)) }
 
 // QueuedTokens returns Σ known over waiting requests that have not generated a token
@@ -210,7 +206,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		h := k.materialized[k.mHead]
 		hashes := h.Hashes(cfg.BlockSize)
 		hits := k.KV.Match(hashes)
-		needed := ceilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hashes[:hits])
+		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hashes[:hits])
 		if needed > cfg.NumBlocks-k.KV.Active() {
 			break
 		}
@@ -245,30 +241,30 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		var hashes []uint64
 		if cfg.PrefixCaching {
 			h.extendHashes(known, bs)
-			hashes = h.hashes[:min(floorDiv(known, bs), h.Shareable(bs))]
+			hashes = h.hashes[:min(xmath.FloorDiv(known, bs), h.Shareable(bs))]
 			m := k.KV.Match(hashes)
 			if m == len(hashes) && h.ownPool == k.KV && len(h.ownIDs) > 0 {
 				m += k.KV.MatchOwn(h.ownIDs, h.ownGens)
 			}
-			cached = min(m, floorDiv(known, bs)) * bs
+			cached = min(m, xmath.FloorDiv(known, bs)) * bs
 			if h.remainingOut(cfg.MaxModelLen) > 0 {
-				if c := floorDiv(known-1, bs) * bs; c < cached {
+				if c := xmath.FloorDiv(known-1, bs) * bs; c < cached {
 					cached = c
 				}
 			}
 		}
-		hitBlocks := floorDiv(cached, bs)
+		hitBlocks := xmath.FloorDiv(cached, bs)
 		activeHits := 0
 		if hitBlocks > 0 {
 			activeHits = k.KV.ActiveHits(hashes[:min(hitBlocks, len(hashes))])
 		}
 		if cfg.Policy == TRTLLM {
-			need := ceilDiv(h.L+h.O, bs) - activeHits
+			need := xmath.CeilDiv(h.L+h.O, bs) - activeHits
 			avail := (cfg.NumBlocks - k.KV.Active()) - (k.trtToCompletion - k.trtHeld)
 			if need > avail {
 				break
 			}
-		} else if ceilDiv(known, bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
+		} else if xmath.CeilDiv(known, bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
 			break
 		}
 		h.computed = cached
@@ -298,7 +294,7 @@ func (k *Rank) addRunning(r *Request) {
 	k.active = append(k.active, r)
 	r.inRunning = true
 	if k.cfg.Policy == TRTLLM {
-		k.trtToCompletion += ceilDiv(r.L+r.O, k.cfg.BlockSize)
+		k.trtToCompletion += xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
 	}
 }
 
@@ -362,9 +358,9 @@ func (k *Rank) rejects(h *Request) bool {
 		return true
 	}
 	if cfg.Policy == TRTLLM {
-		return h.noRoom || ceilDiv(h.L+h.O, cfg.BlockSize) > cfg.NumBlocks
+		return h.noRoom || xmath.CeilDiv(h.L+h.O, cfg.BlockSize) > cfg.NumBlocks
 	}
-	return ceilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
+	return xmath.CeilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
 }
 
 type schedResult uint8
@@ -397,7 +393,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:min(r.hitBlocks, len(r.hashes))])
 			}
 		}
-		fresh := ceilDiv(need, bs) - have
+		fresh := xmath.CeilDiv(need, bs) - have
 		if fresh <= 0 || k.KV.CanReserve(fresh, inactiveHits) {
 			if !r.pinned {
 				for i := 0; i < r.hitBlocks; i++ {
@@ -444,7 +440,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 // registerFull registers every block of r that is now full up to r.computed (§6.2).
 func (k *Rank) registerFull(r *Request) {
 	bs := k.cfg.BlockSize
-	full := int(uint(r.computed) / uint(bs))
+	full := xmath.FloorDiv(r.computed, bs)
 	if full <= r.registered {
 		return
 	}
@@ -533,7 +529,7 @@ func (k *Rank) removeRunning(r *Request) {
 	k.active = removeBySeq(k.active, r)
 	r.inRunning = false
 	if k.cfg.Policy == TRTLLM {
-		k.trtToCompletion -= ceilDiv(r.L+r.O, k.cfg.BlockSize)
+		k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
 	}
 }
 
@@ -594,7 +590,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 				k.running = removeBySeq(k.running, r)
 				r.inRunning = false
 				if cfg.Policy == TRTLLM {
-					k.trtToCompletion -= ceilDiv(r.L+r.O, cfg.BlockSize)
+					k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, cfg.BlockSize)
 				}
 				r.Status = Completed
 				r.Terminal = end

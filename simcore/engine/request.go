@@ -3,7 +3,10 @@
 // maintain (simulation.md §3–§9).
 package engine
 
-import "aisimulate/simcore/traffic"
+import (
+	"aisimulate/simcore/traffic"
+	"aisimulate/simcore/xmath"
+)
 
 // Status is a request's lifecycle state as the collector sees it.
 type Status uint8
@@ -186,14 +189,14 @@ func (r *Request) Shareable(bs int) int {
 		}
 		return 0 // the common unique prompt, without a division
 	}
-	return int(uint(r.SharedTokens) / uint(bs))
+	return xmath.FloorDiv(r.SharedTokens, bs)
 }
 
 // Hashes returns the sequence hashes of the request's full, shareable prompt blocks at
 // block size bs (the unique remainder can never match another request's).
 func (r *Request) Hashes(bs int) []uint64 {
 	r.extendHashes(r.L, bs)
-	return r.hashes[:min(floorDiv(r.L, bs), r.Shareable(bs))]
+	return r.hashes[:min(xmath.FloorDiv(r.L, bs), r.Shareable(bs))]
 }
 
 // remainingOut is min(O − generated, maxModelLen − known) (§3); maxModelLen 0 = unlimited.
@@ -258,7 +261,7 @@ func (r *Request) FlushGaps() []float64 {
 // Reserve sizes the request's hash and block tables for its whole sequence at block size
 // bs, so they never grow during the run.
 func (r *Request) Reserve(bs int) {
-	n := floorDiv(r.L+r.O, bs) + 2
+	n := xmath.FloorDiv(r.L+r.O, bs) + 2
 	if cap(r.hashes) < n {
 		r.hashes = make([]uint64, 0, n)
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "aisimulate/simcore/xmath"
+
 // SGLang policy (simulation.md §8): every pass is either an extend (prefill) pass or a decode
 // pass; admission is budgeted with the new-token ratio; decode pressure retracts requests.
 
@@ -36,7 +38,7 @@ func (k *Rank) ReserveDestination(r *Request) bool {
 }
 
 func (k *Rank) takeDestination(r *Request) bool {
-	need := ceilDiv(r.L+1, k.cfg.BlockSize)
+	need := xmath.CeilDiv(r.L+1, k.cfg.BlockSize)
 	if !k.KV.CanReserve(need, 0) {
 		return false
 	}
@@ -94,7 +96,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
 			c := min(extend, remChunk, remInput)
 			if c < extend {
-				c = floorDiv(c, bs) * bs
+				c = xmath.FloorDiv(c, bs) * bs
 				if c == 0 {
 					return false
 				}
@@ -107,9 +109,9 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			if float64(c+res) >= remTotal {
 				return false
 			}
-			fresh := ceilDiv(r.computed+c, bs) - r.held()
+			fresh := xmath.CeilDiv(r.computed+c, bs) - r.held()
 			if !r.pinned {
-				fresh = ceilDiv(r.computed+c, bs) - r.hitBlocks
+				fresh = xmath.CeilDiv(r.computed+c, bs) - r.hitBlocks
 			}
 			inactiveHits := 0
 			if !r.pinned && r.hitBlocks > 0 {
@@ -152,7 +154,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		}
 		for s.chunked == nil && k.wHead < len(k.waiting) {
 			h := k.waiting[k.wHead]
-			if (cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen) || ceilDiv(h.L+1, bs) > cfg.NumBlocks {
+			if (cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen) || xmath.CeilDiv(h.L+1, bs) > cfg.NumBlocks {
 				k.popFront()
 				h.Status = Rejected
 				h.Terminal = start
@@ -163,11 +165,11 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
 				cached = k.KV.Match(h.Hashes(bs)) * bs
 				if cached > h.L-1 {
-					cached = floorDiv(h.L-1, bs) * bs
+					cached = xmath.FloorDiv(h.L-1, bs) * bs
 				}
 			}
 			h.computed = cached
-			h.hitBlocks, h.pinned, h.registered = floorDiv(cached, bs), false, 0
+			h.hitBlocks, h.pinned, h.registered = xmath.FloorDiv(cached, bs), false, 0
 			h.scheduled = 0
 			if !take(h, true) {
 				h.computed, h.hitBlocks = 0, 0
@@ -221,7 +223,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	for {
 		need := 0
 		for _, r := range k.running {
-			need += ceilDiv(r.Known(), bs) - r.held()
+			need += xmath.CeilDiv(r.Known(), bs) - r.held()
 		}
 		if need <= k.KV.Free()+k.KV.Inactive() || len(k.running) == 0 {
 			break

@@ -1,5 +1,7 @@
 package engine
 
+import "aisimulate/simcore/xmath"
+
 // Steady decode cohort. In a vLLM or TensorRT-LLM pass most running requests just decode:
 // one token scheduled, one token emitted, no new block, no registration, no completion. The
 // rank does not visit those requests every pass. A request that emitted a token and whose
@@ -122,7 +124,7 @@ func (k *Rank) enterSteady(next int64) {
 		// Passes until the block being filled becomes full: a shareable block must be
 		// registered in that very pass (another request may look it up); a unique one only
 		// changes how it is released, so its registration waits for the next wake-up.
-		if cfg.PrefixCaching && floorDiv(c, bs) < r.Shareable(bs) {
+		if cfg.PrefixCaching && xmath.FloorDiv(c, bs) < r.Shareable(bs) {
 			if n := int64(bs - 1 - int(uint(c)%uint(bs))); n < off { // tokens left in the block being filled
 				off = n
 			}
@@ -212,7 +214,7 @@ func (k *Rank) steadyFits() bool {
 		if !r.pinned {
 			have = r.hitBlocks
 		}
-		if f := ceilDiv(r.computed+d, cfg.BlockSize) - have; f > 0 {
+		if f := xmath.CeilDiv(r.computed+d, cfg.BlockSize) - have; f > 0 {
 			fresh += f
 		}
 	}
@@ -312,7 +314,7 @@ func (k *Rank) ffReady(pass int64) bool {
 			return false // not a block need, or the pass could run short of blocks
 		}
 		off := int64(bs) // passes until the block taken now is full and the next is needed
-		if cfg.PrefixCaching && floorDiv(c, bs) < r.Shareable(bs) {
+		if cfg.PrefixCaching && xmath.FloorDiv(c, bs) < r.Shareable(bs) {
 			off = int64(bs - 1) // a shareable block is registered when it becomes full
 		}
 		rem := r.O - gen

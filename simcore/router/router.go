@@ -75,10 +75,6 @@ func New(cfg Config, stream *rng.Stream) *Router {
 	return &Router{cfg: cfg, stream: stream, cursor: -1}
 }
 
-// blocksOf is ⌈tokens/bs⌉ for tokens ≥ 0: unsigned, because signed division is a runtime
-// call in WebAssembly.
-func blocksOf(tokens, bs int) int { return int(uint(tokens+bs-1) / uint(bs)) }
-
 // schedOf is the router's view of (w, rank), nil if it never knew that worker.
 func (rt *Router) schedOf(w *engine.Worker, rank int32) *sched {
 	if int(w.ID) < len(rt.scheds) {
@@ -164,7 +160,7 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 	cfg := &rt.cfg
 	bs := cfg.BlockSize
 	hashes := r.Hashes(bs)
-	reqBlocks := blocksOf(r.L, bs)
+	reqBlocks := xmath.CeilDiv(r.L, bs)
 	rt.costs = rt.costs[:0]
 	rt.overlap = rt.overlap[:0]
 	allOver := cfg.TrackPrefill
@@ -299,9 +295,9 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 				}
 				s.refs.Put(h, n+1)
 			}
-			s.adb += int64(blocksOf(r.L, bs) - len(hashes))
+			s.adb += int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 		} else {
-			s.adb += int64(blocksOf(r.L, bs))
+			s.adb += int64(xmath.CeilDiv(r.L, bs))
 		}
 		r.RouteAdbLive = true
 	}
@@ -391,9 +387,9 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 				s.refs.Put(h, n-1)
 			}
 		}
-		s.adb -= int64(blocksOf(r.L, bs) - len(hashes))
+		s.adb -= int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 	} else {
-		s.adb -= int64(blocksOf(r.L, bs))
+		s.adb -= int64(xmath.CeilDiv(r.L, bs))
 	}
 }
 

@@ -1,6 +1,7 @@
-// Package xmath holds the transcendental functions used on simulation paths. They are our own
+// Package xmath holds the math helpers of simulation paths: transcendental functions, our own
 // pure-Go implementations so every target (native tests, the wasip1 module, js/wasm) computes
-// the same bits: the standard library uses assembly for some of them on amd64 only.
+// the same bits (the standard library uses assembly for some of them on amd64 only), and
+// integer divisions that stay clear of WebAssembly runtime calls.
 package xmath
 
 import "math"

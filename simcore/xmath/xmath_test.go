@@ -60,3 +60,17 @@ func FuzzLog(f *testing.F) {
 		}
 	})
 }
+
+// The unsigned divisions agree with the signed ones on their domain (a ≥ 0, b > 0).
+func TestCeilFloorDiv(t *testing.T) {
+	for _, b := range []int{1, 2, 3, 16, 64, 1 << 20} {
+		for _, a := range []int{0, 1, b - 1, b, b + 1, 7*b + 3, 1<<40 + 5} {
+			if got, want := FloorDiv(a, b), a/b; got != want {
+				t.Errorf("FloorDiv(%d, %d) = %d, want %d", a, b, got, want)
+			}
+			if got, want := CeilDiv(a, b), (a+b-1)/b; got != want {
+				t.Errorf("CeilDiv(%d, %d) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
