@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -208,7 +209,11 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	r := wazero.NewRuntimeWithConfig(ctx, rc)
 	defer r.Close(context.Background())
 	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	// Decoding and validating the module allocates a lot and keeps most of it, so the
+	// collector would only trace live data: it is off while the module compiles.
+	gcPercent := debug.SetGCPercent(-1)
 	compiled, err := r.CompileModule(ctx, module)
+	debug.SetGCPercent(gcPercent)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitInterrupted

@@ -22,6 +22,7 @@ func withMemory(ctx context.Context) context.Context {
 			if err != nil {
 				return &heapMemory{}
 			}
+			adviseHugePages(buf)
 			return &mmapMemory{buf: buf}
 		}))
 }

@@ -113,13 +113,21 @@ type Stats struct {
 // samples ws, ascending, with their summed counts. Long runs repeat values a lot (the dense
 // benchmark's 131,072 TTFTs take 169 values; the Mooncake conversation trace's 2.7 million
 // pass gaps, 290 thousand), so equal values are merged in a hash table before the sort; the
-// groups are the same either way.
+// groups are the same either way. The table keeps key and count in one slot: a sample costs
+// one cache miss, where an index table over separate key and count arrays cost three (in
+// WebAssembly, 2.7 million random samples over 290 thousand values took 0.9 s instead of 1.2–1.8 s).
 func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
 	n := len(ones) + len(ws)
-	t := newMergeTable(min(n, 1<<12))
+	size := 16
+	for size < 2*min(n, 1<<12) {
+		size <<= 1
+	}
+	tab := make([]mergeSlot, size)
+	used := 0
 	// The probe is written out in this loop rather than called: it runs once per sample, and
-	// a call in WebAssembly costs more than the probe.
-	mask := uint64(len(t.index) - 1)
+	// a call in WebAssembly costs more than the probe. Keys are never 0 (only a NaN with
+	// every bit set would map to 0, and samples are never NaN), so 0 marks an empty slot.
+	mask := uint64(size - 1)
 	for s := 0; s < n; s++ {
 		var k uint64
 		var count int64
@@ -130,24 +138,29 @@ func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
 			k, count = floatKey(w.Gap), w.Count
 		}
 		for i := hashtab.Spread(k) & mask; ; i = (i + 1) & mask {
-			j := t.index[i]
-			if j == 0 {
-				t.index[i] = int32(len(t.keys) + 1)
-				t.keys = append(t.keys, k)
-				t.counts = append(t.counts, count)
-				if 2*len(t.keys) > len(t.index) {
-					t.grow()
-					mask = uint64(len(t.index) - 1)
-				}
+			e := &tab[i]
+			if e.key == k {
+				e.count += count
 				break
 			}
-			if t.keys[j-1] == k {
-				t.counts[j-1] += count
+			if e.key == 0 {
+				e.key, e.count = k, count
+				used++
+				if 2*used > len(tab) {
+					tab = growMerge(tab)
+					mask = uint64(len(tab) - 1)
+				}
 				break
 			}
 		}
 	}
-	keys, counts := t.keys, t.counts
+	keys, counts := make([]uint64, 0, used), make([]int64, 0, used)
+	for _, e := range tab {
+		if e.key != 0 {
+			keys = append(keys, e.key)
+			counts = append(counts, e.count)
+		}
+	}
 	if len(keys) >= radixMin {
 		sortKeys(keys, counts)
 		return keys, counts
@@ -164,32 +177,26 @@ func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
 	return sk, sc
 }
 
-// mergeTable sums the counts of equal keys: an open-addressing index (slot → position + 1 in
-// keys, 0 empty) over the distinct keys in first-seen order.
-type mergeTable struct {
-	index  []int32
-	keys   []uint64
-	counts []int64
+// mergeSlot is one slot of distinctKeys' open-addressing table (key 0: empty).
+type mergeSlot struct {
+	key   uint64
+	count int64
 }
 
-func newMergeTable(capacity int) *mergeTable {
-	size := 16
-	for size < 2*capacity {
-		size <<= 1
-	}
-	return &mergeTable{index: make([]int32, size), keys: make([]uint64, 0, capacity), counts: make([]int64, 0, capacity)}
-}
-
-func (t *mergeTable) grow() {
-	t.index = make([]int32, 2*len(t.index))
-	mask := uint64(len(t.index) - 1)
-	for j, k := range t.keys {
-		i := hashtab.Spread(k) & mask
-		for t.index[i] != 0 {
-			i = (i + 1) & mask
+// growMerge rehashes the slots into a table twice the size.
+func growMerge(old []mergeSlot) []mergeSlot {
+	tab := make([]mergeSlot, 2*len(old))
+	mask := uint64(len(tab) - 1)
+	for _, e := range old {
+		if e.key != 0 {
+			i := hashtab.Spread(e.key) & mask
+			for tab[i].key != 0 {
+				i = (i + 1) & mask
+			}
+			tab[i] = e
 		}
-		t.index[i] = int32(j + 1)
 	}
+	return tab
 }
 
 // radixMin is the size from which sortKeys beats the library's comparison sort.
