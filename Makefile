@@ -20,8 +20,11 @@ all: build
 -include mk/*.mk
 
 # The wasip1 command module is the whole CLI; the native binary embeds it (host/module/).
+# tools/wasmdata then joins the linker's ~60,000 data segments into a few dozen, which wazero
+# decodes on every start.
 wasm:
 	GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(WASM) ./wasm/wasip1
+	$(GO) run ./tools/wasmdata $(WASM)
 
 build: wasm
 	$(GO) build -trimpath -ldflags '-s -w' -o $(BIN) ./cmd/aisimulate

@@ -1,0 +1,244 @@
+// Command wasmdata merges the data segments of a WebAssembly module in place:
+//
+//	go run ./tools/wasmdata host/module/aisimulate.wasm
+//
+// Go's linker starts a new data segment at every run of eight or more zero bytes, which gives
+// the simulator module about 60,000 segments, most of them 18 bytes apart. wazero decodes each
+// one on every start of bin/aisimulate (an allocation and a constant expression per segment,
+// about a tenth of the start-up's work), while the zeros between them are what a fresh linear
+// memory holds anyway. Segments at most maxGap bytes apart are joined with those zeros in
+// between: a few dozen segments, about the same bytes, the same memory image.
+//
+// Only modules whose segments are all active, in memory 0, at constant i32 offsets and
+// non-overlapping are rewritten; any other module is left as it is.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// maxGap is the largest run of zero bytes written out to join two segments.
+const maxGap = 64
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: wasmdata MODULE.wasm (merges its data segments in place)")
+		os.Exit(2)
+	}
+	path := os.Args[1]
+	in, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "wasmdata:", err)
+		os.Exit(1)
+	}
+	out, before, after, err := MergeDataSegments(in, maxGap)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "wasmdata: %s: %v\n", path, err)
+		os.Exit(1)
+	}
+	if before == after {
+		return
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "wasmdata:", err)
+		os.Exit(1)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		fmt.Fprintln(os.Stderr, "wasmdata:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "wasmdata: %s: %d data segments merged into %d\n", path, before, after)
+}
+
+// segment is one active data segment: its memory offset and bytes.
+type segment struct {
+	offset uint32
+	data   []byte
+}
+
+// errMalformed reports a module that is not valid WebAssembly where the tool reads it.
+var errMalformed = errors.New("malformed module")
+
+// MergeDataSegments returns module with data segments at most gap bytes apart joined, and
+// the segment counts before and after. A module it cannot rewrite safely (see the package
+// comment) comes back unchanged with equal counts; only a malformed one is an error.
+func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int, err error) {
+	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
+		return nil, 0, 0, errMalformed
+	}
+	type section struct {
+		id   byte
+		body []byte
+	}
+	var sections []section
+	data := -1
+	for pos := 8; pos < len(module); {
+		size, n := readU32(module[pos+1:])
+		start := pos + 1 + n
+		if n == 0 || start+int(size) > len(module) {
+			return nil, 0, 0, errMalformed
+		}
+		if module[pos] == 11 {
+			data = len(sections)
+		}
+		sections = append(sections, section{module[pos], module[start : start+int(size)]})
+		pos = start + int(size)
+	}
+	if data < 0 {
+		return module, 0, 0, nil
+	}
+	segs, ok, err := readSegments(sections[data].body)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if !ok {
+		return module, len(segs), len(segs), nil
+	}
+	merged, ok := merge(segs, gap)
+	if !ok {
+		return module, len(segs), len(segs), nil
+	}
+	sections[data].body = encodeSegments(merged)
+	var b bytes.Buffer
+	b.Write(module[:8])
+	for _, s := range sections {
+		if s.id == 12 { // data count (bulk memory): the new number of segments
+			s.body = appendU32(nil, uint32(len(merged)))
+		}
+		b.WriteByte(s.id)
+		b.Write(appendU32(nil, uint32(len(s.body))))
+		b.Write(s.body)
+	}
+	return b.Bytes(), len(segs), len(merged), nil
+}
+
+// readSegments decodes a data section. ok is false when a segment is not of the rewritable
+// kind (active, memory 0, offset `i32.const c end`).
+func readSegments(body []byte) (segs []segment, ok bool, err error) {
+	count, n := readU32(body)
+	if n == 0 {
+		return nil, false, errMalformed
+	}
+	p := n
+	for i := uint32(0); i < count; i++ {
+		flags, n := readU32(body[p:])
+		if n == 0 {
+			return nil, false, errMalformed
+		}
+		p += n
+		if flags != 0 || p >= len(body) || body[p] != 0x41 { // i32.const
+			return nil, false, nil
+		}
+		off, n := readS32(body[p+1:])
+		if n == 0 || p+1+n >= len(body) || body[p+1+n] != 0x0b || off < 0 { // end
+			return nil, false, nil
+		}
+		p += 1 + n + 1
+		size, n := readU32(body[p:])
+		if n == 0 || p+n+int(size) > len(body) {
+			return nil, false, errMalformed
+		}
+		p += n
+		segs = append(segs, segment{offset: uint32(off), data: body[p : p+int(size)]})
+		p += int(size)
+	}
+	if p != len(body) {
+		return nil, false, errMalformed
+	}
+	return segs, true, nil
+}
+
+// merge sorts segments by offset and joins neighbours at most gap bytes apart. ok is false
+// if two segments overlap (then their order would matter).
+func merge(segs []segment, gap uint32) ([]segment, bool) {
+	sorted := append([]segment(nil), segs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].offset < sorted[j].offset })
+	var out []segment
+	for _, s := range sorted {
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			end := uint64(last.offset) + uint64(len(last.data))
+			if uint64(s.offset) < end {
+				return nil, false
+			}
+			if uint64(s.offset)-end <= uint64(gap) {
+				joined := make([]byte, 0, uint64(s.offset)-uint64(last.offset)+uint64(len(s.data)))
+				joined = append(joined, last.data...)
+				joined = append(joined, make([]byte, uint64(s.offset)-end)...)
+				last.data = append(joined, s.data...)
+				continue
+			}
+		}
+		out = append(out, segment{offset: s.offset, data: s.data})
+	}
+	return out, true
+}
+
+// encodeSegments encodes a data section body of active memory-0 segments.
+func encodeSegments(segs []segment) []byte {
+	out := appendU32(nil, uint32(len(segs)))
+	for _, s := range segs {
+		out = append(out, 0, 0x41)
+		out = appendS32(out, int32(s.offset))
+		out = append(out, 0x0b)
+		out = appendU32(out, uint32(len(s.data)))
+		out = append(out, s.data...)
+	}
+	return out
+}
+
+// readU32 decodes an unsigned LEB128 value; n is 0 if it is truncated or too long.
+func readU32(b []byte) (v uint32, n int) {
+	var shift uint
+	for i := 0; i < len(b) && i < 5; i++ {
+		v |= uint32(b[i]&0x7f) << shift
+		if b[i] < 0x80 {
+			return v, i + 1
+		}
+		shift += 7
+	}
+	return 0, 0
+}
+
+// readS32 decodes a signed LEB128 value; n is 0 if it is truncated or too long.
+func readS32(b []byte) (v int32, n int) {
+	var r int64
+	var shift uint
+	for i := 0; i < len(b) && i < 5; i++ {
+		r |= int64(b[i]&0x7f) << shift
+		shift += 7
+		if b[i] < 0x80 {
+			if b[i]&0x40 != 0 {
+				r -= 1 << shift
+			}
+			return int32(r), i + 1
+		}
+	}
+	return 0, 0
+}
+
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+func appendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
