@@ -61,8 +61,45 @@ func (t *Table) Put(k uint64, v int32) {
 	}
 }
 
-// Delete removes k if present, shifting later entries of its probe run back into the hole:
-// an entry moves when the hole lies cyclically between its home slot and its slot.
+// Inc adds one to the value of k (a missing key counts as 0 and is inserted) and returns the
+// value before: a reference count in one probe instead of a Get and a Put.
+func (t *Table) Inc(k uint64) int32 {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			t.vals[i]++
+			return t.vals[i] - 1
+		case 0:
+			t.keys[i], t.vals[i] = k, 1
+			t.n++
+			return 0
+		}
+	}
+}
+
+// Dec takes one from the value of k and returns the value before; a key whose value was at
+// most 1 is removed, and a missing key (value 0) stays missing.
+func (t *Table) Dec(k uint64) int32 {
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			v := t.vals[i]
+			if v <= 1 {
+				t.deleteAt(i)
+			} else {
+				t.vals[i] = v - 1
+			}
+			return v
+		case 0:
+			return 0
+		}
+	}
+}
+
+// Delete removes k if present.
 func (t *Table) Delete(k uint64) {
 	m := t.mask
 	i := k & m
@@ -72,6 +109,13 @@ func (t *Table) Delete(k uint64) {
 		}
 		i = (i + 1) & m
 	}
+	t.deleteAt(i)
+}
+
+// deleteAt removes the key in slot i, shifting later entries of its probe run back into the
+// hole: an entry moves when the hole lies cyclically between its home slot and its slot.
+func (t *Table) deleteAt(i uint64) {
+	m := t.mask
 	t.n--
 	for j := (i + 1) & m; ; j = (j + 1) & m {
 		kj := t.keys[j]

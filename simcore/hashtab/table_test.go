@@ -71,3 +71,40 @@ func TestSpreadIsInjective(t *testing.T) {
 		t.Error("Spread(0) must be 0")
 	}
 }
+
+// TestIncDecCount checks Inc and Dec as reference counts against a map, through growth and
+// the backward shifts of deletions.
+func TestIncDecCount(t *testing.T) {
+	tab := New(4)
+	want := map[uint64]int32{}
+	x := uint64(88172645463325252)
+	for step := 0; step < 200000; step++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		k := Spread(x%5000 + 1)
+		if x>>40&1 == 0 {
+			if got := tab.Inc(k); got != want[k] {
+				t.Fatalf("step %d: Inc returned %d, want %d", step, got, want[k])
+			}
+			want[k]++
+		} else {
+			if got := tab.Dec(k); got != want[k] {
+				t.Fatalf("step %d: Dec returned %d, want %d", step, got, want[k])
+			}
+			if want[k] <= 1 {
+				delete(want, k)
+			} else {
+				want[k]--
+			}
+		}
+		if tab.Len() != len(want) {
+			t.Fatalf("step %d: %d keys, want %d", step, tab.Len(), len(want))
+		}
+	}
+	for k, v := range want {
+		if got, ok := tab.Get(k); !ok || got != v {
+			t.Fatalf("key %d: %d %v, want %d", k, got, ok, v)
+		}
+	}
+}

@@ -289,11 +289,9 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 	if cfg.TrackDecodeBlocks {
 		if cfg.AssumeKVReuse {
 			for _, h := range hashes {
-				n, _ := s.refs.Get(h)
-				if n == 0 {
+				if s.refs.Inc(h) == 0 {
 					s.adb++
 				}
-				s.refs.Put(h, n+1)
 			}
 			s.adb += int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 		} else {
@@ -379,12 +377,8 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	if rt.cfg.AssumeKVReuse {
 		hashes := r.Hashes(bs)
 		for _, h := range hashes {
-			n, _ := s.refs.Get(h)
-			if n <= 1 {
-				s.refs.Delete(h)
+			if s.refs.Dec(h) <= 1 {
 				s.adb--
-			} else {
-				s.refs.Put(h, n-1)
 			}
 		}
 		s.adb -= int64(xmath.CeilDiv(r.L, bs) - len(hashes))
