@@ -203,21 +203,7 @@ func (w *Worker) addRun(p0, p1 int32) {
 	w.runDiff[p1+1]--
 }
 
-// GapSample is one pass gap with the number of completed requests whose consecutive tokens
-// spanned it (pooled ITL as weighted samples, outputs.md §4.2).
-type GapSample struct {
-	Gap   float64
-	Count int64
-}
-
-// AppendGapSamples appends a sample for every pass gap that completed requests spanned.
-func (w *Worker) AppendGapSamples(dst []GapSample) []GapSample {
-	var c int64
-	for p := 1; p < len(w.runDiff) && p < len(w.PassEnds); p++ {
-		c += int64(w.runDiff[p])
-		if c > 0 {
-			dst = append(dst, GapSample{w.PassEnds[p] - w.PassEnds[p-1], c})
-		}
-	}
-	return dst
-}
+// GapCounts is the difference array of the pooled ITL's pass-gap weights: the running sum of
+// its first p+1 entries is the number of completed requests whose consecutive tokens spanned
+// the gap from pass p−1 to pass p (outputs.md §4.2), for p ≥ 1.
+func (w *Worker) GapCounts() []int32 { return w.runDiff }

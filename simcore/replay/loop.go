@@ -20,7 +20,7 @@ type Result struct {
 	// Histories by ordinal − 1 when per-request capture is on.
 	Histories []*engine.History
 	// Gaps are the isolated token gaps of completed requests (consecutive-pass gaps are
-	// counted per worker pass, see engine.Worker.AppendGapSamples).
+	// counted per worker pass, see engine.Worker.GapCounts).
 	Gaps []float64
 	// Workers are every worker ever created, per pool.
 	AggWorkers, PrefillWorkers, DecodeWorkers []*engine.Worker

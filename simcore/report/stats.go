@@ -12,50 +12,129 @@ import (
 // Dist is a multiset of float samples, each with a count, for the distribution statistics of
 // outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
 // per token; the statistics are defined on the sorted multiset, so both give the same bits.
+// Long runs repeat values a lot (the dense benchmark's 131,072 TTFTs take 169 values; the
+// Mooncake conversation trace's 2.7 million pass gaps, 290 thousand), so samples are merged
+// into groups of equal values as they arrive, in an open-addressing table whose slots hold
+// key and count together (one cache miss per sample); the groups are sorted once, when a
+// statistic is first asked for. The zero Dist is empty and ready to use.
 type Dist struct {
-	ones    []float64          // samples of count 1
-	ws      []engine.GapSample // weighted samples (value, count)
+	tab     []mergeSlot // by floatKey; key 0 marks an empty slot
+	used    int         // occupied slots
 	n       int64
-	grouped bool // vals/counts hold sorted groups of distinct values
+	grouped bool // vals/counts hold the sorted groups; no samples may be added
 	vals    []float64
 	counts  []int64
 }
 
-// NewDist makes a distribution with room for n unit samples.
-func NewDist(n int) *Dist { return &Dist{ones: make([]float64, 0, n)} }
+// mergeSlot is one slot of a Dist's table: a value's key (floatKey) and its summed count.
+type mergeSlot struct {
+	key   uint64
+	count int64
+}
 
-// NewWeightedDist makes a distribution with room for n unit and w weighted samples.
-func NewWeightedDist(n, w int) *Dist {
-	return &Dist{ones: make([]float64, 0, n), ws: make([]engine.GapSample, 0, w)}
+// NewDist makes a distribution for about n samples.
+func NewDist(n int) *Dist {
+	size := 16
+	for size < 2*min(n, 1<<12) {
+		size <<= 1
+	}
+	return &Dist{tab: make([]mergeSlot, size)}
 }
 
 // Add adds one sample.
-func (d *Dist) Add(v float64) {
-	d.ones = append(d.ones, v)
-	d.n++
-}
+func (d *Dist) Add(v float64) { d.add(floatKey(v), 1) }
 
 // AddN adds count copies of v.
 func (d *Dist) AddN(v float64, count int64) {
-	if count <= 0 {
-		return
+	if count > 0 {
+		d.add(floatKey(v), count)
 	}
-	d.ws = append(d.ws, engine.GapSample{Gap: v, Count: count})
-	d.n += count
 }
 
-// group sorts the samples and merges them into groups of equal values, ascending.
+// add merges count samples of key k. Keys are never 0 (only a NaN with every bit set maps
+// to 0, and samples are never NaN).
+func (d *Dist) add(k uint64, count int64) {
+	if d.tab == nil {
+		d.grow()
+	}
+	d.n += count
+	mask := uint64(len(d.tab) - 1)
+	i := hashtab.Spread(k) & mask
+	for d.tab[i].key != k && d.tab[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	if d.tab[i].key == k {
+		d.tab[i].count += count
+		return
+	}
+	d.insert(i, k, count)
+}
+
+// insert puts a new key in the empty slot i, growing the table when half full.
+func (d *Dist) insert(i uint64, k uint64, count int64) {
+	d.tab[i] = mergeSlot{k, count}
+	d.used++
+	if 2*d.used > len(d.tab) {
+		d.grow()
+	}
+}
+
+// grow rehashes the slots into a table twice the size (16 slots from empty).
+func (d *Dist) grow() {
+	tab := make([]mergeSlot, max(16, 2*len(d.tab)))
+	mask := uint64(len(tab) - 1)
+	for _, e := range d.tab {
+		if e.key != 0 {
+			i := hashtab.Spread(e.key) & mask
+			for tab[i].key != 0 {
+				i = (i + 1) & mask
+			}
+			tab[i] = e
+		}
+	}
+	d.tab = tab
+}
+
+// group sorts the groups of equal values, ascending, and drops the table.
 func (d *Dist) group() {
 	if d.grouped {
 		return
 	}
 	d.grouped = true
-	keys, counts := distinctKeys(d.ones, d.ws)
+	keys, counts := make([]uint64, 0, d.used), make([]int64, 0, d.used)
+	for _, e := range d.tab {
+		if e.key != 0 {
+			keys = append(keys, e.key)
+			counts = append(counts, e.count)
+		}
+	}
+	d.tab = nil
+	if len(keys) >= radixMin {
+		sortKeys(keys, counts)
+	} else {
+		sortSmall(keys, counts)
+	}
 	gv := make([]float64, len(keys))
 	for i, k := range keys {
 		gv[i] = keyFloat(k)
 	}
-	d.ones, d.ws, d.vals, d.counts = nil, nil, gv, counts
+	d.vals, d.counts = gv, counts
+}
+
+// sortSmall sorts distinct keys ascending, moving counts with them (the library's sort, for
+// fewer keys than radixMin).
+func sortSmall(keys []uint64, counts []int64) {
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	sk, sc := make([]uint64, len(keys)), make([]int64, len(keys))
+	for i, o := range order {
+		sk[i], sc[i] = keys[o], counts[o]
+	}
+	copy(keys, sk)
+	copy(counts, sc)
 }
 
 // Reciprocal is the distribution of k/v over the samples v > 0, built from the sorted groups
@@ -81,14 +160,33 @@ func (d *Dist) Reciprocal(k float64) *Dist {
 	return r
 }
 
-// AddPassGaps adds the pooled consecutive-pass token gaps of worker w (weighted samples).
+// AddPassGaps adds the pooled consecutive-pass token gaps of worker w: one weighted sample
+// per pass gap that completed requests spanned (engine.Worker.GapCounts).
 func (d *Dist) AddPassGaps(w *engine.Worker) {
-	from := len(d.ws)
-	d.ws = w.AppendGapSamples(d.ws)
-	for i := from; i < len(d.ws); i++ {
-		s := &d.ws[i]
-		s.Gap = nonNeg(s.Gap)
-		d.n += s.Count
+	if d.tab == nil {
+		d.grow()
+	}
+	ends, diff := w.PassEnds, w.GapCounts()
+	var c int64
+	for p := 1; p < len(diff) && p < len(ends); p++ {
+		c += int64(diff[p])
+		if c <= 0 {
+			continue
+		}
+		// add, written out: this loop runs once per pass (millions in long runs), and a call
+		// per sample costs more in WebAssembly than the probe.
+		k := floatKey(nonNeg(ends[p] - ends[p-1]))
+		d.n += c
+		mask := uint64(len(d.tab) - 1)
+		i := hashtab.Spread(k) & mask
+		for d.tab[i].key != k && d.tab[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		if d.tab[i].key == k {
+			d.tab[i].count += c
+		} else {
+			d.insert(i, k, c)
+		}
 	}
 }
 
@@ -107,96 +205,6 @@ func (d *Dist) N() int64 { return d.n }
 // Stats are the nine statistics written for a distribution.
 type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
-}
-
-// distinctKeys returns the distinct keys (floatKey) of the unit samples ones and the weighted
-// samples ws, ascending, with their summed counts. Long runs repeat values a lot (the dense
-// benchmark's 131,072 TTFTs take 169 values; the Mooncake conversation trace's 2.7 million
-// pass gaps, 290 thousand), so equal values are merged in a hash table before the sort; the
-// groups are the same either way. The table keeps key and count in one slot: a sample costs
-// one cache miss, where an index table over separate key and count arrays cost three (in
-// WebAssembly, 2.7 million random samples over 290 thousand values took 0.9 s instead of 1.2–1.8 s).
-func distinctKeys(ones []float64, ws []engine.GapSample) ([]uint64, []int64) {
-	n := len(ones) + len(ws)
-	size := 16
-	for size < 2*min(n, 1<<12) {
-		size <<= 1
-	}
-	tab := make([]mergeSlot, size)
-	used := 0
-	// The probe is written out in this loop rather than called: it runs once per sample, and
-	// a call in WebAssembly costs more than the probe. Keys are never 0 (only a NaN with
-	// every bit set would map to 0, and samples are never NaN), so 0 marks an empty slot.
-	mask := uint64(size - 1)
-	for s := 0; s < n; s++ {
-		var k uint64
-		var count int64
-		if s < len(ones) {
-			k, count = floatKey(ones[s]), 1
-		} else {
-			w := &ws[s-len(ones)]
-			k, count = floatKey(w.Gap), w.Count
-		}
-		for i := hashtab.Spread(k) & mask; ; i = (i + 1) & mask {
-			e := &tab[i]
-			if e.key == k {
-				e.count += count
-				break
-			}
-			if e.key == 0 {
-				e.key, e.count = k, count
-				used++
-				if 2*used > len(tab) {
-					tab = growMerge(tab)
-					mask = uint64(len(tab) - 1)
-				}
-				break
-			}
-		}
-	}
-	keys, counts := make([]uint64, 0, used), make([]int64, 0, used)
-	for _, e := range tab {
-		if e.key != 0 {
-			keys = append(keys, e.key)
-			counts = append(counts, e.count)
-		}
-	}
-	if len(keys) >= radixMin {
-		sortKeys(keys, counts)
-		return keys, counts
-	}
-	order := make([]int, len(keys))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-	sk, sc := make([]uint64, len(keys)), make([]int64, len(keys))
-	for i, o := range order {
-		sk[i], sc[i] = keys[o], counts[o]
-	}
-	return sk, sc
-}
-
-// mergeSlot is one slot of distinctKeys' open-addressing table (key 0: empty).
-type mergeSlot struct {
-	key   uint64
-	count int64
-}
-
-// growMerge rehashes the slots into a table twice the size.
-func growMerge(old []mergeSlot) []mergeSlot {
-	tab := make([]mergeSlot, 2*len(old))
-	mask := uint64(len(tab) - 1)
-	for _, e := range old {
-		if e.key != 0 {
-			i := hashtab.Spread(e.key) & mask
-			for tab[i].key != 0 {
-				i = (i + 1) & mask
-			}
-			tab[i] = e
-		}
-	}
-	return tab
 }
 
 // radixMin is the size from which sortKeys beats the library's comparison sort.

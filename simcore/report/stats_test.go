@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"aisimulate/simcore/engine"
 )
 
 // Percentile ranks of outputs.md §4.2: N = 2 → the median is the larger value; N = 4 → p50
@@ -80,7 +78,7 @@ func TestDistWeightedEqualsUnit(t *testing.T) {
 func TestSortKeysMatchesComparisonSort(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{radixMin, 20000, 1<<18 + 5} {
-		ws := make([]engine.GapSample, n)
+		ws := make([]sample, n)
 		for i := range ws {
 			v := rnd.Float64() * 100
 			switch {
@@ -91,45 +89,52 @@ func TestSortKeysMatchesComparisonSort(t *testing.T) {
 			case i%7 == 0:
 				v = float64(rnd.IntN(5)) // many duplicates
 			}
-			ws[i] = engine.GapSample{Gap: v, Count: int64(i)}
+			ws[i] = sample{Gap: v, Count: int64(i)}
 		}
 		want := slices.Clone(ws)
-		slices.SortStableFunc(want, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
+		slices.SortStableFunc(want, func(a, b sample) int { return cmp.Compare(a.Gap, b.Gap) })
 		keys, vals := make([]uint64, n), make([]int64, n)
 		for i, w := range ws {
 			keys[i], vals[i] = floatKey(w.Gap), w.Count
 		}
 		sortKeys(keys, vals)
 		for i := range want {
-			if got := (engine.GapSample{Gap: keyFloat(keys[i]), Count: vals[i]}); got != want[i] {
+			if got := (sample{Gap: keyFloat(keys[i]), Count: vals[i]}); got != want[i] {
 				t.Fatalf("n=%d index %d: %+v, want %+v (the sort must be stable and ordered)", n, i, got, want[i])
 			}
 		}
 	}
 }
 
-// distinctKeys (equal values merged in a hash table, then sorted) gives the groups of sorting
-// every sample and merging equal neighbours: for few and for many distinct values, unit and
-// weighted samples together, and round values whose keys end in zero bits.
-func TestDistinctKeysMatchesSortThenMerge(t *testing.T) {
+// sample is a value with a count, as the tests build them.
+type sample struct {
+	Gap   float64
+	Count int64
+}
+
+// Grouping (equal values merged in a hash table as they arrive, then sorted) gives the groups
+// of sorting every sample and merging equal neighbours: for few and for many distinct values
+// (both sorts), unit and weighted samples together, and round values whose keys end in zero
+// bits.
+func TestDistGroupsMatchSortThenMerge(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(11, 12))
 	for _, distinct := range []int{3, 1000, 50000} {
 		for _, n := range []int{10, 60000} {
-			ws := make([]engine.GapSample, n)
+			ws := make([]sample, n)
 			ones := make([]float64, n/2)
 			for i := range ws {
 				v := float64(rnd.IntN(distinct)) // round values
 				if distinct == 50000 {
 					v = 5 + float64(rnd.IntN(distinct))*0x1p-30
 				}
-				ws[i] = engine.GapSample{Gap: v, Count: int64(rnd.IntN(5) + 1)}
+				ws[i] = sample{Gap: v, Count: int64(rnd.IntN(5) + 1)}
 			}
 			all := slices.Clone(ws)
 			for i := range ones {
 				ones[i] = ws[i].Gap
-				all = append(all, engine.GapSample{Gap: ones[i], Count: 1})
+				all = append(all, sample{Gap: ones[i], Count: 1})
 			}
-			slices.SortFunc(all, func(a, b engine.GapSample) int { return cmp.Compare(a.Gap, b.Gap) })
+			slices.SortFunc(all, func(a, b sample) int { return cmp.Compare(a.Gap, b.Gap) })
 			var wk []uint64
 			var wc []int64
 			for _, x := range all {
@@ -139,8 +144,19 @@ func TestDistinctKeysMatchesSortThenMerge(t *testing.T) {
 					wk, wc = append(wk, k), append(wc, x.Count)
 				}
 			}
-			gk, gc := distinctKeys(ones, ws)
-			if !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
+			d := NewDist(len(ones))
+			for _, v := range ones {
+				d.Add(v)
+			}
+			for _, w := range ws {
+				d.AddN(w.Gap, w.Count)
+			}
+			d.group()
+			gk := make([]uint64, len(d.vals))
+			for i, v := range d.vals {
+				gk[i] = floatKey(v)
+			}
+			if gc := d.counts; !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
 				t.Fatalf("%d samples of %d distinct values: %d groups, want %d", n, distinct, len(gk), len(wk))
 			}
 		}

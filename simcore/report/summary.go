@@ -28,13 +28,7 @@ type SLA struct {
 func Summary(res *replay.Result, acc Accounting) map[string]any {
 	n := res.Outcomes.Len()
 	ttft, ttst, tpot, e2e := NewDist(n), NewDist(n), NewDist(n), NewDist(n)
-	passes := 0
-	for _, ws := range [][]*engine.Worker{res.AggWorkers, res.PrefillWorkers, res.DecodeWorkers} {
-		for _, w := range ws {
-			passes += len(w.PassEnds)
-		}
-	}
-	itl := NewWeightedDist(len(res.Gaps), passes)
+	itl := NewDist(len(res.Gaps))
 	var completed, inTok, outTok, reused, firstReused, good, goodTok int64
 	var durationMs float64
 	for i := 0; i < n; i++ {
