@@ -14,14 +14,17 @@ import "aisimulate/simcore/hashtab"
 // when it becomes a cached copy (Identify). Taking n blocks is then a few counter updates
 // however large n is, unless live cached copies must be evicted.
 type KVPool struct {
-	blocks        []kvBlock
-	freeIDs       []int32 // ids no block uses
-	nextNew       int32   // ids blocks[nextNew:] have never been used
-	numUsed       int     // blocks held, identified or anonymous, plus cached copies
-	numInactive   int     // LRU length, dead blocks included
-	lruHead       int32
-	lruTail       int32
-	byHash        *hashtab.Table
+	blocks      []kvBlock
+	freeIDs     []int32 // ids no block uses
+	nextNew     int32   // ids blocks[nextNew:] have never been used
+	numUsed     int     // blocks held, identified or anonymous, plus cached copies
+	numInactive int     // LRU length, dead blocks included
+	lruHead     int32
+	lruTail     int32
+	byHash      *hashtab.Table
+	// heads holds, for each hash the last Match found, the first of its resident copies:
+	// admission checks (ActiveHits) and pins (Pin) of that request then need no lookups.
+	heads         []int32
 	prefixCaching bool
 	// Events collects Stored/Removed events for a router that consumes them.
 	Events     []KVEvent
@@ -90,24 +93,29 @@ func (p *KVPool) Active() int { return p.numUsed - p.numInactive }
 // Inactive is the number of evictable cached blocks.
 func (p *KVPool) Inactive() int { return p.numInactive }
 
-// Match counts the leading hashes that have a resident cached copy (no LRU change).
+// Match counts the leading hashes that have a resident cached copy (no LRU change) and
+// remembers their copies for ActiveHits and Pin, which refer to them by position. Those
+// stay valid until blocks are evicted: the admission that matched pins its hits before it
+// takes fresh blocks.
 func (p *KVPool) Match(hashes []uint64) int {
+	p.heads = p.heads[:0]
 	if !p.prefixCaching {
 		return 0
 	}
-	n := 0
 	for _, h := range hashes {
-		if !p.byHash.Has(h) {
+		b, ok := p.byHash.Get(h)
+		if !ok {
 			break
 		}
-		n++
+		p.heads = append(p.heads, b)
 	}
-	return n
+	return len(p.heads)
 }
 
-// hitCopy picks the copy of h to pin: an active one if any, else the first inactive one.
-func (p *KVPool) hitCopy(h uint64) int32 {
-	first, _ := p.byHash.Get(h)
+// hitCopy picks the copy of the i-th matched hash to pin: an active one if any, else the
+// first inactive one.
+func (p *KVPool) hitCopy(i int) int32 {
+	first := p.heads[i]
 	for b := first; b >= 0; b = p.blocks[b].nextCopy {
 		if p.blocks[b].refs > 0 {
 			return b
@@ -116,10 +124,10 @@ func (p *KVPool) hitCopy(h uint64) int32 {
 	return first
 }
 
-// ActiveHits counts how many of the given hit hashes currently have an active copy.
-func (p *KVPool) ActiveHits(hashes []uint64) (active int) {
-	for _, h := range hashes {
-		if p.blocks[p.hitCopy(h)].refs > 0 {
+// ActiveHits counts how many of the first n hashes of the last Match have an active copy.
+func (p *KVPool) ActiveHits(n int) (active int) {
+	for i := 0; i < n; i++ {
+		if p.blocks[p.hitCopy(i)].refs > 0 {
 			active++
 		}
 	}
@@ -132,9 +140,10 @@ func (p *KVPool) CanReserve(fresh, inactiveHits int) bool {
 	return fresh-p.Free() <= p.numInactive-inactiveHits
 }
 
-// Pin takes a reference on the chosen copy of hash h and returns its block id.
-func (p *KVPool) Pin(h uint64) int32 {
-	b := p.hitCopy(h)
+// Pin takes a reference on the chosen copy of the i-th hash of the last Match and returns
+// its block id.
+func (p *KVPool) Pin(i int) int32 {
+	b := p.hitCopy(i)
 	blk := &p.blocks[b]
 	if blk.refs == 0 {
 		p.lruRemove(b)

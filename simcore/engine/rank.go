@@ -206,7 +206,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		h := k.materialized[k.mHead]
 		hashes := h.Hashes(cfg.BlockSize)
 		hits := k.KV.Match(hashes)
-		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hashes[:hits])
+		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hits)
 		if needed > cfg.NumBlocks-k.KV.Active() {
 			break
 		}
@@ -256,7 +256,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		hitBlocks := xmath.FloorDiv(cached, bs)
 		activeHits := 0
 		if hitBlocks > 0 {
-			activeHits = k.KV.ActiveHits(hashes[:min(hitBlocks, len(hashes))])
+			activeHits = k.KV.ActiveHits(min(hitBlocks, len(hashes)))
 		}
 		if cfg.Policy == TRTLLM {
 			need := xmath.CeilDiv(h.L+h.O, bs) - activeHits
@@ -390,7 +390,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 		if !r.pinned {
 			have = r.hitBlocks
 			if r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:min(r.hitBlocks, len(r.hashes))])
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashes)))
 			}
 		}
 		fresh := xmath.CeilDiv(need, bs) - have
@@ -398,7 +398,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 			if !r.pinned {
 				for i := 0; i < r.hitBlocks; i++ {
 					if i < len(r.hashes) {
-						r.blocks = append(r.blocks, k.KV.Pin(r.hashes[i]))
+						r.blocks = append(r.blocks, k.KV.Pin(i))
 					} else {
 						r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashes)]))
 					}

@@ -115,7 +115,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			}
 			inactiveHits := 0
 			if !r.pinned && r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(r.hashes[:min(r.hitBlocks, len(r.hashes))])
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashes)))
 			}
 			if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
 				return false
