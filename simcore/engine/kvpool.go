@@ -40,7 +40,6 @@ type KVPool struct {
 
 type kvBlock struct {
 	hash      uint64
-	parent    uint64
 	refs      int32
 	gen       uint32 // bumped every time the id is given to a block or freed
 	cached    bool
@@ -241,7 +240,6 @@ func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
 	blk := &p.blocks[b]
 	blk.cached = true
 	blk.hash = h
-	blk.parent = parent
 	if head, ok := p.byHash.Get(h); ok {
 		blk.nextCopy = p.blocks[head].nextCopy
 		p.blocks[head].nextCopy = b
