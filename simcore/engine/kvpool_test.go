@@ -82,6 +82,36 @@ func TestKVPoolReleaseMixed(t *testing.T) {
 	}
 }
 
+// Match remembers the copies it found, by position: ActiveHits counts the matched hashes with
+// an active copy, and Pin prefers an active copy of a hash with several (§4.3) and pins the
+// inactive one otherwise, taking it out of the LRU.
+func TestKVPoolPinsMatchedCopies(t *testing.T) {
+	p := NewKVPool(8, true, false)
+	p.TakeAnon(3)
+	a1, b1, a2 := p.Identify(), p.Identify(), p.Identify()
+	p.Register(a1, 10, 0, true)
+	p.Register(b1, 11, 10, false)
+	p.Register(a2, 10, 0, true)                // a second copy of hash 10
+	p.Release([]int32{a1, b1}, 0, 0, 0, false) // a1 and b1 inactive; a2 still held
+	counts(t, p, "released", 5, 1, 2)
+	if got := p.Match([]uint64{10, 11, 12}); got != 2 {
+		t.Fatalf("Match = %d, want 2", got)
+	}
+	if got := p.ActiveHits(2); got != 1 {
+		t.Fatalf("ActiveHits(2) = %d, want 1 (hash 10 has the active copy a2)", got)
+	}
+	if got := p.Pin(0); got != a2 {
+		t.Fatalf("Pin(0) = block %d, want the active copy %d", got, a2)
+	}
+	if got := p.Pin(1); got != b1 {
+		t.Fatalf("Pin(1) = block %d, want %d", got, b1)
+	}
+	counts(t, p, "pinned", 5, 2, 1) // b1 left the LRU; a1 stays inactive
+	if p.Match([]uint64{11}) != 1 || p.ActiveHits(1) != 1 {
+		t.Fatal("a new Match must describe its own hashes")
+	}
+}
+
 // The wake-up heap pops in (pass, admission sequence) order under interleaved pushes and
 // delays of its earliest entry.
 func TestWakeHeapOrder(t *testing.T) {
