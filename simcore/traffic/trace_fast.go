@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 )
 
@@ -275,16 +276,19 @@ func (p *fastParser) uints(store *[]uint64, dst *[]uint64) bool {
 	if !p.eat(']') {
 		for {
 			p.ws()
+			// The digits are accumulated here (hash ids are most of a trace's numbers):
+			// strconv.ParseUint would first copy them into a string.
 			start := p.i
+			var v uint64
 			for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+				d := uint64(p.b[p.i] - '0')
+				if v > (math.MaxUint64-d)/10 {
+					return false // out of range, as ParseUint would say
+				}
+				v = v*10 + d
 				p.i++
 			}
-			lit := p.b[start:p.i]
-			if len(lit) == 0 || (lit[0] == '0' && len(lit) > 1) {
-				return false
-			}
-			v, err := strconv.ParseUint(string(lit), 10, 64)
-			if err != nil {
+			if n := p.i - start; n == 0 || (p.b[start] == '0' && n > 1) {
 				return false
 			}
 			out = append(out, v)
