@@ -258,6 +258,33 @@ func (w *Worker) FastForward(now, horizon float64, limit int, publish func(rank 
 				stretch = min(stretch, k.wakes[0].pass-pass)
 			}
 		}
+		if len(w.Ranks) == 1 {
+			// One rank: the timing model prices the whole stretch in one call.
+			k := w.Ranks[0]
+			if k.steadyN == 0 {
+				return start
+			}
+			from := len(w.PassEnds)
+			w.PassEnds = k.cfg.Timing.DecodeRun(k.steadyN, k.steadyKnown(pass), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize),
+				start, horizon, int(stretch), w.PassEnds)
+			ran := len(w.PassEnds) - from
+			if ran == 0 {
+				return start
+			}
+			w.Passes += int64(ran)
+			limit -= ran
+			start = w.PassEnds[len(w.PassEnds)-1]
+			// Only ffReady takes blocks (and may evict), so only the stretch's first pass
+			// has events to publish.
+			if len(k.KV.Events) > 0 {
+				publish(0, k.KV.Events)
+				k.KV.Events = k.KV.Events[:0]
+			}
+			if int64(ran) < stretch {
+				return start
+			}
+			continue
+		}
 		for i := int64(0); i < stretch; i++ {
 			end := start
 			for _, k := range w.Ranks {

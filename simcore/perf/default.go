@@ -204,6 +204,11 @@ func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 	return v
 }
 
+// DecodeRun prices a stretch of decode passes (Timing.DecodeRun).
+func (d *Default) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
+	return decodeRun(d, batch, kv, totalKV, start, horizon, max, ends)
+}
+
 // PrefillRawMs is the uncalibrated op sum of a prefill pass.
 func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {
 	b := float64(batch)

@@ -11,6 +11,35 @@ type Timing interface {
 	// DecodeMs is the decode part of a pass with batch ready requests holding activeKV tokens
 	// in total (meanContext = floor(activeKV/batch)) on a rank with totalKV token capacity.
 	DecodeMs(batch int, activeKV int64, meanContext int, totalKV int64) float64
+	// DecodeRun prices a stretch of consecutive decode passes of one rank whose batch
+	// requests hold kv tokens in the first pass and batch more in each one after: it appends
+	// each pass's end to ends, the first starting at start and each next one at the previous
+	// end, and stops after max passes or before a pass that would end at or after horizon or
+	// take no time. It gives the ends a loop over DecodeMs gives (the fast-forward of steady
+	// decode batches), without a dynamic call per pass.
+	DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64
+}
+
+// decodeMs is what decodeRun needs of a timing model.
+type decodeMs interface {
+	DecodeMs(batch int, activeKV int64, meanContext int, totalKV int64) float64
+}
+
+// decodeRun is DecodeRun over model t's DecodeMs. Instantiated per model type, so the calls
+// are direct (and inlined for the closed-form models).
+func decodeRun[T decodeMs](t T, batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
+	for i := 0; i < max; i++ {
+		// meanContext is floor(kv/batch); unsigned, as signed division is a runtime call in
+		// WebAssembly.
+		end := start + t.DecodeMs(batch, kv, int(uint64(kv)/uint64(batch)), totalKV)
+		if end >= horizon || end == start {
+			break
+		}
+		ends = append(ends, end)
+		start = end
+		kv += int64(batch)
+	}
+	return ends
 }
 
 // Fixed is `timing: {type: fixed}`: constant prefill and decode parts whenever non-empty.
@@ -33,6 +62,11 @@ func (f Fixed) DecodeMs(batch int, activeKV int64, meanContext int, totalKV int6
 		return 0
 	}
 	return f.Decode
+}
+
+// DecodeRun prices a stretch of decode passes (Timing.DecodeRun).
+func (f Fixed) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
+	return decodeRun(f, batch, kv, totalKV, start, horizon, max, ends)
 }
 
 // Polynomial is `timing: {type: polynomial}`, the Mocker's built-in curves
@@ -73,4 +107,9 @@ func (Polynomial) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 		return 1
 	}
 	return v
+}
+
+// DecodeRun prices a stretch of decode passes (Timing.DecodeRun).
+func (p Polynomial) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
+	return decodeRun(p, batch, kv, totalKV, start, horizon, max, ends)
 }
