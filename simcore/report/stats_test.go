@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -159,6 +160,15 @@ func TestDistGroupsMatchSortThenMerge(t *testing.T) {
 			if gc := d.counts; !slices.Equal(gk, wk) || !slices.Equal(gc, wc) {
 				t.Fatalf("%d samples of %d distinct values: %d groups, want %d", n, distinct, len(gk), len(wk))
 			}
+		}
+	}
+}
+
+// nonNegKey is floatKey of nonNeg for every kind of float.
+func TestNonNegKey(t *testing.T) {
+	for _, x := range []float64{0, math.Copysign(0, -1), 1e-300, 5e-324, 3.5, -2, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64} {
+		if got, want := nonNegKey(x), floatKey(nonNeg(x)); got != want {
+			t.Errorf("nonNegKey(%v) = %#x, want %#x", x, got, want)
 		}
 	}
 }
