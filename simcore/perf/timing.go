@@ -20,18 +20,24 @@ type Timing interface {
 	DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64
 }
 
-// decodeMs is what decodeRun needs of a timing model.
-type decodeMs interface {
-	DecodeMs(batch int, activeKV int64, meanContext int, totalKV int64) float64
-}
-
-// decodeRun is DecodeRun over model t's DecodeMs. Instantiated per model type, so the calls
-// are direct (and inlined for the closed-form models).
-func decodeRun[T decodeMs](t T, batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
+// decodeRun is DecodeRun over model t's DecodeMs. The closed-form models are switched on
+// inside the loop so their DecodeMs is inlined (a generic loop would still call it through
+// its dictionary); the switch costs a comparison per pass, the call it saves much more.
+func decodeRun(t Timing, batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
 	for i := 0; i < max; i++ {
 		// meanContext is floor(kv/batch); unsigned, as signed division is a runtime call in
 		// WebAssembly.
-		end := start + t.DecodeMs(batch, kv, int(uint64(kv)/uint64(batch)), totalKV)
+		mean := int(uint64(kv) / uint64(batch))
+		var d float64
+		switch m := t.(type) {
+		case Polynomial:
+			d = m.DecodeMs(batch, kv, mean, totalKV)
+		case Fixed:
+			d = m.DecodeMs(batch, kv, mean, totalKV)
+		default:
+			d = t.DecodeMs(batch, kv, mean, totalKV)
+		}
+		end := start + d
 		if end >= horizon || end == start {
 			break
 		}
