@@ -240,13 +240,12 @@ func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
 	blk := &p.blocks[b]
 	blk.cached = true
 	blk.hash = h
-	if head, ok := p.byHash.Get(h); ok {
+	if head, ok := p.byHash.Insert(h, b); ok {
 		blk.nextCopy = p.blocks[head].nextCopy
 		p.blocks[head].nextCopy = b
 		return
 	}
 	blk.nextCopy = -1
-	p.byHash.Put(h, b)
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVStored, Hash: h, Parent: parent, Root: root})
 	}
@@ -304,15 +303,19 @@ func (p *KVPool) unregister(b int32) {
 		return
 	}
 	h := blk.hash
-	head, _ := p.byHash.Get(h)
+	slot, ok := p.byHash.Find(h)
+	if !ok {
+		return // cannot happen: a cached shareable block's hash is registered
+	}
+	head := p.byHash.At(slot)
 	if head == b {
 		if blk.nextCopy < 0 {
-			p.byHash.Delete(h)
+			p.byHash.DeleteAt(slot)
 			if p.wantEvents {
 				p.Events = append(p.Events, KVEvent{Kind: KVRemoved, Hash: h})
 			}
 		} else {
-			p.byHash.Put(h, blk.nextCopy)
+			p.byHash.SetAt(slot, blk.nextCopy)
 		}
 		return
 	}

@@ -61,6 +61,46 @@ func (t *Table) Put(k uint64, v int32) {
 	}
 }
 
+// Insert adds k with value v unless k is present, and returns the value k had and whether it
+// was present: a lookup and an insertion in one probe.
+func (t *Table) Insert(k uint64, v int32) (int32, bool) {
+	if 2*(t.n+1) > len(t.keys) {
+		t.grow()
+	}
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			return t.vals[i], true
+		case 0:
+			t.keys[i], t.vals[i] = k, v
+			t.n++
+			return 0, false
+		}
+	}
+}
+
+// Find returns the slot of k, for At, SetAt and DeleteAt: a lookup and an update or removal
+// of the same key in one probe. The slot is valid until the table next changes.
+func (t *Table) Find(k uint64) (slot uint64, ok bool) {
+	for i := k & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case k:
+			return i, true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// At is the value in a slot Find returned.
+func (t *Table) At(slot uint64) int32 { return t.vals[slot] }
+
+// SetAt sets the value in a slot Find returned.
+func (t *Table) SetAt(slot uint64, v int32) { t.vals[slot] = v }
+
+// DeleteAt removes the key in a slot Find returned.
+func (t *Table) DeleteAt(slot uint64) { t.deleteAt(slot) }
+
 // Inc adds one to the value of k (a missing key counts as 0 and is inserted) and returns the
 // value before: a reference count in one probe instead of a Get and a Put.
 func (t *Table) Inc(k uint64) int32 {

@@ -108,3 +108,51 @@ func TestIncDecCount(t *testing.T) {
 		}
 	}
 }
+
+// Insert, Find, At, SetAt and DeleteAt against a map, through growth and deletions.
+func TestSlotOperations(t *testing.T) {
+	tab := New(4)
+	want := map[uint64]int32{}
+	x := uint64(2463534242)
+	for step := 0; step < 100000; step++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		k := Spread(x%3000 + 1)
+		switch x >> 50 % 3 {
+		case 0:
+			old, ok := tab.Insert(k, int32(step))
+			if w, had := want[k]; ok != had || old != w {
+				t.Fatalf("step %d: Insert = %d %v, want %d %v", step, old, ok, w, had)
+			}
+			if !ok {
+				want[k] = int32(step)
+			}
+		case 1:
+			slot, ok := tab.Find(k)
+			if _, had := want[k]; ok != had {
+				t.Fatalf("step %d: Find = %v, want %v", step, ok, had)
+			}
+			if ok {
+				if tab.At(slot) != want[k] {
+					t.Fatalf("step %d: At = %d, want %d", step, tab.At(slot), want[k])
+				}
+				tab.SetAt(slot, -int32(step))
+				want[k] = -int32(step)
+			}
+		default:
+			if slot, ok := tab.Find(k); ok {
+				tab.DeleteAt(slot)
+				delete(want, k)
+			}
+		}
+		if tab.Len() != len(want) {
+			t.Fatalf("step %d: %d keys, want %d", step, tab.Len(), len(want))
+		}
+	}
+	for k, v := range want {
+		if got, ok := tab.Get(k); !ok || got != v {
+			t.Fatalf("key %d: %d %v, want %d", k, got, ok, v)
+		}
+	}
+}
