@@ -258,65 +258,61 @@ func (w *Worker) FastForward(now, horizon float64, limit int, publish func(rank 
 				stretch = min(stretch, k.wakes[0].pass-pass)
 			}
 		}
+		from := len(w.PassEnds)
 		if len(w.Ranks) == 1 {
 			// One rank: the timing model prices the whole stretch in one call.
-			k := w.Ranks[0]
-			if k.steadyN == 0 {
-				return start
+			if k := w.Ranks[0]; k.steadyN > 0 {
+				w.PassEnds = k.cfg.Timing.DecodeRun(k.steadyN, k.steadyKnown(pass), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize),
+					start, horizon, int(stretch), w.PassEnds)
 			}
-			from := len(w.PassEnds)
-			w.PassEnds = k.cfg.Timing.DecodeRun(k.steadyN, k.steadyKnown(pass), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize),
-				start, horizon, int(stretch), w.PassEnds)
-			ran := len(w.PassEnds) - from
-			if ran == 0 {
-				return start
-			}
-			w.Passes += int64(ran)
-			limit -= ran
-			start = w.PassEnds[len(w.PassEnds)-1]
-			// Only ffReady takes blocks (and may evict), so only the stretch's first pass
-			// has events to publish.
+		} else {
+			w.appendStretch(pass, start, horizon, stretch)
+		}
+		ran := len(w.PassEnds) - from
+		if ran == 0 {
+			return start
+		}
+		w.Passes += int64(ran)
+		limit -= ran
+		start = w.PassEnds[len(w.PassEnds)-1]
+		// Only ffReady takes blocks (and may evict), so only the stretch's first pass has
+		// events to publish; pricing the passes after it does not read them.
+		for r, k := range w.Ranks {
 			if len(k.KV.Events) > 0 {
-				publish(0, k.KV.Events)
+				publish(r, k.KV.Events)
 				k.KV.Events = k.KV.Events[:0]
 			}
-			if int64(ran) < stretch {
-				return start
-			}
-			continue
 		}
-		for i := int64(0); i < stretch; i++ {
-			end := start
-			for _, k := range w.Ranks {
-				if k.steadyN == 0 {
-					continue
-				}
-				kv := k.steadyKnown(pass + i)
-				d := k.cfg.Timing.DecodeMs(k.steadyN, kv, floorMean(kv, k.steadyN), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
-				if e := start + d; e > end {
-					end = e
-				}
-			}
-			if end >= horizon || end == start {
-				return start
-			}
-			w.PassEnds = append(w.PassEnds, end)
-			w.Passes++
-			start = end
-			limit--
-			if i == 0 {
-				// Only ffReady takes blocks (and may evict), so only the stretch's first
-				// pass has events to publish.
-				for r, k := range w.Ranks {
-					if len(k.KV.Events) > 0 {
-						publish(r, k.KV.Events)
-						k.KV.Events = k.KV.Events[:0]
-					}
-				}
-			}
+		if int64(ran) < stretch {
+			return start
 		}
 	}
 	return start
+}
+
+// appendStretch appends to PassEnds the ends of up to n fast-forwarded passes from pass on,
+// the first starting at start: each lasts as long as its slowest rank's steady cohort, and
+// the stretch stops before a pass that would end at or after horizon or take no time (as
+// Timing.DecodeRun does for one rank).
+func (w *Worker) appendStretch(pass int64, start, horizon float64, n int64) {
+	for i := int64(0); i < n; i++ {
+		end := start
+		for _, k := range w.Ranks {
+			if k.steadyN == 0 {
+				continue
+			}
+			kv := k.steadyKnown(pass + i)
+			d := k.cfg.Timing.DecodeMs(k.steadyN, kv, floorMean(kv, k.steadyN), int64(k.cfg.NumBlocks)*int64(k.cfg.BlockSize))
+			if e := start + d; e > end {
+				end = e
+			}
+		}
+		if end >= horizon || end == start {
+			return
+		}
+		w.PassEnds = append(w.PassEnds, end)
+		start = end
+	}
 }
 
 // ffReady reports whether pass can run without visiting any request of the rank, taking the
