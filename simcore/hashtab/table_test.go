@@ -72,18 +72,28 @@ func TestSpreadIsInjective(t *testing.T) {
 	}
 }
 
+// holdsExactly checks that tab maps exactly the keys of want to their values.
+func holdsExactly(t *testing.T, tab *Table, want map[uint64]int32) {
+	t.Helper()
+	if tab.Len() != len(want) {
+		t.Fatalf("%d keys, want %d", tab.Len(), len(want))
+	}
+	for k, v := range want {
+		if got, ok := tab.Get(k); !ok || got != v {
+			t.Fatalf("key %d: %d %v, want %d", k, got, ok, v)
+		}
+	}
+}
+
 // TestIncDecCount checks Inc and Dec as reference counts against a map, through growth and
 // the backward shifts of deletions.
 func TestIncDecCount(t *testing.T) {
 	tab := New(4)
 	want := map[uint64]int32{}
-	x := uint64(88172645463325252)
+	rnd := rand.New(rand.NewPCG(7, 8))
 	for step := 0; step < 200000; step++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		k := Spread(x%5000 + 1)
-		if x>>40&1 == 0 {
+		k := Spread(rnd.Uint64N(5000) + 1)
+		if rnd.IntN(2) == 0 {
 			if got := tab.Inc(k); got != want[k] {
 				t.Fatalf("step %d: Inc returned %d, want %d", step, got, want[k])
 			}
@@ -102,24 +112,17 @@ func TestIncDecCount(t *testing.T) {
 			t.Fatalf("step %d: %d keys, want %d", step, tab.Len(), len(want))
 		}
 	}
-	for k, v := range want {
-		if got, ok := tab.Get(k); !ok || got != v {
-			t.Fatalf("key %d: %d %v, want %d", k, got, ok, v)
-		}
-	}
+	holdsExactly(t, tab, want)
 }
 
 // Insert, Find, At, SetAt and DeleteAt against a map, through growth and deletions.
 func TestSlotOperations(t *testing.T) {
 	tab := New(4)
 	want := map[uint64]int32{}
-	x := uint64(2463534242)
+	rnd := rand.New(rand.NewPCG(9, 10))
 	for step := 0; step < 100000; step++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		k := Spread(x%3000 + 1)
-		switch x >> 50 % 3 {
+		k := Spread(rnd.Uint64N(3000) + 1)
+		switch rnd.IntN(3) {
 		case 0:
 			old, ok := tab.Insert(k, int32(step))
 			if w, had := want[k]; ok != had || old != w {
@@ -150,9 +153,5 @@ func TestSlotOperations(t *testing.T) {
 			t.Fatalf("step %d: %d keys, want %d", step, tab.Len(), len(want))
 		}
 	}
-	for k, v := range want {
-		if got, ok := tab.Get(k); !ok || got != v {
-			t.Fatalf("key %d: %d %v, want %d", k, got, ok, v)
-		}
-	}
+	holdsExactly(t, tab, want)
 }
