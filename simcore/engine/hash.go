@@ -92,19 +92,29 @@ func (c *tokenCursor) nextRun(limit int) (uint32, int) {
 	return generatedToken(r.Ordinal, k), 1
 }
 
-// extendHashes appends sequence hashes for every full block of the first upto tokens that
-// is not hashed yet. Hashes are computed at most once per request and block size.
-func (r *Request) extendHashes(upto, bs int) {
-	if r.hashBS != bs {
-		r.hashes = r.hashes[:0]
-		r.hashBS = bs
+// extendHashIDs appends the hash ids (numbered by in) of the sequence hashes of every full
+// block of the first upto tokens that is not hashed yet. Hashes are computed at most once
+// per request, block size and numbering.
+func (r *Request) extendHashIDs(upto, bs int, in *HashIDs) {
+	if r.hashBS != bs || r.hashIDsOf != in {
+		r.hashIDs = r.hashIDs[:0]
+		r.hashBS, r.hashIDsOf = bs, in
 		r.cursor = tokenCursor{r: r}
 	}
 	full := r.Shareable(bs)
 	if full > 0 {
 		full = min(int(uint(upto)/uint(bs)), full)
 	}
-	for b := len(r.hashes); b < full; b++ {
+	b := len(r.hashIDs)
+	if b >= full {
+		return
+	}
+	parent, parentID := uint64(0), int32(-1)
+	if b > 0 {
+		parentID = r.hashIDs[b-1]
+		parent = in.Hash(parentID)
+	}
+	for ; b < full; b++ {
 		c := &r.cursor
 		if c.pos != b*bs {
 			*c = tokenCursor{r: r}
@@ -128,10 +138,8 @@ func (r *Request) extendHashes(upto, bs int) {
 			curTok, curCnt = tok, n
 		}
 		local = mix64(local, uint64(curTok)<<32|uint64(curCnt))
-		parent := uint64(0)
-		if b > 0 {
-			parent = r.hashes[b-1]
-		}
-		r.hashes = append(r.hashes, chainHash(parent, local))
+		parent = chainHash(parent, local)
+		parentID = in.ID(parentID, parent)
+		r.hashIDs = append(r.hashIDs, parentID)
 	}
 }

@@ -20,10 +20,11 @@ func TestStrideSegmentHashesLikeBlocks(t *testing.T) {
 		plain = append(plain, traffic.Segment{Token: 100 + k, Count: n})
 		left -= n
 	}
+	in := NewHashIDs()
 	for _, bs := range []int{16, 48, 64, 128, 200} {
 		a := &Request{Outcome: Outcome{Ordinal: 1, L: L, O: 4}, Prompt: plain, SharedTokens: -1}
 		b := &Request{Outcome: Outcome{Ordinal: 1, L: L, O: 4}, Prompt: strided, SharedTokens: -1}
-		if ha, hb := a.Hashes(bs), b.Hashes(bs); len(ha) != L/bs || !slices.Equal(ha, hb) {
+		if ha, hb := a.PromptHashIDs(bs, in), b.PromptHashIDs(bs, in); len(ha) != L/bs || !slices.Equal(ha, hb) {
 			t.Errorf("block size %d: stride hashes differ from per-block hashes (%d vs %d blocks)", bs, len(hb), len(ha))
 		}
 	}

@@ -1,10 +1,10 @@
 package engine
 
-import "aisimulate/simcore/hashtab"
+import "aisimulate/simcore/grow"
 
 // KVPool is one rank's KV block pool with prefix caching (simulation.md §4). Cached copies
-// are registered under their sequence hash; a hash may have several resident copies (linked
-// through nextCopy). Copies with no references sit in an LRU list and are evicted from its
+// are registered under the hash id of their sequence hash (HashIDs); a hash may have several
+// resident copies (linked through nextCopy). Copies with no references sit in an LRU list and are evicted from its
 // head. All links are int32 indices into blocks; -1 ends a list.
 //
 // Only blocks whose identity matters have an id: cached copies (registered under a hash, or
@@ -21,7 +21,9 @@ type KVPool struct {
 	numInactive int     // LRU length, dead blocks included
 	lruHead     int32
 	lruTail     int32
-	byHash      *hashtab.Table
+	// copyHead holds, by hash id, 1 + the first resident copy of that hash (0: none); it
+	// grows as hash ids are registered.
+	copyHead []int32
 	// heads holds, for each hash the last Match found, the first of its resident copies:
 	// admission checks (ActiveHits) and pins (Pin) of that request then need no lookups.
 	heads         []int32
@@ -39,7 +41,7 @@ type KVPool struct {
 }
 
 type kvBlock struct {
-	hash      uint64
+	hash      int32 // hash id a shareable cached copy is registered under
 	refs      int32
 	gen       uint32 // bumped every time the id is given to a block or freed
 	cached    bool
@@ -61,11 +63,12 @@ const (
 )
 
 // KVEvent is one block-residency change, published at the end of the pass it happened in.
+// Blocks are named by the hash ids of their sequence hashes (HashIDs).
 type KVEvent struct {
 	Kind   KVEventKind
-	Hash   uint64
-	Parent uint64 // Stored only; 0 for a root block
-	Root   bool   // Stored of block 0 (no parent)
+	Hash   int32
+	Parent int32 // Stored only; the parent block's hash id, unused for a root block
+	Root   bool  // Stored of block 0 (no parent)
 }
 
 // NewKVPool makes a pool of n blocks. wantEvents records events for a KV router.
@@ -74,7 +77,6 @@ func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 		blocks:        make([]kvBlock, n),
 		lruHead:       -1,
 		lruTail:       -1,
-		byHash:        hashtab.New(n),
 		prefixCaching: prefixCaching,
 		wantEvents:    wantEvents,
 	}
@@ -92,21 +94,20 @@ func (p *KVPool) Active() int { return p.numUsed - p.numInactive }
 // Inactive is the number of evictable cached blocks.
 func (p *KVPool) Inactive() int { return p.numInactive }
 
-// Match counts the leading hashes that have a resident cached copy (no LRU change) and
+// Match counts the leading hash ids that have a resident cached copy (no LRU change) and
 // remembers their copies for ActiveHits and Pin, which refer to them by position. Those
 // stay valid until blocks are evicted: the admission that matched pins its hits before it
 // takes fresh blocks.
-func (p *KVPool) Match(hashes []uint64) int {
+func (p *KVPool) Match(hashes []int32) int {
 	p.heads = p.heads[:0]
 	if !p.prefixCaching {
 		return 0
 	}
 	for _, h := range hashes {
-		b, ok := p.byHash.Get(h)
-		if !ok {
+		if int(h) >= len(p.copyHead) || p.copyHead[h] == 0 {
 			break
 		}
-		p.heads = append(p.heads, b)
+		p.heads = append(p.heads, p.copyHead[h]-1)
 	}
 	return len(p.heads)
 }
@@ -232,19 +233,22 @@ func (p *KVPool) PinID(b int32) int32 {
 	return b
 }
 
-// Register turns private block b, now full, into a cached copy under hash h.
-func (p *KVPool) Register(b int32, h, parent uint64, root bool) {
+// Register turns private block b, now full, into a cached copy under hash id h (parent: the
+// previous block's hash id, unless root).
+func (p *KVPool) Register(b int32, h, parent int32, root bool) {
 	if !p.prefixCaching {
 		return
 	}
 	blk := &p.blocks[b]
 	blk.cached = true
 	blk.hash = h
-	if head, ok := p.byHash.Insert(h, b); ok {
-		blk.nextCopy = p.blocks[head].nextCopy
-		p.blocks[head].nextCopy = b
+	p.copyHead = grow.To(p.copyHead, int(h)+1)
+	if head := p.copyHead[h]; head != 0 {
+		blk.nextCopy = p.blocks[head-1].nextCopy
+		p.blocks[head-1].nextCopy = b
 		return
 	}
+	p.copyHead[h] = b + 1
 	blk.nextCopy = -1
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVStored, Hash: h, Parent: parent, Root: root})
@@ -303,19 +307,11 @@ func (p *KVPool) unregister(b int32) {
 		return
 	}
 	h := blk.hash
-	slot, ok := p.byHash.Find(h)
-	if !ok {
-		return // cannot happen: a cached shareable block's hash is registered
-	}
-	head := p.byHash.At(slot)
+	head := p.copyHead[h] - 1
 	if head == b {
-		if blk.nextCopy < 0 {
-			p.byHash.DeleteAt(slot)
-			if p.wantEvents {
-				p.Events = append(p.Events, KVEvent{Kind: KVRemoved, Hash: h})
-			}
-		} else {
-			p.byHash.SetAt(slot, blk.nextCopy)
+		p.copyHead[h] = blk.nextCopy + 1 // 0 when it was the last copy
+		if blk.nextCopy < 0 && p.wantEvents {
+			p.Events = append(p.Events, KVEvent{Kind: KVRemoved, Hash: h})
 		}
 		return
 	}
@@ -367,7 +363,7 @@ func (p *KVPool) lruRemove(b int32) {
 // Clear empties the pool (worker removal) and records a Cleared event.
 func (p *KVPool) Clear() {
 	n := len(p.blocks)
-	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1, byHash: hashtab.New(n),
+	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1,
 		prefixCaching: p.prefixCaching, wantEvents: p.wantEvents}
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVCleared})

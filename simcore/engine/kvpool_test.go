@@ -28,12 +28,12 @@ func TestKVPoolDeadBlocksKeepLRUOrder(t *testing.T) {
 	counts(t, p, "after C", 0, 5, 5)
 	p.TakeAnon(4) // the four dead blocks come first in LRU order
 	counts(t, p, "after D", 0, 9, 1)
-	if p.Match([]uint64{777}) != 1 || len(p.Events) != 0 {
+	if p.Match([]int32{777}) != 1 || len(p.Events) != 0 {
 		t.Fatalf("the shared block was evicted before the dead blocks ahead of it (events %v)", p.Events)
 	}
 	p.TakeAnon(1)
 	counts(t, p, "after E", 0, 10, 0)
-	if p.Match([]uint64{777}) != 0 || len(p.Events) != 1 || p.Events[0] != (KVEvent{Kind: KVRemoved, Hash: 777}) {
+	if p.Match([]int32{777}) != 0 || len(p.Events) != 1 || p.Events[0] != (KVEvent{Kind: KVRemoved, Hash: 777}) {
 		t.Fatalf("the shared block should be evicted now (events %v)", p.Events)
 	}
 }
@@ -77,7 +77,7 @@ func TestKVPoolReleaseMixed(t *testing.T) {
 	// Held: [hit, uniq] identified + 3 anonymous; blocks 1..3 unique (registered 4), 4 private.
 	p.Release([]int32{hit, uniq}, 3, 1, 4, true)
 	counts(t, p, "released", 4, 0, 4) // 3 dead + the shared block; the private one is free
-	if p.Match([]uint64{5}) != 1 {
+	if p.Match([]int32{5}) != 1 {
 		t.Fatal("the shared block must stay cached")
 	}
 }
@@ -94,7 +94,7 @@ func TestKVPoolPinsMatchedCopies(t *testing.T) {
 	p.Register(a2, 10, 0, true)                // a second copy of hash 10
 	p.Release([]int32{a1, b1}, 0, 0, 0, false) // a1 and b1 inactive; a2 still held
 	counts(t, p, "released", 5, 1, 2)
-	if got := p.Match([]uint64{10, 11, 12}); got != 2 {
+	if got := p.Match([]int32{10, 11, 12}); got != 2 {
 		t.Fatalf("Match = %d, want 2", got)
 	}
 	if got := p.ActiveHits(2); got != 1 {
@@ -107,7 +107,7 @@ func TestKVPoolPinsMatchedCopies(t *testing.T) {
 		t.Fatalf("Pin(1) = block %d, want %d", got, b1)
 	}
 	counts(t, p, "pinned", 5, 2, 1) // b1 left the LRU; a1 stays inactive
-	if p.Match([]uint64{11}) != 1 || p.ActiveHits(1) != 1 {
+	if p.Match([]int32{11}) != 1 || p.ActiveHits(1) != 1 {
 		t.Fatal("a new Match must describe its own hashes")
 	}
 }

@@ -7,13 +7,14 @@ import (
 )
 
 func BenchmarkMicroExtendHashes(b *testing.B) {
+	in := NewHashIDs()
 	segs := make([]traffic.Segment, 16)
 	for i := range segs {
 		segs[i] = traffic.Segment{Token: uint32(i + 1), Count: 64}
 	}
 	for i := 0; i < b.N; i++ {
 		r := &Request{Outcome: Outcome{L: 1024, O: 128}, Prompt: segs}
-		r.extendHashes(1024, 64)
+		r.extendHashIDs(1024, 64, in)
 	}
 }
 
@@ -26,7 +27,7 @@ func BenchmarkMicroPoolCycle(b *testing.B) {
 		for j := 0; j < 18; j++ {
 			bl := p.Identify()
 			blocks = append(blocks, bl)
-			p.Register(bl, uint64(i*18+j)*0x9e3779b97f4a7c15|1, 0, true)
+			p.Register(bl, int32((i*18+j)%(1<<16)), 0, true)
 		}
 		p.Release(blocks, 0, 0, 0, false)
 	}

@@ -204,8 +204,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 	// (b) decode ranks: materialized hand-offs, FIFO, head-of-line.
 	for len(k.running) < cfg.MaxSequences && k.budget > 0 && k.mHead < len(k.materialized) {
 		h := k.materialized[k.mHead]
-		hashes := h.Hashes(cfg.BlockSize)
-		hits := k.KV.Match(hashes)
+		hits := k.KV.Match(h.PromptHashIDs(cfg.BlockSize, cfg.HashIDs))
 		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hits)
 		if needed > cfg.NumBlocks-k.KV.Active() {
 			break
@@ -238,10 +237,10 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		known := h.Known()
 		bs := cfg.BlockSize
 		cached := 0
-		var hashes []uint64
+		var hashes []int32
 		if cfg.PrefixCaching {
-			h.extendHashes(known, bs)
-			hashes = h.hashes[:min(xmath.FloorDiv(known, bs), h.Shareable(bs))]
+			h.extendHashIDs(known, bs, cfg.HashIDs)
+			hashes = h.hashIDs[:min(xmath.FloorDiv(known, bs), h.Shareable(bs))]
 			m := k.KV.Match(hashes)
 			if m == len(hashes) && h.ownPool == k.KV && len(h.ownIDs) > 0 {
 				m += k.KV.MatchOwn(h.ownIDs, h.ownGens)
@@ -390,17 +389,17 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 		if !r.pinned {
 			have = r.hitBlocks
 			if r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashes)))
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashIDs)))
 			}
 		}
 		fresh := xmath.CeilDiv(need, bs) - have
 		if fresh <= 0 || k.KV.CanReserve(fresh, inactiveHits) {
 			if !r.pinned {
 				for i := 0; i < r.hitBlocks; i++ {
-					if i < len(r.hashes) {
+					if i < len(r.hashIDs) {
 						r.blocks = append(r.blocks, k.KV.Pin(i))
 					} else {
-						r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashes)]))
+						r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashIDs)]))
 					}
 				}
 				if cfg.Policy == TRTLLM {
@@ -448,18 +447,18 @@ func (k *Rank) registerFull(r *Request) {
 		r.registered = full // only unique blocks are left (see below)
 		return
 	}
-	r.extendHashes(full*bs, bs)
-	shared := min(len(r.hashes), full)
+	r.extendHashIDs(full*bs, bs, k.cfg.HashIDs)
+	shared := min(len(r.hashIDs), full)
 	for b := r.registered; b < shared; b++ {
-		parent := uint64(0)
+		parent := int32(0)
 		if b > 0 {
-			parent = r.hashes[b-1]
+			parent = r.hashIDs[b-1]
 		}
 		// Block b is the first anonymous one: it becomes a cached copy with an id.
 		id := k.KV.Identify()
 		r.blocks = append(r.blocks, id)
 		r.anon--
-		k.KV.Register(id, r.hashes[b], parent, b == 0)
+		k.KV.Register(id, r.hashIDs[b], parent, b == 0)
 	}
 	// Blocks [shared, full) are unique: registering them only changes how they are
 	// released (KVPool.Release), which follows from r.registered.
@@ -491,7 +490,7 @@ func (k *Rank) keepOwn(r *Request) {
 	if !k.cfg.PrefixCaching || !r.pinned {
 		return
 	}
-	shared := min(len(r.hashes), r.registered)
+	shared := min(len(r.hashIDs), r.registered)
 	for b := shared; b < r.registered; b++ {
 		id := r.blocks[b]
 		r.ownIDs = append(r.ownIDs, id)

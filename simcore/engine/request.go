@@ -50,9 +50,12 @@ type Request struct {
 	ownIDs  []int32
 	ownGens []uint32
 
-	hashes []uint64
-	hashBS int
-	cursor tokenCursor
+	// hashIDs are the hash ids (numbered by hashIDsOf) of the sequence hashes of the
+	// request's leading full shareable blocks at block size hashBS, computed as far as needed.
+	hashIDs   []int32
+	hashBS    int
+	hashIDsOf *HashIDs
+	cursor    tokenCursor
 
 	// Scheduling state on the current rank. The request holds len(blocks) identified blocks
 	// (pinned hits and cached copies it registered, by id) followed by anon anonymous ones
@@ -192,11 +195,12 @@ func (r *Request) Shareable(bs int) int {
 	return xmath.FloorDiv(r.SharedTokens, bs)
 }
 
-// Hashes returns the sequence hashes of the request's full, shareable prompt blocks at
-// block size bs (the unique remainder can never match another request's).
-func (r *Request) Hashes(bs int) []uint64 {
-	r.extendHashes(r.L, bs)
-	return r.hashes[:min(xmath.FloorDiv(r.L, bs), r.Shareable(bs))]
+// PromptHashIDs returns the hash ids (numbered by in) of the sequence hashes of the request's
+// full, shareable prompt blocks at block size bs (the unique remainder can never match
+// another request's).
+func (r *Request) PromptHashIDs(bs int, in *HashIDs) []int32 {
+	r.extendHashIDs(r.L, bs, in)
+	return r.hashIDs[:min(xmath.FloorDiv(r.L, bs), r.Shareable(bs))]
 }
 
 // remainingOut is min(O − generated, maxModelLen − known) (§3); maxModelLen 0 = unlimited.
@@ -258,12 +262,12 @@ func (r *Request) FlushGaps() []float64 {
 	return g
 }
 
-// Reserve sizes the request's hash and block tables for its whole sequence at block size
+// Reserve sizes the request's hash id and block tables for its whole sequence at block size
 // bs, so they never grow during the run.
 func (r *Request) Reserve(bs int) {
 	n := xmath.FloorDiv(r.L+r.O, bs) + 2
-	if cap(r.hashes) < n {
-		r.hashes = make([]uint64, 0, n)
+	if cap(r.hashIDs) < n {
+		r.hashIDs = make([]int32, 0, n)
 	}
 	if cap(r.blocks) < n {
 		r.blocks = make([]int32, 0, n)
@@ -283,7 +287,7 @@ func (r *Request) PrepareDecode() {
 
 // Recycle clears r for reuse by another request, keeping its buffers' capacity.
 func (r *Request) Recycle() {
-	hashes, blocks, runs, gaps := r.hashes[:0], r.blocks[:0], r.runs[:0], r.gaps[:0]
+	hashIDs, blocks, runs, gaps := r.hashIDs[:0], r.blocks[:0], r.runs[:0], r.gaps[:0]
 	ownIDs, ownGens := r.ownIDs[:0], r.ownGens[:0]
-	*r = Request{hashes: hashes, blocks: blocks, runs: runs, gaps: gaps, ownIDs: ownIDs, ownGens: ownGens}
+	*r = Request{hashIDs: hashIDs, blocks: blocks, runs: runs, gaps: gaps, ownIDs: ownIDs, ownGens: ownGens}
 }

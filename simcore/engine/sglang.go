@@ -115,7 +115,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			}
 			inactiveHits := 0
 			if !r.pinned && r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashes)))
+				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashIDs)))
 			}
 			if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
 				return false
@@ -163,7 +163,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			}
 			cached := 0
 			if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
-				cached = k.KV.Match(h.Hashes(bs)) * bs
+				cached = k.KV.Match(h.PromptHashIDs(bs, k.cfg.HashIDs)) * bs
 				if cached > h.L-1 {
 					cached = xmath.FloorDiv(h.L-1, bs) * bs
 				}

@@ -1,6 +1,9 @@
 package engine
 
-import "aisimulate/simcore/xmath"
+import (
+	"aisimulate/simcore/grow"
+	"aisimulate/simcore/xmath"
+)
 
 // Steady decode cohort. In a vLLM or TensorRT-LLM pass most running requests just decode:
 // one token scheduled, one token emitted, no new block, no registration, no completion. The
@@ -310,7 +313,7 @@ func (w *Worker) appendStretch(pass int64, start, horizon float64, n int64) {
 		if end >= horizon || end == start {
 			return
 		}
-		w.PassEnds = append(w.PassEnds, end)
+		w.PassEnds = append(grow.Room(w.PassEnds, 1), end)
 		start = end
 	}
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "aisimulate/simcore/perf"
+import (
+	"aisimulate/simcore/grow"
+	"aisimulate/simcore/perf"
+)
 
 // Pool identifies which pool a worker serves.
 type Pool uint8
@@ -44,6 +47,9 @@ type RankConfig struct {
 	MaxModelLen      int // 0 = unlimited
 	PrefixCaching    bool
 	WantEvents       bool // publish KV events to a KV router
+	// HashIDs numbers block hashes for every pool and router of the run; NewWorker makes
+	// one when it is nil (a single pool tested alone).
+	HashIDs *HashIDs
 	// Exact visits every running request on every pass (no steady decode cohort); results
 	// must not change, which tests check.
 	Exact  bool
@@ -112,6 +118,9 @@ type FPM struct {
 
 // NewWorker builds a worker with dp ranks of the given configuration.
 func NewWorker(id int32, cfg *RankConfig, dp int) *Worker {
+	if cfg.HashIDs == nil {
+		cfg.HashIDs = NewHashIDs()
+	}
 	w := &Worker{ID: id, Pool: cfg.Pool}
 	for i := 0; i < dp; i++ {
 		w.Ranks = append(w.Ranks, newRank(cfg, int32(i)))
@@ -174,7 +183,7 @@ func (w *Worker) StartPass(now float64) float64 {
 // (simulation.md §6.3). Notes are appended to Out.
 func (w *Worker) FinishPass() {
 	end := w.PassEnd
-	w.PassEnds = append(w.PassEnds, end)
+	w.PassEnds = append(grow.Room(w.PassEnds, 1), end)
 	p := int32(len(w.PassEnds) - 1)
 	for _, k := range w.Ranks {
 		k.finishPass(end, w, p)
@@ -196,9 +205,7 @@ func (w *Worker) FinishPass() {
 
 // addRun counts consecutive-pass token gaps at pass indices p0+1..p1.
 func (w *Worker) addRun(p0, p1 int32) {
-	for int32(len(w.runDiff)) < p1+2 {
-		w.runDiff = append(w.runDiff, 0)
-	}
+	w.runDiff = grow.To(w.runDiff, int(p1)+2)
 	w.runDiff[p0+1]++
 	w.runDiff[p1+1]--
 }

@@ -1,6 +1,8 @@
 // Package perf prices forward passes (timing models) and sizes KV caches (memory models).
 package perf
 
+import "aisimulate/simcore/grow"
+
 // Timing prices one scheduler pass of a worker rank (simulation.md §5.1). Both answers are in
 // milliseconds and never negative. The simulator calls each method at most once per pass.
 type Timing interface {
@@ -40,6 +42,9 @@ func decodeRun(t Timing, batch int, kv, totalKV int64, start, horizon float64, m
 		end := start + d
 		if end >= horizon || end == start {
 			break
+		}
+		if len(ends) == cap(ends) {
+			ends = grow.Room(ends, 1)
 		}
 		ends = append(ends, end)
 		start = end

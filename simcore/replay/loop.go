@@ -93,12 +93,13 @@ type cluster struct {
 // Run simulates the plan to the end and returns the collected requests.
 func Run(p *Plan) *Result {
 	c := &cluster{plan: p, cutoff: p.CutoffMs}
+	hashIDs := engine.NewHashIDs() // one numbering for every pool and router of the run
 	if p.Disaggregated {
-		c.pre = newPool(p.Prefill, engine.PoolPrefill, "router.prefill")
-		c.dec = newPool(p.Decode, engine.PoolDecode, "router.decode")
+		c.pre = newPool(p.Prefill, engine.PoolPrefill, "router.prefill", hashIDs)
+		c.dec = newPool(p.Decode, engine.PoolDecode, "router.decode", hashIDs)
 		c.pools = []*poolState{c.pre, c.dec}
 	} else {
-		c.agg = newPool(p.Agg, engine.PoolAgg, "router.agg")
+		c.agg = newPool(p.Agg, engine.PoolAgg, "router.agg", hashIDs)
 		c.pools = []*poolState{c.agg}
 	}
 	c.start()
@@ -143,7 +144,8 @@ func Run(p *Plan) *Result {
 	return res
 }
 
-func newPool(pp *PoolPlan, pool engine.Pool, stream string) *poolState {
+func newPool(pp *PoolPlan, pool engine.Pool, stream string, hashIDs *engine.HashIDs) *poolState {
+	pp.Rank.HashIDs, pp.Router.HashIDs = hashIDs, hashIDs
 	ps := &poolState{plan: pp, pool: pool, router: router.New(pp.Router, rng.New(42, stream))}
 	pp.Rank.Pool = pool
 	for i := 0; i < pp.Replicas; i++ {
@@ -722,7 +724,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 		tokens := r.L
 		if !tr.FullPrompt {
 			bs := c.dec.plan.Rank.BlockSize
-			m := p.Worker.Ranks[p.Rank].KV.Match(r.Hashes(bs)) * bs
+			m := p.Worker.Ranks[p.Rank].KV.Match(r.PromptHashIDs(bs, c.dec.plan.Rank.HashIDs)) * bs
 			tokens = r.L - min(r.L, m)
 		}
 		d = ((float64(int64(tokens)*tr.BytesPerToken) / (tr.BandwidthGBs * 1e9)) * 1000)

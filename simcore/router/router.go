@@ -5,7 +5,7 @@ package router
 
 import (
 	"aisimulate/simcore/engine"
-	"aisimulate/simcore/hashtab"
+	"aisimulate/simcore/grow"
 	"aisimulate/simcore/rng"
 	"aisimulate/simcore/xmath"
 )
@@ -31,6 +31,9 @@ type Config struct {
 	UseEvents          bool // consume KV events for overlap (agg, prefill pools)
 	BlockSize          int
 	QueueThreshold     float64 // 16 × max_batched_tokens
+	// HashIDs numbers block hashes; it must be the one the pool's workers use (New makes
+	// one when it is nil, for a router tested alone).
+	HashIDs *engine.HashIDs
 	// AIC load model: expected prefill ms of one request (nil = none).
 	ExpectedPrefillMs func(L, prefix int) float64
 }
@@ -56,12 +59,25 @@ type sched struct {
 	worker    *engine.Worker
 	rank      int32
 	rrCounter int
-	index     *hashtab.Table // hashes this rank holds per KV events
-	apt       int64          // active prefill tokens
-	prefills  []aicPrefill   // AIC load model: active prefills in placement order
-	anchorAt  float64
-	adb       int64          // active decode blocks
-	refs      *hashtab.Table // identity → number of placed requests holding it
+	// indexed[h] says the rank holds hash id h per its KV events (UseEvents); it grows as
+	// hash ids are stored.
+	indexed  []bool
+	apt      int64        // active prefill tokens
+	prefills []aicPrefill // AIC load model: active prefills in placement order
+	anchorAt float64
+	adb      int64   // active decode blocks
+	refs     []int32 // by hash id: number of placed requests holding it; grows as needed
+}
+
+// has reports whether the rank holds hash id h per its KV events.
+func (s *sched) has(h int32) bool { return int(h) < len(s.indexed) && s.indexed[h] }
+
+// held is the number of placed requests holding hash id h.
+func (s *sched) held(h int32) int32 {
+	if int(h) < len(s.refs) {
+		return s.refs[h]
+	}
+	return 0
 }
 
 type aicPrefill struct {
@@ -72,6 +88,9 @@ type aicPrefill struct {
 
 // New makes a router for a pool; stream is the pool's `router.<pool>` stream.
 func New(cfg Config, stream *rng.Stream) *Router {
+	if cfg.HashIDs == nil {
+		cfg.HashIDs = engine.NewHashIDs()
+	}
 	return &Router{cfg: cfg, stream: stream, cursor: -1}
 }
 
@@ -101,12 +120,6 @@ func (rt *Router) SetWorkers(ws []*engine.Worker) {
 			s := rt.scheds[w.ID][i]
 			if s == nil {
 				s = &sched{worker: w, rank: int32(i)}
-				if rt.cfg.UseEvents {
-					s.index = hashtab.New(1024)
-				}
-				if rt.cfg.TrackDecodeBlocks && rt.cfg.AssumeKVReuse {
-					s.refs = hashtab.New(1024)
-				}
 				rt.scheds[w.ID][i] = s
 			}
 			rt.cands = append(rt.cands, s)
@@ -159,7 +172,7 @@ func (rt *Router) roundRobin() Placement {
 func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placement, bool) {
 	cfg := &rt.cfg
 	bs := cfg.BlockSize
-	hashes := r.Hashes(bs)
+	hashes := r.PromptHashIDs(bs, cfg.HashIDs)
 	reqBlocks := xmath.CeilDiv(r.L, bs)
 	rt.costs = rt.costs[:0]
 	rt.overlap = rt.overlap[:0]
@@ -169,7 +182,7 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 		ov := 0
 		if cfg.UseEvents {
 			for _, h := range hashes {
-				if !s.index.Has(h) {
+				if !s.has(h) {
 					break
 				}
 				ov++
@@ -268,7 +281,7 @@ func (rt *Router) pick() int {
 }
 
 // account books r's load on s after placement.
-func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, now float64) {
+func (rt *Router) account(s *sched, r *engine.Request, hashes []int32, ov int, now float64) {
 	cfg := &rt.cfg
 	bs := cfg.BlockSize
 	if cfg.TrackPrefill {
@@ -289,9 +302,11 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 	if cfg.TrackDecodeBlocks {
 		if cfg.AssumeKVReuse {
 			for _, h := range hashes {
-				if s.refs.Inc(h) == 0 {
+				s.refs = grow.To(s.refs, int(h)+1)
+				if s.refs[h] == 0 {
 					s.adb++
 				}
+				s.refs[h]++
 			}
 			s.adb += int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 		} else {
@@ -301,15 +316,15 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []uint64, ov int, 
 	}
 }
 
-// heldPrefix is how many of hashes (a request's chain of full-block seq hashes) are in s's
-// active set. The set holds whole leading chains of placed requests, and a seq hash fixes
+// heldPrefix is how many of hashes (the hash ids of a request's chain of full-block seq
+// hashes) are in s's active set. The set holds whole leading chains of placed requests, and a seq hash fixes
 // every hash before it, so the held hashes are a prefix of the request's chain: a binary
 // search finds its length with O(log n) lookups instead of one per block.
-func (s *sched) heldPrefix(hashes []uint64) int {
+func (s *sched) heldPrefix(hashes []int32) int {
 	lo, hi := 0, len(hashes)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if s.refs.Has(hashes[mid]) {
+		if s.held(hashes[mid]) > 0 {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -375,10 +390,14 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	}
 	bs := rt.cfg.BlockSize
 	if rt.cfg.AssumeKVReuse {
-		hashes := r.Hashes(bs)
+		hashes := r.PromptHashIDs(bs, rt.cfg.HashIDs)
 		for _, h := range hashes {
-			if s.refs.Dec(h) <= 1 {
+			v := s.held(h)
+			if v <= 1 {
 				s.adb--
+			}
+			if v > 0 {
+				s.refs[h] = v - 1
 			}
 		}
 		s.adb -= int64(xmath.CeilDiv(r.L, bs) - len(hashes))
@@ -390,20 +409,23 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 // Events applies a rank's KV events, published at the end of a pass (§10.2).
 func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
 	s := rt.schedOf(w, rank)
-	if s == nil || s.index == nil {
+	if s == nil || !rt.cfg.UseEvents {
 		return
 	}
 	for _, e := range evs {
 		switch e.Kind {
 		case engine.KVStored:
-			if !e.Root && !s.index.Has(e.Parent) {
+			if !e.Root && !s.has(e.Parent) {
 				continue
 			}
-			s.index.Put(e.Hash, 1)
+			s.indexed = grow.To(s.indexed, int(e.Hash)+1)
+			s.indexed[e.Hash] = true
 		case engine.KVRemoved:
-			s.index.Delete(e.Hash)
+			if s.has(e.Hash) {
+				s.indexed[e.Hash] = false
+			}
 		case engine.KVCleared:
-			s.index.Clear()
+			clear(s.indexed)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"aisimulate/simcore/grow"
 	"math/rand/v2"
 	"testing"
 
@@ -43,13 +44,15 @@ func TestAICLoadModelDecay(t *testing.T) {
 // definition: one lookup per hash), for chains that share prefixes of every length.
 func TestHeldPrefixCountsHeldHashes(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 9))
-	// chain returns the seq hashes of a prompt made of the given block tokens.
-	chain := func(tokens []uint64) []uint64 {
-		hs := make([]uint64, len(tokens))
-		h := uint64(0x9e37)
+	// chain returns the hash ids of the seq hashes of a prompt made of the given block tokens.
+	in := engine.NewHashIDs()
+	chain := func(tokens []uint64) []int32 {
+		hs := make([]int32, len(tokens))
+		h, parent := uint64(0x9e37), int32(-1)
 		for i, tok := range tokens {
 			h = hashtab.Spread(h*31 + tok + 1)
-			hs[i] = h
+			hs[i] = in.ID(parent, h)
+			parent = hs[i]
 		}
 		return hs
 	}
@@ -60,19 +63,19 @@ func TestHeldPrefixCountsHeldHashes(t *testing.T) {
 		}
 		return tokens
 	}
-	s := &sched{refs: hashtab.New(16)}
+	s := &sched{}
 	for step := 0; step < 2000; step++ {
 		hs := chain(prompt())
 		if rnd.IntN(2) == 0 { // place a request: its whole chain becomes held
 			for _, h := range hs {
-				n, _ := s.refs.Get(h)
-				s.refs.Put(h, n+1)
+				s.refs = grow.To(s.refs, int(h)+1)
+				s.refs[h]++
 			}
 			continue
 		}
 		want := 0
 		for _, h := range hs {
-			if s.refs.Has(h) {
+			if s.held(h) > 0 {
 				want++
 			}
 		}
