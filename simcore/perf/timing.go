@@ -22,8 +22,8 @@ type Timing interface {
 	DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64
 }
 
-// decodeRun is DecodeRun over model t's DecodeMs. The closed-form models are switched on
-// inside the loop so their DecodeMs is inlined (a generic loop would still call it through
+// decodeRun is DecodeRun over model t's DecodeMs. The fixed model is switched on inside the
+// loop so its DecodeMs is inlined (a generic loop would still call it through
 // its dictionary); the switch costs a comparison per pass, the call it saves much more.
 func decodeRun(t Timing, batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
 	for i := 0; i < max; i++ {
@@ -32,8 +32,6 @@ func decodeRun(t Timing, batch int, kv, totalKV int64, start, horizon float64, m
 		mean := int(uint64(kv) / uint64(batch))
 		var d float64
 		switch m := t.(type) {
-		case Polynomial:
-			d = m.DecodeMs(batch, kv, mean, totalKV)
 		case Fixed:
 			d = m.DecodeMs(batch, kv, mean, totalKV)
 		default:
@@ -120,7 +118,22 @@ func (Polynomial) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 	return v
 }
 
-// DecodeRun prices a stretch of decode passes (Timing.DecodeRun).
+// DecodeRun prices a stretch of decode passes (Timing.DecodeRun). Its own loop, as the
+// curve needs no mean context: without the generic loop's division and type switch per
+// pass, pricing the Mooncake trace's 2.7 million passes in WebAssembly went from 0.22 s to
+// 0.14 s.
 func (p Polynomial) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
-	return decodeRun(p, batch, kv, totalKV, start, horizon, max, ends)
+	for i := 0; i < max; i++ {
+		end := start + p.DecodeMs(batch, kv, 0, totalKV)
+		if end >= horizon || end == start {
+			break
+		}
+		if len(ends) == cap(ends) {
+			ends = grow.Room(ends, 1)
+		}
+		ends = append(ends, end)
+		start = end
+		kv += int64(batch)
+	}
+	return ends
 }
