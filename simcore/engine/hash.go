@@ -122,6 +122,22 @@ func (r *Request) extendHashIDs(upto, bs int, in *HashIDs) {
 				c.nextRun(b*bs - c.pos)
 			}
 		}
+		if c.pos+bs <= r.L {
+			// A block inside one plain prompt segment is one run (trace prompts are made
+			// of such segments): its local hash without the run loop.
+			for c.segOff >= r.Prompt[c.seg].Count {
+				c.seg++
+				c.segOff = 0
+			}
+			if s := r.Prompt[c.seg]; s.Stride == 0 && s.Count-c.segOff >= bs {
+				c.segOff += bs
+				c.pos += bs
+				parent = chainHash(parent, mix64(hashSeed, uint64(s.Token)<<32|uint64(bs)))
+				parentID = in.ID(parentID, parent)
+				r.hashIDs = append(r.hashIDs, parentID)
+				continue
+			}
+		}
 		local := uint64(hashSeed)
 		var curTok uint32
 		curCnt := 0

@@ -29,3 +29,26 @@ func TestStrideSegmentHashesLikeBlocks(t *testing.T) {
 		}
 	}
 }
+
+// Blocks that lie inside one plain segment (hashed without the run loop) hash like the same
+// tokens given one per segment (hashed run by run), including blocks that straddle segments
+// of the same token and a partial last block.
+func TestPlainSegmentBlocksHashLikeSingleTokens(t *testing.T) {
+	segs := []traffic.Segment{{Token: 3, Count: 63}, {Token: 5, Count: 1}, {Token: 9, Count: 200}, {Token: 9, Count: 56}, {Token: 4, Count: 130}, {Token: 7, Count: 300}}
+	var single []traffic.Segment
+	L := 0
+	for _, s := range segs {
+		for range s.Count {
+			single = append(single, traffic.Segment{Token: s.Token, Count: 1})
+		}
+		L += s.Count
+	}
+	in := NewHashIDs()
+	for _, bs := range []int{16, 64, 100} {
+		a := &Request{Outcome: Outcome{Ordinal: 1, L: L, O: 4}, Prompt: segs, SharedTokens: -1}
+		b := &Request{Outcome: Outcome{Ordinal: 1, L: L, O: 4}, Prompt: single, SharedTokens: -1}
+		if ha, hb := a.PromptHashIDs(bs, in), b.PromptHashIDs(bs, in); len(ha) != L/bs || !slices.Equal(ha, hb) {
+			t.Errorf("block size %d: %v, want %v", bs, ha, hb)
+		}
+	}
+}

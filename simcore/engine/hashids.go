@@ -21,10 +21,16 @@ import (
 // of random hashes is a cache miss). Only roots and the children of parents with several
 // children go in the table.
 type HashIDs struct {
-	byHash    *hashtab.Table // roots, and every child of a parent in branched
-	hashes    []uint64       // by hash id
-	lastChild []int32        // by hash id: 1 + the child last numbered under it, 0 none
-	branched  []bool         // by hash id: it has had several children, all in byHash
+	byHash *hashtab.Table // roots, and every child of a branched node
+	nodes  []hashNode     // by hash id
+}
+
+// hashNode is one numbered sequence hash and the child last numbered under it.
+type hashNode struct {
+	hash      uint64
+	lastHash  uint64 // the last child's hash, 0 none
+	lastChild int32  // the last child's hash id, −1 none
+	branched  bool   // it has had several children, all in byHash
 }
 
 // NewHashIDs makes an empty numbering.
@@ -33,32 +39,40 @@ func NewHashIDs() *HashIDs { return &HashIDs{byHash: hashtab.New(1 << 12)} }
 // ID returns the hash id of sequence hash h (nonzero), whose parent block has hash id parent
 // (−1 for a sequence's first block), numbering it if it is new.
 func (b *HashIDs) ID(parent int32, h uint64) int32 {
+	if parent >= 0 && b.nodes[parent].lastHash == h {
+		return b.nodes[parent].lastChild
+	}
+	return b.newChild(parent, h)
+}
+
+// newChild is ID when h is not parent's last child; ID itself stays small enough to be
+// inlined into the hashing loop.
+func (b *HashIDs) newChild(parent int32, h uint64) int32 {
 	if parent < 0 {
 		return b.lookup(h)
 	}
-	last := b.lastChild[parent] - 1
-	if last >= 0 && b.hashes[last] == h {
-		return last
-	}
+	p := &b.nodes[parent]
+	last := p.lastChild
 	var id int32
 	switch {
 	case last < 0: // the first child: not in the table while it is the only one
 		id = b.add(h)
-	case !b.branched[parent]:
+	case !p.branched:
 		// A second child: the parent's children go in the table from now on.
-		b.branched[parent] = true
-		b.byHash.Insert(b.hashes[last], last)
+		p.branched = true
+		b.byHash.Insert(p.lastHash, last)
 		id = b.lookup(h)
 	default:
 		id = b.lookup(h)
 	}
-	b.lastChild[parent] = id + 1
+	p = &b.nodes[parent] // add may have moved the nodes
+	p.lastChild, p.lastHash = id, h
 	return id
 }
 
 // lookup returns the hash id of h from the table, numbering and entering it if it is new.
 func (b *HashIDs) lookup(h uint64) int32 {
-	id, ok := b.byHash.Insert(h, int32(len(b.hashes)))
+	id, ok := b.byHash.Insert(h, int32(len(b.nodes)))
 	if ok {
 		return id
 	}
@@ -67,14 +81,12 @@ func (b *HashIDs) lookup(h uint64) int32 {
 
 // add numbers a new hash.
 func (b *HashIDs) add(h uint64) int32 {
-	b.hashes = append(grow.Room(b.hashes, 1), h)
-	b.lastChild = append(grow.Room(b.lastChild, 1), 0)
-	b.branched = append(grow.Room(b.branched, 1), false)
-	return int32(len(b.hashes) - 1)
+	b.nodes = append(grow.Room(b.nodes, 1), hashNode{hash: h, lastChild: -1})
+	return int32(len(b.nodes) - 1)
 }
 
 // Hash is the sequence hash with hash id id.
-func (b *HashIDs) Hash(id int32) uint64 { return b.hashes[id] }
+func (b *HashIDs) Hash(id int32) uint64 { return b.nodes[id].hash }
 
 // Len is the number of hash ids given.
-func (b *HashIDs) Len() int { return len(b.hashes) }
+func (b *HashIDs) Len() int { return len(b.nodes) }
