@@ -140,16 +140,19 @@ func (p *KVPool) CanReserve(fresh, inactiveHits int) bool {
 	return fresh-p.Free() <= p.numInactive-inactiveHits
 }
 
-// Pin takes a reference on the chosen copy of the i-th hash of the last Match and returns
-// its block id.
-func (p *KVPool) Pin(i int) int32 {
-	b := p.hitCopy(i)
-	blk := &p.blocks[b]
-	if blk.refs == 0 {
-		p.lruRemove(b)
+// PinMatched takes a reference on the chosen copy of each of the first n hashes of the last
+// Match and appends their block ids to dst (one call per admission, not per block).
+func (p *KVPool) PinMatched(n int, dst []int32) []int32 {
+	for i := 0; i < n; i++ {
+		b := p.hitCopy(i)
+		blk := &p.blocks[b]
+		if blk.refs == 0 {
+			p.lruRemove(b)
+		}
+		blk.refs++
+		dst = append(dst, b)
 	}
-	blk.refs++
-	return b
+	return dst
 }
 
 // TakeAnon takes n anonymous blocks: free ones first, then from the LRU head (dead blocks,

@@ -83,7 +83,7 @@ func TestKVPoolReleaseMixed(t *testing.T) {
 }
 
 // Match remembers the copies it found, by position: ActiveHits counts the matched hashes with
-// an active copy, and Pin prefers an active copy of a hash with several (§4.3) and pins the
+// an active copy, and PinMatched prefers an active copy of a hash with several (§4.3) and pins the
 // inactive one otherwise, taking it out of the LRU.
 func TestKVPoolPinsMatchedCopies(t *testing.T) {
 	p := NewKVPool(8, true, false)
@@ -100,11 +100,8 @@ func TestKVPoolPinsMatchedCopies(t *testing.T) {
 	if got := p.ActiveHits(2); got != 1 {
 		t.Fatalf("ActiveHits(2) = %d, want 1 (hash 10 has the active copy a2)", got)
 	}
-	if got := p.Pin(0); got != a2 {
-		t.Fatalf("Pin(0) = block %d, want the active copy %d", got, a2)
-	}
-	if got := p.Pin(1); got != b1 {
-		t.Fatalf("Pin(1) = block %d, want %d", got, b1)
+	if got := p.PinMatched(2, nil); len(got) != 2 || got[0] != a2 || got[1] != b1 {
+		t.Fatalf("PinMatched(2) = blocks %v, want the active copy %d and %d", got, a2, b1)
 	}
 	counts(t, p, "pinned", 5, 2, 1) // b1 left the LRU; a1 stays inactive
 	if p.Match([]int32{11}) != 1 || p.ActiveHits(1) != 1 {

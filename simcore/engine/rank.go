@@ -395,12 +395,11 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 		fresh := xmath.CeilDiv(need, bs) - have
 		if fresh <= 0 || k.KV.CanReserve(fresh, inactiveHits) {
 			if !r.pinned {
-				for i := 0; i < r.hitBlocks; i++ {
-					if i < len(r.hashIDs) {
-						r.blocks = append(r.blocks, k.KV.Pin(i))
-					} else {
-						r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashIDs)]))
-					}
+				// Shared hits first (by their position in the last Match), then own ones.
+				shared := min(r.hitBlocks, len(r.hashIDs))
+				r.blocks = k.KV.PinMatched(shared, r.blocks)
+				for i := shared; i < r.hitBlocks; i++ {
+					r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashIDs)]))
 				}
 				if cfg.Policy == TRTLLM {
 					k.trtHeld += r.hitBlocks

@@ -145,7 +145,7 @@ func Run(p *Plan) *Result {
 }
 
 func newPool(pp *PoolPlan, pool engine.Pool, stream string, hashIDs *engine.HashIDs) *poolState {
-	pp.Rank.HashIDs, pp.Router.HashIDs = hashIDs, hashIDs
+	pp.Rank.HashIDs = hashIDs // the router takes it from the workers
 	ps := &poolState{plan: pp, pool: pool, router: router.New(pp.Router, rng.New(42, stream))}
 	pp.Rank.Pool = pool
 	for i := 0; i < pp.Replicas; i++ {

@@ -31,9 +31,6 @@ type Config struct {
 	UseEvents          bool // consume KV events for overlap (agg, prefill pools)
 	BlockSize          int
 	QueueThreshold     float64 // 16 × max_batched_tokens
-	// HashIDs numbers block hashes; it must be the one the pool's workers use (New makes
-	// one when it is nil, for a router tested alone).
-	HashIDs *engine.HashIDs
 	// AIC load model: expected prefill ms of one request (nil = none).
 	ExpectedPrefillMs func(L, prefix int) float64
 }
@@ -42,6 +39,9 @@ type Config struct {
 type Router struct {
 	cfg    Config
 	stream *rng.Stream
+	// hashIDs is the numbering of block hashes the pool's workers use (their KV events
+	// name hash ids of it), taken from the workers by SetWorkers.
+	hashIDs *engine.HashIDs
 	// Candidates in ascending (worker_id, dp_rank) order; rebuilt by SetWorkers.
 	workers []*engine.Worker
 	scheds  [][]*sched // by worker id, then rank; persistent across lifecycle
@@ -88,9 +88,6 @@ type aicPrefill struct {
 
 // New makes a router for a pool; stream is the pool's `router.<pool>` stream.
 func New(cfg Config, stream *rng.Stream) *Router {
-	if cfg.HashIDs == nil {
-		cfg.HashIDs = engine.NewHashIDs()
-	}
 	return &Router{cfg: cfg, stream: stream, cursor: -1}
 }
 
@@ -110,6 +107,11 @@ func (rt *Router) SetWorkers(ws []*engine.Worker) {
 	rt.workers = ws
 	rt.cands = rt.cands[:0]
 	for _, w := range ws {
+		if in := w.Ranks[0].Config().HashIDs; rt.hashIDs == nil {
+			rt.hashIDs = in
+		} else if in != rt.hashIDs {
+			panic("router: the pool's workers number block hashes differently")
+		}
 		for i := range w.Ranks {
 			for int(w.ID) >= len(rt.scheds) {
 				rt.scheds = append(rt.scheds, nil)
@@ -172,7 +174,7 @@ func (rt *Router) roundRobin() Placement {
 func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placement, bool) {
 	cfg := &rt.cfg
 	bs := cfg.BlockSize
-	hashes := r.PromptHashIDs(bs, cfg.HashIDs)
+	hashes := r.PromptHashIDs(bs, rt.hashIDs)
 	reqBlocks := xmath.CeilDiv(r.L, bs)
 	rt.costs = rt.costs[:0]
 	rt.overlap = rt.overlap[:0]
@@ -301,12 +303,13 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []int32, ov int, n
 	}
 	if cfg.TrackDecodeBlocks {
 		if cfg.AssumeKVReuse {
+			s.refs = grow.To(s.refs, rt.hashIDs.Len()) // every hash id is below Len
+			refs := s.refs
 			for _, h := range hashes {
-				s.refs = grow.To(s.refs, int(h)+1)
-				if s.refs[h] == 0 {
+				if refs[h] == 0 {
 					s.adb++
 				}
-				s.refs[h]++
+				refs[h]++
 			}
 			s.adb += int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 		} else {
@@ -390,7 +393,7 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	}
 	bs := rt.cfg.BlockSize
 	if rt.cfg.AssumeKVReuse {
-		hashes := r.PromptHashIDs(bs, rt.cfg.HashIDs)
+		hashes := r.PromptHashIDs(bs, rt.hashIDs)
 		for _, h := range hashes {
 			v := s.held(h)
 			if v <= 1 {
@@ -412,20 +415,18 @@ func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
 	if s == nil || !rt.cfg.UseEvents {
 		return
 	}
+	s.indexed = grow.To(s.indexed, rt.hashIDs.Len()) // every hash id is below Len
+	indexed := s.indexed
 	for _, e := range evs {
 		switch e.Kind {
 		case engine.KVStored:
-			if !e.Root && !s.has(e.Parent) {
-				continue
+			if e.Root || indexed[e.Parent] {
+				indexed[e.Hash] = true
 			}
-			s.indexed = grow.To(s.indexed, int(e.Hash)+1)
-			s.indexed[e.Hash] = true
 		case engine.KVRemoved:
-			if s.has(e.Hash) {
-				s.indexed[e.Hash] = false
-			}
+			indexed[e.Hash] = false
 		case engine.KVCleared:
-			clear(s.indexed)
+			clear(indexed)
 		}
 	}
 }
