@@ -282,8 +282,10 @@ func (p *fastParser) uints(store *[]uint64, dst *[]uint64) bool {
 			var v uint64
 			for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
 				d := uint64(p.b[p.i] - '0')
-				if v > (math.MaxUint64-d)/10 {
-					return false // out of range, as ParseUint would say
+				// Out of range, as ParseUint would say; compared with constants, as a
+				// division per digit is a real division in WebAssembly.
+				if v >= math.MaxUint64/10 && (v > math.MaxUint64/10 || d > math.MaxUint64%10) {
+					return false
 				}
 				v = v*10 + d
 				p.i++

@@ -171,6 +171,11 @@ func TestInternerFirstSeen(t *testing.T) {
 func FuzzFastRow(f *testing.F) {
 	f.Add([]byte(`{"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2, 3]}`))
 	f.Add([]byte(`{"session_id": 12, "request_id": "r-1", "created_time": 1.5e3, "input_tokens": null, "output_tokens": 7, "hash_ids": [], "delay_ms": 0.25, "priority": -3, "flag": true, "x": "y", "output_token_ids": [1, 18446744073709551615]}`))
+	// Around the largest uint64: in range, one past it, a last digit past it, a digit more.
+	f.Add([]byte(`{"hash_ids": [18446744073709551610, 18446744073709551615]}`))
+	f.Add([]byte(`{"hash_ids": [18446744073709551616]}`))
+	f.Add([]byte(`{"hash_ids": [18446744073709551619]}`))
+	f.Add([]byte(`{"hash_ids": [184467440737095516150]}`))
 	f.Add([]byte(`{"Timestamp": 4, "hash_ids": [1]}`))
 	f.Add([]byte(`{"hash_ids": [18446744073709551616]}`)) // one past the largest uint64
 	f.Add([]byte(`{"wait_for": ["a"], "hash_ids": [1, 2]} `))
