@@ -106,15 +106,13 @@ type fastParser struct {
 }
 
 func (p *fastParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	for p.i < len(p.b) && isSpace(p.b[p.i]) {
+		p.i++
 	}
 }
+
+// isSpace reports whether c is JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func (p *fastParser) eat(c byte) bool {
 	if p.i < len(p.b) && p.b[p.i] == c {
@@ -272,38 +270,52 @@ func (p *fastParser) uints(store *[]uint64, dst *[]uint64) bool {
 	if out == nil {
 		out = make([]uint64, 0, 32)
 	}
-	p.ws()
-	if !p.eat(']') {
-		for {
-			p.ws()
-			// The digits are accumulated here (hash ids are most of a trace's numbers):
-			// strconv.ParseUint would first copy them into a string.
-			start := p.i
-			var v uint64
-			for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-				d := uint64(p.b[p.i] - '0')
-				// Out of range, as ParseUint would say; compared with constants, as a
-				// division per digit is a real division in WebAssembly.
-				if v >= math.MaxUint64/10 && (v > math.MaxUint64/10 || d > math.MaxUint64%10) {
-					return false
-				}
-				v = v*10 + d
-				p.i++
-			}
-			if n := p.i - start; n == 0 || (p.b[start] == '0' && n > 1) {
+	// The list is scanned with the buffer and position in locals (hash ids are most of a
+	// trace's bytes; fields of p are loads and stores of memory in WebAssembly), and the
+	// digits are accumulated here: strconv.ParseUint would first copy them into a string.
+	b, i := p.b, p.i
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	if i < len(b) && b[i] == ']' {
+		p.i = i + 1
+		*store, *dst = out, out
+		return true
+	}
+	for {
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		start := i
+		var v uint64
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			d := uint64(b[i] - '0')
+			// Out of range, as ParseUint would say; compared with constants, as a division
+			// per digit is a real division in WebAssembly.
+			if v >= math.MaxUint64/10 && (v > math.MaxUint64/10 || d > math.MaxUint64%10) {
 				return false
 			}
-			out = append(out, v)
-			p.ws()
-			if p.eat(',') {
-				continue
-			}
-			if p.eat(']') {
-				break
-			}
+			v = v*10 + d
+			i++
+		}
+		if n := i - start; n == 0 || (b[start] == '0' && n > 1) {
 			return false
 		}
+		out = append(out, v)
+		for i < len(b) && isSpace(b[i]) {
+			i++
+		}
+		if i < len(b) && b[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			i++
+			break
+		}
+		return false
 	}
+	p.i = i
 	*store = out
 	*dst = out
 	return true
