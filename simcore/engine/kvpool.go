@@ -99,17 +99,17 @@ func (p *KVPool) Inactive() int { return p.numInactive }
 // stay valid until blocks are evicted: the admission that matched pins its hits before it
 // takes fresh blocks.
 func (p *KVPool) Match(hashes []int32) int {
-	p.heads = p.heads[:0]
-	if !p.prefixCaching {
-		return 0
-	}
-	for _, h := range hashes {
-		if int(h) >= len(p.copyHead) || p.copyHead[h] == 0 {
-			break
+	heads, copyHead := p.heads[:0], p.copyHead
+	if p.prefixCaching {
+		for _, h := range hashes {
+			if int(h) >= len(copyHead) || copyHead[h] == 0 {
+				break
+			}
+			heads = append(heads, copyHead[h]-1)
 		}
-		p.heads = append(p.heads, p.copyHead[h]-1)
 	}
-	return len(p.heads)
+	p.heads = heads
+	return len(heads)
 }
 
 // hitCopy picks the copy of the i-th matched hash to pin: an active one if any, else the

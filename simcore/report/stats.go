@@ -167,7 +167,10 @@ func (d *Dist) AddPassGaps(w *engine.Worker) {
 		d.grow()
 	}
 	ends, diff := w.PassEnds, w.GapCounts()
-	var c int64
+	// The table and the sample count live in locals (fields of d are memory loads and
+	// stores in WebAssembly), reloaded after an insert, which may grow the table.
+	tab, mask := d.tab, uint64(len(d.tab)-1)
+	var c, n int64
 	for p := 1; p < len(diff) && p < len(ends); p++ {
 		c += int64(diff[p])
 		if c <= 0 {
@@ -177,18 +180,19 @@ func (d *Dist) AddPassGaps(w *engine.Worker) {
 		// per sample costs more in WebAssembly than the probe (calling add here: +2.3 % of
 		// the Mooncake trace's instructions, +8 million mispredicted branches).
 		k := nonNegKey(ends[p] - ends[p-1])
-		d.n += c
-		mask := uint64(len(d.tab) - 1)
+		n += c
 		i := hashtab.Spread(k) & mask
-		for d.tab[i].key != k && d.tab[i].key != 0 {
+		for tab[i].key != k && tab[i].key != 0 {
 			i = (i + 1) & mask
 		}
-		if d.tab[i].key == k {
-			d.tab[i].count += c
+		if tab[i].key == k {
+			tab[i].count += c
 		} else {
 			d.insert(i, k, c)
+			tab, mask = d.tab, uint64(len(d.tab)-1)
 		}
 	}
+	d.n += n
 }
 
 // nonNeg is max(0, x) for the non-NaN values here, without the runtime call that max on

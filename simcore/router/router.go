@@ -69,9 +69,6 @@ type sched struct {
 	refs     []int32 // by hash id: number of placed requests holding it; grows as needed
 }
 
-// has reports whether the rank holds hash id h per its KV events.
-func (s *sched) has(h int32) bool { return int(h) < len(s.indexed) && s.indexed[h] }
-
 // held is the number of placed requests holding hash id h.
 func (s *sched) held(h int32) int32 {
 	if int(h) < len(s.refs) {
@@ -183,8 +180,9 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 	for _, s := range rt.cands {
 		ov := 0
 		if cfg.UseEvents {
+			indexed := s.indexed // a local: no reload of the field per block
 			for _, h := range hashes {
-				if !s.has(h) {
+				if int(h) >= len(indexed) || !indexed[h] {
 					break
 				}
 				ov++
@@ -304,13 +302,14 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []int32, ov int, n
 	if cfg.TrackDecodeBlocks {
 		if cfg.AssumeKVReuse {
 			s.refs = grow.To(s.refs, rt.hashIDs.Len()) // every hash id is below Len
-			refs := s.refs
+			refs, fresh := s.refs, int64(0)
 			for _, h := range hashes {
 				if refs[h] == 0 {
-					s.adb++
+					fresh++
 				}
 				refs[h]++
 			}
+			s.adb += fresh
 			s.adb += int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 		} else {
 			s.adb += int64(xmath.CeilDiv(r.L, bs))
@@ -394,15 +393,20 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	bs := rt.cfg.BlockSize
 	if rt.cfg.AssumeKVReuse {
 		hashes := r.PromptHashIDs(bs, rt.hashIDs)
+		refs, freed := s.refs, int64(0)
 		for _, h := range hashes {
-			v := s.held(h)
+			v := int32(0)
+			if int(h) < len(refs) {
+				v = refs[h]
+			}
 			if v <= 1 {
-				s.adb--
+				freed++
 			}
 			if v > 0 {
-				s.refs[h] = v - 1
+				refs[h] = v - 1
 			}
 		}
+		s.adb -= freed
 		s.adb -= int64(xmath.CeilDiv(r.L, bs) - len(hashes))
 	} else {
 		s.adb -= int64(xmath.CeilDiv(r.L, bs))
