@@ -340,26 +340,26 @@ func (p *KVPool) lruAppend(b int32) {
 	p.numInactive++
 }
 
+// lruRemove takes block b out of the LRU list. It runs for every eviction and every pin of
+// an inactive block, and is written to stay within the Go inliner's budget.
 func (p *KVPool) lruRemove(b int32) {
 	blk := &p.blocks[b]
+	next, prev := blk.next, blk.prev
 	// The dead blocks before b now come before its successor.
-	if blk.next >= 0 {
-		p.blocks[blk.next].gapBefore += blk.gapBefore
+	if next >= 0 {
+		nb := &p.blocks[next]
+		nb.gapBefore += blk.gapBefore
+		nb.prev = prev
 	} else {
 		p.gapTail += blk.gapBefore
+		p.lruTail = prev
 	}
-	blk.gapBefore = 0
-	if blk.prev >= 0 {
-		p.blocks[blk.prev].next = blk.next
+	if prev >= 0 {
+		p.blocks[prev].next = next
 	} else {
-		p.lruHead = blk.next
+		p.lruHead = next
 	}
-	if blk.next >= 0 {
-		p.blocks[blk.next].prev = blk.prev
-	} else {
-		p.lruTail = blk.prev
-	}
-	blk.prev, blk.next = -1, -1
+	blk.gapBefore, blk.prev, blk.next = 0, -1, -1
 	p.numInactive--
 }
 
