@@ -3,9 +3,10 @@ package engine
 import "aisimulate/simcore/grow"
 
 // KVPool is one rank's KV block pool with prefix caching (simulation.md §4). Cached copies
-// are registered under the hash id of their sequence hash (HashIDs); a hash may have several
-// resident copies (linked through nextCopy). Copies with no references sit in an LRU list and are evicted from its
-// head. All links are int32 indices into blocks; -1 ends a list.
+// are registered under the hash id of their sequence hash (HashIDs); a hash may have
+// several resident copies (linked through nextCopy). Copies with no references sit in an
+// LRU list and are evicted from its head. All links are int32 indices into blocks; -1 ends
+// a list.
 //
 // Only blocks whose identity matters have an id: cached copies (registered under a hash, or
 // a preempted request's unique blocks it may reuse) and the hits a request pins. A request's
@@ -25,7 +26,7 @@ type KVPool struct {
 	// grows as hash ids are registered.
 	copyHead []int32
 	// heads holds, for each hash the last Match found, the first of its resident copies:
-	// admission checks (ActiveHits) and pins (Pin) of that request then need no lookups.
+	// admission checks (ActiveHits) and pins (PinMatched) of that request then need no lookups.
 	heads         []int32
 	prefixCaching bool
 	// Events collects Stored/Removed events for a router that consumes them.
@@ -95,7 +96,7 @@ func (p *KVPool) Active() int { return p.numUsed - p.numInactive }
 func (p *KVPool) Inactive() int { return p.numInactive }
 
 // Match counts the leading hash ids that have a resident cached copy (no LRU change) and
-// remembers their copies for ActiveHits and Pin, which refer to them by position. Those
+// remembers their copies for ActiveHits and PinMatched, which refer to them by position. Those
 // stay valid until blocks are evicted: the admission that matched pins its hits before it
 // takes fresh blocks.
 func (p *KVPool) Match(hashes []int32) int {
