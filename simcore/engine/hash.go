@@ -1,6 +1,9 @@
 package engine
 
-import "aisimulate/simcore/xmath"
+import (
+	"aisimulate/simcore/hashtab"
+	"aisimulate/simcore/xmath"
+)
 
 // Block hashing (simulation.md §4.1). Hash values never reach outputs, so we use our own
 // fixed 64-bit function [decision, docs/simulation.md]: a block's local hash mixes its
@@ -109,7 +112,7 @@ func (r *Request) extendHashIDs(upto, bs int, in *HashIDs) {
 	if b >= full {
 		return
 	}
-	parent, parentID := uint64(0), int32(-1)
+	parent, parentID := uint64(0), hashtab.Root
 	if b > 0 {
 		parentID = r.hashIDs[b-1]
 		parent = in.Hash(parentID)
@@ -133,7 +136,7 @@ func (r *Request) extendHashIDs(upto, bs int, in *HashIDs) {
 				c.segOff += bs
 				c.pos += bs
 				parent = chainHash(parent, mix64(hashSeed, uint64(s.Token)<<32|uint64(bs)))
-				parentID = in.ID(parentID, parent)
+				parentID = in.tree.Child(parentID, parent)
 				r.hashIDs = append(r.hashIDs, parentID)
 				continue
 			}
@@ -155,7 +158,7 @@ func (r *Request) extendHashIDs(upto, bs int, in *HashIDs) {
 		}
 		local = mix64(local, uint64(curTok)<<32|uint64(curCnt))
 		parent = chainHash(parent, local)
-		parentID = in.ID(parentID, parent)
+		parentID = in.tree.Child(parentID, parent)
 		r.hashIDs = append(r.hashIDs, parentID)
 	}
 }

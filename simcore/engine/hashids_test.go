@@ -3,6 +3,8 @@ package engine
 import (
 	"math/rand/v2"
 	"testing"
+
+	"aisimulate/simcore/hashtab"
 )
 
 // The prefix-tree numbering gives every distinct sequence hash the id a plain map would give
@@ -14,13 +16,13 @@ func TestHashIDsNumberInOrderOfFirstSight(t *testing.T) {
 	in := NewHashIDs()
 	want := map[uint64]int32{}
 	for step := 0; step < 5000; step++ {
-		parent, parentHash := int32(-1), uint64(0)
+		parent, parentHash := hashtab.Root, uint64(0)
 		for range rnd.IntN(30) {
 			h := chainHash(parentHash, uint64(rnd.IntN(2)+1))
 			id := in.ID(parent, h)
 			w, seen := want[h]
 			if !seen {
-				w = int32(len(want))
+				w = int32(len(want) + 1) // after the root
 				want[h] = w
 			}
 			if id != w || in.Hash(id) != h {
@@ -29,7 +31,7 @@ func TestHashIDsNumberInOrderOfFirstSight(t *testing.T) {
 			parent, parentHash = id, h
 		}
 	}
-	if in.Len() != len(want) {
+	if in.Len() != len(want)+1 {
 		t.Fatalf("%d ids for %d hashes", in.Len(), len(want))
 	}
 }

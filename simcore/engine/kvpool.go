@@ -246,7 +246,9 @@ func (p *KVPool) Register(b int32, h, parent int32, root bool) {
 	blk := &p.blocks[b]
 	blk.cached = true
 	blk.hash = h
-	p.copyHead = grow.To(p.copyHead, int(h)+1)
+	if int(h) >= len(p.copyHead) {
+		p.copyHead = grow.To(p.copyHead, int(h)+1)
+	}
 	if head := p.copyHead[h]; head != 0 {
 		blk.nextCopy = p.blocks[head-1].nextCopy
 		p.blocks[head-1].nextCopy = b

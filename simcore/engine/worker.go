@@ -205,7 +205,9 @@ func (w *Worker) FinishPass() {
 
 // addRun counts consecutive-pass token gaps at pass indices p0+1..p1.
 func (w *Worker) addRun(p0, p1 int32) {
-	w.runDiff = grow.To(w.runDiff, int(p1)+2)
+	if int(p1)+2 > len(w.runDiff) {
+		w.runDiff = grow.To(w.runDiff, int(p1)+2)
+	}
 	w.runDiff[p0+1]++
 	w.runDiff[p1+1]--
 }

@@ -48,7 +48,7 @@ func TestHeldPrefixCountsHeldHashes(t *testing.T) {
 	in := engine.NewHashIDs()
 	chain := func(tokens []uint64) []int32 {
 		hs := make([]int32, len(tokens))
-		h, parent := uint64(0x9e37), int32(-1)
+		h, parent := uint64(0x9e37), hashtab.Root
 		for i, tok := range tokens {
 			h = hashtab.Spread(h*31 + tok + 1)
 			hs[i] = in.ID(parent, h)

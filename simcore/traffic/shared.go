@@ -9,29 +9,30 @@ import "aisimulate/simcore/hashtab"
 func MarkShared(w *Workload) *Workload {
 	// Nodes are keyed by token only, not run length: two prompts whose runs of one token
 	// differ in length still share the shorter run's blocks. This over-approximates sharing,
-	// which is always safe (shareable blocks are simply indexed). A node's key packs its
-	// parent node (+2, so it is never 0) and the token.
-	nodes := hashtab.New(1024)
-	var counts []int32
-	nodeKey := func(parent int32, token uint32) uint64 {
-		return hashtab.Spread(uint64(parent+2)<<32 | uint64(token))
+	// which is always safe (shareable blocks are simply indexed). Keys are token+1 (the tree
+	// wants nonzero keys). The tree remembers each node's last child, so a conversation's
+	// turn that repeats its previous turn's prompt walks it without table probes.
+	var tree hashtab.Tree
+	var counts []int32 // by node
+	// visit walks from parent to its child for token, counting one more visit.
+	visit := func(parent int32, token uint32) int32 {
+		n := tree.Child(parent, uint64(token)+1)
+		for len(counts) < tree.Len() {
+			counts = append(counts, 0)
+		}
+		counts[n]++
+		return n
 	}
 	// count walks a token sequence (several segment lists in a row) adding one visit per node.
 	count := func(lists ...[]Segment) {
-		parent := int32(-1)
+		parent := hashtab.Root
 		for _, l := range lists {
 			for _, sg := range l {
-				sg.Runs(func(token uint32, _ int) {
-					k := nodeKey(parent, token)
-					n, ok := nodes.Get(k)
-					if !ok {
-						n = int32(len(counts))
-						nodes.Put(k, n)
-						counts = append(counts, 0)
-					}
-					counts[n]++
-					parent = n
-				})
+				if sg.Stride == 0 { // one run: no closure call
+					parent = visit(parent, sg.Token)
+					continue
+				}
+				sg.Runs(func(token uint32, _ int) { parent = visit(parent, token) })
 			}
 		}
 	}
@@ -79,23 +80,29 @@ func MarkShared(w *Workload) *Workload {
 			t.SharedTokens, t.SharedKnown = 0, false
 			continue
 		}
-		// Leading segments whose node is visited by at least two sequences.
+		// Leading segments whose node is visited by at least two sequences. Every node of
+		// the prompt exists (count walked it), so Child only finds them.
 		tokens := 0
-		parent := int32(-1)
+		parent := hashtab.Root
 		shared := true
+		step := func(token uint32, count int) {
+			if !shared {
+				return
+			}
+			n := tree.Child(parent, uint64(token)+1)
+			if counts[n] < 2 {
+				shared = false
+				return
+			}
+			tokens += count
+			parent = n
+		}
 		for _, sg := range t.Prompt {
-			sg.Runs(func(token uint32, count int) {
-				if !shared {
-					return
-				}
-				n, _ := nodes.Get(nodeKey(parent, token))
-				if counts[n] < 2 {
-					shared = false
-					return
-				}
-				tokens += count
-				parent = n
-			})
+			if sg.Stride == 0 {
+				step(sg.Token, sg.Count)
+			} else {
+				sg.Runs(step)
+			}
 			if !shared {
 				break
 			}
