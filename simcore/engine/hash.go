@@ -21,7 +21,7 @@ func mix64(a, b uint64) uint64 {
 }
 
 // chainHash combines the parent's sequence hash with a block's local hash.
-// Zero is reserved as the empty key of hashtab.Table, so it maps to 1.
+// Zero is reserved (hashtab.Tree keys are nonzero), so it maps to 1.
 func chainHash(parent, local uint64) uint64 {
 	h := mix64(parent+0x632be59bd9b4e019, local)
 	if h == 0 {
