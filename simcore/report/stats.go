@@ -228,15 +228,22 @@ const fixupBits = 16
 // steady batch creep up by far less than 2^-20 of their value per pass, so a split at 32 bits
 // is not enough.)
 func sortKeys(keys []uint64, vals []int64) {
+	// 12-bit digits: four passes, but a count table that stays in cache, and scatters into
+	// 4096 streams, not 65536 (the Mooncake trace's 286 thousand gap values sort 13 %
+	// faster in WebAssembly than with three passes of 16-bit digits); 16-bit digits for
+	// millions of keys.
+	bits := uint(12)
+	if len(keys) >= 1<<21 {
+		bits = 16
+	}
+	sortKeysDigits(keys, vals, bits)
+}
+
+// sortKeysDigits is sortKeys with digits of the given width.
+func sortKeysDigits(keys []uint64, vals []int64, bits uint) {
 	n := len(keys)
 	src, dst := keys, make([]uint64, n)
 	srcV, dstV := vals, make([]int64, n)
-	// 16-bit digits (three passes) for millions of keys; 12-bit ones (four passes, but a
-	// count table that costs little to clear and scan) below.
-	bits := uint(16)
-	if n < 1<<18 {
-		bits = 12
-	}
 	mask := uint64(1)<<bits - 1
 	count := make([]int, 1<<bits)
 	for shift := uint(fixupBits); shift < 64; shift += bits {

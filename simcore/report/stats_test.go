@@ -79,29 +79,31 @@ func TestDistWeightedEqualsUnit(t *testing.T) {
 func TestSortKeysMatchesComparisonSort(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{radixMin, 20000, 1<<18 + 5} {
-		ws := make([]sample, n)
-		for i := range ws {
-			v := rnd.Float64() * 100
-			switch {
-			case i%13 == 0:
-				v = 1 + float64(rnd.IntN(1000))*0x1p-40 // ties in the high 48 bits of the key
-			case i%11 == 0:
-				v = -v
-			case i%7 == 0:
-				v = float64(rnd.IntN(5)) // many duplicates
+		for _, bits := range []uint{12, 16} {
+			ws := make([]sample, n)
+			for i := range ws {
+				v := rnd.Float64() * 100
+				switch {
+				case i%13 == 0:
+					v = 1 + float64(rnd.IntN(1000))*0x1p-40 // ties in the high 48 bits of the key
+				case i%11 == 0:
+					v = -v
+				case i%7 == 0:
+					v = float64(rnd.IntN(5)) // many duplicates
+				}
+				ws[i] = sample{Gap: v, Count: int64(i)}
 			}
-			ws[i] = sample{Gap: v, Count: int64(i)}
-		}
-		want := slices.Clone(ws)
-		slices.SortStableFunc(want, func(a, b sample) int { return cmp.Compare(a.Gap, b.Gap) })
-		keys, vals := make([]uint64, n), make([]int64, n)
-		for i, w := range ws {
-			keys[i], vals[i] = floatKey(w.Gap), w.Count
-		}
-		sortKeys(keys, vals)
-		for i := range want {
-			if got := (sample{Gap: keyFloat(keys[i]), Count: vals[i]}); got != want[i] {
-				t.Fatalf("n=%d index %d: %+v, want %+v (the sort must be stable and ordered)", n, i, got, want[i])
+			want := slices.Clone(ws)
+			slices.SortStableFunc(want, func(a, b sample) int { return cmp.Compare(a.Gap, b.Gap) })
+			keys, vals := make([]uint64, n), make([]int64, n)
+			for i, w := range ws {
+				keys[i], vals[i] = floatKey(w.Gap), w.Count
+			}
+			sortKeysDigits(keys, vals, bits)
+			for i := range want {
+				if got := (sample{Gap: keyFloat(keys[i]), Count: vals[i]}); got != want[i] {
+					t.Fatalf("n=%d, %d-bit digits, index %d: %+v, want %+v (the sort must be stable and ordered)", n, bits, i, got, want[i])
+				}
 			}
 		}
 	}
