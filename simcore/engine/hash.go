@@ -126,18 +126,26 @@ func (r *Request) extendHashIDs(upto, bs int, in *HashIDs) {
 			}
 		}
 		if c.pos+bs <= r.L {
-			// A block inside one plain prompt segment is one run (trace prompts are made
-			// of such segments): its local hash without the run loop.
+			// Blocks inside one plain prompt segment are one run each, with the same local
+			// hash (trace prompts are made of such segments): they are hashed together,
+			// without the run loop. (Unsigned division: signed is a runtime call in wasm.)
 			for c.segOff >= r.Prompt[c.seg].Count {
 				c.seg++
 				c.segOff = 0
 			}
 			if s := r.Prompt[c.seg]; s.Stride == 0 && s.Count-c.segOff >= bs {
-				c.segOff += bs
-				c.pos += bs
-				parent = chainHash(parent, mix64(hashSeed, uint64(s.Token)<<32|uint64(bs)))
-				parentID = in.tree.Child(parentID, parent)
-				r.hashIDs = append(r.hashIDs, parentID)
+				n := min(uint(s.Count-c.segOff)/uint(bs), uint(r.L-c.pos)/uint(bs), uint(full-b))
+				local := mix64(hashSeed, uint64(s.Token)<<32|uint64(bs))
+				ids := r.hashIDs
+				for range n {
+					parent = chainHash(parent, local)
+					parentID = in.tree.Child(parentID, parent)
+					ids = append(ids, parentID)
+				}
+				r.hashIDs = ids
+				c.segOff += int(n) * bs
+				c.pos += int(n) * bs
+				b += int(n) - 1
 				continue
 			}
 		}

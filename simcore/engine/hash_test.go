@@ -30,9 +30,9 @@ func TestStrideSegmentHashesLikeBlocks(t *testing.T) {
 	}
 }
 
-// Blocks that lie inside one plain segment (hashed without the run loop) hash like the same
-// tokens given one per segment (hashed run by run), including blocks that straddle segments
-// of the same token and a partial last block.
+// Blocks that lie inside one plain segment (hashed together, without the run loop) hash like
+// the same tokens given one per segment (hashed run by run), including blocks that straddle
+// segments of the same token and a partial last block, at once or a few tokens at a time.
 func TestPlainSegmentBlocksHashLikeSingleTokens(t *testing.T) {
 	segs := []traffic.Segment{{Token: 3, Count: 63}, {Token: 5, Count: 1}, {Token: 9, Count: 200}, {Token: 9, Count: 56}, {Token: 4, Count: 130}, {Token: 7, Count: 300}}
 	var single []traffic.Segment
@@ -49,6 +49,17 @@ func TestPlainSegmentBlocksHashLikeSingleTokens(t *testing.T) {
 		b := &Request{Outcome: Outcome{Ordinal: 1, L: L, O: 4}, Prompt: single, SharedTokens: -1}
 		if ha, hb := a.PromptHashIDs(bs, in), b.PromptHashIDs(bs, in); len(ha) != L/bs || !slices.Equal(ha, hb) {
 			t.Errorf("block size %d: %v, want %v", bs, ha, hb)
+		}
+		// Hashed a few tokens at a time (as chunked prefill registers blocks), the same ids.
+		c := &Request{Outcome: Outcome{Ordinal: 1, L: L, O: 4}, Prompt: segs, SharedTokens: -1}
+		for upto := 0; upto <= L; upto += 37 {
+			c.extendHashIDs(upto, bs, in)
+			if len(c.hashIDs) != upto/bs {
+				t.Fatalf("block size %d, %d tokens: %d blocks hashed", bs, upto, len(c.hashIDs))
+			}
+		}
+		if hc := c.PromptHashIDs(bs, in); !slices.Equal(hc, a.PromptHashIDs(bs, in)) {
+			t.Errorf("block size %d: hashed incrementally %v, want %v", bs, hc, a.PromptHashIDs(bs, in))
 		}
 	}
 }
