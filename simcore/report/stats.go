@@ -144,7 +144,7 @@ func sortSmall(keys []uint64, counts []int64) {
 // the division are merged, as a fresh grouping would).
 func (d *Dist) Reciprocal(k float64) *Dist {
 	d.group()
-	r := &Dist{grouped: true}
+	r := &Dist{grouped: true, vals: make([]float64, 0, len(d.vals)), counts: make([]int64, 0, len(d.vals))}
 	for i := len(d.vals) - 1; i >= 0; i-- {
 		v := d.vals[i]
 		if v <= 0 {
