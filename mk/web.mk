@@ -29,10 +29,12 @@ build/.gitignore:
 $(WEB_OUT)/core.wasm: $(WEB_GO_SRC)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./wasm/js/core
+	$(WEB_GO) run ./tools/wasmjumps $@
 
 $(WEB_OUT)/ui.wasm: $(WEB_GO_SRC)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/ui
+	$(WEB_GO) run ./tools/wasmjumps $@
 
 $(WEB_OUT)/wasm_exec.js: $(WASM_EXEC)
 	@mkdir -p $(WEB_OUT)
@@ -51,6 +53,7 @@ worker: build/.gitignore $(WORKER_OUT)/app.wasm
 $(WORKER_OUT)/app.wasm: $(WEB_GO_SRC)
 	$(WEB_GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/worker
+	$(WEB_GO) run ./tools/wasmjumps $@
 
 serve-edge: worker web-deps
 	web/node_modules/.bin/workerd serve web/workerd.capnp --experimental
