@@ -18,8 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
+
+	"aisimulate/tools/internal/wasmbin"
 )
 
 // maxGap is the largest run of zero bytes written out to join two segments.
@@ -44,13 +45,7 @@ func main() {
 	if before == after {
 		return
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "wasmdata:", err)
-		os.Exit(1)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := wasmbin.Replace(path, out); err != nil {
 		fmt.Fprintln(os.Stderr, "wasmdata:", err)
 		os.Exit(1)
 	}
@@ -80,7 +75,7 @@ func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int
 	var sections []section
 	data := -1
 	for pos := 8; pos < len(module); {
-		size, n := readU32(module[pos+1:])
+		size, n := wasmbin.ReadU32(module[pos+1:])
 		start := pos + 1 + n
 		if n == 0 || start+int(size) > len(module) {
 			return nil, 0, 0, errMalformed
@@ -110,10 +105,10 @@ func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int
 	b.Write(module[:8])
 	for _, s := range sections {
 		if s.id == 12 { // data count (bulk memory): the new number of segments
-			s.body = appendU32(nil, uint32(len(merged)))
+			s.body = wasmbin.AppendU32(nil, uint32(len(merged)))
 		}
 		b.WriteByte(s.id)
-		b.Write(appendU32(nil, uint32(len(s.body))))
+		b.Write(wasmbin.AppendU32(nil, uint32(len(s.body))))
 		b.Write(s.body)
 	}
 	return b.Bytes(), len(segs), len(merged), nil
@@ -122,13 +117,13 @@ func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int
 // readSegments decodes a data section. ok is false when a segment is not of the rewritable
 // kind (active, memory 0, offset `i32.const c end`).
 func readSegments(body []byte) (segs []segment, ok bool, err error) {
-	count, n := readU32(body)
+	count, n := wasmbin.ReadU32(body)
 	if n == 0 {
 		return nil, false, errMalformed
 	}
 	p := n
 	for i := uint32(0); i < count; i++ {
-		flags, n := readU32(body[p:])
+		flags, n := wasmbin.ReadU32(body[p:])
 		if n == 0 {
 			return nil, false, errMalformed
 		}
@@ -136,12 +131,12 @@ func readSegments(body []byte) (segs []segment, ok bool, err error) {
 		if flags != 0 || p >= len(body) || body[p] != 0x41 { // i32.const
 			return nil, false, nil
 		}
-		off, n := readS32(body[p+1:])
+		off, n := wasmbin.ReadS32(body[p+1:])
 		if n == 0 || p+1+n >= len(body) || body[p+1+n] != 0x0b || off < 0 { // end
 			return nil, false, nil
 		}
 		p += 1 + n + 1
-		size, n := readU32(body[p:])
+		size, n := wasmbin.ReadU32(body[p:])
 		if n == 0 || p+n+int(size) > len(body) {
 			return nil, false, errMalformed
 		}
@@ -183,62 +178,13 @@ func merge(segs []segment, gap uint32) ([]segment, bool) {
 
 // encodeSegments encodes a data section body of active memory-0 segments.
 func encodeSegments(segs []segment) []byte {
-	out := appendU32(nil, uint32(len(segs)))
+	out := wasmbin.AppendU32(nil, uint32(len(segs)))
 	for _, s := range segs {
 		out = append(out, 0, 0x41)
-		out = appendS32(out, int32(s.offset))
+		out = wasmbin.AppendS32(out, int32(s.offset))
 		out = append(out, 0x0b)
-		out = appendU32(out, uint32(len(s.data)))
+		out = wasmbin.AppendU32(out, uint32(len(s.data)))
 		out = append(out, s.data...)
 	}
 	return out
-}
-
-// readU32 decodes an unsigned LEB128 value; n is 0 if it is truncated or too long.
-func readU32(b []byte) (v uint32, n int) {
-	var shift uint
-	for i := 0; i < len(b) && i < 5; i++ {
-		v |= uint32(b[i]&0x7f) << shift
-		if b[i] < 0x80 {
-			return v, i + 1
-		}
-		shift += 7
-	}
-	return 0, 0
-}
-
-// readS32 decodes a signed LEB128 value; n is 0 if it is truncated or too long.
-func readS32(b []byte) (v int32, n int) {
-	var r int64
-	var shift uint
-	for i := 0; i < len(b) && i < 5; i++ {
-		r |= int64(b[i]&0x7f) << shift
-		shift += 7
-		if b[i] < 0x80 {
-			if b[i]&0x40 != 0 {
-				r -= 1 << shift
-			}
-			return int32(r), i + 1
-		}
-	}
-	return 0, 0
-}
-
-func appendU32(b []byte, v uint32) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
-
-func appendS32(b []byte, v int32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"testing"
+
+	"aisimulate/tools/internal/wasmbin"
 )
 
 // module builds a WebAssembly module of a memory section, an optional data count section and
@@ -13,21 +15,21 @@ func module(dataCount bool, segs ...[]byte) []byte {
 	if dataCount {
 		m = append(m, 12, 1, byte(len(segs)))
 	}
-	body := appendU32(nil, uint32(len(segs)))
+	body := wasmbin.AppendU32(nil, uint32(len(segs)))
 	for _, s := range segs {
 		body = append(body, s...)
 	}
 	m = append(m, 11)
-	m = appendU32(m, uint32(len(body)))
+	m = wasmbin.AppendU32(m, uint32(len(body)))
 	return append(m, body...)
 }
 
 // active encodes an active memory-0 segment at offset.
 func active(offset int32, data string) []byte {
 	s := []byte{0, 0x41}
-	s = appendS32(s, offset)
+	s = wasmbin.AppendS32(s, offset)
 	s = append(s, 0x0b)
-	s = appendU32(s, uint32(len(data)))
+	s = wasmbin.AppendU32(s, uint32(len(data)))
 	return append(s, data...)
 }
 
@@ -36,7 +38,7 @@ func image(t *testing.T, m []byte) map[uint32]byte {
 	t.Helper()
 	img := map[uint32]byte{}
 	for pos := 8; pos < len(m); {
-		size, n := readU32(m[pos+1:])
+		size, n := wasmbin.ReadU32(m[pos+1:])
 		body := m[pos+1+n : pos+1+n+int(size)]
 		if m[pos] == 11 {
 			segs, ok, err := readSegments(body)
@@ -72,7 +74,7 @@ func TestMergeJoinsCloseSegmentsOnly(t *testing.T) {
 }
 
 func TestMergeLeavesUnsafeModulesAlone(t *testing.T) {
-	passive := append([]byte{1}, appendU32(nil, 2)...)
+	passive := append([]byte{1}, wasmbin.AppendU32(nil, 2)...)
 	passive = append(passive, "zz"...)
 	for name, in := range map[string][]byte{
 		"overlap": module(false, active(0, "abcd"), active(2, "xy")),

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+
+	"aisimulate/tools/internal/wasmbin"
 )
 
 // Go's WebAssembly backend lays every function out as
@@ -96,7 +98,7 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 						// The block that ends just before segment seg.
 						blockAt := loopAt + blocks - seg
 						out = append(out, 0x0c)
-						out = appendU32(out, uint32(len(stack)-1-blockAt))
+						out = wasmbin.AppendU32(out, uint32(len(stack)-1-blockAt))
 						rewritten++
 						push(inst{op: op, start: cur.start})
 						continue
@@ -280,12 +282,4 @@ func (r *reader) blockType() {
 		return
 	}
 	r.s64()
-}
-
-func appendU32(b []byte, v uint32) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
 }

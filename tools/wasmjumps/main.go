@@ -12,7 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"aisimulate/tools/internal/wasmbin"
 )
 
 func main() {
@@ -35,13 +36,7 @@ func main() {
 	if rewritten == 0 {
 		return
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "wasmjumps:", err)
-		os.Exit(1)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := wasmbin.Replace(path, out); err != nil {
 		fmt.Fprintln(os.Stderr, "wasmjumps:", err)
 		os.Exit(1)
 	}
@@ -72,7 +67,7 @@ func RewriteModule(module []byte) (out []byte, rewritten int, err error) {
 			}
 		}
 		out = append(out, id)
-		out = appendU32(out, uint32(len(body)))
+		out = wasmbin.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	return out, rewritten, nil
@@ -82,7 +77,7 @@ func RewriteModule(module []byte) (out []byte, rewritten int, err error) {
 func rewriteCode(sec []byte) (out []byte, rewritten int, err error) {
 	r := reader{b: sec}
 	n := r.u32()
-	out = appendU32(out, n)
+	out = wasmbin.AppendU32(out, n)
 	for i := uint32(0); i < n; i++ {
 		size := r.u32()
 		start := r.p
@@ -95,7 +90,7 @@ func rewriteCode(sec []byte) (out []byte, rewritten int, err error) {
 			return nil, 0, fmt.Errorf("function %d: %w", i, err)
 		}
 		rewritten += k
-		out = appendU32(out, uint32(len(body)))
+		out = wasmbin.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	if r.p != len(sec) {

@@ -1,0 +1,73 @@
+// Package wasmbin holds what the post-link WebAssembly tools (tools/wasmdata,
+// tools/wasmjumps) share: LEB128 integers and replacing a module file in place.
+package wasmbin
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// ReadU32 decodes an unsigned LEB128 value; n is 0 if it is truncated or too long.
+func ReadU32(b []byte) (v uint32, n int) {
+	var shift uint
+	for i := 0; i < len(b) && i < 5; i++ {
+		v |= uint32(b[i]&0x7f) << shift
+		if b[i] < 0x80 {
+			return v, i + 1
+		}
+		shift += 7
+	}
+	return 0, 0
+}
+
+// ReadS32 decodes a signed LEB128 value; n is 0 if it is truncated or too long.
+func ReadS32(b []byte) (v int32, n int) {
+	var r int64
+	var shift uint
+	for i := 0; i < len(b) && i < 5; i++ {
+		r |= int64(b[i]&0x7f) << shift
+		shift += 7
+		if b[i] < 0x80 {
+			if b[i]&0x40 != 0 {
+				r -= 1 << shift
+			}
+			return int32(r), i + 1
+		}
+	}
+	return 0, 0
+}
+
+// AppendU32 appends v as unsigned LEB128.
+func AppendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// AppendS32 appends v as signed LEB128.
+func AppendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// Replace writes module to path through a temporary file in the same directory renamed over
+// it, so a failed write leaves the old module whole.
+func Replace(path string, module []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, module, 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
