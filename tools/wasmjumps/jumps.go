@@ -31,7 +31,8 @@ var errUnsupported = errors.New("unsupported instruction")
 
 // ctrl is one open control construct of a function body.
 type ctrl struct {
-	op byte // 0x02 block, 0x03 loop, 0x04 if
+	op      byte // 0x02 block, 0x03 loop, 0x04 if
+	segment bool // one of the dispatch's segment blocks: its end starts the next segment
 }
 
 // rewriteBody returns a function body (locals and code, without its size) with forward
@@ -80,7 +81,7 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 				return out, rewritten, nil
 			}
 			top := len(stack) - 1
-			if loopAt >= 0 && top > loopAt && top <= loopAt+blocks {
+			if stack[top].segment {
 				segment++ // a segment block closed: the next segment starts
 			}
 			if top == loopAt {
@@ -122,6 +123,9 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 				}
 				if l >= 0 && stack[l].op == 0x03 && len(stack)-1-l >= 1 && dispatchPrefix(out, prev[1].start, len(stack)-1-l) {
 					loopAt, blocks, table = l, len(stack)-1-l, labels
+					for i := l + 1; i < len(stack); i++ {
+						stack[i].segment = true
+					}
 				}
 			}
 		case op == 0x0f || op == 0x00 || op == 0x01 || op == 0x1a || op == 0x1b: // return, unreachable, nop, drop, select

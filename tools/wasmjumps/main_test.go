@@ -61,22 +61,25 @@ func run(t *testing.T, module []byte) string {
 }
 
 // tinyModule is a module of one function (param i32 = PC_B) laid out as Go lays out its
-// functions: a dispatch loop over three segments, where segment 0 jumps forward to segment 2
-// and segment 1 jumps back to segment 0.
-func tinyModule(seg0Jump byte) []byte {
+// functions: a dispatch loop over three segments; seg0 is the code of segment 0, and
+// segment 1 jumps back to segment 0 unless PC_B is 1 (it then falls through to segment 2).
+func tinyModule(seg0 ...byte) []byte {
 	body := []byte{
 		0x00,       // no locals
 		0x03, 0x40, // loop
 		0x02, 0x40, 0x02, 0x40, 0x02, 0x40, // three segment blocks
 		0x20, 0x00, 0x0e, 0x03, 0x00, 0x01, 0x02, 0x02, // local.get 0; br_table [0 1 2] 2
-		0x0b,                                   // segment 0
-		0x41, 0x02, 0x21, 0x00, 0x0c, seg0Jump, // i32.const 2; local.set 0; br (loop: 2, direct: 1)
-		0x0b,                               // segment 1
-		0x41, 0x00, 0x21, 0x00, 0x0c, 0x01, // i32.const 0; local.set 0; br 1 (the loop)
+		0x0b, // segment 0
+	}
+	body = append(body, seg0...)
+	body = append(body,
+		0x0b,                                     // segment 1
+		0x20, 0x00, 0x41, 0x01, 0x47, 0x04, 0x40, // local.get 0; i32.const 1; i32.ne; if
+		0x41, 0x00, 0x21, 0x00, 0x0c, 0x02, 0x0b, // i32.const 0; local.set 0; br 2 (the loop); end
 		0x0b, // segment 2
 		0x0b, // end of loop
 		0x0b, // end of function
-	}
+	)
 	m := []byte("\x00asm\x01\x00\x00\x00")
 	m = append(m, 1, 5, 1, 0x60, 1, 0x7f, 0) // type: (i32) -> ()
 	m = append(m, 3, 2, 1, 0)                // function 0 of type 0
@@ -86,36 +89,61 @@ func tinyModule(seg0Jump byte) []byte {
 	return append(m, code...)
 }
 
-// The forward jump of segment 0 becomes `br 1` (to the end of the block before segment 2);
-// the backward jump of segment 1 stays a trip through the dispatch; the function still
-// returns from every entry.
+// Forward jumps become direct branches to the end of the block before their target segment,
+// also from inside an `if` and after one (whose end does not start a segment); the backward
+// jump of segment 1 stays a trip through the dispatch; the function returns from every entry.
 func TestTinyFunctionRewrite(t *testing.T) {
-	out, n, err := RewriteModule(tinyModule(0x02))
-	if err != nil || n != 1 {
-		t.Fatalf("rewrote %d jumps, err %v; want 1", n, err)
-	}
-	if want := tinyModule(0x01); !bytes.Equal(out, want) {
-		t.Fatalf("rewritten module\n% x\nwant\n% x", out, want)
-	}
-	ctx := context.Background()
-	r := wazero.NewRuntime(ctx)
-	defer r.Close(ctx)
-	mod, err := r.Instantiate(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for pc := uint64(0); pc < 3; pc++ {
-		if _, err := mod.ExportedFunction("f").Call(ctx, pc); err != nil {
-			t.Errorf("f(%d): %v", pc, err)
+	for _, tc := range []struct {
+		name      string
+		in, want  []byte
+		rewritten int
+	}{
+		{"jump to segment 2",
+			[]byte{0x41, 0x02, 0x21, 0x00, 0x0c, 0x02}, // i32.const 2; local.set 0; br 2 (loop)
+			[]byte{0x41, 0x02, 0x21, 0x00, 0x0c, 0x01}, // … br 1 (end of the block before segment 2)
+			1},
+		{"jumps from inside and after an if",
+			[]byte{
+				0x41, 0x00, 0x04, 0x40, // i32.const 0; if (never taken)
+				0x41, 0x02, 0x21, 0x00, 0x0c, 0x03, // i32.const 2; local.set 0; br 3 (loop)
+				0x0b,                               // end of if
+				0x41, 0x01, 0x21, 0x00, 0x0c, 0x02, // i32.const 1; local.set 0; br 2 (loop)
+			},
+			[]byte{
+				0x41, 0x00, 0x04, 0x40,
+				0x41, 0x02, 0x21, 0x00, 0x0c, 0x02, // br 2: the block before segment 2
+				0x0b,
+				0x41, 0x01, 0x21, 0x00, 0x0c, 0x00, // br 0: the block before segment 1
+			},
+			2},
+	} {
+		out, n, err := RewriteModule(tinyModule(tc.in...))
+		if err != nil || n != tc.rewritten {
+			t.Fatalf("%s: rewrote %d jumps, err %v; want %d", tc.name, n, err, tc.rewritten)
 		}
+		if want := tinyModule(tc.want...); !bytes.Equal(out, want) {
+			t.Fatalf("%s: rewritten module\n% x\nwant\n% x", tc.name, out, want)
+		}
+		ctx := context.Background()
+		r := wazero.NewRuntime(ctx)
+		mod, err := r.Instantiate(ctx, out)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for pc := uint64(0); pc < 3; pc++ {
+			if _, err := mod.ExportedFunction("f").Call(ctx, pc); err != nil {
+				t.Errorf("%s: f(%d): %v", tc.name, pc, err)
+			}
+		}
+		r.Close(ctx)
 	}
 }
 
 // Whatever the input, the rewriter returns an error or a module that a second rewrite leaves
 // unchanged; it never panics.
 func FuzzRewriteModule(f *testing.F) {
-	f.Add(tinyModule(0x02))
-	f.Add(tinyModule(0x01))
+	f.Add(tinyModule(0x41, 0x02, 0x21, 0x00, 0x0c, 0x02))
+	f.Add(tinyModule(0x41, 0x00, 0x04, 0x40, 0x41, 0x02, 0x21, 0x00, 0x0c, 0x03, 0x0b, 0x41, 0x01, 0x21, 0x00, 0x0c, 0x02))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, module []byte) {
 		out, _, err := RewriteModule(module)
