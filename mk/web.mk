@@ -16,6 +16,8 @@ WEB_NODE_MODULES := web/node_modules/.package-lock.json
 WASM_EXEC    := $(shell $(WEB_GO) env GOROOT)/lib/wasm/wasm_exec.js
 WEB_GO_SRC   := $(shell find simcore wasm ui cmd/ui cmd/worker -name '*.go' -o -name '*.yaml' 2>/dev/null) go.mod go.sum
 WEB_STATIC   := $(wildcard static/*)
+# The post-link pass run on every module: a change to it rebuilds them.
+WEB_WASM_TOOL := $(wildcard tools/wasmjumps/*.go tools/internal/wasmbin/*.go)
 
 .PHONY: web serve-web worker serve-edge test-web web-deps web-chromium web-size
 
@@ -26,12 +28,12 @@ build/.gitignore:
 	@mkdir -p build
 	@printf '*\n' > $@
 
-$(WEB_OUT)/core.wasm: $(WEB_GO_SRC)
+$(WEB_OUT)/core.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./wasm/js/core
 	$(WEB_GO) run ./tools/wasmjumps $@
 
-$(WEB_OUT)/ui.wasm: $(WEB_GO_SRC)
+$(WEB_OUT)/ui.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/ui
 	$(WEB_GO) run ./tools/wasmjumps $@
@@ -50,7 +52,7 @@ serve-web: web
 
 worker: build/.gitignore $(WORKER_OUT)/app.wasm
 
-$(WORKER_OUT)/app.wasm: $(WEB_GO_SRC)
+$(WORKER_OUT)/app.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
 	$(WEB_GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/worker
 	$(WEB_GO) run ./tools/wasmjumps $@
