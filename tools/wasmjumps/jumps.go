@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"aisimulate/tools/internal/wasmbin"
 )
@@ -24,7 +25,9 @@ import (
 // of the Go program. A jump forward, to a segment after the current one, can instead branch
 // straight to the end of the block that precedes its target segment, since that block
 // encloses the current segment: the same code runs next (PC_B is still set), without the
-// table. Jumps backward (loop back edges) must still go through the dispatch loop.
+// table. Jumps backward (loop back edges) must still go through the dispatch loop. Calls
+// enter with PC_B = 0, so a test for 0 before the table sends them to their first segment
+// with a conditional branch instead of the shared indirect jump.
 
 // errUnsupported reports code this tool does not decode (an opcode outside what Go emits).
 var errUnsupported = errors.New("unsupported instruction")
@@ -36,8 +39,9 @@ type ctrl struct {
 }
 
 // rewriteBody returns a function body (locals and code, without its size) with forward
-// dispatch jumps turned into direct branches, and the number of jumps rewritten.
-func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
+// dispatch jumps turned into direct branches and an entry test before the dispatch table,
+// the number of jumps rewritten and the number of entry tests added (0 or 1).
+func rewriteBody(body []byte) (out []byte, rewritten, entries int, err error) {
 	r := reader{b: body}
 	nLocals := r.u32()
 	for i := uint32(0); i < nLocals && r.err == nil; i++ {
@@ -45,7 +49,7 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 		r.byte1()
 	}
 	if r.err != nil {
-		return nil, 0, r.err
+		return nil, 0, 0, r.err
 	}
 	out = append(out, body[:r.p]...)
 	var stack []ctrl
@@ -75,10 +79,10 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 		case op == 0x0b: // end
 			if len(stack) == 0 {
 				if r.p != len(body) {
-					return nil, 0, fmt.Errorf("code after the end of the function")
+					return nil, 0, 0, fmt.Errorf("code after the end of the function")
 				}
 				out = append(out, body[start:r.p]...)
-				return out, rewritten, nil
+				return out, rewritten, entries, nil
 			}
 			top := len(stack) - 1
 			if stack[top].segment {
@@ -110,7 +114,7 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 			r.u32()
 		case op == 0x0e: // br_table
 			n := r.u32()
-			labels := make([]uint32, 0, n)
+			labels := make([]uint32, 0, min(int(n), len(body)-r.p)) // a label is at least a byte
 			for i := uint32(0); i < n && r.err == nil; i++ {
 				labels = append(labels, r.u32())
 			}
@@ -126,6 +130,14 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 					for i := l + 1; i < len(stack); i++ {
 						stack[i].segment = true
 					}
+					// A call enters with PC_B = 0: test for it before the table, so that
+					// entries take a conditional branch, which the CPU predicts from this
+					// site alone, instead of the indirect jump all back edges share too.
+					if len(labels) > 0 {
+						check := wasmbin.AppendU32([]byte{0x20, 0x00, 0x45, 0x0d}, labels[0]) // local.get 0; i32.eqz; br_if
+						out = slices.Insert(out, prev[1].start, check...)
+						entries++
+					}
 				}
 			}
 		case op == 0x0f || op == 0x00 || op == 0x01 || op == 0x1a || op == 0x1b: // return, unreachable, nop, drop, select
@@ -136,7 +148,7 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 			r.u32()
 		case op == 0x1c: // select t*
 			n := r.u32()
-			for i := uint32(0); i < n; i++ {
+			for i := uint32(0); i < n && r.err == nil; i++ {
 				r.byte1()
 			}
 		case op >= 0x20 && op <= 0x26: // local.get/set/tee, global.get/set, table.get/set
@@ -177,10 +189,10 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 				r.u32()
 				r.u32()
 			default:
-				return nil, 0, fmt.Errorf("%w 0xfc %d", errUnsupported, sub)
+				return nil, 0, 0, fmt.Errorf("%w 0xfc %d", errUnsupported, sub)
 			}
 		default:
-			return nil, 0, fmt.Errorf("%w 0x%02x", errUnsupported, op)
+			return nil, 0, 0, fmt.Errorf("%w 0x%02x", errUnsupported, op)
 		}
 		if r.err != nil {
 			break
@@ -191,7 +203,7 @@ func rewriteBody(body []byte) (out []byte, rewritten int, err error) {
 	if r.err == nil {
 		r.err = errors.New("function body without end")
 	}
-	return nil, 0, r.err
+	return nil, 0, 0, r.err
 }
 
 // dispatchPrefix reports whether the n instructions before position at of out are n

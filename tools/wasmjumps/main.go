@@ -28,26 +28,27 @@ func main() {
 		fmt.Fprintln(os.Stderr, "wasmjumps:", err)
 		os.Exit(1)
 	}
-	out, rewritten, err := RewriteModule(in)
+	out, jumps, entries, err := RewriteModule(in)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "wasmjumps: %s: %v\n", path, err)
 		os.Exit(1)
 	}
-	if rewritten == 0 {
+	if jumps+entries == 0 {
 		return
 	}
 	if err := wasmbin.Replace(path, out); err != nil {
 		fmt.Fprintln(os.Stderr, "wasmjumps:", err)
 		os.Exit(1)
 	}
-	fmt.Fprintf(os.Stderr, "wasmjumps: %s: %d forward jumps made direct\n", path, rewritten)
+	fmt.Fprintf(os.Stderr, "wasmjumps: %s: %d forward jumps made direct, %d entry tests added\n", path, jumps, entries)
 }
 
-// RewriteModule returns the module with the forward jumps of every function rewritten, and
-// their number.
-func RewriteModule(module []byte) (out []byte, rewritten int, err error) {
+// RewriteModule returns the module with the forward jumps of every function rewritten and
+// an entry test before every dispatch table, and the numbers of both. A module it already
+// rewrote comes back unchanged (its dispatches no longer have Go's shape).
+func RewriteModule(module []byte) (out []byte, jumps, entries int, err error) {
 	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
-		return nil, 0, errors.New("not a WebAssembly module")
+		return nil, 0, 0, errors.New("not a WebAssembly module")
 	}
 	out = append(out, module[:8]...)
 	r := reader{b: module, p: 8}
@@ -57,24 +58,24 @@ func RewriteModule(module []byte) (out []byte, rewritten int, err error) {
 		start := r.p
 		r.skip(int(size))
 		if r.err != nil {
-			return nil, 0, fmt.Errorf("section %d: %w", id, r.err)
+			return nil, 0, 0, fmt.Errorf("section %d: %w", id, r.err)
 		}
 		body := module[start:r.p]
 		if id == 10 {
-			body, rewritten, err = rewriteCode(body)
+			body, jumps, entries, err = rewriteCode(body)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 		}
 		out = append(out, id)
 		out = wasmbin.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
-	return out, rewritten, nil
+	return out, jumps, entries, nil
 }
 
 // rewriteCode rewrites every function body of a code section.
-func rewriteCode(sec []byte) (out []byte, rewritten int, err error) {
+func rewriteCode(sec []byte) (out []byte, jumps, entries int, err error) {
 	r := reader{b: sec}
 	n := r.u32()
 	out = wasmbin.AppendU32(out, n)
@@ -83,18 +84,19 @@ func rewriteCode(sec []byte) (out []byte, rewritten int, err error) {
 		start := r.p
 		r.skip(int(size))
 		if r.err != nil {
-			return nil, 0, fmt.Errorf("function %d: %w", i, r.err)
+			return nil, 0, 0, fmt.Errorf("function %d: %w", i, r.err)
 		}
-		body, k, err := rewriteBody(sec[start:r.p])
+		body, k, e, err := rewriteBody(sec[start:r.p])
 		if err != nil {
-			return nil, 0, fmt.Errorf("function %d: %w", i, err)
+			return nil, 0, 0, fmt.Errorf("function %d: %w", i, err)
 		}
-		rewritten += k
+		jumps += k
+		entries += e
 		out = wasmbin.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	if r.p != len(sec) {
-		return nil, 0, errors.New("code section: bytes after the last function")
+		return nil, 0, 0, errors.New("code section: bytes after the last function")
 	}
-	return out, rewritten, nil
+	return out, jumps, entries, nil
 }

@@ -29,16 +29,16 @@ func TestRewrittenProgramRunsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rewritten, n, err := RewriteModule(orig)
+	rewritten, n, entries, err := RewriteModule(orig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 1000 {
-		t.Errorf("%d jumps rewritten; a Go program has thousands of forward jumps", n)
+	if n < 10000 || entries < 1000 {
+		t.Errorf("%d jumps rewritten and %d entry tests added; a Go program has tens of thousands of forward jumps and thousands of functions", n, entries)
 	}
-	again, n2, err := RewriteModule(rewritten)
-	if err != nil || n2 != 0 || !bytes.Equal(again, rewritten) {
-		t.Errorf("a second rewrite changed %d jumps (err %v); it must change nothing", n2, err)
+	again, n2, e2, err := RewriteModule(rewritten)
+	if err != nil || n2 != 0 || e2 != 0 || !bytes.Equal(again, rewritten) {
+		t.Errorf("a second rewrite changed %d jumps and added %d tests (err %v); it must change nothing", n2, e2, err)
 	}
 	want, got := run(t, orig), run(t, rewritten)
 	if want == "" || got != want {
@@ -63,14 +63,20 @@ func run(t *testing.T, module []byte) string {
 // tinyModule is a module of one function (param i32 = PC_B) laid out as Go lays out its
 // functions: a dispatch loop over three segments; seg0 is the code of segment 0, and
 // segment 1 jumps back to segment 0 unless PC_B is 1 (it then falls through to segment 2).
-func tinyModule(seg0 ...byte) []byte {
+// With entry, the dispatch first tests for PC_B = 0, as the rewrite makes it.
+func tinyModule(entry bool, seg0 ...byte) []byte {
 	body := []byte{
 		0x00,       // no locals
 		0x03, 0x40, // loop
 		0x02, 0x40, 0x02, 0x40, 0x02, 0x40, // three segment blocks
+	}
+	if entry {
+		body = append(body, 0x20, 0x00, 0x45, 0x0d, 0x00) // local.get 0; i32.eqz; br_if 0
+	}
+	body = append(body,
 		0x20, 0x00, 0x0e, 0x03, 0x00, 0x01, 0x02, 0x02, // local.get 0; br_table [0 1 2] 2
 		0x0b, // segment 0
-	}
+	)
 	body = append(body, seg0...)
 	body = append(body,
 		0x0b,                                     // segment 1
@@ -91,7 +97,8 @@ func tinyModule(seg0 ...byte) []byte {
 
 // Forward jumps become direct branches to the end of the block before their target segment,
 // also from inside an `if` and after one (whose end does not start a segment); the backward
-// jump of segment 1 stays a trip through the dispatch; the function returns from every entry.
+// jump of segment 1 stays a trip through the dispatch, which gets its entry test; the
+// function returns from every entry.
 func TestTinyFunctionRewrite(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -117,11 +124,11 @@ func TestTinyFunctionRewrite(t *testing.T) {
 			},
 			2},
 	} {
-		out, n, err := RewriteModule(tinyModule(tc.in...))
-		if err != nil || n != tc.rewritten {
-			t.Fatalf("%s: rewrote %d jumps, err %v; want %d", tc.name, n, err, tc.rewritten)
+		out, n, entries, err := RewriteModule(tinyModule(false, tc.in...))
+		if err != nil || n != tc.rewritten || entries != 1 {
+			t.Fatalf("%s: rewrote %d jumps and added %d entry tests, err %v; want %d and 1", tc.name, n, entries, err, tc.rewritten)
 		}
-		if want := tinyModule(tc.want...); !bytes.Equal(out, want) {
+		if want := tinyModule(true, tc.want...); !bytes.Equal(out, want) {
 			t.Fatalf("%s: rewritten module\n% x\nwant\n% x", tc.name, out, want)
 		}
 		ctx := context.Background()
@@ -142,17 +149,17 @@ func TestTinyFunctionRewrite(t *testing.T) {
 // Whatever the input, the rewriter returns an error or a module that a second rewrite leaves
 // unchanged; it never panics.
 func FuzzRewriteModule(f *testing.F) {
-	f.Add(tinyModule(0x41, 0x02, 0x21, 0x00, 0x0c, 0x02))
-	f.Add(tinyModule(0x41, 0x00, 0x04, 0x40, 0x41, 0x02, 0x21, 0x00, 0x0c, 0x03, 0x0b, 0x41, 0x01, 0x21, 0x00, 0x0c, 0x02))
+	f.Add(tinyModule(false, 0x41, 0x02, 0x21, 0x00, 0x0c, 0x02))
+	f.Add(tinyModule(false, 0x41, 0x00, 0x04, 0x40, 0x41, 0x02, 0x21, 0x00, 0x0c, 0x03, 0x0b, 0x41, 0x01, 0x21, 0x00, 0x0c, 0x02))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, module []byte) {
-		out, _, err := RewriteModule(module)
+		out, _, _, err := RewriteModule(module)
 		if err != nil {
 			return
 		}
-		again, n, err := RewriteModule(out)
-		if err != nil || n != 0 || !bytes.Equal(again, out) {
-			t.Fatalf("second rewrite: %d jumps, err %v", n, err)
+		again, n, e, err := RewriteModule(out)
+		if err != nil || n != 0 || e != 0 || !bytes.Equal(again, out) {
+			t.Fatalf("second rewrite: %d jumps, %d entry tests, err %v", n, e, err)
 		}
 	})
 }
