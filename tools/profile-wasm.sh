@@ -14,6 +14,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp host/module/aisimulate.wasm "$work/module.bak" 2>/dev/null || true
 GOOS=wasip1 GOARCH=wasm go build -trimpath -o host/module/aisimulate.wasm ./wasm/wasip1
+go run ./tools/wasmjumps host/module/aisimulate.wasm # as make wasm does: profile what runs
 go build -tags perfmap -trimpath -o "$work/aisimulate" ./cmd/aisimulate
 if [ -f "$work/module.bak" ]; then cp "$work/module.bak" host/module/aisimulate.wasm; fi
 AISIMULATE_WAZERO_CACHE=off perf record -q -F 4000 -e cpu-clock -o "$work/perf.data" \
