@@ -6,7 +6,10 @@
 // The program sees the current directory as / and the process's arguments and environment.
 // WASMEXEC_CACHE names a directory for wazero's compilation cache (repeated runs of one
 // program then skip compilation, which matters under an instruction-counting profiler:
-// `valgrind --tool=cachegrind` gives counts that do not vary with the machine's load).
+// `valgrind --tool=cachegrind` gives counts that do not vary with the machine's load). The
+// program's jumps are rewritten first, as `make wasm` rewrites the simulator module
+// (wasmbin.RewriteJumps), so a benchmark measures code as bin/aisimulate runs it;
+// WASMEXEC_JUMPS=off runs the program as the Go linker wrote it.
 package main
 
 import (
@@ -14,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"aisimulate/tools/internal/wasmbin"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -29,6 +34,12 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if os.Getenv("WASMEXEC_JUMPS") != "off" {
+		if code, _, _, err = wasmbin.RewriteJumps(code); err != nil {
+			fmt.Fprintln(os.Stderr, "wasmexec:", err)
+			os.Exit(2)
+		}
 	}
 	ctx := context.Background()
 	rc := wazero.NewRuntimeConfig()

@@ -1,5 +1,6 @@
 // Package wasmbin holds what the post-link WebAssembly tools (tools/wasmdata,
-// tools/wasmjumps) share: LEB128 integers and replacing a module file in place.
+// tools/wasmjumps, tools/wasmexec) share: LEB128 integers, replacing a module file in place,
+// and the jump rewrite of Go-built modules (RewriteJumps, jumps.go).
 package wasmbin
 
 import (

@@ -1,4 +1,4 @@
-package main
+package wasmbin
 
 import (
 	"bytes"
@@ -29,14 +29,14 @@ func TestRewrittenProgramRunsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rewritten, n, entries, err := RewriteModule(orig)
+	rewritten, n, entries, err := RewriteJumps(orig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n < 10000 || entries < 1000 {
 		t.Errorf("%d jumps rewritten and %d entry tests added; a Go program has tens of thousands of forward jumps and thousands of functions", n, entries)
 	}
-	again, n2, e2, err := RewriteModule(rewritten)
+	again, n2, e2, err := RewriteJumps(rewritten)
 	if err != nil || n2 != 0 || e2 != 0 || !bytes.Equal(again, rewritten) {
 		t.Errorf("a second rewrite changed %d jumps and added %d tests (err %v); it must change nothing", n2, e2, err)
 	}
@@ -124,7 +124,7 @@ func TestTinyFunctionRewrite(t *testing.T) {
 			},
 			2},
 	} {
-		out, n, entries, err := RewriteModule(tinyModule(false, tc.in...))
+		out, n, entries, err := RewriteJumps(tinyModule(false, tc.in...))
 		if err != nil || n != tc.rewritten || entries != 1 {
 			t.Fatalf("%s: rewrote %d jumps and added %d entry tests, err %v; want %d and 1", tc.name, n, entries, err, tc.rewritten)
 		}
@@ -148,16 +148,16 @@ func TestTinyFunctionRewrite(t *testing.T) {
 
 // Whatever the input, the rewriter returns an error or a module that a second rewrite leaves
 // unchanged; it never panics.
-func FuzzRewriteModule(f *testing.F) {
+func FuzzRewriteJumps(f *testing.F) {
 	f.Add(tinyModule(false, 0x41, 0x02, 0x21, 0x00, 0x0c, 0x02))
 	f.Add(tinyModule(false, 0x41, 0x00, 0x04, 0x40, 0x41, 0x02, 0x21, 0x00, 0x0c, 0x03, 0x0b, 0x41, 0x01, 0x21, 0x00, 0x0c, 0x02))
 	f.Add([]byte("\x00asm\x01\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, module []byte) {
-		out, _, _, err := RewriteModule(module)
+		out, _, _, err := RewriteJumps(module)
 		if err != nil {
 			return
 		}
-		again, n, e, err := RewriteModule(out)
+		again, n, e, err := RewriteJumps(out)
 		if err != nil || n != 0 || e != 0 || !bytes.Equal(again, out) {
 			t.Fatalf("second rewrite: %d jumps, %d entry tests, err %v", n, e, err)
 		}

@@ -1,11 +1,10 @@
-package main
+package wasmbin
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
-
-	"aisimulate/tools/internal/wasmbin"
 )
 
 // Go's WebAssembly backend lays every function out as
@@ -103,7 +102,7 @@ func rewriteBody(body []byte) (out []byte, rewritten, entries int, err error) {
 						// The block that ends just before segment seg.
 						blockAt := loopAt + blocks - seg
 						out = append(out, 0x0c)
-						out = wasmbin.AppendU32(out, uint32(len(stack)-1-blockAt))
+						out = AppendU32(out, uint32(len(stack)-1-blockAt))
 						rewritten++
 						push(inst{op: op, start: cur.start})
 						continue
@@ -134,7 +133,7 @@ func rewriteBody(body []byte) (out []byte, rewritten, entries int, err error) {
 					// entries take a conditional branch, which the CPU predicts from this
 					// site alone, instead of the indirect jump all back edges share too.
 					if len(labels) > 0 {
-						check := wasmbin.AppendU32([]byte{0x20, 0x00, 0x45, 0x0d}, labels[0]) // local.get 0; i32.eqz; br_if
+						check := AppendU32([]byte{0x20, 0x00, 0x45, 0x0d}, labels[0]) // local.get 0; i32.eqz; br_if
 						out = slices.Insert(out, prev[1].start, check...)
 						entries++
 					}
@@ -298,4 +297,62 @@ func (r *reader) blockType() {
 		return
 	}
 	r.s64()
+}
+
+// RewriteJumps returns the module with the forward jumps of every function rewritten and
+// an entry test before every dispatch table, and the numbers of both. A module it already
+// rewrote comes back unchanged (its dispatches no longer have Go's shape).
+func RewriteJumps(module []byte) (out []byte, jumps, entries int, err error) {
+	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
+		return nil, 0, 0, errors.New("not a WebAssembly module")
+	}
+	out = append(out, module[:8]...)
+	r := reader{b: module, p: 8}
+	for r.p < len(module) {
+		id := r.byte1()
+		size := r.u32()
+		start := r.p
+		r.skip(int(size))
+		if r.err != nil {
+			return nil, 0, 0, fmt.Errorf("section %d: %w", id, r.err)
+		}
+		body := module[start:r.p]
+		if id == 10 {
+			body, jumps, entries, err = rewriteCode(body)
+			if err != nil {
+				return nil, 0, 0, err
+			}
+		}
+		out = append(out, id)
+		out = AppendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	return out, jumps, entries, nil
+}
+
+// rewriteCode rewrites every function body of a code section.
+func rewriteCode(sec []byte) (out []byte, jumps, entries int, err error) {
+	r := reader{b: sec}
+	n := r.u32()
+	out = AppendU32(out, n)
+	for i := uint32(0); i < n; i++ {
+		size := r.u32()
+		start := r.p
+		r.skip(int(size))
+		if r.err != nil {
+			return nil, 0, 0, fmt.Errorf("function %d: %w", i, r.err)
+		}
+		body, k, e, err := rewriteBody(sec[start:r.p])
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("function %d: %w", i, err)
+		}
+		jumps += k
+		entries += e
+		out = AppendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	if r.p != len(sec) {
+		return nil, 0, 0, errors.New("code section: bytes after the last function")
+	}
+	return out, jumps, entries, nil
 }
