@@ -28,7 +28,7 @@ import (
 // enter with PC_B = 0, so a test for 0 before the table sends them to their first segment
 // with a conditional branch instead of the shared indirect jump.
 
-// errUnsupported reports code this tool does not decode (an opcode outside what Go emits).
+// errUnsupported reports code RewriteJumps does not decode (an opcode outside what Go emits).
 var errUnsupported = errors.New("unsupported instruction")
 
 // ctrl is one open control construct of a function body.
