@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 
 	"aisimulate/tools/internal/wasmbin"
@@ -27,29 +26,13 @@ import (
 const maxGap = 64
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: wasmdata MODULE.wasm (merges its data segments in place)")
-		os.Exit(2)
-	}
-	path := os.Args[1]
-	in, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "wasmdata:", err)
-		os.Exit(1)
-	}
-	out, before, after, err := MergeDataSegments(in, maxGap)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "wasmdata: %s: %v\n", path, err)
-		os.Exit(1)
-	}
-	if before == after {
-		return
-	}
-	if err := wasmbin.Replace(path, out); err != nil {
-		fmt.Fprintln(os.Stderr, "wasmdata:", err)
-		os.Exit(1)
-	}
-	fmt.Fprintf(os.Stderr, "wasmdata: %s: %d data segments merged into %d\n", path, before, after)
+	wasmbin.Main("wasmdata", "merges its data segments in place", func(in []byte) ([]byte, string, error) {
+		out, before, after, err := MergeDataSegments(in, maxGap)
+		if err != nil || before == after {
+			return nil, "", err
+		}
+		return out, fmt.Sprintf("%d data segments merged into %d", before, after), nil
+	})
 }
 
 // segment is one active data segment: its memory offset and bytes.

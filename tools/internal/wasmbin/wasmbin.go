@@ -4,6 +4,7 @@
 package wasmbin
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -71,4 +72,33 @@ func Replace(path string, module []byte) error {
 		return err
 	}
 	return nil
+}
+
+// Main is the whole program of a tool that rewrites the module named by its one argument in
+// place: pass returns the new module and a report line, or "" when nothing changed (the file
+// is then left alone). Usage errors exit 2, failures 1.
+func Main(tool, usage string, pass func(module []byte) (out []byte, report string, err error)) {
+	if len(os.Args) != 2 {
+		fmt.Fprintf(os.Stderr, "usage: %s MODULE.wasm (%s)\n", tool, usage)
+		os.Exit(2)
+	}
+	path := os.Args[1]
+	in, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
+		os.Exit(1)
+	}
+	out, report, err := pass(in)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %s: %v\n", tool, path, err)
+		os.Exit(1)
+	}
+	if report == "" {
+		return
+	}
+	if err := Replace(path, out); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s: %s\n", tool, path, report)
 }
