@@ -14,8 +14,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -42,37 +40,26 @@ type segment struct {
 }
 
 // errMalformed reports a module that is not valid WebAssembly where the tool reads it.
-var errMalformed = errors.New("malformed module")
+var errMalformed = wasmbin.ErrMalformed
 
 // MergeDataSegments returns module with data segments at most gap bytes apart joined, and
 // the segment counts before and after. A module it cannot rewrite safely (see the package
 // comment) comes back unchanged with equal counts; only a malformed one is an error.
 func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int, err error) {
-	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
-		return nil, 0, 0, errMalformed
+	sections, err := wasmbin.Sections(module)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	type section struct {
-		id   byte
-		body []byte
-	}
-	var sections []section
 	data := -1
-	for pos := 8; pos < len(module); {
-		size, n := wasmbin.ReadU32(module[pos+1:])
-		start := pos + 1 + n
-		if n == 0 || start+int(size) > len(module) {
-			return nil, 0, 0, errMalformed
+	for i, s := range sections {
+		if s.ID == 11 {
+			data = i
 		}
-		if module[pos] == 11 {
-			data = len(sections)
-		}
-		sections = append(sections, section{module[pos], module[start : start+int(size)]})
-		pos = start + int(size)
 	}
 	if data < 0 {
 		return module, 0, 0, nil
 	}
-	segs, ok, err := readSegments(sections[data].body)
+	segs, ok, err := readSegments(sections[data].Body)
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -83,18 +70,13 @@ func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int
 	if !ok {
 		return module, len(segs), len(segs), nil
 	}
-	sections[data].body = encodeSegments(merged)
-	var b bytes.Buffer
-	b.Write(module[:8])
-	for _, s := range sections {
-		if s.id == 12 { // data count (bulk memory): the new number of segments
-			s.body = wasmbin.AppendU32(nil, uint32(len(merged)))
+	sections[data].Body = encodeSegments(merged)
+	for i, s := range sections {
+		if s.ID == 12 { // data count (bulk memory): the new number of segments
+			sections[i].Body = wasmbin.AppendU32(nil, uint32(len(merged)))
 		}
-		b.WriteByte(s.id)
-		b.Write(wasmbin.AppendU32(nil, uint32(len(s.body))))
-		b.Write(s.body)
 	}
-	return b.Bytes(), len(segs), len(merged), nil
+	return wasmbin.Join(module, sections), len(segs), len(merged), nil
 }
 
 // readSegments decodes a data section. ok is false when a segment is not of the rewritable

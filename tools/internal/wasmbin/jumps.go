@@ -1,7 +1,6 @@
 package wasmbin
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -247,21 +246,16 @@ func (r *reader) skip(n int) {
 }
 
 func (r *reader) u32() uint32 {
-	var v uint32
-	var shift uint
-	for i := 0; i < 5; i++ {
-		c := r.byte1()
-		if r.err != nil {
-			return 0
-		}
-		v |= uint32(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
-		shift += 7
+	if r.err != nil {
+		return 0
 	}
-	r.err = errTruncated
-	return 0
+	v, n := ReadU32(r.b[r.p:])
+	if n == 0 {
+		r.err = errTruncated
+		return 0
+	}
+	r.p += n
+	return v
 }
 
 func (r *reader) s64() int64 {
@@ -303,31 +297,18 @@ func (r *reader) blockType() {
 // an entry test before every dispatch table, and the numbers of both. A module it already
 // rewrote comes back unchanged (its dispatches no longer have Go's shape).
 func RewriteJumps(module []byte) (out []byte, jumps, entries int, err error) {
-	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
-		return nil, 0, 0, errors.New("not a WebAssembly module")
+	sections, err := Sections(module)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	out = append(out, module[:8]...)
-	r := reader{b: module, p: 8}
-	for r.p < len(module) {
-		id := r.byte1()
-		size := r.u32()
-		start := r.p
-		r.skip(int(size))
-		if r.err != nil {
-			return nil, 0, 0, fmt.Errorf("section %d: %w", id, r.err)
-		}
-		body := module[start:r.p]
-		if id == 10 {
-			body, jumps, entries, err = rewriteCode(body)
-			if err != nil {
+	for i, sec := range sections {
+		if sec.ID == 10 {
+			if sections[i].Body, jumps, entries, err = rewriteCode(sec.Body); err != nil {
 				return nil, 0, 0, err
 			}
 		}
-		out = append(out, id)
-		out = AppendU32(out, uint32(len(body)))
-		out = append(out, body...)
 	}
-	return out, jumps, entries, nil
+	return Join(module, sections), jumps, entries, nil
 }
 
 // rewriteCode rewrites every function body of a code section.

@@ -4,6 +4,8 @@
 package wasmbin
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,4 +103,42 @@ func Main(tool, usage string, pass func(module []byte) (out []byte, report strin
 		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "%s: %s: %s\n", tool, path, report)
+}
+
+// ErrMalformed reports a module that is not valid WebAssembly where a tool reads it.
+var ErrMalformed = errors.New("malformed module")
+
+// Section is one section of a module: its id and body.
+type Section struct {
+	ID   byte
+	Body []byte
+}
+
+// Sections splits a module after its 8-byte header into its sections (bodies alias module).
+func Sections(module []byte) ([]Section, error) {
+	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
+		return nil, ErrMalformed
+	}
+	var sections []Section
+	for pos := 8; pos < len(module); {
+		size, n := ReadU32(module[pos+1:])
+		start := pos + 1 + n
+		if n == 0 || start+int(size) > len(module) {
+			return nil, ErrMalformed
+		}
+		sections = append(sections, Section{module[pos], module[start : start+int(size)]})
+		pos = start + int(size)
+	}
+	return sections, nil
+}
+
+// Join encodes a module of the 8-byte header and the sections.
+func Join(header []byte, sections []Section) []byte {
+	out := append([]byte(nil), header[:8]...)
+	for _, s := range sections {
+		out = append(out, s.ID)
+		out = AppendU32(out, uint32(len(s.Body)))
+		out = append(out, s.Body...)
+	}
+	return out
 }
