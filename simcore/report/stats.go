@@ -103,40 +103,25 @@ func (d *Dist) group() {
 		return
 	}
 	d.grouped = true
-	keys, counts := make([]uint64, 0, d.used), make([]int64, 0, d.used)
+	// The occupied slots, moved to the front of the table (each lands at or before its own
+	// index), are the groups to sort.
+	groups := d.tab[:0]
 	for _, e := range d.tab {
 		if e.key != 0 {
-			keys = append(keys, e.key)
-			counts = append(counts, e.count)
+			groups = append(groups, e)
 		}
 	}
 	d.tab = nil
-	if len(keys) >= radixMin {
-		sortKeys(keys, counts)
+	if len(groups) >= radixMin {
+		sortSlots(groups)
 	} else {
-		sortSmall(keys, counts)
+		slices.SortFunc(groups, func(a, b mergeSlot) int { return cmp.Compare(a.key, b.key) })
 	}
-	gv := make([]float64, len(keys))
-	for i, k := range keys {
-		gv[i] = keyFloat(k)
+	gv, gc := make([]float64, len(groups)), make([]int64, len(groups))
+	for i, e := range groups {
+		gv[i], gc[i] = keyFloat(e.key), e.count
 	}
-	d.vals, d.counts = gv, counts
-}
-
-// sortSmall sorts distinct keys ascending, moving counts with them (the library's sort, for
-// fewer keys than radixMin).
-func sortSmall(keys []uint64, counts []int64) {
-	order := make([]int, len(keys))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
-	sk, sc := make([]uint64, len(keys)), make([]int64, len(keys))
-	for i, o := range order {
-		sk[i], sc[i] = keys[o], counts[o]
-	}
-	copy(keys, sk)
-	copy(counts, sc)
+	d.vals, d.counts = gv, gc
 }
 
 // Reciprocal is the distribution of k/v over the samples v > 0, built from the sorted groups
@@ -169,19 +154,31 @@ func (d *Dist) AddPassGaps(w *engine.Worker) {
 		d.grow()
 	}
 	ends, diff := w.PassEnds, w.GapCounts()
+	m := min(len(ends), len(diff))
+	if m < 2 {
+		return
+	}
+	// Both slices cut to one length and the previous end kept in a local: fewer bounds
+	// checks and loads per pass, which in WebAssembly each cost about a dozen instructions
+	// (this loop runs once per pass, 2.7 million times for the Mooncake trace; with both,
+	// 14 % fewer instructions in it).
+	ends, diff = ends[:m], diff[:m]
 	// The table and the sample count live in locals (fields of d are memory loads and
 	// stores in WebAssembly), reloaded after an insert, which may grow the table.
 	tab, mask := d.tab, uint64(len(d.tab)-1)
 	var c, n int64
-	for p := 1; p < len(diff) && p < len(ends); p++ {
+	prev := ends[0]
+	for p := 1; p < len(ends); p++ {
+		e := ends[p]
 		c += int64(diff[p])
+		k := nonNegKey(e - prev)
+		prev = e
 		if c <= 0 {
 			continue
 		}
 		// add, written out: this loop runs once per pass (millions in long runs), and a call
 		// per sample costs more in WebAssembly than the probe (calling add here: +2.3 % of
 		// the Mooncake trace's instructions, +8 million mispredicted branches).
-		k := nonNegKey(ends[p] - ends[p-1])
 		n += c
 		i := hashtab.Spread(k) & mask
 		for tab[i].key != k && tab[i].key != 0 {
@@ -214,118 +211,126 @@ type Stats struct {
 	Mean, Min, Max, Median, P75, P90, P95, P99, Std float64
 }
 
-// radixMin is the size from which sortKeys beats the library's comparison sort.
+// radixMin is the size from which sortSlots beats the library's comparison sort.
 const radixMin = 4096
 
-// fixupBits is how many low key bits sortKeys leaves to its fix-up pass.
+// fixupBits is how many low key bits sortSlots leaves to its fix-up pass.
 const fixupBits = 16
 
-// sortKeys sorts keys ascending, stably, moving vals with them: an LSD radix sort on the
-// high 48 bits only (a digit at which every key agrees skipped), then a fix-up of the runs
+// sortSlots sorts slots by key, ascending, stably: an LSD radix sort on the high 48 bits
+// of the keys only (a digit at which every key agrees skipped), then a fix-up of the runs
 // whose high 48 bits tie (sortLow). Such runs are values within about 1e-10 of each other.
 // Linear, with three quarters of the data movement of a radix sort on all 64 bits, which
 // matters for the hundreds of thousands of distinct pass gaps of long runs. (Pass times of a
 // steady batch creep up by far less than 2^-20 of their value per pass, so a split at 32 bits
 // is not enough.)
-func sortKeys(keys []uint64, vals []int64) {
+func sortSlots(s []mergeSlot) {
 	// 12-bit digits: four passes, but a count table that stays in cache, and scatters into
 	// 4096 streams, not 65536 (the Mooncake trace's 286 thousand gap values sort 13 %
 	// faster in WebAssembly than with three passes of 16-bit digits); 16-bit digits for
 	// millions of keys.
 	bits := uint(12)
-	if len(keys) >= 1<<21 {
+	if len(s) >= 1<<21 {
 		bits = 16
 	}
-	sortKeysDigits(keys, vals, bits)
+	sortSlotsDigits(s, bits)
 }
 
-// sortKeysDigits is sortKeys with digits of the given width.
-func sortKeysDigits(keys []uint64, vals []int64, bits uint) {
-	n := len(keys)
-	src, dst := keys, make([]uint64, n)
-	srcV, dstV := vals, make([]int64, n)
-	mask := uint64(1)<<bits - 1
-	count := make([]int, 1<<bits)
+// sortSlotsDigits is sortSlots with digits of the given width (at most 16). Key and count
+// move together, and digits are uint16 indices of a 65536-entry array: in WebAssembly every
+// slice access is a bounds check and a load of its own, so one slice of pairs and an index
+// that needs no check make each element's step about a third cheaper than two slices and a
+// checked count table.
+func sortSlotsDigits(s []mergeSlot, bits uint) {
+	n := len(s)
+	src, dst := s, make([]mergeSlot, n)
+	mask := uint16(1<<bits - 1)
+	count := new([1 << 16]int32)
 	for shift := uint(fixupBits); shift < 64; shift += bits {
-		clear(count)
-		for _, k := range src {
-			count[k>>shift&mask]++
+		clear(count[:1<<bits])
+		for _, e := range src {
+			count[uint16(e.key>>shift)&mask]++
 		}
-		if count[src[0]>>shift&mask] == n {
+		if int(count[uint16(src[0].key>>shift)&mask]) == n {
 			continue // every key has the same digit here
 		}
-		pos := 0
-		for i, c := range count {
+		var pos int32
+		for i, c := range count[:1<<bits] {
 			count[i] = pos
 			pos += c
 		}
-		for i, k := range src {
-			d := k >> shift & mask
-			dst[count[d]] = k
-			dstV[count[d]] = srcV[i]
-			count[d]++
+		for _, e := range src {
+			d := uint16(e.key>>shift) & mask
+			at := count[d]
+			dst[at] = e
+			count[d] = at + 1
 		}
 		src, dst = dst, src
-		srcV, dstV = dstV, srcV
 	}
 	for i := 0; i < n; {
 		j := i + 1
-		for j < n && src[j]>>fixupBits == src[i]>>fixupBits {
+		for j < n && src[j].key>>fixupBits == src[i].key>>fixupBits {
 			j++
 		}
-		if j-i > 1 && !slices.IsSorted(src[i:j]) {
-			sortLow(src[i:j], dst[:j-i], srcV[i:j], dstV[:j-i])
+		if j-i > 1 && !slices.IsSortedFunc(src[i:j], func(a, b mergeSlot) int { return cmp.Compare(a.key, b.key) }) {
+			sortLow(src[i:j], dst[:j-i])
 		}
 		i = j
 	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-		copy(vals, srcV)
+	if &src[0] != &s[0] {
+		copy(s, src)
 	}
 }
 
-// sortLow sorts keys, which agree above the low fixupBits, stably, moving vals: insertion
-// sort for short runs, two 8-bit LSD passes (tmp and tmpV are scratch of the same length)
-// for long ones.
-func sortLow(keys, tmp []uint64, vals, tmpV []int64) {
-	if len(keys) <= 32 {
-		for i := 1; i < len(keys); i++ {
-			k, v := keys[i], vals[i]
+// sortLow sorts slots whose keys agree above the low fixupBits, stably: insertion sort for
+// short runs, two 8-bit LSD passes (tmp is scratch of the same length) for long ones.
+func sortLow(s, tmp []mergeSlot) {
+	if len(s) <= 32 {
+		for i := 1; i < len(s); i++ {
+			e := s[i]
 			j := i
-			for j > 0 && keys[j-1] > k {
-				keys[j], vals[j] = keys[j-1], vals[j-1]
+			for j > 0 && s[j-1].key > e.key {
+				s[j] = s[j-1]
 				j--
 			}
-			keys[j], vals[j] = k, v
+			s[j] = e
 		}
 		return
 	}
-	src, dst, srcV, dstV := keys, tmp, vals, tmpV
+	src, dst := s, tmp
 	for shift := uint(0); shift < fixupBits; shift += 8 {
-		var count [256]int
-		for _, k := range src {
-			count[k>>shift&0xff]++
+		var count [256]int32
+		for _, e := range src {
+			count[uint8(e.key>>shift)]++
 		}
-		pos := 0
+		var pos int32
 		for i, c := range count {
 			count[i] = pos
 			pos += c
 		}
-		for i, k := range src {
-			d := k >> shift & 0xff
-			dst[count[d]] = k
-			dstV[count[d]] = srcV[i]
-			count[d]++
+		for _, e := range src {
+			d := uint8(e.key >> shift)
+			at := count[d]
+			dst[at] = e
+			count[d] = at + 1
 		}
-		src, dst, srcV, dstV = dst, src, dstV, srcV
+		src, dst = dst, src
 	}
-	// Two passes: the result is back in keys and vals.
+	// Two passes: the result is back in s.
 }
 
-// nonNegKey is floatKey(nonNeg(x)) without floatKey's branches, which only negative values
-// and −0 need: in the pooled-ITL loop (a WebAssembly loop over millions of pass gaps) it made
-// the loop 28 % faster.
-func nonNegKey(x float64) uint64 { return math.Float64bits(nonNeg(x)) | 1<<63 }
+// nonNegKey is floatKey(nonNeg(x)) computed on x's bits: negative values, −0 and NaN give
+// the key of +0, as nonNeg maps them to it. Without floatKey's branches and without the
+// float select of nonNeg, which the Go compiler for WebAssembly passes through a stack slot
+// (Float64bits is a store and a load there); in the pooled-ITL loop, a WebAssembly loop over
+// millions of pass gaps.
+func nonNegKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b > 0x7ff0000000000000 { // sign bit set, or a NaN
+		b = 0
+	}
+	return b | 1<<63
+}
 
 // floatKey maps a float to a uint64 whose unsigned order is the float's order (negative
 // values have every bit flipped, positive ones the sign bit set); −0 maps like +0, so the two

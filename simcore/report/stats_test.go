@@ -95,13 +95,13 @@ func TestSortKeysMatchesComparisonSort(t *testing.T) {
 			}
 			want := slices.Clone(ws)
 			slices.SortStableFunc(want, func(a, b sample) int { return cmp.Compare(a.Gap, b.Gap) })
-			keys, vals := make([]uint64, n), make([]int64, n)
+			slots := make([]mergeSlot, n)
 			for i, w := range ws {
-				keys[i], vals[i] = floatKey(w.Gap), w.Count
+				slots[i] = mergeSlot{floatKey(w.Gap), w.Count}
 			}
-			sortKeysDigits(keys, vals, bits)
+			sortSlotsDigits(slots, bits)
 			for i := range want {
-				if got := (sample{Gap: keyFloat(keys[i]), Count: vals[i]}); got != want[i] {
+				if got := (sample{Gap: keyFloat(slots[i].key), Count: slots[i].count}); got != want[i] {
 					t.Fatalf("n=%d, %d-bit digits, index %d: %+v, want %+v (the sort must be stable and ordered)", n, bits, i, got, want[i])
 				}
 			}
