@@ -110,41 +110,51 @@ func TestKVPoolPinsMatchedCopies(t *testing.T) {
 }
 
 // The wake-up heap pops in (pass, admission sequence) order under interleaved pushes and
-// delays of its earliest entry.
+// delays of its earliest entry, whatever the two parts of the key (up to 2^32 − 1 each).
 func TestWakeHeapOrder(t *testing.T) {
+	type ps struct{ pass, seq int64 }
 	var h wakeHeap
-	var ref []wake
+	var ref []ps
+	less := func(a, b ps) bool { return a.pass < b.pass || a.pass == b.pass && a.seq < b.seq }
+	earliest := func() int {
+		best := 0
+		for i := range ref {
+			if less(ref[i], ref[best]) {
+				best = i
+			}
+		}
+		return best
+	}
 	seq := int64(0)
 	for step := 0; step < 5000; step++ {
 		if step%5 == 4 && len(h) > 0 {
-			best := 0
-			for i := range ref {
-				if ref[i].before(&ref[best]) {
-					best = i
-				}
-			}
-			later := ref[best].pass + int64(step%11)
+			best := earliest()
+			later := min(ref[best].pass+int64(step%11), 1<<32-1)
 			ref[best].pass = later
 			h.delayTop(later)
 			continue
 		}
 		if step%3 != 2 || len(h) == 0 {
 			seq++
-			x := wake{pass: int64(step/7 + int(seq*7919%13)), seq: seq}
-			h.push(x)
+			x := ps{pass: int64(step/7 + int(seq*7919%13)), seq: seq}
+			if step%17 == 0 {
+				x = ps{pass: 1<<32 - 1 - int64(step%3), seq: 1<<32 - 1 - seq} // the keys' extremes
+			}
+			if !wakeKeyFits(x.pass, x.seq) {
+				t.Fatalf("(%d,%d) must fit a wake key", x.pass, x.seq)
+			}
+			h.push(wake{key: wakeKey(x.pass, x.seq)})
 			ref = append(ref, x)
 			continue
 		}
 		got := h.pop()
-		best := 0
-		for i := range ref {
-			if ref[i].before(&ref[best]) {
-				best = i
-			}
-		}
-		if got.pass != ref[best].pass || got.seq != ref[best].seq {
-			t.Fatalf("step %d: popped (%d,%d), want (%d,%d)", step, got.pass, got.seq, ref[best].pass, ref[best].seq)
+		best := earliest()
+		if got.pass() != ref[best].pass || got.key&(1<<32-1) != uint64(ref[best].seq) {
+			t.Fatalf("step %d: popped key %#x, want (%d,%d)", step, got.key, ref[best].pass, ref[best].seq)
 		}
 		ref = append(ref[:best], ref[best+1:]...)
+	}
+	if wakeKeyFits(1<<32, 0) || wakeKeyFits(0, 1<<32) || wakeKeyFits(-1, 0) {
+		t.Error("wakeKeyFits must refuse passes and sequences of 2^32 and more, and negative ones")
 	}
 }
