@@ -105,10 +105,14 @@ type fastParser struct {
 	i int
 }
 
+// ws skips whitespace. This and the other scanning loops keep the buffer and position in
+// locals: fields of p are memory loads and stores in WebAssembly, each with its bounds check.
 func (p *fastParser) ws() {
-	for p.i < len(p.b) && isSpace(p.b[p.i]) {
-		p.i++
+	b, i := p.b, p.i
+	for i < len(b) && isSpace(b[i]) {
+		i++
 	}
+	p.i = i
 }
 
 // isSpace reports whether c is JSON whitespace.
@@ -132,18 +136,16 @@ func (p *fastParser) str() ([]byte, bool) {
 	if !p.eat('"') {
 		return nil, false
 	}
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
+	b, start := p.b, p.i
+	for i := start; i < len(b); i++ {
+		c := b[i]
 		if c == '"' {
-			s := p.b[start:p.i]
-			p.i++
-			return s, true
+			p.i = i + 1
+			return b[start:i], true
 		}
 		if c < 0x20 || c >= 0x80 || c == '\\' {
 			return nil, false
 		}
-		p.i++
 	}
 	return nil, false
 }
@@ -190,12 +192,13 @@ func (p *fastParser) number() (lit []byte, integer, ok bool) {
 }
 
 func (p *fastParser) digits() int {
-	n := 0
-	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		p.i++
-		n++
+	b, start := p.b, p.i
+	i := start
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
 	}
-	return n
+	p.i = i
+	return i - start
 }
 
 func (p *fastParser) float(store *float64, dst **float64) bool {
