@@ -184,7 +184,13 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 	}
 	var sessions []Session
 	var builds []build
+	// Sessions by id. A row without session_id is a session of its own, "request_<line>",
+	// which only a row naming that id explicitly can join: those sessions enter the index
+	// only once a row with a session_id appears (most traces have none, and hashing and
+	// storing one string per row was a visible part of loading them).
 	index := make(map[string]int)
+	var unindexed []int // sessions of rows without session_id, not yet in index
+	named := false      // a row with a session_id has been read
 	for {
 		b, ok, err := lr.next()
 		if err != nil {
@@ -208,8 +214,17 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 		sid := core.session
 		if !core.hasSession {
 			sid = "request_" + strconv.Itoa(line)
+		} else if !named {
+			named = true
+			for _, i := range unindexed {
+				index[sessions[i].ID] = i
+			}
+			unindexed = nil
 		}
-		si, seen := index[sid]
+		si, seen := 0, false
+		if named {
+			si, seen = index[sid]
+		}
 		turn := Turn{OutputLength: core.output}
 		if core.hasRequestID {
 			turn.RequestID = core.requestID
@@ -225,7 +240,11 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 				return nil, rowError(file, line, "the first turn of session %q has no timestamp; a trace_timestamps load needs one on every session's first turn (or use a concurrency load)", sid)
 			}
 			si = len(sessions)
-			index[sid] = si
+			if named {
+				index[sid] = si
+			} else {
+				unindexed = append(unindexed, si)
+			}
 			sessions = append(sessions, Session{ID: sid})
 			builds = append(builds, build{firstTS: core.ts})
 			turn.InputLength = core.input

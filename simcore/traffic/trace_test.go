@@ -586,3 +586,31 @@ func TestNumericIDsAndPlannerRule(t *testing.T) {
 		t.Fatal("planner rule: mooncake-delta needs it, mooncake does not")
 	}
 }
+
+// A row without session_id is the session "request_<line>", and a row that names that id
+// joins it, whether the named row comes after it (line 2 joins line 1) or before it (line 4
+// joins the session line 3 opened).
+func TestMooncakeDefaultSessionIDsJoin(t *testing.T) {
+	data := `{"timestamp": 0, "input_length": 4, "output_length": 1, "hash_ids": [1]}` + "\n" +
+		`{"session_id": "request_1", "delay": 5, "input_length": 4, "output_length": 1, "hash_ids": [2]}` + "\n" +
+		`{"session_id": "request_4", "timestamp": 3, "input_length": 4, "output_length": 1, "hash_ids": [3]}` + "\n" +
+		`{"delay": 7, "input_length": 4, "output_length": 1, "hash_ids": [4]}` + "\n" +
+		`{"timestamp": 9, "input_length": 4, "output_length": 1, "hash_ids": [5]}` + "\n"
+	w := trLoad(t, trSrc(spec.FormatMooncake, "j.jsonl"), trTS(1), fstest.MapFS{"j.jsonl": {Data: []byte(data)}})
+	got := trDrain(t, w)
+	var ids []string
+	var turns []int
+	for _, s := range got {
+		ids = append(ids, s.ID)
+		turns = append(turns, len(s.Turns))
+	}
+	if d := cmp.Diff([]string{"request_1", "request_4", "request_5"}, ids); d != "" {
+		t.Fatalf("session ids (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]int{2, 2, 1}, turns); d != "" {
+		t.Fatalf("turns per session (-want +got):\n%s", d)
+	}
+	if got[0].Turns[1].DelayMs != 5 || got[1].Turns[1].DelayMs != 7 {
+		t.Fatalf("delays %v and %v, want 5 and 7", got[0].Turns[1].DelayMs, got[1].Turns[1].DelayMs)
+	}
+}
