@@ -364,9 +364,25 @@ func (d *Dist) Stats() Stats {
 	d.group()
 	gv, gc := d.vals, d.counts
 	n := float64(d.n)
+	// The percentiles' ranks ascend with p, so one walk of the cumulative counts, with the
+	// sum, finds all five (instead of a walk per percentile: 4 of them over the pooled ITL's
+	// hundreds of thousands of groups, twice with its reciprocal).
+	percents := [5]float64{50, 75, 90, 95, 99}
+	var ranks [5]int64
+	for j, p := range percents {
+		ranks[j] = min(int64(math.Round(float64(float64(d.n-1)*p)/100)), d.n-1)
+	}
+	var at [5]float64
 	var s float64
+	var cum int64
+	j := 0
 	for i, v := range gv {
 		s += float64(v * float64(gc[i]))
+		cum += gc[i]
+		for j < len(ranks) && ranks[j] < cum {
+			at[j] = v
+			j++
+		}
 	}
 	mean := s / n
 	var q float64
@@ -374,23 +390,9 @@ func (d *Dist) Stats() Stats {
 		dv := v - mean
 		q += float64(gc[i]) * float64(dv*dv)
 	}
-	at := func(p float64) float64 {
-		k := int64(math.Round(float64(float64(d.n-1)*p) / 100))
-		if k > d.n-1 {
-			k = d.n - 1
-		}
-		var cum int64
-		for i, c := range gc {
-			cum += c
-			if k < cum {
-				return gv[i]
-			}
-		}
-		return gv[len(gv)-1]
-	}
 	return Stats{
 		Mean: mean, Min: gv[0], Max: gv[len(gv)-1],
-		Median: at(50), P75: at(75), P90: at(90), P95: at(95), P99: at(99),
+		Median: at[0], P75: at[1], P90: at[2], P95: at[3], P99: at[4],
 		Std: math.Sqrt(q / n),
 	}
 }
