@@ -129,22 +129,26 @@ func (d *Dist) group() {
 // the division are merged, as a fresh grouping would).
 func (d *Dist) Reciprocal(k float64) *Dist {
 	d.group()
-	r := &Dist{grouped: true, vals: make([]float64, 0, len(d.vals)), counts: make([]int64, 0, len(d.vals))}
-	for i := len(d.vals) - 1; i >= 0; i-- {
-		v := d.vals[i]
+	// Built in local slices of the exact capacity, the Dist written once at the end (fields
+	// are memory stores in WebAssembly; this runs over every group of the pooled ITL).
+	src, srcC := d.vals, d.counts[:len(d.vals)]
+	vals, counts := make([]float64, 0, len(src)), make([]int64, 0, len(src))
+	var n int64
+	for i := len(src) - 1; i >= 0; i-- {
+		v := src[i]
 		if v <= 0 {
 			break
 		}
-		x, c := k/v, d.counts[i]
-		if n := len(r.vals); n > 0 && r.vals[n-1] == x {
-			r.counts[n-1] += c
+		x, c := k/v, srcC[i]
+		if m := len(vals); m > 0 && vals[m-1] == x {
+			counts[m-1] += c
 		} else {
-			r.vals = append(r.vals, x)
-			r.counts = append(r.counts, c)
+			vals = append(vals, x)
+			counts = append(counts, c)
 		}
-		r.n += c
+		n += c
 	}
-	return r
+	return &Dist{grouped: true, vals: vals, counts: counts, n: n}
 }
 
 // AddPassGaps adds the pooled consecutive-pass token gaps of worker w: one weighted sample
