@@ -32,6 +32,9 @@ type mergeSlot struct {
 	count int64
 }
 
+// compareSlots orders slots by key (the order of their values).
+func compareSlots(a, b mergeSlot) int { return cmp.Compare(a.key, b.key) }
+
 // NewDist makes a distribution for about n samples.
 func NewDist(n int) *Dist {
 	size := 16
@@ -115,7 +118,7 @@ func (d *Dist) group() {
 	if len(groups) >= radixMin {
 		sortSlots(groups)
 	} else {
-		slices.SortFunc(groups, func(a, b mergeSlot) int { return cmp.Compare(a.key, b.key) })
+		slices.SortFunc(groups, compareSlots)
 	}
 	gv, gc := make([]float64, len(groups)), make([]int64, len(groups))
 	for i, e := range groups {
@@ -276,7 +279,7 @@ func sortSlotsDigits(s []mergeSlot, bits uint) {
 		for j < n && src[j].key>>fixupBits == src[i].key>>fixupBits {
 			j++
 		}
-		if j-i > 1 && !slices.IsSortedFunc(src[i:j], func(a, b mergeSlot) int { return cmp.Compare(a.key, b.key) }) {
+		if j-i > 1 && !slices.IsSortedFunc(src[i:j], compareSlots) {
 			sortLow(src[i:j], dst[:j-i])
 		}
 		i = j
