@@ -131,6 +131,17 @@ func TestSimAggFixedTiming(t *testing.T) {
 	if !(small.TTFT.Eval(g) > 2*hi.TTFT.Eval(g)) {
 		t.Fatalf("capacity-bound TTFT %.1f vs %.1f", small.TTFT.Eval(g), hi.TTFT.Eval(g))
 	}
+	// TensorRT-LLM admits a request only with room for isl + osl (simulation.md §7): the
+	// same cache holds 7 of its requests, and 8 only with 8 × 1100 tokens, where it replays
+	// exactly like vLLM's 8.
+	trtSmall := SimAgg(d, "trtllm", 64, 1000, 100, 8*1050, 8192)
+	trtEight := SimAgg(d, "trtllm", 64, 1000, 100, 8*1100, 8192)
+	if trtEight != small {
+		t.Fatalf("TensorRT-LLM with room for 8: %+v, vLLM with 8: %+v", trtEight, small)
+	}
+	if !(trtSmall.TTFT.Eval(g) > small.TTFT.Eval(g)) {
+		t.Fatalf("TensorRT-LLM reserving whole sequences: TTFT %.1f, not above %.1f", trtSmall.TTFT.Eval(g), small.TTFT.Eval(g))
+	}
 }
 
 func near(a, b, rel float64) bool {

@@ -60,14 +60,20 @@ type cohort struct {
 // requests in flight (10 requests per slot), fixed isl/osl, no prefix caching, following the
 // vLLM/TRT-LLM chunked-prefill pass (decodes first, prompt chunks in the remaining token
 // budget) or the SGLang pass (a prefill-only extend pass whenever prompts wait, else a decode
-// pass). KV capacity bounds the requests in flight (mean footprint; no preemption modelled).
+// pass). KV capacity bounds the requests in flight (mean footprint, whole sequence for
+// TensorRT-LLM; no preemption modelled).
 func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64, budget int) AggResult {
 	if budget <= 0 {
 		budget = 8192
 	}
 	// Requests in flight are bounded by the KV cache at their mean footprint isl + osl/2
-	// (the scheduler preempts or holds back the excess).
-	maxActive := int(kvTokens / int64(isl+osl/2))
+	// (the scheduler preempts or holds back the excess); TensorRT-LLM admits a request only
+	// with room for its whole sequence, isl + osl (simulation.md §7).
+	footprint := isl + osl/2
+	if backend == "trtllm" {
+		footprint = isl + osl
+	}
+	maxActive := int(kvTokens / int64(footprint))
 	if maxActive < 1 {
 		maxActive = 1
 	}
