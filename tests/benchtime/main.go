@@ -1,7 +1,10 @@
 // Command benchtime times `aisimulate predict` on benchmark configurations without external
 // tools: one warm-up run (fills the compilation cache), then -runs timed runs per config.
-// It prints min and median process wall time, the simulator's own wall_time_ms, and
-// simulated requests per second (num_requests / median process time).
+// It prints min and median process wall time, min and median CPU time (user + system of the
+// process), the simulator's own wall_time_ms, simulated requests per second (num_requests /
+// median wall time, and / median CPU time), and the share of the machine's CPU time the
+// hypervisor took from this VM while the runs lasted (steal, from /proc/stat). On a shared
+// VM, wall time grows with steal while CPU time moves much less, so both are printed.
 package main
 
 import (
@@ -12,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,9 +29,10 @@ func main() {
 		fatal(err)
 	}
 	defer os.RemoveAll(out)
-	fmt.Printf("%-40s %5s %10s %10s %12s %10s %14s\n", "config", "runs", "min ms", "median ms", "sim wall ms", "requests", "requests/s")
+	fmt.Printf("%-28s %4s %9s %9s %9s %9s %9s %8s %10s %10s %6s\n", "config", "runs",
+		"min ms", "median ms", "min cpu", "med cpu", "sim wall", "requests", "req/s", "req/cpu-s", "steal")
 	for _, cfg := range flag.Args() {
-		run := func() time.Duration {
+		run := func() (wall, cpu time.Duration) {
 			start := time.Now()
 			cmd := exec.Command(*bin, "predict", "--stack", "dynamo", "--config", cfg,
 				"--output-dir", out, "--overwrite", "--format", "json")
@@ -34,14 +40,18 @@ func main() {
 			if err := cmd.Run(); err != nil {
 				fatal(fmt.Errorf("%s: %v", cfg, err))
 			}
-			return time.Since(start)
+			wall = time.Since(start)
+			return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
 		run() // warm-up
-		times := make([]time.Duration, *runs)
-		for i := range times {
-			times[i] = run()
+		before, stealOK := readCPUStat()
+		walls, cpus := make([]time.Duration, *runs), make([]time.Duration, *runs)
+		for i := range walls {
+			walls[i], cpus[i] = run()
 		}
-		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		after, _ := readCPUStat()
+		sortDurations(walls)
+		sortDurations(cpus)
 		b, err := os.ReadFile(filepath.Join(out, "prediction.json"))
 		if err != nil {
 			fatal(err)
@@ -55,11 +65,52 @@ func main() {
 		if err := json.Unmarshal(b, &pred); err != nil {
 			fatal(err)
 		}
-		med := times[len(times)/2]
-		fmt.Printf("%-40s %5d %10.1f %10.1f %12.1f %10d %14.0f\n", filepath.Base(cfg), *runs,
-			ms(times[0]), ms(med), pred.Summary.WallTimeMs, pred.Summary.NumRequests,
-			float64(pred.Summary.NumRequests)/med.Seconds())
+		med, medCPU := walls[len(walls)/2], cpus[len(cpus)/2]
+		steal := "-"
+		if stealOK {
+			if total := after.total - before.total; total > 0 {
+				steal = fmt.Sprintf("%.0f%%", 100*float64(after.steal-before.steal)/float64(total))
+			}
+		}
+		n := float64(pred.Summary.NumRequests)
+		fmt.Printf("%-28s %4d %9.1f %9.1f %9.1f %9.1f %9.1f %8d %10.0f %10.0f %6s\n", filepath.Base(cfg), *runs,
+			ms(walls[0]), ms(med), ms(cpus[0]), ms(medCPU), pred.Summary.WallTimeMs,
+			pred.Summary.NumRequests, n/med.Seconds(), n/medCPU.Seconds(), steal)
 	}
+}
+
+// cpuStat is the machine-wide CPU time from the first line of /proc/stat, in clock ticks.
+type cpuStat struct{ total, steal uint64 }
+
+// readCPUStat reads /proc/stat's "cpu" line (user nice system idle iowait irq softirq steal
+// …); ok is false where there is no such file or no steal column.
+func readCPUStat() (s cpuStat, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return s, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 9 || fields[0] != "cpu" {
+		return s, false
+	}
+	for i, f := range fields[1:] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return s, false
+		}
+		if i < 8 { // guest time (fields 9, 10) is already counted in user time
+			s.total += v
+		}
+		if i == 7 {
+			s.steal = v
+		}
+	}
+	return s, true
+}
+
+func sortDurations(d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
