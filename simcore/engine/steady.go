@@ -120,7 +120,10 @@ func (k *Rank) enterSteady(next int64) {
 	bs := cfg.BlockSize
 	kept := k.active[:0]
 	for _, r := range k.active {
-		if !r.inRunning || r.prefilling || r.Tokens < 2 || r.scheduled != 1 || !r.pinned || r.L+r.generated-r.computed != 1 {
+		// One token to compute next, after a pass that scheduled tokens for it: a decode
+		// step, or the pass that completed its prompt (such a request becomes steady at
+		// once, unless its next token needs a new block: off = 0 below).
+		if !r.inRunning || r.prefilling || r.scheduled < 1 || !r.pinned || r.L+r.generated-r.computed != 1 {
 			kept = append(kept, r)
 			continue
 		}
@@ -170,6 +173,9 @@ func (k *Rank) materialize(r *Request, pass int64, w *Worker) {
 		k.registerFull(r) // unique blocks filled while steady
 	}
 	if n > 0 {
+		if r.sTokens == 1 {
+			r.SecondToken = w.PassEnds[r.sBase] // it became steady right after its first token
+		}
 		r.LastToken = w.PassEnds[pass-1]
 		r.runLast = int32(pass - 1)
 		if r.runWorker != w {
