@@ -4,8 +4,9 @@
 // process), the simulator's own wall_time_ms, simulated requests per second (num_requests /
 // median wall time, and / median CPU time), and the share of the machine's CPU time the
 // hypervisor took from this VM while the runs lasted (steal, from /proc/stat). On a shared
-// VM wall time grows with steal, and CPU time drifts with the host's load as well (this VM's
-// ran 1.7× slower some hours than others at 2–11 % steal), so both are printed with it.
+// VM wall time grows with steal, and CPU time drifts with the host's load as well (the
+// development VM's ran 1.7× slower in some hours than others at 2–11 % steal), so both are
+// printed, with the steal.
 package main
 
 import (
