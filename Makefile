@@ -13,7 +13,7 @@ GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path 
 TEST_EXTRA  ?=
 BUILD_EXTRA ?=
 
-.PHONY: all build wasm run test test-go vet fmt-check bench clean
+.PHONY: all build wasm run test test-go vet fmt-check staticcheck bench clean
 
 all: build
 
@@ -38,6 +38,19 @@ run: build
 vet:
 	$(GO) vet ./...
 
+# staticcheck, pinned, installed from the Go module proxy into bin/tools on first use. The
+# GOOS=js packages (browser UI, js bindings, edge worker) are checked in a second pass.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
+$(STATICCHECK):
+	@mkdir -p bin/tools
+	GOBIN=$(abspath bin/tools) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv bin/tools/staticcheck $@
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+	GOOS=js GOARCH=wasm $(STATICCHECK) ./ui/... ./wasm/jsapi/... ./cmd/ui/... ./cmd/worker/...
+
 fmt-check:
 	@out="$$(gofmt -l $(GOFILES))"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -45,7 +58,7 @@ fmt-check:
 test-go: build
 	AISIMULATE_BIN=$(abspath $(BIN)) $(GO) test ./...
 
-test: vet fmt-check test-go
+test: vet fmt-check staticcheck test-go
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 # Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on examples/bench.

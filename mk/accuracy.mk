@@ -11,11 +11,11 @@ need = $(if $($(1)),,$(error pass $(1)=<path>, e.g. make $@ $(1)=<shared>/$(2)))
 
 accuracy:
 	$(call need,CSV,calibration/measured.csv)
-	$(GO) run ./cmd/accuracy $(CSV)
+	$(GO) run ./tools/accuracy $(CSV)
 
 accuracy-surrogate:
 	$(call need,CSV,calibration/measured.csv)
-	$(GO) run ./cmd/accuracy -surrogate $(CSV)
+	$(GO) run ./tools/accuracy -surrogate $(CSV)
 
 calibrate:
 	$(call need,CSV,calibration/measured.csv)

@@ -30,7 +30,7 @@ build/.gitignore:
 
 $(WEB_OUT)/core.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
 	@mkdir -p $(WEB_OUT)
-	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./wasm/js/core
+	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./wasm/jsapi/core
 	$(WEB_GO) run ./tools/wasmjumps $@
 
 $(WEB_OUT)/ui.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"aisimulate/simcore/replay"
+	"aisimulate/simcore/internal/replay"
 )
 
 // sharedPrefixTrace writes a Mooncake trace whose rows share leading hash ids in groups, so

@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"aisimulate/simcore/catalog"
-	"aisimulate/simcore/engine"
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/planner"
+	"aisimulate/simcore/internal/replay"
+	"aisimulate/simcore/internal/router"
+	"aisimulate/simcore/internal/traffic"
 	"aisimulate/simcore/perf"
-	"aisimulate/simcore/planner"
-	"aisimulate/simcore/replay"
 	"aisimulate/simcore/report"
-	"aisimulate/simcore/router"
 	"aisimulate/simcore/spec"
-	"aisimulate/simcore/traffic"
 )
 
 // lowerModel resolves engine.model: a local directory holding config.json (and optionally

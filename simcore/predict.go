@@ -9,8 +9,8 @@ import (
 	"io/fs"
 
 	"aisimulate/simcore/canon"
-	"aisimulate/simcore/engine"
-	"aisimulate/simcore/replay"
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )

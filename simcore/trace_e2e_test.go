@@ -18,7 +18,7 @@ traffic:
 func fixtureFS(t *testing.T, names ...string) fstest.MapFS {
 	fs := fstest.MapFS{}
 	for _, n := range names {
-		b, err := os.ReadFile("traffic/testdata/" + n)
+		b, err := os.ReadFile("internal/traffic/testdata/" + n)
 		if err != nil {
 			t.Fatal(err)
 		}

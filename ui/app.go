@@ -389,7 +389,7 @@ func (a *App) renderConfig() *vecty.HTML {
 			knobs = append(knobs, a.renderKnob(k))
 		}
 	}
-	editorErr := a.runErr != nil && (a.fieldErr == nil || len(a.fieldErr) == 0)
+	editorErr := a.runErr != nil && len(a.fieldErr) == 0
 	names := make([]string, 0, len(a.files))
 	for n := range a.files {
 		names = append(names, n)

@@ -146,8 +146,6 @@ func TestHashRoundTrip(t *testing.T) {
 	}
 }
 
-func f(v float64) *float64 { return &v }
-
 func testRecords() []Record {
 	return ParseRecords(`{"arrival_time_ms":0.0,"first_admit_ms":0.0,"first_token_ms":2.0,"last_token_ms":4.0,"terminal_time_ms":4.0,"ttft_ms":2.0,"itl_ms":1.0,"e2e_latency_ms":4.0,"input_length":10,"output_length":3,"terminal_status":"completed"}
 not json

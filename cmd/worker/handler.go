@@ -26,7 +26,7 @@ import (
 	"strings"
 
 	"aisimulate/simcore"
-	jsapi "aisimulate/wasm/js"
+	jsapi "aisimulate/wasm/jsapi"
 
 	"sigs.k8s.io/yaml"
 )

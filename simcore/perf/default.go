@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/internal/xmath"
 	"aisimulate/simcore/spec"
-	"aisimulate/simcore/xmath"
 )
 
 // OpCoef are the op-family efficiency curves (fitted on the H200 op tables, see

@@ -1,7 +1,7 @@
 // Package perf prices forward passes (timing models) and sizes KV caches (memory models).
 package perf
 
-import "aisimulate/simcore/grow"
+import "aisimulate/simcore/internal/grow"
 
 // Timing prices one scheduler pass of a worker rank (simulation.md §5.1). Both answers are in
 // milliseconds and never negative. The simulator calls each method at most once per pass.

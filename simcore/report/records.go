@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 
-	"aisimulate/simcore/engine"
-	"aisimulate/simcore/replay"
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/replay"
 )
 
 // UUID is the record uuid of a request ordinal (outputs.md §6.2).

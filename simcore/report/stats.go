@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"aisimulate/simcore/engine"
-	"aisimulate/simcore/hashtab"
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/hashtab"
 )
 
 // Dist is a multiset of float samples, each with a count, for the distribution statistics of

@@ -3,8 +3,8 @@
 package report
 
 import (
-	"aisimulate/simcore/engine"
-	"aisimulate/simcore/replay"
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/replay"
 )
 
 // Accounting is what the summary needs besides the requests.

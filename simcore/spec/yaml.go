@@ -139,9 +139,7 @@ func floatNumber(f float64) json.Number {
 // isIntLiteral reports whether a json.Number came from a YAML integer.
 func isIntLiteral(n json.Number) bool {
 	s := string(n)
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" {
 		return false
 	}

@@ -1,7 +1,7 @@
 // Package rows reads measured serving runs (calibration/measured.csv format), maps each row
 // to a deployment the default timing model can price, replays it with a fast steady-state
 // surrogate of the scheduler, and scores predictions (MAPE, coverage). It is shared by
-// tools/calibrate (fitting) and cmd/accuracy (reporting); it never stores measured values.
+// tools/calibrate (fitting) and tools/accuracy (reporting); it never stores measured values.
 package rows
 
 import (

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"testing"
+
+	"aisimulate/simcore/internal/traffic"
+)
+
+func BenchmarkMicroExtendHashes(b *testing.B) {
+	in := NewHashIDs()
+	segs := make([]traffic.Segment, 16)
+	for i := range segs {
+		segs[i] = traffic.Segment{Token: uint32(i + 1), Count: 64}
+	}
+	for i := 0; i < b.N; i++ {
+		r := &Request{Outcome: Outcome{L: 1024, O: 128}, Prompt: segs}
+		r.extendHashIDs(1024, 64, in)
+	}
+}
+
+func BenchmarkMicroPoolCycle(b *testing.B) {
+	p := NewKVPool(16384, true, false)
+	blocks := make([]int32, 0, 20)
+	for i := 0; i < b.N; i++ {
+		blocks = blocks[:0]
+		p.TakeAnon(18)
+		for j := 0; j < 18; j++ {
+			bl := p.Identify()
+			blocks = append(blocks, bl)
+			p.Register(bl, int32((i*18+j)%(1<<16)), 0, true)
+		}
+		p.Release(blocks, 0, 0, 0, false)
+	}
+}
+
+func BenchmarkMicroAlloc(b *testing.B) {
+	var keep []*Request
+	for i := 0; i < b.N; i++ {
+		r := &Request{Outcome: Outcome{L: 1024}}
+		r.Reserve(64)
+		keep = append(keep, r)
+		if len(keep) > 100000 {
+			keep = keep[:0]
+		}
+	}
+}

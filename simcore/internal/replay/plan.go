@@ -1,0 +1,54 @@
+// Package replay is the virtual-time event loop: it releases the workload, routes requests
+// to pools of workers, runs their passes, hands disaggregated requests from prefill to decode
+// and collects what happened to every request (simulation.md §2, §11, §12).
+package replay
+
+import (
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/planner"
+	"aisimulate/simcore/internal/router"
+	"aisimulate/simcore/internal/traffic"
+)
+
+// Plan is a lowered, validated prediction: everything the loop needs and nothing else.
+type Plan struct {
+	Disaggregated bool
+	// Pools: Agg alone, or Prefill and Decode.
+	Agg, Prefill, Decode *PoolPlan
+	Workload             traffic.Workload
+	// CutoffMs is 1000 × max_virtual_time_seconds, 0 for none.
+	CutoffMs float64
+	Transfer Transfer
+	Capture  bool
+	// Progress is called now and then with the fraction of sessions finished.
+	Progress func(float64)
+	// ShareEverything treats every block as shareable (no unique-block shortcut); results
+	// must not change, which tests check.
+	ShareEverything bool
+	// Planner is nil when the planner is disabled.
+	Planner *PlannerPlan
+}
+
+// PoolPlan is one pool's workers.
+type PoolPlan struct {
+	Replicas      int
+	DP            int
+	Rank          engine.RankConfig
+	GPUsPerWorker int
+	Router        router.Config
+	StartupMs     float64
+}
+
+// Transfer prices the disaggregated KV hand-off (simulation.md §11.4).
+type Transfer struct {
+	BytesPerToken int64
+	// BandwidthGBs is decimal GB/s; 0 means no delay (null bandwidth).
+	BandwidthGBs float64
+	FullPrompt   bool
+}
+
+// PlannerPlan configures the planner: its settings, roles in pool order (agg, or prefill
+// then decode).
+type PlannerPlan struct {
+	Settings planner.Settings
+}
