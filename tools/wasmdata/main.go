@@ -53,6 +53,9 @@ func MergeDataSegments(module []byte, gap uint32) (out []byte, before, after int
 	data := -1
 	for i, s := range sections {
 		if s.ID == 11 {
+			if data >= 0 { // a module has at most one data section (WebAssembly core spec, §5.5.2)
+				return nil, 0, 0, errMalformed
+			}
 			data = i
 		}
 	}

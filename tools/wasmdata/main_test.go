@@ -89,8 +89,12 @@ func TestMergeLeavesUnsafeModulesAlone(t *testing.T) {
 }
 
 func TestMergeRejectsMalformed(t *testing.T) {
-	good := module(false, active(0, "ab"))
-	for _, in := range [][]byte{nil, []byte("\x00asX\x01\x00\x00\x00"), good[:len(good)-1]} {
+	good := module(false, active(0, "ab"), active(2, "cd"))
+	// Two data sections, the first malformed (a count of 1 with no segment): a module has
+	// one data section at most, and the rewrite must not pass over the first.
+	const memory = 8 + 5 // header, then the 5-byte memory section of module()
+	twoData := append(append(append([]byte{}, good[:memory]...), 11, 1, 1), good[memory:]...)
+	for _, in := range [][]byte{nil, []byte("\x00asX\x01\x00\x00\x00"), good[:len(good)-1], twoData} {
 		if _, _, _, err := MergeDataSegments(in, 64); err == nil {
 			t.Errorf("%x: no error", in)
 		}
