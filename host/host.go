@@ -199,6 +199,9 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	// The module's stderr goes through a filter that turns a Go runtime crash (a panic, an
+	// out-of-memory) into one line and exit 1 (docs/robustness.md).
+	guestErr := &crashFilter{w: stderr, trace: envValue(cfg.Env, EnvTraceback) == "1"}
 	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(cfg.Interruptible)
 	if cfg.CacheDir != "" {
 		if cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir); err == nil {
@@ -233,7 +236,7 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		WithFSConfig(wazero.NewFSConfig().WithDirMount("/", "/")).
 		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
 		WithRandSource(rand.Reader).
-		WithStderr(stderr)
+		WithStderr(guestErr)
 	if cfg.Stdin != nil {
 		mc = mc.WithStdin(cfg.Stdin)
 	}
@@ -251,8 +254,13 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	if mod != nil {
 		mod.Close(context.Background())
 	}
+	guestErr.flush()
 	if ctx.Err() != nil {
 		return ExitInterrupted
+	}
+	if guestErr.crashed {
+		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), crashMessage(guestErr.report))
+		return ExitFailure
 	}
 	if err == nil {
 		return 0
@@ -261,6 +269,28 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	if errors.As(err, &exit) {
 		return int(exit.ExitCode())
 	}
-	fmt.Fprintf(stderr, "aisimulate: the simulator module failed: %v\n", err)
+	fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), trapMessage(err))
 	return ExitFailure
+}
+
+// trapMessage is the one-line reason for a WebAssembly trap (wazero's error has the trap on its
+// first line and a wasm stack trace after it).
+func trapMessage(err error) string {
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	msg := "internal error: the simulator module trapped (" + first + ")"
+	if strings.Contains(first, "out of bounds memory access") {
+		msg += "; this is how running out of its 4 GiB of WebAssembly memory can show"
+	}
+	return msg
+}
+
+// envValue is the value of key in KEY=VALUE entries ("" when absent; the last one wins).
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
 }

@@ -33,6 +33,14 @@ func main() {
 		t0 := time.Now()
 		time.Sleep(20 * time.Millisecond)
 		fmt.Printf("year=%d elapsed_ms=%d\n", t0.Year(), time.Since(t0).Milliseconds())
+	case "panic":
+		fmt.Fprintln(os.Stderr, "progress 50%")
+		panic("boom")
+	case "oom":
+		var keep [][]byte
+		for {
+			keep = append(keep, make([]byte, 512<<20))
+		}
 	case "spin":
 		fmt.Println("spinning")
 		x := 0
