@@ -5,7 +5,49 @@ import "aisimulate/simcore/internal/xmath"
 // SGLang policy (simulation.md §8): every pass is either an extend (prefill) pass or a decode
 // pass; admission is budgeted with the new-token ratio; decode pressure retracts requests.
 
-const sglClipMaxNewTokens = 4096
+// SGLang server defaults (simulation.md §8).
+const (
+	// sglClipMaxNewTokens is clip_max_new_tokens: the most output tokens one request
+	// reserves in the admission budget.
+	sglClipMaxNewTokens = 4096
+	// SGLangChunkedPrefillSize is chunked_prefill_size, the per-pass prefill budget of a
+	// worker; each attention-DP rank gets its floor share.
+	SGLangChunkedPrefillSize = 8192
+	// SGLangMaxPrefillTokens is max_prefill_tokens, the per-pass input budget of a rank.
+	SGLangMaxPrefillTokens = 16384
+	// SGLangConservativeness is schedule_conservativeness, which scales the initial
+	// new-token ratio.
+	SGLangConservativeness = 1.0
+	// sglDPConservativenessScale multiplies the conservativeness with attention DP > 1.
+	sglDPConservativenessScale = 0.3
+	// sglInitRatioBase is init_new_token_ratio before the conservativeness factor:
+	// init = min(0.7 × conservativeness, 1).
+	sglInitRatioBase = 0.7
+	// sglMinRatioFactor gives min_new_token_ratio = min(init × 0.14, 1).
+	sglMinRatioFactor = 0.14
+	// sglDecaySteps is the number of decode passes over which the ratio decays from init to
+	// its minimum: decay = (init − min) / 600.
+	sglDecaySteps = 600
+	// sglRetractHeadroom is the per-survivor token allowance of the ratio re-estimated after
+	// a retraction: (Σ generated + 20 × survivors) / Σ O.
+	sglRetractHeadroom = 20
+)
+
+// SGLangDefaults returns the per-rank chunked_prefill_size, max_prefill_tokens and
+// schedule_conservativeness of an SGLang worker with dp attention-DP ranks (simulation.md §8:
+// the chunk budget is split across ranks, conservativeness × 0.3 with DP > 1).
+func SGLangDefaults(dp int) (chunkedPrefillSize, maxPrefillTokens int, conservativeness float64) {
+	conservativeness = SGLangConservativeness
+	if dp > 1 {
+		conservativeness = SGLangConservativeness * sglDPConservativenessScale
+	}
+	return SGLangChunkedPrefillSize / dp, SGLangMaxPrefillTokens, conservativeness
+}
+
+// DestinationFirst reports whether a disaggregated hand-off to a rank of this configuration
+// reserves its decode blocks before the KV transfer starts (SGLang, simulation.md §11.3)
+// rather than after it (source-first: vLLM, TensorRT-LLM).
+func (c *RankConfig) DestinationFirst() bool { return c.Policy == SGLang }
 
 type sglState struct {
 	ratio, initRatio, minRatio, decay float64
@@ -18,11 +60,11 @@ type sglState struct {
 func (s *sglState) init(cfg *RankConfig) {
 	cons := cfg.Conservativeness
 	if cons == 0 {
-		cons = 1
+		cons = SGLangConservativeness // a configuration built without SGLangDefaults
 	}
-	s.initRatio = min(0.7*cons, 1)
-	s.minRatio = min(s.initRatio*0.14, 1)
-	s.decay = (s.initRatio - s.minRatio) / 600
+	s.initRatio = min(sglInitRatioBase*cons, 1)
+	s.minRatio = min(s.initRatio*sglMinRatioFactor, 1)
+	s.decay = (s.initRatio - s.minRatio) / sglDecaySteps
 	s.ratio = s.initRatio
 }
 
@@ -270,7 +312,7 @@ func (k *Rank) retract(w *Worker) {
 	}
 	s := &k.sgl
 	if out > 0 {
-		s.ratio = min(1, float64(gen+20*int64(len(k.running)))/float64(out))
+		s.ratio = min(1, float64(gen+sglRetractHeadroom*int64(len(k.running)))/float64(out))
 	}
 	if s.ratio < s.minRatio {
 		s.ratio = s.minRatio

@@ -3,6 +3,7 @@ package engine
 import (
 	"aisimulate/simcore/internal/grow"
 	"aisimulate/simcore/perf"
+	"aisimulate/simcore/spec"
 )
 
 // Pool identifies which pool a worker serves.
@@ -35,6 +36,17 @@ const (
 	TRTLLM
 	SGLang
 )
+
+// PolicyOf returns the scheduler policy of an engine.backend name (validated by spec).
+func PolicyOf(backend string) Policy {
+	switch backend {
+	case spec.BackendSGLang:
+		return SGLang
+	case spec.BackendTRTLLM:
+		return TRTLLM
+	}
+	return VLLM
+}
 
 // RankConfig is the per-rank scheduler configuration (simulation.md §1).
 type RankConfig struct {
