@@ -157,6 +157,17 @@ func (k *Rank) idlePass() {
 	}
 }
 
+// reservedOut is the output a rank reserves for r: its remaining output, except on a
+// disaggregated prefill rank, which produces only the hidden bootstrap token and reserves
+// that one, never the output length (simulation.md §11.5 amended).
+func (k *Rank) reservedOut(r *Request) int {
+	rem := r.remainingOut(k.cfg.MaxModelLen)
+	if k.cfg.Pool == PoolPrefill {
+		rem = min(rem, 1)
+	}
+	return rem
+}
+
 // formPass schedules one pass at start and returns its prefill and decode parts: the one
 // place where the backend's pass formation is chosen (vllm.go serves vLLM and TensorRT-LLM,
 // sglang.go SGLang).
@@ -361,7 +372,7 @@ func (k *Rank) keepOwn(r *Request) {
 // releaseBlocks frees r's KV on this rank; final means r will never be admitted on this
 // pool again (it completed, was rejected or handed off), so its unique blocks are dead.
 func (k *Rank) releaseBlocks(r *Request, final bool) {
-	k.blocksReleased(r)
+	k.heldUncounted(r)
 	if !final {
 		// A preempted request may reuse its unique blocks when re-admitted: they become
 		// cached copies it can find by id (keepOwn).

@@ -52,7 +52,6 @@ func (c *RankConfig) DestinationFirst() bool { return c.Policy == SGLang }
 type sglState struct {
 	ratio, initRatio, minRatio, decay float64
 	chunked                           *Request // request in chunked prefill (not running)
-	noPrefillPasses                   int      // prefill_decode_interval countdown
 	extend                            bool     // the formed pass is an extend pass
 	batch                             []*Request
 }
@@ -110,7 +109,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		h := k.materialized[k.mHead]
 		k.materialized[k.mHead] = nil
 		k.mHead++
-		h.computed = h.L
+		h.computed = h.Known() // its reserved pages hold the slots of L + 1 tokens
 		h.admitted(start, PoolDecode, 0)
 		k.addRunning(h)
 	}
@@ -121,10 +120,10 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	s.batch = s.batch[:0]
 	k.ready = k.ready[:0]
 	k.passPrefillReqs, k.passPrefillTokens, k.passDecodeReqs, k.passDecodeKV = 0, 0, 0, 0
-	if s.noPrefillPasses == 0 && (s.chunked != nil || k.wHead < len(k.waiting)) {
+	if w.blockedRounds == 0 && (s.chunked != nil || k.wHead < len(k.waiting)) {
 		var reserved float64
 		for _, r := range k.running {
-			reserved += float64(min(r.remainingOut(cfg.MaxModelLen), sglClipMaxNewTokens)) * s.ratio
+			reserved += float64(min(k.reservedOut(r), sglClipMaxNewTokens)) * s.ratio
 		}
 		remTotal := float64((k.KV.Free()+k.KV.Inactive())*bs) - reserved
 		remInput := cfg.MaxPrefillTokens
@@ -146,7 +145,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			res := 0
 			if c >= extend {
 				c = extend
-				res = min(r.remainingOut(cfg.MaxModelLen), sglClipMaxNewTokens)
+				res = min(k.reservedOut(r), sglClipMaxNewTokens)
 			}
 			if float64(c+res) >= remTotal {
 				return false
@@ -250,22 +249,17 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		if cfg.Pool != PoolDecode {
 			prefill = cfg.Timing.PrefillMs(n, floorMean(sumISL, n), floorMean(sumPrefix, n))
 		}
-		if cfg.PrefillDecodeInterval > 0 {
-			s.noPrefillPasses = cfg.PrefillDecodeInterval
-		}
 		return prefill, 0
-	}
-	if s.noPrefillPasses > 0 {
-		s.noPrefillPasses--
 	}
 	if len(k.running) == 0 {
 		return 0, 0
 	}
-	// Decode pass: every running request needs KV for its newest token.
+	// Decode pass: every running request needs the KV slot of the token it produces, beyond
+	// the slots of its known tokens (sglSlotsAhead).
 	for {
 		need := 0
 		for _, r := range k.running {
-			need += xmath.CeilDiv(r.Known(), bs) - r.held()
+			need += xmath.CeilDiv(r.Known()+1, bs) - r.held()
 		}
 		if need <= k.KV.Free()+k.KV.Inactive() || len(k.running) == 0 {
 			break
@@ -274,9 +268,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	}
 	var activeKV int64
 	for _, r := range k.running {
-		k.budget = 1
-		r.scheduled = 0
-		k.schedule(r, false, w)
+		k.takeSlots(r, r.Known()+1)
 		k.ready = append(k.ready, r)
 		activeKV += int64(r.Known())
 	}
@@ -323,6 +315,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 	cfg := k.cfg
 	s := &k.sgl
 	if s.extend {
+		first := len(k.running)
 		for _, r := range s.batch {
 			if r.computed < r.Known() {
 				continue
@@ -344,6 +337,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 				}
 			}
 		}
+		k.slotFirstTokens(k.running[first:])
 		return
 	}
 	if len(k.ready) == 0 {
@@ -369,4 +363,74 @@ func (k *Rank) complete(r *Request, end float64, w *Worker) {
 	r.Status = Completed
 	r.Terminal = end
 	w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
+}
+
+// countIntervalRound advances prefill_decode_interval (simulation.md §8 item 4) after every
+// rank of the worker formed its part of a group pass: an extend pass on any rank blocks prefill
+// on every rank for the next N group rounds, and any other round consumes one of them, whether
+// the rank decoded or was idle.
+func (w *Worker) countIntervalRound() {
+	n := w.Ranks[0].cfg.PrefillDecodeInterval
+	if n == 0 {
+		return
+	}
+	for _, k := range w.Ranks {
+		if k.sgl.extend {
+			w.blockedRounds = n
+			return
+		}
+	}
+	if w.blockedRounds > 0 {
+		w.blockedRounds--
+	}
+}
+
+// drainIdleRounds runs at once the blocked rounds left when no rank of the group has anything
+// to run: such rounds take no time and do nothing but count down, so a rank that went idle
+// during the interval is not stalled by it. A round in which the whole group is idle resets
+// every rank's new-token ratio to its initial value (SGLang's on_idle); it never decays it,
+// since decay follows decode passes only (docs/simulation.md, "SGLang
+// prefill_decode_interval").
+func (w *Worker) drainIdleRounds() {
+	w.blockedRounds = 0
+	for _, k := range w.Ranks {
+		k.sgl.ratio = k.sgl.initRatio
+	}
+}
+
+// The KV slots of an SGLang request run one token ahead of vLLM's (simulation.md §8, as the
+// reference implementation keeps them): a request holds a slot for every known token, the one
+// it just produced included, and a decode pass first takes the slot of the token it produces.
+// The extend pass that completes a prompt gives the first output token its slot at once when
+// the pool can hold those of the whole batch (evicting cached pages if needed); otherwise the
+// next decode pass takes both. A request whose first token is also its last takes none.
+// [decision, docs/simulation.md "SGLang KV slots"]
+
+// takeSlots gives r KV slots through tokens (the caller checked that the pool holds them).
+func (k *Rank) takeSlots(r *Request, tokens int) {
+	if fresh := xmath.CeilDiv(tokens, k.cfg.BlockSize) - r.held(); fresh > 0 {
+		k.KV.TakeAnon(fresh)
+		r.anon += fresh
+	}
+	r.before = r.computed
+	r.scheduled = tokens - r.computed
+	r.computed = tokens
+	if k.cfg.PrefixCaching {
+		k.registerFull(r)
+	}
+}
+
+// slotFirstTokens gives the requests that just joined the running list after their extend
+// pass the slot of their first output token, all of them or none.
+func (k *Rank) slotFirstTokens(joined []*Request) {
+	need := 0
+	for _, r := range joined {
+		need += xmath.CeilDiv(r.Known(), k.cfg.BlockSize) - r.held()
+	}
+	if !k.KV.CanReserve(need, 0) {
+		return
+	}
+	for _, r := range joined {
+		k.takeSlots(r, r.Known())
+	}
 }

@@ -4,9 +4,9 @@ import "aisimulate/simcore/internal/xmath"
 
 // TensorRT-LLM policy (simulation.md §7, GUARANTEED_NO_EVICT): the vLLM pass of vllm.go with
 // a different admission and rejection rule and no preemption. A request is admitted only when
-// the pool can hold its whole sequence, ceil((L + O)/block_size) blocks, on top of what every
-// running request may still take until it completes; its output is first clipped to what the
-// pool and the context can hold. The rank keeps Σ to-completion blocks and Σ held blocks over
+// the pool can hold its whole sequence, ceil((L + O)/block_size) blocks (L + 1 tokens on a
+// disaggregated prefill rank, trtOut), on top of what every running request may still take
+// until it completes; its output is first clipped to what the pool and the context can hold. The rank keeps Σ to-completion blocks and Σ held blocks over
 // running requests so that admission does not visit the running list.
 //
 // Every hook below is a no-op on other backends (k.noEvict is false), so the shared code
@@ -23,7 +23,7 @@ func (k *Rank) clipOutput(r *Request) {
 	if cfg.MaxModelLen > 0 && cfg.MaxModelLen < limit {
 		limit = cfg.MaxModelLen
 	}
-	if r.L+r.O > limit {
+	if r.L+k.trtOut(r) > limit {
 		r.O = limit - r.L
 		if r.O < 1 {
 			r.O = 0
@@ -32,10 +32,25 @@ func (k *Rank) clipOutput(r *Request) {
 	}
 }
 
+// trtOut is the output r reserves to completion: all of it, except on a disaggregated prefill
+// rank, which produces only the hidden bootstrap token (simulation.md §11.5 amended), so that
+// the prefill pool neither reserves nor clips the output the decode pool will produce.
+func (k *Rank) trtOut(r *Request) int {
+	if k.cfg.Pool == PoolPrefill {
+		return min(r.O, 1)
+	}
+	return r.O
+}
+
+// trtFootprint is the number of blocks r reserves to completion: ceil((L + out)/block_size).
+func (k *Rank) trtFootprint(r *Request) int {
+	return xmath.CeilDiv(r.L+k.trtOut(r), k.cfg.BlockSize)
+}
+
 // trtRejects is the capacity rejection rule: no room for one output token, or a whole
 // sequence larger than the pool.
 func (k *Rank) trtRejects(h *Request) bool {
-	return h.noRoom || xmath.CeilDiv(h.L+h.O, k.cfg.BlockSize) > k.cfg.NumBlocks
+	return h.noRoom || k.trtFootprint(h) > k.cfg.NumBlocks
 }
 
 // trtAdmits is the admission rule: the whole sequence's blocks, less the cached prefix blocks
@@ -43,7 +58,7 @@ func (k *Rank) trtRejects(h *Request) bool {
 // remaining to-completion reservation.
 func (k *Rank) trtAdmits(h *Request, activeHits int) bool {
 	cfg := k.cfg
-	need := xmath.CeilDiv(h.L+h.O, cfg.BlockSize) - activeHits
+	need := k.trtFootprint(h) - activeHits
 	avail := (cfg.NumBlocks - k.KV.Active()) - (k.trtToCompletion - k.trtHeld)
 	return need <= avail
 }
@@ -51,14 +66,14 @@ func (k *Rank) trtAdmits(h *Request, activeHits int) bool {
 // footprintAdded counts r, which joined the running list, in Σ to-completion blocks.
 func (k *Rank) footprintAdded(r *Request) {
 	if k.noEvict {
-		k.trtToCompletion += xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
+		k.trtToCompletion += k.trtFootprint(r)
 	}
 }
 
 // footprintRemoved takes r, which left the running list, out of Σ to-completion blocks.
 func (k *Rank) footprintRemoved(r *Request) {
 	if k.noEvict {
-		k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
+		k.trtToCompletion -= k.trtFootprint(r)
 	}
 }
 
@@ -70,8 +85,10 @@ func (k *Rank) blocksTaken(n int) {
 	}
 }
 
-// blocksReleased takes the blocks r is about to release out of Σ held blocks, if r counts.
-func (k *Rank) blocksReleased(r *Request) {
+// heldUncounted takes r's held blocks out of Σ held blocks, if r counts: it is about to
+// release them, or it leaves the running list holding them (a finished disaggregated prefill
+// waiting for its transfer).
+func (k *Rank) heldUncounted(r *Request) {
 	if k.noEvict && r.inRunning {
 		k.trtHeld -= r.held()
 	}

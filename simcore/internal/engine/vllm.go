@@ -195,7 +195,9 @@ func (k *Rank) finishVLLMPass(end float64, w *Worker, p int32) {
 			switch {
 			case cfg.Pool == PoolPrefill && r.O > 0 && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
 				k.running = removeBySeq(k.running, r)
+				k.heldUncounted(r)
 				r.inRunning = false
+				k.footprintRemoved(r)
 				k.Held = append(k.Held, r)
 				w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
 			case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
