@@ -159,26 +159,14 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		MaxSequences:          w.Scheduler.MaxSequences,
 		BlockSize:             w.KVCache.BlockSize,
 		PrefixCaching:         w.KVCache.PrefixCaching,
-		ChunkedPrefillSize:    8192 / par.AttentionData,
-		MaxPrefillTokens:      16384,
-		Conservativeness:      1.0,
 		PrefillDecodeInterval: w.Scheduler.PrefillDecodeInterval,
+		Policy:                engine.PolicyOf(e.Backend),
 	}
-	if par.AttentionData > 1 {
-		rc.Conservativeness = 0.3
-	}
-	switch e.Backend {
-	case "sglang":
-		rc.Policy = engine.SGLang
-	case "trtllm":
-		rc.Policy = engine.TRTLLM
-	default:
-		rc.Policy = engine.VLLM
-	}
+	rc.ChunkedPrefillSize, rc.MaxPrefillTokens, rc.Conservativeness = engine.SGLangDefaults(par.AttentionData)
 	switch {
 	case !e.ContextMax:
 		rc.MaxModelLen = e.ContextLength
-	case e.Backend == "vllm":
+	case e.Backend == spec.BackendVLLM:
 		rc.MaxModelLen = model.MaxPositions
 	}
 	hwID := w.Hardware

@@ -21,10 +21,14 @@ type Rank struct {
 	formed    bool // the current pass scheduled tokens
 	preempted bool
 	budget    int
-	// TensorRT-LLM: Σ to_completion and Σ held blocks over running requests.
+	// TensorRT-LLM (trtllm.go): noEvict selects its guaranteed-no-evict rules; Σ
+	// to-completion blocks and Σ held blocks over running requests.
+	noEvict         bool
 	trtToCompletion int
 	trtHeld         int
-	// Steady decode cohort (see steady.go).
+	// Steady decode cohort (see steady.go); steadyOK: the backend's passes allow it (vLLM,
+	// TensorRT-LLM) and the configuration does not ask for exact passes.
+	steadyOK       bool
 	steadyN        int
 	steadySumKnown int64 // Σ known at entry over steady requests
 	steadySumBase  int64 // Σ entry pass over steady requests
@@ -46,8 +50,16 @@ type Rank struct {
 
 func newRank(cfg *RankConfig, id int32) *Rank {
 	k := &Rank{cfg: cfg, ID: id, KV: NewKVPool(cfg.NumBlocks, cfg.PrefixCaching, cfg.WantEvents)}
-	if cfg.Policy == SGLang {
+	// The backend's rules that the shared code consults (formPass and finishPass choose the
+	// backend's pass itself).
+	switch cfg.Policy {
+	case SGLang:
 		k.sgl.init(cfg)
+	case TRTLLM:
+		k.noEvict = true
+		k.steadyOK = !cfg.Exact
+	default:
+		k.steadyOK = !cfg.Exact
 	}
 	return k
 }
@@ -70,19 +82,7 @@ func (k *Rank) hasWork() bool {
 // what the pool and context can hold; a prompt that leaves no room for one output token is
 // rejected at its first pass (simulation.md §7).
 func (k *Rank) Enqueue(r *Request) {
-	if cfg := k.cfg; cfg.Policy == TRTLLM {
-		limit := cfg.NumBlocks * cfg.BlockSize
-		if cfg.MaxModelLen > 0 && cfg.MaxModelLen < limit {
-			limit = cfg.MaxModelLen
-		}
-		if r.L+r.O > limit {
-			r.O = limit - r.L
-			if r.O < 1 {
-				r.O = 0
-				r.noRoom = true
-			}
-		}
-	}
+	k.clipOutput(r)
 	k.waiting = append(k.waiting, r)
 }
 
@@ -157,133 +157,35 @@ func (k *Rank) idlePass() {
 	}
 }
 
-// formPass schedules one pass at start and returns its prefill and decode parts.
+// reservedOut is the output a rank reserves for r: its remaining output, except on a
+// disaggregated prefill rank, which produces only the hidden bootstrap token and reserves
+// that one, never the output length (simulation.md §11.5 amended).
+func (k *Rank) reservedOut(r *Request) int {
+	rem := r.remainingOut(k.cfg.MaxModelLen)
+	if k.cfg.Pool == PoolPrefill {
+		rem = min(rem, 1)
+	}
+	return rem
+}
+
+// formPass schedules one pass at start and returns its prefill and decode parts: the one
+// place where the backend's pass formation is chosen (vllm.go serves vLLM and TensorRT-LLM,
+// sglang.go SGLang).
 func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 	if k.cfg.Policy == SGLang {
 		return k.formSGLangPass(start, w)
 	}
-	cfg := k.cfg
-	pass := int64(len(w.PassEnds))
-	k.wakeDue(pass, w)
-	if k.steadyN > 0 && !k.steadyFits() {
-		k.materializeAll(pass, w)
+	return k.formVLLMPass(start, w)
+}
+
+// finishPass applies the pass's results at end (simulation.md §6.3), by the backend that
+// formed it.
+func (k *Rank) finishPass(end float64, w *Worker, p int32) {
+	if k.cfg.Policy == SGLang {
+		k.finishSGLangPass(end, w, p)
+		return
 	}
-	k.budget = cfg.MaxBatchedTokens - k.steadyN
-	k.preempted = false
-	for _, r := range k.active {
-		r.scheduled = 0
-	}
-	// (a) running requests first, in admission order. Steady requests (all of which fit, as
-	// steadyFits checked) take one token each without being visited.
-	for i := 0; i < len(k.active); {
-		if k.budget == 0 {
-			break
-		}
-		r := k.active[i]
-		// Fast path: a decoding request whose next token fits its last block.
-		if !r.prefilling && r.pinned && r.L+r.generated-r.computed == 1 && r.computed < r.held()*cfg.BlockSize {
-			r.before = r.computed
-			r.computed++
-			r.scheduled = 1
-			k.budget--
-			if cfg.PrefixCaching && r.computed%cfg.BlockSize == 0 {
-				k.registerFull(r)
-			}
-			i++
-			continue
-		}
-		res := k.schedule(r, true, w)
-		if res == blocked {
-			break
-		}
-		if res == currentPreempted {
-			continue
-		}
-		i++
-	}
-	// (b) decode ranks: materialized hand-offs, FIFO, head-of-line.
-	for len(k.running) < cfg.MaxSequences && k.budget > 0 && k.mHead < len(k.materialized) {
-		h := k.materialized[k.mHead]
-		hits := k.KV.Match(h.PromptHashIDs(cfg.BlockSize, cfg.HashIDs))
-		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hits)
-		if needed > cfg.NumBlocks-k.KV.Active() {
-			break
-		}
-		h.computed = h.L
-		h.hitBlocks, h.pinned, h.registered = hits, false, 0
-		h.scheduled = 0
-		if k.schedule(h, false, w) != ok {
-			h.computed = 0
-			break
-		}
-		k.materialized[k.mHead] = nil
-		k.mHead++
-		if k.mHead == len(k.materialized) {
-			k.materialized, k.mHead = k.materialized[:0], 0
-		}
-		h.admitted(start, PoolDecode, hits*cfg.BlockSize)
-		k.addRunning(h)
-	}
-	// (c) waiting head, FIFO with head-of-line blocking.
-	for !k.preempted && len(k.running) < cfg.MaxSequences && k.budget > 0 && k.wHead < len(k.waiting) {
-		h := k.waiting[k.wHead]
-		if k.rejects(h) {
-			k.popFront()
-			h.Status = Rejected
-			h.Terminal = start
-			w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
-			continue
-		}
-		known := h.Known()
-		bs := cfg.BlockSize
-		cached := 0
-		var hashes []int32
-		if cfg.PrefixCaching {
-			h.extendHashIDs(known, bs, cfg.HashIDs)
-			hashes = h.hashIDs[:min(xmath.FloorDiv(known, bs), h.Shareable(bs))]
-			m := k.KV.Match(hashes)
-			if m == len(hashes) && h.ownPool == k.KV && len(h.ownIDs) > 0 {
-				m += k.KV.MatchOwn(h.ownIDs, h.ownGens)
-			}
-			cached = min(m, xmath.FloorDiv(known, bs)) * bs
-			if h.remainingOut(cfg.MaxModelLen) > 0 {
-				if c := xmath.FloorDiv(known-1, bs) * bs; c < cached {
-					cached = c
-				}
-			}
-		}
-		hitBlocks := xmath.FloorDiv(cached, bs)
-		activeHits := 0
-		if hitBlocks > 0 {
-			activeHits = k.KV.ActiveHits(min(hitBlocks, len(hashes)))
-		}
-		if cfg.Policy == TRTLLM {
-			need := xmath.CeilDiv(h.L+h.O, bs) - activeHits
-			avail := (cfg.NumBlocks - k.KV.Active()) - (k.trtToCompletion - k.trtHeld)
-			if need > avail {
-				break
-			}
-		} else if xmath.CeilDiv(known, bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
-			break
-		}
-		h.computed = cached
-		h.hitBlocks, h.pinned, h.registered = hitBlocks, false, 0
-		h.scheduled = 0
-		if k.schedule(h, false, w) != ok {
-			h.computed, h.hitBlocks = 0, 0
-			break
-		}
-		k.popFront()
-		h.prefilling = true
-		if h.Admissions == 0 {
-			k.FirstAdmits++
-			k.FirstAdmitReuse += int64(cached)
-			k.FirstAdmitL += int64(h.L)
-		}
-		h.admitted(start, cfg.Pool, cached)
-		k.addRunning(h)
-	}
-	return k.passTimes(pass)
+	k.finishVLLMPass(end, w, p)
 }
 
 func (k *Rank) addRunning(r *Request) {
@@ -292,9 +194,7 @@ func (k *Rank) addRunning(r *Request) {
 	k.running = append(k.running, r)
 	k.active = append(k.active, r)
 	r.inRunning = true
-	if k.cfg.Policy == TRTLLM {
-		k.trtToCompletion += xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
-	}
+	k.footprintAdded(r)
 }
 
 // passTimes derives the timing-model inputs of the formed pass (simulation.md §5.2).
@@ -350,18 +250,6 @@ func (k *Rank) anyScheduled() bool {
 	return false
 }
 
-// rejects applies the context-length and capacity rejection rules (§3, §7).
-func (k *Rank) rejects(h *Request) bool {
-	cfg := k.cfg
-	if cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen {
-		return true
-	}
-	if cfg.Policy == TRTLLM {
-		return h.noRoom || xmath.CeilDiv(h.L+h.O, cfg.BlockSize) > cfg.NumBlocks
-	}
-	return xmath.CeilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
-}
-
 type schedResult uint8
 
 const (
@@ -401,22 +289,19 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 				for i := shared; i < r.hitBlocks; i++ {
 					r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashIDs)]))
 				}
-				if cfg.Policy == TRTLLM {
-					k.trtHeld += r.hitBlocks
-				}
+				k.blocksTaken(r.hitBlocks)
 				r.registered = r.hitBlocks
 				r.pinned = true
 			}
 			if fresh > 0 {
 				k.KV.TakeAnon(fresh)
 				r.anon += fresh
-				if cfg.Policy == TRTLLM {
-					k.trtHeld += fresh
-				}
+				k.blocksTaken(fresh)
 			}
 			break
 		}
-		if !fromRunning || cfg.Policy != VLLM || len(k.running) == 0 {
+		// Only vLLM preempts, and only for a request of its running list (§6.2 (a)).
+		if !fromRunning || k.noEvict || len(k.running) == 0 {
 			return blocked
 		}
 		victim := k.running[len(k.running)-1]
@@ -464,22 +349,6 @@ func (k *Rank) registerFull(r *Request) {
 	r.registered = full
 }
 
-// preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
-func (k *Rank) preempt(victim *Request, w *Worker) {
-	k.releaseBlocks(victim, false)
-	if victim.scheduled > 0 {
-		k.budget += victim.scheduled
-		victim.scheduled = 0
-	}
-	victim.computed = 0
-	victim.prefilling = false
-	victim.Preemptions++
-	k.removeRunning(victim)
-	k.pushFront(victim)
-	k.preempted = true
-	w.Out = append(w.Out, Note{Kind: NotePreempted, R: victim, Rank: k.ID})
-}
-
 // keepOwn remembers r's registered unique blocks before a preemption releases them, so its
 // re-admission can reuse whatever survives (the prefix lookup of simulation.md §4.3 for
 // blocks no other request can hold).
@@ -503,9 +372,7 @@ func (k *Rank) keepOwn(r *Request) {
 // releaseBlocks frees r's KV on this rank; final means r will never be admitted on this
 // pool again (it completed, was rejected or handed off), so its unique blocks are dead.
 func (k *Rank) releaseBlocks(r *Request, final bool) {
-	if k.cfg.Policy == TRTLLM && r.inRunning {
-		k.trtHeld -= r.held()
-	}
+	k.heldUncounted(r)
 	if !final {
 		// A preempted request may reuse its unique blocks when re-admitted: they become
 		// cached copies it can find by id (keepOwn).
@@ -526,9 +393,7 @@ func (k *Rank) removeRunning(r *Request) {
 	k.running = removeBySeq(k.running, r)
 	k.active = removeBySeq(k.active, r)
 	r.inRunning = false
-	if k.cfg.Policy == TRTLLM {
-		k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
-	}
+	k.footprintRemoved(r)
 }
 
 // removeBySeq removes r from a list sorted by admission sequence, keeping the order.
@@ -548,64 +413,6 @@ func removeBySeq(list []*Request, r *Request) []*Request {
 	copy(list[lo:], list[lo+1:])
 	list[len(list)-1] = nil
 	return list[:len(list)-1]
-}
-
-// finishPass applies the pass's results at end (simulation.md §6.3).
-func (k *Rank) finishPass(end float64, w *Worker, p int32) {
-	cfg := k.cfg
-	if cfg.Policy == SGLang {
-		k.finishSGLangPass(end, w, p)
-		return
-	}
-	anyDone := false
-	for _, r := range k.active {
-		if r.prefilling && r.scheduled > 0 && r.computed >= r.Known() {
-			r.prefilling = false
-			w.Out = append(w.Out, Note{Kind: NotePrefillDone, R: r, Rank: k.ID})
-			if cfg.Pool == PoolPrefill || r.remainingOut(cfg.MaxModelLen) <= 0 {
-				anyDone = true
-			}
-		}
-	}
-	for _, r := range k.ready {
-		r.emit(end, w, p)
-		if r.remainingOut(cfg.MaxModelLen) <= 0 {
-			anyDone = true
-		}
-	}
-	if anyDone {
-		// Completions, hand-offs and prefill-only finishes leave running, order preserved.
-		kept := k.active[:0]
-		for _, r := range k.active {
-			switch {
-			case cfg.Pool == PoolPrefill && r.O > 0 && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
-				k.running = removeBySeq(k.running, r)
-				r.inRunning = false
-				k.Held = append(k.Held, r)
-				w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
-			case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
-				k.releaseBlocks(r, true)
-				k.running = removeBySeq(k.running, r)
-				r.inRunning = false
-				if cfg.Policy == TRTLLM {
-					k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, cfg.BlockSize)
-				}
-				r.Status = Completed
-				r.Terminal = end
-				w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
-			default:
-				kept = append(kept, r)
-			}
-		}
-		for i := len(kept); i < len(k.active); i++ {
-			k.active[i] = nil
-		}
-		k.active = kept
-	}
-	// Requests that emitted this pass and will only decode for a while leave the active list.
-	if len(k.ready) > 0 && cfg.Pool != PoolPrefill {
-		k.enterSteady(int64(p) + 1)
-	}
 }
 
 // ReleaseSource frees a held disaggregated prefill's blocks once its KV has been transferred.

@@ -5,12 +5,53 @@ import "aisimulate/simcore/internal/xmath"
 // SGLang policy (simulation.md §8): every pass is either an extend (prefill) pass or a decode
 // pass; admission is budgeted with the new-token ratio; decode pressure retracts requests.
 
-const sglClipMaxNewTokens = 4096
+// SGLang server defaults (simulation.md §8).
+const (
+	// sglClipMaxNewTokens is clip_max_new_tokens: the most output tokens one request
+	// reserves in the admission budget.
+	sglClipMaxNewTokens = 4096
+	// SGLangChunkedPrefillSize is chunked_prefill_size, the per-pass prefill budget of a
+	// worker; each attention-DP rank gets its floor share.
+	SGLangChunkedPrefillSize = 8192
+	// SGLangMaxPrefillTokens is max_prefill_tokens, the per-pass input budget of a rank.
+	SGLangMaxPrefillTokens = 16384
+	// SGLangConservativeness is schedule_conservativeness, which scales the initial
+	// new-token ratio.
+	SGLangConservativeness = 1.0
+	// sglDPConservativenessScale multiplies the conservativeness with attention DP > 1.
+	sglDPConservativenessScale = 0.3
+	// sglInitRatioBase is init_new_token_ratio before the conservativeness factor:
+	// init = min(0.7 × conservativeness, 1).
+	sglInitRatioBase = 0.7
+	// sglMinRatioFactor gives min_new_token_ratio = min(init × 0.14, 1).
+	sglMinRatioFactor = 0.14
+	// sglDecaySteps is the number of decode passes over which the ratio decays from init to
+	// its minimum: decay = (init − min) / 600.
+	sglDecaySteps = 600
+	// sglRetractHeadroom is the per-survivor token allowance of the ratio re-estimated after
+	// a retraction: (Σ generated + 20 × survivors) / Σ O.
+	sglRetractHeadroom = 20
+)
+
+// SGLangDefaults returns the per-rank chunked_prefill_size, max_prefill_tokens and
+// schedule_conservativeness of an SGLang worker with dp attention-DP ranks (simulation.md §8:
+// the chunk budget is split across ranks, conservativeness × 0.3 with DP > 1).
+func SGLangDefaults(dp int) (chunkedPrefillSize, maxPrefillTokens int, conservativeness float64) {
+	conservativeness = SGLangConservativeness
+	if dp > 1 {
+		conservativeness = SGLangConservativeness * sglDPConservativenessScale
+	}
+	return SGLangChunkedPrefillSize / dp, SGLangMaxPrefillTokens, conservativeness
+}
+
+// DestinationFirst reports whether a disaggregated hand-off to a rank of this configuration
+// reserves its decode blocks before the KV transfer starts (SGLang, simulation.md §11.3)
+// rather than after it (source-first: vLLM, TensorRT-LLM).
+func (c *RankConfig) DestinationFirst() bool { return c.Policy == SGLang }
 
 type sglState struct {
 	ratio, initRatio, minRatio, decay float64
 	chunked                           *Request // request in chunked prefill (not running)
-	noPrefillPasses                   int      // prefill_decode_interval countdown
 	extend                            bool     // the formed pass is an extend pass
 	batch                             []*Request
 }
@@ -18,11 +59,11 @@ type sglState struct {
 func (s *sglState) init(cfg *RankConfig) {
 	cons := cfg.Conservativeness
 	if cons == 0 {
-		cons = 1
+		cons = SGLangConservativeness // a configuration built without SGLangDefaults
 	}
-	s.initRatio = min(0.7*cons, 1)
-	s.minRatio = min(s.initRatio*0.14, 1)
-	s.decay = (s.initRatio - s.minRatio) / 600
+	s.initRatio = min(sglInitRatioBase*cons, 1)
+	s.minRatio = min(s.initRatio*sglMinRatioFactor, 1)
+	s.decay = (s.initRatio - s.minRatio) / sglDecaySteps
 	s.ratio = s.initRatio
 }
 
@@ -68,7 +109,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		h := k.materialized[k.mHead]
 		k.materialized[k.mHead] = nil
 		k.mHead++
-		h.computed = h.L
+		h.computed = h.Known() // its reserved pages hold the slots of L + 1 tokens
 		h.admitted(start, PoolDecode, 0)
 		k.addRunning(h)
 	}
@@ -79,10 +120,10 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	s.batch = s.batch[:0]
 	k.ready = k.ready[:0]
 	k.passPrefillReqs, k.passPrefillTokens, k.passDecodeReqs, k.passDecodeKV = 0, 0, 0, 0
-	if s.noPrefillPasses == 0 && (s.chunked != nil || k.wHead < len(k.waiting)) {
+	if w.blockedRounds == 0 && (s.chunked != nil || k.wHead < len(k.waiting)) {
 		var reserved float64
 		for _, r := range k.running {
-			reserved += float64(min(r.remainingOut(cfg.MaxModelLen), sglClipMaxNewTokens)) * s.ratio
+			reserved += float64(min(k.reservedOut(r), sglClipMaxNewTokens)) * s.ratio
 		}
 		remTotal := float64((k.KV.Free()+k.KV.Inactive())*bs) - reserved
 		remInput := cfg.MaxPrefillTokens
@@ -104,7 +145,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			res := 0
 			if c >= extend {
 				c = extend
-				res = min(r.remainingOut(cfg.MaxModelLen), sglClipMaxNewTokens)
+				res = min(k.reservedOut(r), sglClipMaxNewTokens)
 			}
 			if float64(c+res) >= remTotal {
 				return false
@@ -208,22 +249,17 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		if cfg.Pool != PoolDecode {
 			prefill = cfg.Timing.PrefillMs(n, floorMean(sumISL, n), floorMean(sumPrefix, n))
 		}
-		if cfg.PrefillDecodeInterval > 0 {
-			s.noPrefillPasses = cfg.PrefillDecodeInterval
-		}
 		return prefill, 0
-	}
-	if s.noPrefillPasses > 0 {
-		s.noPrefillPasses--
 	}
 	if len(k.running) == 0 {
 		return 0, 0
 	}
-	// Decode pass: every running request needs KV for its newest token.
+	// Decode pass: every running request needs the KV slot of the token it produces, beyond
+	// the slots of its known tokens (sglSlotsAhead).
 	for {
 		need := 0
 		for _, r := range k.running {
-			need += xmath.CeilDiv(r.Known(), bs) - r.held()
+			need += xmath.CeilDiv(r.Known()+1, bs) - r.held()
 		}
 		if need <= k.KV.Free()+k.KV.Inactive() || len(k.running) == 0 {
 			break
@@ -232,9 +268,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	}
 	var activeKV int64
 	for _, r := range k.running {
-		k.budget = 1
-		r.scheduled = 0
-		k.schedule(r, false, w)
+		k.takeSlots(r, r.Known()+1)
 		k.ready = append(k.ready, r)
 		activeKV += int64(r.Known())
 	}
@@ -270,7 +304,7 @@ func (k *Rank) retract(w *Worker) {
 	}
 	s := &k.sgl
 	if out > 0 {
-		s.ratio = min(1, float64(gen+20*int64(len(k.running)))/float64(out))
+		s.ratio = min(1, float64(gen+sglRetractHeadroom*int64(len(k.running)))/float64(out))
 	}
 	if s.ratio < s.minRatio {
 		s.ratio = s.minRatio
@@ -281,6 +315,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 	cfg := k.cfg
 	s := &k.sgl
 	if s.extend {
+		first := len(k.running)
 		for _, r := range s.batch {
 			if r.computed < r.Known() {
 				continue
@@ -302,6 +337,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 				}
 			}
 		}
+		k.slotFirstTokens(k.running[first:])
 		return
 	}
 	if len(k.ready) == 0 {
@@ -327,4 +363,74 @@ func (k *Rank) complete(r *Request, end float64, w *Worker) {
 	r.Status = Completed
 	r.Terminal = end
 	w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
+}
+
+// countIntervalRound advances prefill_decode_interval (simulation.md §8 item 4) after every
+// rank of the worker formed its part of a group pass: an extend pass on any rank blocks prefill
+// on every rank for the next N group rounds, and any other round consumes one of them, whether
+// the rank decoded or was idle.
+func (w *Worker) countIntervalRound() {
+	n := w.Ranks[0].cfg.PrefillDecodeInterval
+	if n == 0 {
+		return
+	}
+	for _, k := range w.Ranks {
+		if k.sgl.extend {
+			w.blockedRounds = n
+			return
+		}
+	}
+	if w.blockedRounds > 0 {
+		w.blockedRounds--
+	}
+}
+
+// drainIdleRounds runs at once the blocked rounds left when no rank of the group has anything
+// to run: such rounds take no time and do nothing but count down, so a rank that went idle
+// during the interval is not stalled by it. A round in which the whole group is idle resets
+// every rank's new-token ratio to its initial value (SGLang's on_idle); it never decays it,
+// since decay follows decode passes only (docs/simulation.md, "SGLang
+// prefill_decode_interval").
+func (w *Worker) drainIdleRounds() {
+	w.blockedRounds = 0
+	for _, k := range w.Ranks {
+		k.sgl.ratio = k.sgl.initRatio
+	}
+}
+
+// The KV slots of an SGLang request run one token ahead of vLLM's (simulation.md §8, as the
+// reference implementation keeps them): a request holds a slot for every known token, the one
+// it just produced included, and a decode pass first takes the slot of the token it produces.
+// The extend pass that completes a prompt gives the first output token its slot at once when
+// the pool can hold those of the whole batch (evicting cached pages if needed); otherwise the
+// next decode pass takes both. A request whose first token is also its last takes none.
+// [decision, docs/simulation.md "SGLang KV slots"]
+
+// takeSlots gives r KV slots through tokens (the caller checked that the pool holds them).
+func (k *Rank) takeSlots(r *Request, tokens int) {
+	if fresh := xmath.CeilDiv(tokens, k.cfg.BlockSize) - r.held(); fresh > 0 {
+		k.KV.TakeAnon(fresh)
+		r.anon += fresh
+	}
+	r.before = r.computed
+	r.scheduled = tokens - r.computed
+	r.computed = tokens
+	if k.cfg.PrefixCaching {
+		k.registerFull(r)
+	}
+}
+
+// slotFirstTokens gives the requests that just joined the running list after their extend
+// pass the slot of their first output token, all of them or none.
+func (k *Rank) slotFirstTokens(joined []*Request) {
+	need := 0
+	for _, r := range joined {
+		need += xmath.CeilDiv(r.Known(), k.cfg.BlockSize) - r.held()
+	}
+	if !k.KV.CanReserve(need, 0) {
+		return
+	}
+	for _, r := range joined {
+		k.takeSlots(r, r.Known())
+	}
 }

@@ -113,10 +113,10 @@ func (k *Rank) steadyKnown(pass int64) int64 {
 // enterSteady moves requests that just emitted and will only decode for at least one pass
 // out of the active list; next is the pass index they decode in next.
 func (k *Rank) enterSteady(next int64) {
-	cfg := k.cfg
-	if cfg.Policy == SGLang || cfg.Exact {
+	if !k.steadyOK {
 		return
 	}
+	cfg := k.cfg
 	bs := cfg.BlockSize
 	kept := k.active[:0]
 	for _, r := range k.active {
@@ -330,7 +330,7 @@ func (w *Worker) appendStretch(pass int64, start, horizon float64, n int64) {
 // new blocks steady requests need in it.
 func (k *Rank) ffReady(pass int64) bool {
 	cfg := k.cfg
-	if cfg.Policy == SGLang || cfg.Exact || len(k.active) > 0 || k.wHead < len(k.waiting) ||
+	if !k.steadyOK || len(k.active) > 0 || k.wHead < len(k.waiting) ||
 		k.mHead < len(k.materialized) || len(k.Held) > 0 || k.steadyN > cfg.MaxBatchedTokens {
 		return false
 	}
@@ -363,9 +363,7 @@ func (k *Rank) ffReady(pass int64) bool {
 		}
 		k.KV.TakeAnon(1)
 		r.anon++
-		if cfg.Policy == TRTLLM {
-			k.trtHeld++
-		}
+		k.blocksTaken(1)
 		r.sWake = pass + off
 		k.wakes.delayTop(r.sWake)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"aisimulate/simcore/internal/grow"
 	"aisimulate/simcore/perf"
+	"aisimulate/simcore/spec"
 )
 
 // Pool identifies which pool a worker serves.
@@ -35,6 +36,17 @@ const (
 	TRTLLM
 	SGLang
 )
+
+// PolicyOf returns the scheduler policy of an engine.backend name (validated by spec).
+func PolicyOf(backend string) Policy {
+	switch backend {
+	case spec.BackendSGLang:
+		return SGLang
+	case spec.BackendTRTLLM:
+		return TRTLLM
+	}
+	return VLLM
+}
 
 // RankConfig is the per-rank scheduler configuration (simulation.md §1).
 type RankConfig struct {
@@ -101,6 +113,9 @@ type Worker struct {
 	// RecordFPM asks passes to record FPM samples (planner runs only).
 	RecordFPM bool
 	FPMLog    []FPM
+	// blockedRounds is the number of group rounds in which SGLang ranks may not prefill
+	// (prefill_decode_interval, sglang.go).
+	blockedRounds int
 }
 
 // FPM is one rank's forward-pass metrics sample (simulation.md §13.8).
@@ -155,6 +170,26 @@ func (w *Worker) FormedWork() bool {
 // StartPass forms a lock-step pass on every rank at now (simulation.md §9) and returns its
 // end time. Rejections found while forming the pass are left in Out.
 func (w *Worker) StartPass(now float64) float64 {
+	blocked := w.blockedRounds > 0
+	end := w.formGroupPass(now)
+	if blocked && !w.FormedWork() {
+		// Only prefill_decode_interval held the group back: its blocked rounds drain at now.
+		w.drainIdleRounds()
+		end = w.formGroupPass(now)
+	}
+	if w.RecordFPM {
+		for _, k := range w.Ranks {
+			k.queuedPrefill, k.queuedDecode = k.QueuedTokens()
+		}
+	}
+	w.Busy = true
+	w.passBeg = now
+	w.PassEnd = end
+	return end
+}
+
+// formGroupPass forms the lock-step pass of every rank at now and returns its end time.
+func (w *Worker) formGroupPass(now float64) float64 {
 	end := now
 	for _, k := range w.Ranks {
 		var p, d float64
@@ -168,14 +203,7 @@ func (w *Worker) StartPass(now float64) float64 {
 			end = e
 		}
 	}
-	if w.RecordFPM {
-		for _, k := range w.Ranks {
-			k.queuedPrefill, k.queuedDecode = k.QueuedTokens()
-		}
-	}
-	w.Busy = true
-	w.passBeg = now
-	w.PassEnd = end
+	w.countIntervalRound()
 	return end
 }
 

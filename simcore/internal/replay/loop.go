@@ -582,7 +582,7 @@ func (c *cluster) finishPass(w *engine.Worker) {
 	ps := c.poolOf(w)
 	w.FinishPass()
 	c.markDirty(w)
-	if ps.pool == engine.PoolDecode && ps.plan.Rank.Policy == engine.SGLang {
+	if ps.pool == engine.PoolDecode && ps.plan.Rank.DestinationFirst() {
 		defer c.retryDestinations(w)
 	}
 	if ps.plan.Router.UseEvents {
@@ -730,7 +730,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 	r.SourceWorker, r.SourceRank = w, rank
 	r.TransferMs = d
 	dst := p.Worker.Ranks[p.Rank]
-	if dst.Config().Policy == engine.SGLang {
+	if dst.Config().DestinationFirst() {
 		// Destination-first (simulation.md §11.3): the decode rank reserves the request's
 		// blocks before the transfer starts; if it cannot, the transfer waits in FIFO order
 		// and is retried after each decode pass of that worker.
