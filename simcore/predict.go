@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"aisimulate/simcore/canon"
 	"aisimulate/simcore/internal/engine"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/report"
@@ -116,20 +115,13 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	}
 	out := &Output{Summary: doc.Summary}
 	if in.CapturePerRequest {
-		var lines []byte
 		order := report.RecordOrder(res)
 		doc.PerRequest = make([]any, 0, len(order))
 		for _, r := range order {
-			rec := report.Record(res, r, plan.Disaggregated)
-			doc.PerRequest = append(doc.PerRequest, rec)
-			if lines, err = canon.AppendCompact(lines, rec); err != nil {
-				return nil, err
-			}
-			lines = append(lines, '\n')
+			doc.PerRequest = append(doc.PerRequest, report.Record(res, r, plan.Disaggregated))
 		}
-		out.RequestsJSONL = lines
-		if out.RequestsJSONL == nil {
-			out.RequestsJSONL = []byte{}
+		if out.RequestsJSONL, err = doc.RequestsJSONL(); err != nil {
+			return nil, err
 		}
 	}
 	if out.PredictionJSON, err = doc.PredictionJSON(); err != nil {

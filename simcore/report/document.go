@@ -59,6 +59,24 @@ func (d *Document) StdoutJSON() ([]byte, error) {
 	return compactLine(map[string]any{"details": d.Details, "summary": d.Summary})
 }
 
+// RequestsJSONL encodes requests.jsonl: the per-request records in compact canonical JSON,
+// one per line (outputs.md §6), the same records and order as prediction.json's per_request;
+// empty without capture.
+func (d *Document) RequestsJSONL() ([]byte, error) {
+	lines := []byte{}
+	if !d.CapturePerRequest {
+		return lines, nil
+	}
+	var err error
+	for _, rec := range d.PerRequest {
+		if lines, err = canon.AppendCompact(lines, rec); err != nil {
+			return nil, err
+		}
+		lines = append(lines, '\n')
+	}
+	return lines, nil
+}
+
 // SummaryJSON encodes the summary object in compact canonical JSON plus a newline.
 func (d *Document) SummaryJSON() ([]byte, error) { return compactLine(d.Summary) }
 
