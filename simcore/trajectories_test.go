@@ -132,3 +132,25 @@ func TestTrajectoryKeysOnlyForAgenticGraphs(t *testing.T) {
 		}
 	}
 }
+
+// A play cut off by max_virtual_time_seconds before all its requests were released is
+// counted, and incomplete; with no completed trajectory the nine statistics are 0.0.
+func TestTrajectoryCutOffIsIncomplete(t *testing.T) {
+	cfg := traceConfig("dynamo", "dynamo_agentic.jsonl", "{type: trace_timestamps}") + "\n"
+	cfg = strings.Replace(cfg, "load: {type: trace_timestamps}", "load: {type: trace_timestamps}\n  stop: {max_virtual_time_seconds: 0.01}", 1)
+	out, err := Predict(Input{ConfigYAML: []byte(cfg), Files: fixtureFS(t, "dynamo_agentic.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := summaryOf(t, out)
+	if n := m[report.KeyNumRequests].(float64); n >= 4 {
+		t.Fatalf("num_requests = %v: the cutoff released every request, the test needs one that does not", n)
+	}
+	wantNum(t, m, report.KeyTotalTrajectories, 1)
+	wantNum(t, m, report.KeyCompletedTrajectories, 0)
+	wantNum(t, m, report.KeyIncompleteTrajectories, 1)
+	for _, st := range report.Statistics {
+		wantNum(t, m, report.TrajectoryE2ELatency.Key(st), 0)
+	}
+	wantNum(t, m, report.KeyP50TrajectoryE2ELatencyMs, 0)
+}
