@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"aisimulate/simcore/canon"
 	"aisimulate/simcore/internal/engine"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/report"
@@ -25,6 +24,9 @@ type Input struct {
 	Sets []string
 	// CapturePerRequest asks for per-request records (requests.jsonl, per_request).
 	CapturePerRequest bool
+	// Detail lists the requested detail sections (report.DetailSections names, as
+	// report.ParseDetailSections returns them); none means no `details` object.
+	Detail []string
 	// Files opens trace paths and local model directories exactly as the configuration
 	// writes them (the CLI opens them like the OS, relative to its working directory; the
 	// browser and the edge serve uploaded files by name); nil means no files.
@@ -48,9 +50,11 @@ type Output struct {
 	PredictionJSON []byte
 	// RequestsJSONL is requests.jsonl (one compact record per line), nil without capture.
 	RequestsJSONL []byte
-	// SummaryJSON is the summary object in compact canonical JSON plus a newline
-	// (`--format json` stdout).
+	// SummaryJSON is the summary object in compact canonical JSON plus a newline.
 	SummaryJSON []byte
+	// StdoutJSON is the `--format json` standard output: SummaryJSON, or the details and
+	// the summary when detail sections were requested (outputs.md §7.1).
+	StdoutJSON []byte
 	// Summary is the summary object itself (for the table view and the UI).
 	Summary map[string]any
 }
@@ -62,6 +66,10 @@ func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
+	details, err := report.Details(in.Detail)
+	if err != nil {
+		return nil, &spec.Error{Path: "", Msg: err.Error()}
+	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err
@@ -99,45 +107,31 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		wall = *in.FixedWallTimeMs
 	}
 	acc.WallTimeMs = wall
-	summary := report.Summary(res, acc)
-	out := &Output{Summary: summary}
-	var perRequest any
-	records := 0
+	doc := &report.Document{
+		CapturePerRequest: in.CapturePerRequest,
+		Planner:           res.Planner,
+		Summary:           report.Summary(res, acc),
+		Details:           details,
+	}
+	out := &Output{Summary: doc.Summary}
 	if in.CapturePerRequest {
-		var lines []byte
 		order := report.RecordOrder(res)
-		list := make([]any, 0, len(order))
+		doc.PerRequest = make([]any, 0, len(order))
 		for _, r := range order {
-			rec := report.Record(res, r, plan.Disaggregated)
-			list = append(list, rec)
-			if lines, err = canon.AppendCompact(lines, rec); err != nil {
-				return nil, err
-			}
-			lines = append(lines, '\n')
+			doc.PerRequest = append(doc.PerRequest, report.Record(res, r, plan.Disaggregated))
 		}
-		records = len(list)
-		perRequest = list
-		out.RequestsJSONL = lines
-		if out.RequestsJSONL == nil {
-			out.RequestsJSONL = []byte{}
+		if out.RequestsJSONL, err = doc.RequestsJSONL(); err != nil {
+			return nil, err
 		}
 	}
-	doc := map[string]any{
-		"coverage": map[string]any{
-			"capture_per_request":     in.CapturePerRequest,
-			"capture_planner_details": true,
-			"per_request_records":     records,
-		},
-		"per_request": perRequest,
-		"planner":     res.Planner,
-		"summary":     summary,
-	}
-	if out.PredictionJSON, err = canon.Pretty(doc); err != nil {
+	if out.PredictionJSON, err = doc.PredictionJSON(); err != nil {
 		return nil, err
 	}
-	if out.SummaryJSON, err = canon.Compact(summary); err != nil {
+	if out.SummaryJSON, err = doc.SummaryJSON(); err != nil {
 		return nil, err
 	}
-	out.SummaryJSON = append(out.SummaryJSON, '\n')
+	if out.StdoutJSON, err = doc.StdoutJSON(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }

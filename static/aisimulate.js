@@ -2,11 +2,13 @@
 //
 //   await aisimulate.ready                        // resolves when core.wasm is loaded
 //   const {predictionJson, requestsJsonl} =
-//     await aisimulate.predict(yamlText, {files, sets, capturePerRequest, fixedWallTimeMs, onProgress})
+//     await aisimulate.predict(yamlText, {files, sets, capturePerRequest, detail, fixedWallTimeMs, onProgress})
 //
 // files: {name: string | Uint8Array | ArrayBuffer | Blob} or an array/FileList of File objects.
 // capturePerRequest defaults to true (requestsJsonl is then the requests.jsonl text, and
-// prediction.json carries per_request), false gives requestsJsonl "".
+// prediction.json carries per_request), false gives requestsJsonl "". detail is a --detail
+// value ("all", "memory,time") or an array of section names: prediction.json then has a
+// details object (stdoutJson is what `--format json` prints).
 // On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
 // dotted field path, .msg the message) or "failed".
 "use strict";
@@ -32,7 +34,7 @@
       pending.delete(m.id);
       const r = m.result;
       if (r.ok) {
-        p.resolve({ predictionJson: r.predictionJson, requestsJsonl: r.requestsJsonl || "", summaryJson: r.summaryJson });
+        p.resolve({ predictionJson: r.predictionJson, requestsJsonl: r.requestsJsonl || "", summaryJson: r.summaryJson, stdoutJson: r.stdoutJson });
       } else {
         const e = new Error(r.error.message);
         e.kind = r.error.kind; e.path = r.error.path; e.msg = r.error.msg;
@@ -72,6 +74,8 @@
       configName: o.configName || "prediction.yaml",
     };
     if (typeof o.fixedWallTimeMs === "number") opts.fixedWallTimeMs = o.fixedWallTimeMs;
+    if (typeof o.detail === "string") opts.detail = o.detail;
+    else if (Array.isArray(o.detail)) opts.detail = o.detail.map(String).join(",");
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject, onProgress: typeof o.onProgress === "function" ? o.onProgress : null });

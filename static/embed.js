@@ -16,6 +16,9 @@
   let worker = null;
   let nextId = 1;
   const pending = new Map();
+  // The headline metrics [label, summary key, unit, embed], handed over by the simulator
+  // module (report.Cards in Go) when it is ready, so the keys are never spelled here.
+  let cards = [];
 
   function getWorker() {
     if (worker) return worker;
@@ -23,6 +26,7 @@
     worker = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
     worker.onmessage = (ev) => {
       const m = ev.data;
+      if (m.type === "ready") { cards = m.cards || []; return; }
       const p = pending.get(m.id);
       if (!p) return;
       if (m.type === "progress") { p.progress(m.fraction); return; }
@@ -57,13 +61,6 @@
     if (a < 0.001) return v.toExponential(2).replace(/\.?0+e/, "e");
     return v.toPrecision(3).replace(/\.?0+$/, "");
   }
-
-  const METRICS = [
-    ["TTFT p50", "median_ttft_ms", "ms"], ["TTFT p99", "p99_ttft_ms", "ms"],
-    ["ITL mean", "mean_itl_ms", "ms"], ["E2E p50", "median_e2e_latency_ms", "ms"],
-    ["Output", "output_throughput_tok_s", "tok/s"], ["Requests", "request_throughput_rps", "req/s"],
-    ["Completed", "completed_requests", ""], ["GPU-hours", "gpu_hours", "h"],
-  ];
 
   const CSS = `
     :host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #18202b; margin: 12px 0; }
@@ -120,7 +117,7 @@
       }
       const s = JSON.parse(res.predictionJson).summary;
       const body = this._root.querySelector(".body");
-      body.innerHTML = `<div class="grid">${METRICS.filter(([, k]) => k in s).map(([l, k, u]) =>
+      body.innerHTML = `<div class="grid">${cards.filter(([, k, , embed]) => embed && k in s).map(([l, k, u]) =>
         `<div class="m" data-key="${k}"><div class="l">${l}</div><div class="v">${fmt(s[k])}<span class="u">${u}</span></div></div>`).join("")}</div>`;
       this.dataset.state = "done";
       this.dispatchEvent(new CustomEvent("aisimulate-result", { detail: { predictionJson: res.predictionJson }, bubbles: true }));

@@ -1,7 +1,9 @@
 // Web Worker that runs the simulator (core.wasm, GOOS=js) off the page's main thread.
-// Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, fixedWallTimeMs, configName}}
-// Messages out: {id, type: "progress", fraction} … then {id, type: "result", result}
-// where result is aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, error}.
+// Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, detail, fixedWallTimeMs, configName}}
+// Messages out: {type: "ready", cards} once core.wasm is loaded (cards = aisimulateCore.cards,
+// the headline metrics [label, summary key, unit, embed]), then per call
+// {id, type: "progress", fraction} … then {id, type: "result", result} where result is
+// aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson, error}.
 // The base URL of the assets is self.AISIMULATE_BASE when set (embed.js, cross-origin) or the
 // worker's own location.
 "use strict";
@@ -44,7 +46,7 @@
     }
     return c;
   })();
-  ready.then(() => self.postMessage({ type: "ready" }),
+  ready.then((c) => self.postMessage({ type: "ready", cards: Array.from(c.cards, (x) => Array.from(x)) }),
     (e) => self.postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
   self.onmessage = async (ev) => {
@@ -74,7 +76,7 @@
     }
     self.postMessage({ id, type: "result", result: {
       ok: result.ok, predictionJson: result.predictionJson, requestsJsonl: result.requestsJsonl,
-      summaryJson: result.summaryJson,
+      summaryJson: result.summaryJson, stdoutJson: result.stdoutJson,
       error: result.error ? { kind: result.error.kind, path: result.error.path, msg: result.error.msg, message: result.error.message } : null,
     } });
   };

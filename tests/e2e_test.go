@@ -133,6 +133,10 @@ func workdir(t *testing.T) string {
 
 var fixedWall = []string{"AISIMULATE_FIXED_WALL_TIME_MS=12.5"}
 
+// e2Golden is prediction.json of simulation.md E2 (outputs.md §4.7), the one golden file the
+// core's tests and these share.
+const e2Golden = "../simcore/testdata/e2_prediction.json"
+
 func predictArgs(extra ...string) []string {
 	return append([]string{"predict", "--stack", "dynamo", "--config", "e2.yaml"}, extra...)
 }
@@ -223,11 +227,46 @@ func TestE2GoldenFilesAndTable(t *testing.T) {
 		t.Errorf("table stdout:\n%s\nwant (outputs.md §7.2):\n%s", r.stdout, want)
 	}
 	got := readFile(t, filepath.Join(dir, "aisimulate-output", "prediction.json"))
-	if want := readFile(t, "testdata/e2.prediction.json"); got != want {
+	if want := readFile(t, e2Golden); got != want {
 		t.Errorf("prediction.json:\n%s\nwant (outputs.md §4.7):\n%s", got, want)
 	}
 	if exists(filepath.Join(dir, "aisimulate-output", "requests.jsonl")) {
 		t.Error("requests.jsonl written without --capture-per-request")
+	}
+}
+
+// An agentic trace through the binary: prediction.json equals the core's golden file (with the
+// 13 trajectory keys) and the table shows the trajectory rows (tests/testdata).
+func TestAgenticTrajectoriesGoldenAndTable(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	fixture := filepath.Join(repoRoot, "simcore", "testdata", "agentic_trajectories.jsonl")
+	b, err := os.ReadFile(fixture)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "agentic_trajectories.jsonl"), b, 0o644))
+	cfg := `traffic:
+  source: {type: trace, format: agentic_mooncake, block_size: 4, paths: [agentic_trajectories.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  context_length: 16
+  workers:
+    aggregated:
+      kv_cache: {capacity: {type: fixed, blocks: 256}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`
+	must(t, os.WriteFile(filepath.Join(dir, "agentic.yaml"), []byte(cfg), 0o644))
+	r := runIn(dir, fixedWall, "predict", "--stack", "dynamo", "--config", "agentic.yaml", "--capture-per-request")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if want := readFile(t, "testdata/agentic_trajectories.table.txt"); r.stdout != want {
+		t.Errorf("table stdout:\n%s\nwant:\n%s", r.stdout, want)
+	}
+	got := readFile(t, filepath.Join(dir, "aisimulate-output", "prediction.json"))
+	if want := readFile(t, "../simcore/testdata/agentic_trajectories.prediction.json"); got != want {
+		t.Errorf("prediction.json differs from the core's golden file:\n%s", got)
 	}
 }
 
@@ -336,7 +375,7 @@ func TestRelativeOutputAndConfigPaths(t *testing.T) {
 	if r.code != 0 || !strings.HasSuffix(r.stdout, "Saved full report to: ../results/run1/prediction.json\n") {
 		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if got, want := readFile(t, filepath.Join(dir, "results", "run1", "prediction.json")), readFile(t, "testdata/e2.prediction.json"); got != want {
+	if got, want := readFile(t, filepath.Join(dir, "results", "run1", "prediction.json")), readFile(t, e2Golden); got != want {
 		t.Error("prediction.json via relative paths differs from the golden file")
 	}
 }

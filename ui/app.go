@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall/js"
 
+	"aisimulate/simcore/report"
+
 	"github.com/hexops/vecty"
 	"github.com/hexops/vecty/elem"
 	"github.com/hexops/vecty/event"
@@ -170,7 +172,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
 	ttft, itl, e2e := Latencies(recs)
-	end := a.summary["duration_ms"]
+	end := a.summary[report.KeyDurationMs]
 	a.charts = []string{
 		HistogramSVG("Time to first token", "ms", ttft, Palette[0]),
 		HistogramSVG("Inter-token latency (per request)", "ms", itl, Palette[1]),
@@ -491,20 +493,9 @@ func (a *App) renderResults() *vecty.HTML {
 	}
 	var body vecty.List
 	if a.summary != nil {
-		cards := vecty.List{
-			a.card("Completed requests", "completed_requests", ""),
-			a.card("TTFT p50", "median_ttft_ms", "ms"),
-			a.card("TTFT p99", "p99_ttft_ms", "ms"),
-			a.card("ITL mean", "mean_itl_ms", "ms"),
-			a.card("ITL p99", "p99_itl_ms", "ms"),
-			a.card("E2E p50", "median_e2e_latency_ms", "ms"),
-			a.card("E2E p99", "p99_e2e_latency_ms", "ms"),
-			a.card("Output throughput", "output_throughput_tok_s", "tok/s"),
-			a.card("Request throughput", "request_throughput_rps", "req/s"),
-			a.card("Goodput", "goodput_request_throughput_rps", "req/s"),
-			a.card("GPU-hours", "gpu_hours", "h"),
-			a.card("Virtual duration", "duration_ms", "ms"),
-			a.card("Prefix cache reuse", "prefix_cache_reused_ratio", ""),
+		cards := vecty.List{}
+		for _, c := range report.Cards {
+			cards = append(cards, a.card(c.Label, c.Key, c.Unit))
 		}
 		charts := vecty.List{}
 		for _, c := range a.charts {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"aisimulate/simcore/catalog"
+
 	yaml "go.yaml.in/yaml/v2"
 )
 
@@ -132,14 +134,12 @@ func (d *Doc) Set(path string, v any) { d.root = setIn(d.root, strings.Split(pat
 // Delete removes the key at a dotted path if present.
 func (d *Doc) Delete(path string) { d.root = setIn(d.root, strings.Split(path, "."), nil, true) }
 
-// Hardware ids offered by the form (the catalog may know more; the field also accepts text).
-var Hardware = []string{"h200_sxm", "h100_sxm", "h100_pcie", "b200_sxm", "b300_sxm", "gb200", "gb300",
-	"a100_sxm", "a100_pcie", "l40s", "l4", "a30", "rtx_pro_6000_server"}
+// Hardware ids offered by the form: every catalog hardware id, sorted.
+var Hardware = catalog.HardwareIDs()
 
-// Models suggested by the model field.
-var Models = []string{"Qwen/Qwen3-0.6B", "Qwen/Qwen3-8B", "Qwen/Qwen3-32B", "Qwen/Qwen3-30B-A3B",
-	"Qwen/Qwen3-235B-A22B", "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-70B",
-	"deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1"}
+// Models suggested by the model field (the field also accepts any text, e.g. a local model
+// directory): every catalog model id, in catalog order.
+var Models = catalog.Models()
 
 // Roles returns the worker roles of the configured mode.
 func (d *Doc) Roles() []string {

@@ -2,8 +2,11 @@ package ui
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"aisimulate/simcore/catalog"
 )
 
 func knob(t *testing.T, d *Doc, id string) Knob {
@@ -285,3 +288,34 @@ func TestRecordsFromFlatMatchesParseRecords(t *testing.T) {
 }
 
 func sameOpt(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// The form offers every catalog hardware id (including ones added after the form was
+// written, such as b60) and suggests every catalog model.
+func TestKnobsOfferTheCatalog(t *testing.T) {
+	d, err := ParseDoc("engine: {model: Qwen/Qwen3-8B, hardware: h200_sxm}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hw, models []string
+	for _, k := range d.Knobs() {
+		switch k.ID {
+		case "hardware":
+			hw = k.Options
+		case "model":
+			models = k.Options
+		}
+	}
+	for _, id := range catalog.HardwareIDs() {
+		if !slices.Contains(hw, id) {
+			t.Errorf("hardware %q is in the catalog but not offered", id)
+		}
+	}
+	if !slices.Contains(hw, "b60") {
+		t.Errorf("b60 not offered: %v", hw)
+	}
+	for _, id := range catalog.Models() {
+		if !slices.Contains(models, id) {
+			t.Errorf("model %q is in the catalog but not suggested", id)
+		}
+	}
+}

@@ -4,7 +4,7 @@
 // debugging. API (docs/web.md):
 //
 //	GET  /v1/health                        → {"status":"ok","api_version":1,"limits":{…}}
-//	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…] body: YAML, or multipart/form-data with a
+//	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
 //	     "config" part plus trace files     → prediction.json (or multipart/mixed with
 //	                                           prediction.json and requests.jsonl)
 //
@@ -26,9 +26,8 @@ import (
 	"strings"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
 	jsapi "aisimulate/wasm/jsapi"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Limits of the edge API.
@@ -132,7 +131,8 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Clock: s.Clock, Sets: q["set"]}
+	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Clock: s.Clock, Sets: q["set"],
+		Detail: strings.Join(q["detail"], ",")}
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
 		cfg, files, perr := parseMultipart(body, params["boundary"])
@@ -156,7 +156,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("configuration exceeds the %d-byte parsing limit", MaxConfigBytes))
 		return
 	}
-	if path, msg := checkRequestCount(req.YAML, req.Files); msg != "" {
+	if path, msg := checkRequestCount(req.YAML, req.Sets, req.Files); msg != "" {
 		fail(w, http.StatusRequestEntityTooLarge, path, msg)
 		return
 	}
@@ -260,49 +260,31 @@ func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string]
 }
 
 // checkRequestCount rejects configurations that would simulate more than MaxRequests
-// requests. It reads only what it needs; anything it cannot read is left to the simulator's
-// own validation.
-func checkRequestCount(cfg []byte, files map[string][]byte) (path, msg string) {
-	var doc struct {
-		Traffic *struct {
-			Source struct {
-				Type    string `json:"type"`
-				Session struct {
-					Turns *float64 `json:"turns"`
-				} `json:"session"`
-			} `json:"source"`
-			Stop struct {
-				Requests *float64 `json:"requests"`
-				Sessions *float64 `json:"sessions"`
-			} `json:"stop"`
-		} `json:"traffic"`
-	}
-	if yaml.Unmarshal(cfg, &doc) != nil || doc.Traffic == nil {
+// requests. It loads the configuration with the request's --set assignments the way the
+// simulator does (spec.LoadConfig) and counts with the simulator's own stop rules
+// (simcore.SyntheticRequests: requests, *_per_load_unit × the load unit, sessions × turns);
+// a trace counts the lines of the uploaded files. A configuration that does not load is left
+// to the simulator, which reports the error.
+func checkRequestCount(cfg []byte, sets []string, files map[string][]byte) (path, msg string) {
+	c, err := spec.LoadConfig(cfg, sets)
+	if err != nil {
 		return "", ""
 	}
-	t := doc.Traffic
-	over := func(n float64) bool { return n > MaxRequests }
-	switch t.Source.Type {
-	case "synthetic", "":
-		if t.Stop.Requests != nil && over(*t.Stop.Requests) {
-			return "traffic.stop.requests", fmt.Sprintf("the edge API simulates at most %d requests per call (use the CLI for larger runs)", MaxRequests)
+	if n, p, ok := simcore.SyntheticRequests(c); ok {
+		if n > MaxRequests {
+			return p, fmt.Sprintf("the configuration simulates %.0f requests; the edge API simulates at most %d requests per call (use the CLI for larger runs)", n, MaxRequests)
 		}
-	case "synthetic-session":
-		turns := 4.0
-		if t.Source.Session.Turns != nil {
-			turns = *t.Source.Session.Turns
-		}
-		if t.Stop.Sessions != nil && over(*t.Stop.Sessions*turns) {
-			return "traffic.stop.sessions", fmt.Sprintf("the edge API simulates at most %d requests (sessions × turns) per call", MaxRequests)
-		}
-	case "trace":
-		lines := 0
-		for _, data := range files {
-			lines += bytes.Count(data, []byte{'\n'})
-		}
-		if over(float64(lines)) {
-			return "traffic.source.paths", fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
-		}
+		return "", ""
+	}
+	if c.Traffic.Source.Type != spec.SourceTrace {
+		return "", ""
+	}
+	lines := 0
+	for _, data := range files {
+		lines += bytes.Count(data, []byte{'\n'})
+	}
+	if lines > MaxRequests {
+		return "traffic.source.paths", fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
 	}
 	return "", ""
 }

@@ -106,6 +106,11 @@ func TestPredictMultipartWithCapture(t *testing.T) {
 	}
 }
 
+// sessions is a synthetic-session configuration of 30000 sessions × 10 turns.
+var sessions = strings.Replace(strings.Replace(e2, "source: {type: synthetic, input_tokens: 32, output_tokens: 4}",
+	"source: {type: synthetic-session, new_input_tokens_per_turn: 32, output_tokens_per_turn: 4, session: {turns: 10}}", 1),
+	"requests: 6", "sessions: 30000", 1)
+
 func TestPredictErrors(t *testing.T) {
 	s := &Server{}
 	cases := []struct {
@@ -117,7 +122,12 @@ func TestPredictErrors(t *testing.T) {
 		{"empty", "POST", "/v1/predict", "", "", 400, "", "empty configuration"},
 		{"no boundary", "POST", "/v1/predict", "multipart/form-data", "x", 400, "", "without boundary"},
 		{"too many requests", "POST", "/v1/predict", "", strings.Replace(e2, "requests: 6", "requests: 200001", 1), 413, "traffic.stop.requests", "at most 200000"},
-		{"sessions x turns", "POST", "/v1/predict", "", "traffic:\n  source: {type: synthetic-session, session: {turns: 10}}\n  stop: {sessions: 30000}\n", 413, "traffic.stop.sessions", "sessions × turns"},
+		{"sessions x turns", "POST", "/v1/predict", "", sessions, 413, "traffic.stop.sessions", "simulates 300000 requests"},
+		// Bodies the old shadow schema let through: a per-load-unit stop rule, and a --set.
+		{"per load unit", "POST", "/v1/predict", "", strings.Replace(e2, "requests: 6", "requests_per_load_unit: 100001", 1), 413, "traffic.stop.requests_per_load_unit", "simulates 200002 requests"},
+		{"set", "POST", "/v1/predict?set=traffic.stop.requests%3D300000", "", e2, 413, "traffic.stop.requests", "simulates 300000 requests"},
+		{"set load unit", "POST", "/v1/predict?set=traffic.load.concurrency%3D5000", "", strings.Replace(e2, "requests: 6", "requests_per_load_unit: 50", 1), 413, "traffic.stop.requests_per_load_unit", "simulates 250000 requests"},
+		{"bad detail", "POST", "/v1/predict?detail=power", "", e2, 400, "", "detail: invalid section 'power' (choose from summary, memory, time, energy, source, all)"},
 		{"config too big", "POST", "/v1/predict", "", "#" + strings.Repeat("x", MaxConfigBytes) + "\n", 413, "", "parsing limit"},
 		{"body too big", "POST", "/v1/predict", "", strings.Repeat("x", MaxBodyBytes+1), 413, "", "exceeds"},
 		{"get predict", "GET", "/v1/predict", "", "", 405, "", "POST"},
@@ -134,6 +144,26 @@ func TestPredictErrors(t *testing.T) {
 		if e.Path != c.path || !strings.Contains(e.Error, c.msg) {
 			t.Errorf("%s: %+v, want path %q and %q", c.name, e, c.path, c.msg)
 		}
+	}
+}
+
+// ?detail= adds the details object to prediction.json, as --detail does in the CLI.
+func TestPredictDetail(t *testing.T) {
+	w := serve(t, &Server{}, "POST", "/v1/predict?detail=time&detail=summary", "", []byte(e2))
+	if w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := json.Marshal(doc["details"])
+	if want := `{"requested_sections":["summary","time"],"schema_version":"1.0","skipped":[{"reason":"unsupported by stack","section":"summary"},{"reason":"unsupported by stack","section":"time"}]}`; string(d) != want {
+		t.Errorf("details = %s, want %s", d, want)
+	}
+	w = serve(t, &Server{}, "POST", "/v1/predict", "", []byte(e2))
+	if strings.Contains(w.Body.String(), `"details"`) {
+		t.Errorf("details without ?detail=")
 	}
 }
 
@@ -170,7 +200,7 @@ func FuzzCheckRequestCount(f *testing.F) {
 	f.Add([]byte("traffic: {stop: {requests: 5}}"))
 	f.Add([]byte("traffic: {source: {type: trace}}"))
 	f.Fuzz(func(t *testing.T, cfg []byte) {
-		path, msg := checkRequestCount(cfg, map[string][]byte{"a": []byte("\n\n")})
+		path, msg := checkRequestCount(cfg, nil, map[string][]byte{"a": []byte("\n\n")})
 		if (path == "") != (msg == "") && path != "" {
 			t.Fatalf("path %q msg %q", path, msg)
 		}

@@ -404,15 +404,15 @@ func (d *Dist) Stats() Stats {
 	}
 }
 
-// put writes the nine statistics of a distribution into m as {stat}_{name}{suffix}.
-func (s Stats) put(m map[string]any, name, suffix string) {
-	m["mean_"+name+suffix] = s.Mean
-	m["min_"+name+suffix] = s.Min
-	m["max_"+name+suffix] = s.Max
-	m["median_"+name+suffix] = s.Median
-	m["p75_"+name+suffix] = s.P75
-	m["p90_"+name+suffix] = s.P90
-	m["p95_"+name+suffix] = s.P95
-	m["p99_"+name+suffix] = s.P99
-	m["std_"+name+suffix] = s.Std
+// put writes the nine statistics of a distribution into m as {stat}_{name} (outputs.md §3.2).
+func (s Stats) put(m map[string]any, d Distribution) {
+	m[d.Key(Mean)] = s.Mean
+	m[d.Key(Min)] = s.Min
+	m[d.Key(Max)] = s.Max
+	m[d.Key(Median)] = s.Median
+	m[d.Key(P75)] = s.P75
+	m[d.Key(P90)] = s.P90
+	m[d.Key(P95)] = s.P95
+	m[d.Key(P99)] = s.P99
+	m[d.Key(Std)] = s.Std
 }

@@ -33,7 +33,7 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	var durationMs float64
 	for i := 0; i < n; i++ {
 		r := res.Outcomes.At(i)
-		if r.Status != engine.Completed || r.FirstAdmit < 0 && r.Admissions == 0 {
+		if !isCompleted(r) {
 			continue
 		}
 		completed++
@@ -81,16 +81,16 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		return 0
 	}
 	m := map[string]any{}
-	m["num_requests"] = n
-	m["completed_requests"] = completed
-	m["total_input_tokens"] = inTok
-	m["total_output_tokens"] = outTok
-	m["duration_ms"] = durationMs
-	m["wall_time_ms"] = acc.WallTimeMs
-	m["request_throughput_rps"] = rate(completed)
-	m["input_throughput_tok_s"] = rate(inTok)
-	m["output_throughput_tok_s"] = rate(outTok)
-	m["total_throughput_tok_s"] = rate(inTok + outTok)
+	m[KeyNumRequests] = n
+	m[KeyCompletedRequests] = completed
+	m[KeyTotalInputTokens] = inTok
+	m[KeyTotalOutputTokens] = outTok
+	m[KeyDurationMs] = durationMs
+	m[KeyWallTimeMs] = acc.WallTimeMs
+	m[KeyRequestThroughputRPS] = rate(completed)
+	m[KeyInputThroughputTokS] = rate(inTok)
+	m[KeyOutputThroughputTokS] = rate(outTok)
+	m[KeyTotalThroughputTokS] = rate(inTok + outTok)
 	var prefWS, decWS float64
 	if res.PrefillWorkerSeconds != nil {
 		prefWS = *res.PrefillWorkerSeconds
@@ -109,19 +109,19 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	if acc.Disaggregated {
 		pgpw = acc.PrefillGPUsPerWorker
 	}
-	m["prefill_worker_seconds"] = prefWS
-	m["decode_worker_seconds"] = decWS
-	m["prefill_gpus_per_worker"] = pgpw
-	m["decode_gpus_per_worker"] = acc.DecodeGPUsPerWorker
-	m["gpu_hours"] = (float64(prefWS*float64(pgpw)) + float64(decWS*float64(acc.DecodeGPUsPerWorker))) / 3600
+	m[KeyPrefillWorkerSeconds] = prefWS
+	m[KeyDecodeWorkerSeconds] = decWS
+	m[KeyPrefillGPUsPerWorker] = pgpw
+	m[KeyDecodeGPUsPerWorker] = acc.DecodeGPUsPerWorker
+	m[KeyGPUHours] = (float64(prefWS*float64(pgpw)) + float64(decWS*float64(acc.DecodeGPUsPerWorker))) / 3600
 	processed := inTok + outTok
-	m["processed_tokens"] = processed
+	m[KeyProcessedTokens] = processed
 	if acc.WallTimeMs > 0 {
-		m["processed_tokens_per_s"] = float64(processed) / acc.WallTimeMs * 1000
-		m["processed_output_tokens_per_s"] = float64(outTok) / acc.WallTimeMs * 1000
+		m[KeyProcessedTokensPerS] = float64(processed) / acc.WallTimeMs * 1000
+		m[KeyProcessedOutputTokensPerS] = float64(outTok) / acc.WallTimeMs * 1000
 	} else {
-		m["processed_tokens_per_s"] = 0.0
-		m["processed_output_tokens_per_s"] = 0.0
+		m[KeyProcessedTokensPerS] = 0.0
+		m[KeyProcessedOutputTokensPerS] = 0.0
 	}
 	ratio := func(x int64) float64 {
 		if inTok == 0 {
@@ -129,22 +129,25 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		}
 		return float64(x) / float64(inTok)
 	}
-	m["prefix_cache_reused_ratio"] = ratio(reused)
-	m["first_admission_prefix_cache_reused_ratio"] = ratio(firstReused)
-	m["num_ttft_samples"] = ttft.N()
-	m["num_tpot_samples"] = tpot.N()
-	m["num_e2e_latency_samples"] = e2e.N()
-	ttft.Stats().put(m, "ttft", "_ms")
-	ttst.Stats().put(m, "ttst", "_ms")
-	tpot.Stats().put(m, "tpot", "_ms")
-	itl.Stats().put(m, "itl", "_ms")
+	m[KeyPrefixCacheReusedRatio] = ratio(reused)
+	m[KeyFirstAdmissionPrefixCacheReusedRatio] = ratio(firstReused)
+	m[KeyNumTTFTSamples] = ttft.N()
+	m[KeyNumTPOTSamples] = tpot.N()
+	m[KeyNumE2ELatencySamples] = e2e.N()
+	ttft.Stats().put(m, TTFT)
+	ttst.Stats().put(m, TTST)
+	tpot.Stats().put(m, TPOT)
+	itl.Stats().put(m, ITL)
 	perUser := itl.Reciprocal(1000) // 1000/gap over positive gaps (outputs.md §4.1)
-	e2e.Stats().put(m, "e2e_latency", "_ms")
-	perUser.Stats().put(m, "output_token_throughput_per_user", "")
+	e2e.Stats().put(m, E2ELatency)
+	perUser.Stats().put(m, OutputTokenThroughputPerUser)
 	if acc.SLA != nil {
-		m["goodput_completed_requests"] = good
-		m["goodput_request_throughput_rps"] = rate(good)
-		m["goodput_output_throughput_tok_s"] = rate(goodTok)
+		m[KeyGoodputCompletedRequests] = good
+		m[KeyGoodputRequestThroughputRPS] = rate(good)
+		m[KeyGoodputOutputThroughputTokS] = rate(goodTok)
+	}
+	if res.Trajectories != nil {
+		putTrajectories(m, res)
 	}
 	return m
 }

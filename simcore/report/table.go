@@ -7,17 +7,44 @@ import (
 	"unicode/utf8"
 )
 
-// tableRows lists the statistics rows of the table view: label and summary-key suffix.
-var tableRows = []struct{ label, suffix string }{
-	{"Time to First Token (ms)", "ttft_ms"},
-	{"Time to Second Token (ms)", "ttst_ms"},
-	{"Request Latency (ms)", "e2e_latency_ms"},
-	{"Inter Token Latency (ms)", "itl_ms"},
-	{"Output Token Throughput Per User (tokens/sec/user)", "output_token_throughput_per_user"},
+// tableRows lists the statistics rows of the table view (outputs.md §7.2): label and
+// distribution. A row is shown only when its mean key is in the summary, so the trajectory
+// row appears for agentic-graph sources only [decision, docs/web.md].
+var tableRows = []struct {
+	label string
+	dist  Distribution
+}{
+	{"Time to First Token (ms)", TTFT},
+	{"Time to Second Token (ms)", TTST},
+	{"Request Latency (ms)", E2ELatency},
+	{"Trajectory Latency (ms)", TrajectoryE2ELatency},
+	{"Inter Token Latency (ms)", ITL},
+	{"Output Token Throughput Per User (tokens/sec/user)", OutputTokenThroughputPerUser},
 }
 
-// tableStats are the summary-key prefixes of the avg, min, max, p99, p90, p75 and std cells.
-var tableStats = []string{"mean", "min", "max", "p99", "p90", "p75", "std"}
+// tableStats are the statistics of the avg, min, max, p99, p90, p75 and std cells.
+var tableStats = []Statistic{Mean, Min, Max, P99, P90, P75, Std}
+
+// tableCounts are the single-value rows of the table view after the statistics rows: label,
+// key of the avg cell (the others are N/A), a key read when the first is missing, and whether
+// the row is left out when both are missing (otherwise its avg cell is N/A).
+var tableCounts = []struct {
+	label, key, fallback string
+	optional             bool
+}{
+	{"Output Token Throughput (tokens/sec)", KeyOutputThroughputTokS, "", false},
+	{"Request Throughput (requests/sec)", KeyRequestThroughputRPS, "", false},
+	{"Request Count (requests)", KeyCompletedRequests, KeyNumRequests, false},
+	{"Completed Trajectories (trajectories)", KeyCompletedTrajectories, "", true},
+	{"Incomplete Trajectories (trajectories)", KeyIncompleteTrajectories, "", true},
+}
+
+// tableFooter are the footer lines: label and key, printed when the value is a number.
+var tableFooter = []struct{ label, key string }{
+	{"Wall Time (ms)", KeyWallTimeMs},
+	{"Prefix Cache Reused Ratio", KeyPrefixCacheReusedRatio},
+	{"First Admission Prefix Cache Reused Ratio", KeyFirstAdmissionPrefixCacheReusedRatio},
+}
 
 // Table renders the `--format table` standard output of outputs.md §7.2 for a summary
 // object: the AIPerf-style metrics table, the footer lines, and the path of prediction.json
@@ -26,12 +53,12 @@ func Table(summary map[string]any, outputDir string) string {
 	header := []string{"Metric", "avg", "min", "max", "p99", "p90", "p75", "std"}
 	var rows [][]string
 	for _, r := range tableRows {
-		if _, ok := summary["mean_"+r.suffix]; !ok {
+		if _, ok := summary[r.dist.Key(Mean)]; !ok {
 			continue
 		}
 		row := []string{r.label}
 		for _, st := range tableStats {
-			row = append(row, cell(summary, st+"_"+r.suffix))
+			row = append(row, cell(summary, r.dist.Key(st)))
 		}
 		rows = append(rows, row)
 	}
@@ -42,17 +69,18 @@ func Table(summary map[string]any, outputDir string) string {
 		}
 		rows = append(rows, row)
 	}
-	v, ok := summary["output_throughput_tok_s"]
-	single("Output Token Throughput (tokens/sec)", v, ok)
-	v, ok = summary["request_throughput_rps"]
-	single("Request Throughput (requests/sec)", v, ok)
-	v, ok = summary["completed_requests"]
-	if !ok {
-		v, ok = summary["num_requests"]
+	for _, c := range tableCounts {
+		v, ok := summary[c.key]
+		if !ok && c.fallback != "" {
+			v, ok = summary[c.fallback]
+		}
+		if !ok && c.optional {
+			continue
+		}
+		single(c.label, v, ok)
 	}
-	single("Request Count (requests)", v, ok)
-	if cov, ok := summary["power_coverage"]; ok {
-		v, ok := summary["power_w"]
+	if cov, ok := summary[keyPowerCoverage]; ok {
+		v, ok := summary[keyPowerW]
 		single("Power per GPU (W)", v, ok)
 		if f, isNum := toFloat(cov); isNum {
 			single("Power Data Coverage (%)", f*100, true)
@@ -104,11 +132,7 @@ func Table(summary map[string]any, outputDir string) string {
 		line(row)
 	}
 	border("└", "┴", "┘")
-	for _, f := range []struct{ label, key string }{
-		{"Wall Time (ms)", "wall_time_ms"},
-		{"Prefix Cache Reused Ratio", "prefix_cache_reused_ratio"},
-		{"First Admission Prefix Cache Reused Ratio", "first_admission_prefix_cache_reused_ratio"},
-	} {
+	for _, f := range tableFooter {
 		if v, ok := summary[f.key]; ok && isNumber(v) {
 			b.WriteString(f.label + ": " + formatCell(v) + "\n")
 		}

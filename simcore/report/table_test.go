@@ -117,3 +117,36 @@ func TestFormatNumber(t *testing.T) {
 		}
 	}
 }
+
+// The trajectory rows appear exactly when the summary has the trajectory keys (agentic-graph
+// sources): a statistics row after Request Latency and two count rows after Request Count.
+func TestTableTrajectoryRows(t *testing.T) {
+	s := e2Summary()
+	if got := Table(s, "./aisimulate-output"); strings.Contains(got, "Trajector") {
+		t.Errorf("trajectory rows without trajectory keys:\n%s", got)
+	}
+	for _, st := range Statistics {
+		s[TrajectoryE2ELatency.Key(st)] = 7.0
+	}
+	s[KeyP50TrajectoryE2ELatencyMs] = 7.0
+	s[KeyTotalTrajectories], s[KeyCompletedTrajectories], s[KeyIncompleteTrajectories] = 3, 2, 1
+	got := Table(s, "./aisimulate-output")
+	lines := strings.Split(got, "\n")
+	want := []struct {
+		at   int
+		text string
+	}{
+		{6, "┃ Request Latency (ms) "},
+		{7, "┃ Trajectory Latency (ms)                            ┃     7.00 ┃     7.00 ┃     7.00 ┃     7.00 ┃     7.00 ┃     7.00 ┃ 7.00 ┃"},
+		{8, "┃ Inter Token Latency (ms) "},
+		{12, "┃ Request Count (requests) "},
+		{13, "┃ Completed Trajectories (trajectories)              ┃     2.00 ┃      N/A ┃      N/A ┃      N/A ┃      N/A ┃      N/A ┃  N/A ┃"},
+		{14, "┃ Incomplete Trajectories (trajectories)             ┃     1.00 ┃      N/A ┃      N/A ┃      N/A ┃      N/A ┃      N/A ┃  N/A ┃"},
+		{15, "└"},
+	}
+	for _, w := range want {
+		if w.at >= len(lines) || !strings.HasPrefix(lines[w.at], w.text) {
+			t.Errorf("line %d = %q, want prefix %q\n%s", w.at, lines[min(w.at, len(lines)-1)], w.text, got)
+		}
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"aisimulate/simcore"
-	"aisimulate/simcore/canon"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -57,9 +56,6 @@ var knownOutputs = []string{
 }
 
 var numberedRecommendation = regexp.MustCompile(`^[0-9]{4}\.yaml$`)
-
-// detailSections are the accepted --detail section names.
-var detailSections = []string{"summary", "memory", "time", "energy", "source"}
 
 const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend} ...\n"
 
@@ -291,16 +287,16 @@ func parsePredict(args []string) (*options, error) {
 		case "--progress":
 			o.progress = true
 		case "--detail":
-			secs, err := parseDetail(value)
+			secs, err := report.ParseDetailSections(value)
 			if err != nil {
-				return nil, err
+				return nil, predictErr("argument --detail: " + err.Error())
 			}
-			o.detail = mergeSections(o.detail, secs)
+			o.detail = report.MergeDetailSections(o.detail, secs)
 		case "--diagnostics":
 			if value != "power" {
 				return nil, predictErr(fmt.Sprintf("argument --diagnostics: invalid choice: '%s' (choose from 'power')", value))
 			}
-			o.detail = mergeSections(o.detail, []string{"energy"})
+			o.detail = report.MergeDetailSections(o.detail, []string{"energy"})
 		case "--detail-top-n", "--diagnostics-top-n":
 			n, err := strconv.Atoi(value)
 			if err != nil || n <= 0 {
@@ -349,42 +345,6 @@ func sortedFlags() []string {
 	return []string{"--capture-per-request", "--config", "--detail", "--detail-top-n",
 		"--diagnostics", "--diagnostics-top-n", "--format", "--help", "--online", "--output-dir",
 		"--overwrite", "--progress", "--set", "--stack"}
-}
-
-// parseDetail validates a --detail comma list; "all" expands to every section.
-func parseDetail(v string) ([]string, error) {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		s = strings.TrimSpace(s)
-		if s == "all" {
-			out = mergeSections(out, detailSections)
-			continue
-		}
-		ok := false
-		for _, d := range detailSections {
-			ok = ok || d == s
-		}
-		if !ok {
-			return nil, predictErr(fmt.Sprintf("argument --detail: invalid section '%s' (choose from summary, memory, time, energy, source, all)", s))
-		}
-		out = mergeSections(out, []string{s})
-	}
-	return out, nil
-}
-
-// mergeSections adds secs to have, keeping the canonical section order without duplicates.
-func mergeSections(have, secs []string) []string {
-	var out []string
-	for _, d := range detailSections {
-		in := false
-		for _, s := range append(append([]string(nil), have...), secs...) {
-			in = in || s == d
-		}
-		if in {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func getenv(env []string, key string) (string, bool) {
@@ -440,6 +400,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		ConfigYAML:        yamlText,
 		Sets:              o.sets,
 		CapturePerRequest: o.capturePerRequest,
+		Detail:            o.detail,
 		Files:             osFS{},
 		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs:   fixedWall,
@@ -462,15 +423,8 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, perr)
 	}
-	predictionJSON, stdoutJSON := out.PredictionJSON, out.SummaryJSON
-	if len(o.detail) > 0 {
-		predictionJSON, stdoutJSON, err = addDetails(out, o.detail)
-		if err != nil {
-			return fail(stderr, err)
-		}
-	}
 	// 5. Write the files atomically, then standard output.
-	files := []outputFile{{"prediction.json", predictionJSON}}
+	files := []outputFile{{"prediction.json", out.PredictionJSON}}
 	if o.capturePerRequest {
 		files = append(files, outputFile{"requests.jsonl", out.RequestsJSONL})
 	}
@@ -478,7 +432,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	if o.format == "json" {
-		stdout.Write(stdoutJSON)
+		stdout.Write(out.StdoutJSON)
 	} else {
 		io.WriteString(stdout, report.Table(out.Summary, o.outputDir))
 	}
@@ -623,42 +577,6 @@ func removeStaleOutputs(dir string, files []outputFile) error {
 		}
 	}
 	return nil
-}
-
-// addDetails adds the `details` object of --detail to prediction.json and to the JSON
-// standard output ({"details":…,"summary":…}). No section has data for the dynamo stack,
-// so every requested section is listed as skipped.
-func addDetails(out *simcore.Output, sections []string) (prediction, stdoutJSON []byte, err error) {
-	skipped := make([]any, 0, len(sections))
-	for _, s := range sections {
-		skipped = append(skipped, map[string]any{"section": s, "reason": "unsupported by stack"})
-	}
-	details := map[string]any{
-		"schema_version":     "1.0",
-		"requested_sections": sections,
-		"skipped":            skipped,
-	}
-	// prediction.json is pretty canonical JSON whose top-level keys sort as coverage,
-	// details, per_request, …: insert the member before "per_request".
-	const anchor = "\n  \"per_request\": "
-	idx := strings.Index(string(out.PredictionJSON), anchor)
-	if idx < 0 {
-		return nil, nil, errors.New("internal error: prediction.json has no per_request member")
-	}
-	pretty, err := canon.Pretty(map[string]any{"details": details})
-	if err != nil {
-		return nil, nil, err
-	}
-	// pretty is "{\n  \"details\": {...}\n}\n": keep the member lines.
-	member := strings.TrimSuffix(strings.TrimPrefix(string(pretty), "{"), "\n}\n")
-	prediction = []byte(string(out.PredictionJSON[:idx]) + member + "," + string(out.PredictionJSON[idx:]))
-	compact, err := canon.Compact(details)
-	if err != nil {
-		return nil, nil, err
-	}
-	summary := strings.TrimSuffix(string(out.SummaryJSON), "\n")
-	stdoutJSON = []byte(`{"details":` + string(compact) + `,"summary":` + summary + "}\n")
-	return prediction, stdoutJSON, nil
 }
 
 // progress prints "simulating… N%" on stderr at most every 200 ms.

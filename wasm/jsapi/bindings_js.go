@@ -3,21 +3,29 @@
 package jsapi
 
 import (
+	"strings"
 	"syscall/js"
+
+	"aisimulate/simcore/report"
 )
 
 // Register installs globalThis.aisimulateCore = {predict, version} and, when the host
 // defined globalThis.__aisimulateOnReady, calls it. The JavaScript signature is
 //
-//	aisimulateCore.predict(yamlText, {configName, sets, capturePerRequest, files,
-//	    fixedWallTimeMs, onProgress}) → {ok, predictionJson, requestsJsonl, summaryJson, error}
+//	aisimulateCore.predict(yamlText, {configName, sets, capturePerRequest, detail, files,
+//	    fixedWallTimeMs, onProgress}) → {ok, predictionJson, requestsJsonl, summaryJson,
+//	    stdoutJson, error}
 //
-// where files maps names to strings or Uint8Arrays and error is {kind, path, msg, message}.
+// where detail is a --detail value ("all", "memory,time") or an array of section names,
+// files maps names to strings or Uint8Arrays and error is {kind, path, msg, message}.
+// aisimulateCore.cards lists the headline metrics as [label, summary key, unit, embed]
+// (report.Cards), for the docs embed.
 // The call is synchronous: run it in a Web Worker (browser) to keep a page responsive.
 func Register() {
 	core := js.Global().Get("Object").New()
 	core.Set("predict", js.FuncOf(predictJS))
 	core.Set("apiVersion", 1)
+	core.Set("cards", cardsJS())
 	js.Global().Set("aisimulateCore", core)
 	if cb := js.Global().Get("__aisimulateOnReady"); cb.Type() == js.TypeFunction {
 		cb.Invoke(core)
@@ -42,6 +50,15 @@ func predictJS(_ js.Value, args []js.Value) any {
 			for i := 0; i < v.Length(); i++ {
 				req.Sets = append(req.Sets, v.Index(i).String())
 			}
+		}
+		if v := o.Get("detail"); v.Type() == js.TypeString {
+			req.Detail = v.String()
+		} else if v.Type() == js.TypeObject {
+			names := make([]string, v.Length())
+			for i := range names {
+				names[i] = v.Index(i).String()
+			}
+			req.Detail = strings.Join(names, ",")
 		}
 		if v := o.Get("fixedWallTimeMs"); v.Type() == js.TypeNumber {
 			f := v.Float()
@@ -78,6 +95,7 @@ func predictJS(_ js.Value, args []js.Value) any {
 	out.Set("predictionJson", res.PredictionJSON)
 	out.Set("requestsJsonl", res.RequestsJSONL)
 	out.Set("summaryJson", res.SummaryJSON)
+	out.Set("stdoutJson", res.StdoutJSON)
 	return out
 }
 
@@ -105,4 +123,13 @@ func filesFromJS(v js.Value) map[string][]byte {
 		}
 	}
 	return files
+}
+
+// cardsJS is report.Cards as a JavaScript array of [label, key, unit, embed].
+func cardsJS() js.Value {
+	arr := js.Global().Get("Array").New()
+	for _, c := range report.Cards {
+		arr.Call("push", js.ValueOf([]any{c.Label, c.Key, c.Unit, c.Embed}))
+	}
+	return arr
 }

@@ -140,3 +140,29 @@ func TestCheckAbortsThroughProgress(t *testing.T) {
 		t.Fatalf("err = %+v", res.Err)
 	}
 }
+
+// Detail takes a --detail value; the details object is in prediction.json and StdoutJSON, and
+// a bad section is bad input naming the allowed ones.
+func TestRunDetail(t *testing.T) {
+	res := Run(Request{YAML: []byte(e2), Detail: "all"})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	want := `"requested_sections": [
+      "summary",
+      "memory",
+      "time",
+      "energy",
+      "source"
+    ],`
+	if !strings.Contains(res.PredictionJSON, want) || !strings.HasPrefix(res.StdoutJSON, `{"details":{"requested_sections":["summary","memory","time","energy","source"],`) {
+		t.Errorf("details missing:\n%s\n%s", res.PredictionJSON, res.StdoutJSON)
+	}
+	if plain := Run(Request{YAML: []byte(e2)}); strings.Contains(plain.PredictionJSON, `"details"`) || plain.StdoutJSON != plain.SummaryJSON {
+		t.Errorf("details without Detail")
+	}
+	res = Run(Request{YAML: []byte(e2), Detail: "memory,power"})
+	if res.Err == nil || res.Err.Kind != KindConfig || res.Err.Message != "detail: invalid section 'power' (choose from summary, memory, time, energy, source, all)" {
+		t.Errorf("bad section: %+v", res.Err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -33,6 +34,9 @@ type Request struct {
 	Sets []string
 	// CapturePerRequest asks for requests.jsonl.
 	CapturePerRequest bool
+	// Detail is a --detail value: a comma list of report.DetailSections names or "all"
+	// ("" = no details object).
+	Detail string
 	// Files are uploaded files (trace files) by name.
 	Files map[string][]byte
 	// FixedWallTimeMs replaces the measured wall time (test hook), nil = measure.
@@ -67,6 +71,9 @@ type Result struct {
 	RequestsJSONL string
 	// SummaryJSON is the compact summary line.
 	SummaryJSON string
+	// StdoutJSON is what `--format json` prints: SummaryJSON, or the details and the summary
+	// when Detail was given.
+	StdoutJSON string
 	// Err is non-nil when the prediction failed.
 	Err *Error
 }
@@ -101,8 +108,17 @@ func Run(r Request) (res Result) {
 			}
 		}
 	}
+	var detail []string
+	if r.Detail != "" {
+		var err error
+		if detail, err = report.ParseDetailSections(r.Detail); err != nil {
+			msg := "detail: " + err.Error()
+			return Result{Err: &Error{Kind: KindConfig, Msg: msg, Message: msg}}
+		}
+	}
 	in := simcore.Input{
 		ConfigName:        name,
+		Detail:            detail,
 		ConfigYAML:        r.YAML,
 		Sets:              r.Sets,
 		CapturePerRequest: r.CapturePerRequest,
@@ -121,6 +137,7 @@ func Run(r Request) (res Result) {
 		PredictionJSON: string(out.PredictionJSON),
 		RequestsJSONL:  string(out.RequestsJSONL),
 		SummaryJSON:    string(out.SummaryJSON),
+		StdoutJSON:     string(out.StdoutJSON),
 	}
 }
 

@@ -88,6 +88,14 @@ test("limits: request count and body size are 413", async () => {
   const r = await fetch(edge.url + "/v1/predict", { method: "POST", body: big });
   assert.equal(r.status, 413);
   assert.equal((await r.json()).path, "traffic.stop.requests");
+  // Counted with the simulator's stop rules after ?set=: a per-load-unit stop and a --set.
+  const perUnit = e2.replace("stop: {requests: 6}", "stop: {requests_per_load_unit: 200000}");
+  const r4 = await fetch(edge.url + "/v1/predict", { method: "POST", body: perUnit });
+  assert.equal(r4.status, 413);
+  assert.equal((await r4.json()).path, "traffic.stop.requests_per_load_unit");
+  const r5 = await fetch(edge.url + "/v1/predict?set=" + encodeURIComponent("traffic.stop.requests=300000"), { method: "POST", body: e2 });
+  assert.equal(r5.status, 413);
+  assert.match((await r5.json()).error, /simulates 300000 requests/);
   const huge = "# " + "x".repeat(17 << 20) + "\n" + e2;
   const r2 = await fetch(edge.url + "/v1/predict", { method: "POST", body: huge });
   assert.equal(r2.status, 413);

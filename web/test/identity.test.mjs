@@ -7,8 +7,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import {
-  CLI, FIXED_WALL, identityCases, runCLI, loadNodeCore, startStatic, launchChromium, startWorkerd,
+  ROOT, CLI, FIXED_WALL, identityCases, runCLI, loadNodeCore, startStatic, launchChromium, startWorkerd,
   postEdge, assertSameText, normalizeWall, withTimeout, parseMultipart,
 } from "./lib.mjs";
 
@@ -118,6 +120,67 @@ test("identity with --set overrides (CLI --set, sets option, ?set= on the edge)"
   const parts = parseMultipart(r.headers.get("content-type"), await r.text());
   assertSameText(parts["prediction.json"], cli.prediction, "edge prediction.json with sets");
   assertSameText(parts["requests.jsonl"], cli.requests, "edge requests.jsonl with sets");
+});
+
+test("identity with detail sections (CLI --detail, detail option, ?detail= on the edge)", { timeout: 120000 }, async () => {
+  const c = identityCases()[0];
+  const detail = "time,memory";
+  const cli = await runCLI(c.name, { capture: true, cwd: require_dir(c.path), detail });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.match(cli.prediction, /"details": \{/);
+  assert.ok(cli.stdout.startsWith('{"details":{"requested_sections":["memory","time"],'), cli.stdout.slice(0, 80));
+  const node = core.predict(c.yaml, { detail, capturePerRequest: true, fixedWallTimeMs: FIXED_WALL, configName: c.name });
+  assertSameText(node.predictionJson, cli.prediction, "node prediction.json with detail");
+  assert.equal(node.stdoutJson, cli.stdout, "node JSON stdout with detail");
+  const nodeArray = core.predict(c.yaml, { detail: ["time", "memory"], capturePerRequest: true, fixedWallTimeMs: FIXED_WALL, configName: c.name });
+  assertSameText(nodeArray.predictionJson, cli.prediction, "node prediction.json with a detail array");
+  const web = await page.evaluate(async ([y, d, w]) => {
+    const r = await window.aisimulate.predict(y, { detail: d, fixedWallTimeMs: w });
+    return r.predictionJson;
+  }, [c.yaml, detail, FIXED_WALL]);
+  assertSameText(web, cli.prediction, "browser prediction.json with detail");
+  const r = await fetch(`${edge.url}/v1/predict?capture_per_request=1&detail=${encodeURIComponent(detail)}`, { method: "POST", body: c.yaml });
+  assert.equal(r.status, 200);
+  const parts = parseMultipart(r.headers.get("content-type"), await r.text());
+  assertSameText(parts["prediction.json"], cli.prediction, "edge prediction.json with detail");
+  const bad = await fetch(`${edge.url}/v1/predict?detail=power`, { method: "POST", body: c.yaml });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).error, /invalid section 'power'/);
+});
+
+test("identity of an agentic trace with trajectory keys", { timeout: 120000 }, async () => {
+  const dir = path.join(ROOT, "simcore/testdata");
+  const trace = fs.readFileSync(path.join(dir, "agentic_trajectories.jsonl"), "utf8");
+  const yaml = `traffic:
+  source: {type: trace, format: agentic_mooncake, block_size: 4, paths: [agentic_trajectories.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  context_length: 16
+  workers:
+    aggregated:
+      kv_cache: {capacity: {type: fixed, blocks: 256}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-agentic-"));
+  try {
+    fs.writeFileSync(path.join(tmp, "agentic.yaml"), yaml);
+    fs.writeFileSync(path.join(tmp, "agentic_trajectories.jsonl"), trace);
+    const cli = await runCLI(path.join(tmp, "agentic.yaml"), { capture: true, cwd: tmp });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.prediction, /"total_trajectories": 3,/);
+    const files = { "agentic_trajectories.jsonl": trace };
+    const node = core.predict(yaml, { files, capturePerRequest: true, fixedWallTimeMs: FIXED_WALL });
+    assertSameText(node.predictionJson, cli.prediction, "node prediction.json (agentic)");
+    const web = await inBrowser(yaml, files, true, "prediction.yaml");
+    assertSameText(web.predictionJson, cli.prediction, "browser prediction.json (agentic)");
+    const ed = await postEdge(edge.url, yaml, files, true);
+    assert.equal(ed.status, 200, ed.text);
+    assertSameText(ed.parts["prediction.json"], cli.prediction, "edge prediction.json (agentic)");
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 function require_dir(p) {

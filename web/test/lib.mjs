@@ -59,11 +59,12 @@ export async function launchChromium() {
 }
 
 /** Runs bin/aisimulate predict; returns {code, stdout, stderr, prediction, requests}. */
-export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, sets = [] } = {}) {
+export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, sets = [], detail = "" } = {}) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-cli-"));
   const args = ["predict", "--stack", "dynamo", "--config", configPath, "--output-dir", outDir, "--overwrite", "--format", "json"];
   if (capture) args.push("--capture-per-request");
   for (const s of sets) args.push("--set", s);
+  if (detail) args.push("--detail", detail);
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd: cwd || path.dirname(configPath), timeout: 120000, maxBuffer: 1 << 28,
       // A compile cache of our own: other users of the shared cache may prune it mid-run.

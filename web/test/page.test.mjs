@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { ROOT, startStatic, launchChromium, withTimeout, normalizeWall, assertSameText } from "./lib.mjs";
+import { ROOT, startStatic, launchChromium, withTimeout, normalizeWall, assertSameText, loadNodeCore } from "./lib.mjs";
 
 let srv, browser;
 const shots = path.join(ROOT, "web/test-results");
@@ -34,6 +34,12 @@ async function openPage(frag = "") {
 
 async function waitIdle(page) {
   await page.waitForFunction(() => { const b = document.querySelector("#run"); return b && !b.disabled; }, null, { timeout: 90000 });
+}
+
+// The cards a summary shows: the module's list (report.Cards in Go) whose keys the summary has.
+async function cardKeys(summary, embedOnly) {
+  const core = await loadNodeCore();
+  return Array.from(core.cards).filter((c) => (!embedOnly || c[3]) && c[1] in summary).map((c) => c[1]);
 }
 
 function b64url(s) { return Buffer.from(s, "utf8").toString("base64url"); }
@@ -142,6 +148,8 @@ test("trace upload, downloads of prediction.json and requests.jsonl", async () =
   const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#dl-prediction")]);
   assert.equal(dl.suggestedFilename(), "prediction.json");
   const got = fs.readFileSync(await dl.path(), "utf8");
+  const shown = await page.evaluate(() => [...document.querySelectorAll("#cards .card")].map((c) => c.dataset.key));
+  assert.deepEqual(shown, await cardKeys(JSON.parse(got).summary, false), "the app's cards are report.Cards");
   const yaml = await page.inputValue("#yaml");
   const api = await page.evaluate(async ([y, t]) => window.aisimulate.predict(y, { files: { "trace.jsonl": t } }), [yaml, trace.toString("utf8")]);
   assertSameText(normalizeWall(got), normalizeWall(api.predictionJson), "downloaded prediction.json");
@@ -190,6 +198,12 @@ test("docs embed: <aisimulate-prediction> renders a live card on another origin"
     await page.waitForSelector('#b[data-state="error"]', { timeout: 60000 });
     const v = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector('[data-key="completed_requests"] .v').textContent);
     assert.equal(v, "6");
+    const shown = await page.evaluate(() => [...document.querySelector("#a").shadowRoot.querySelectorAll("[data-key]")].map((c) => c.dataset.key));
+    const core = await loadNodeCore();
+    const res = core.predict(yaml, {});
+    assert.ok(res.ok);
+    assert.deepEqual(shown, await cardKeys(JSON.parse(res.predictionJson).summary, true), "the embed's cards are report.Cards marked Embed");
+    assert.ok(shown.length >= 6, shown.join(","));
     const e = await page.evaluate(() => document.querySelector("#b").shadowRoot.querySelector(".error").textContent);
     assert.match(e, /parallelism\.tensor/);
     const link = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector("a").href);

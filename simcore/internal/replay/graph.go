@@ -18,6 +18,35 @@ type graphState struct {
 	plays      []playState
 	nextPlay   int
 	activePlay int
+	// playOfOrdinal is the play of every registered request, by ordinal − 1 (the report's
+	// trajectories, outputs.md §4.6).
+	playOfOrdinal []int32
+}
+
+// Trajectories are the plays of an agentic graph run, for the trajectory metrics of
+// outputs.md §4.6.
+type Trajectories struct {
+	// Requests is the number of requests (graph nodes) of each play, in play order.
+	Requests []int32
+	// PlayOf is the play of every registered request, by ordinal − 1.
+	PlayOf []int32
+}
+
+// trajectories reports the plays and which play each registered request belongs to.
+func (gs *graphState) trajectories() *Trajectories {
+	t := &Trajectories{Requests: make([]int32, len(gs.plays)), PlayOf: gs.playOfOrdinal}
+	for p := range gs.plays {
+		t.Requests[p] = int32(len(gs.plays[p].nodes))
+	}
+	return t
+}
+
+// notePlay records the play of node i's freshly registered request r.
+func (gs *graphState) notePlay(r *engine.Request, i int) {
+	for int(r.Ordinal) > len(gs.playOfOrdinal) {
+		gs.playOfOrdinal = append(gs.playOfOrdinal, -1)
+	}
+	gs.playOfOrdinal[r.Ordinal-1] = int32(gs.playOf[i])
 }
 
 type childDep struct {
@@ -88,6 +117,7 @@ func (c *cluster) releaseNode(i int) {
 	gs.released[i] = true
 	c.countRelease(&nd.Turn)
 	r := c.newRequest(&nd.Turn)
+	gs.notePlay(r, i)
 	r.Session, r.Turn = -1, int32(nd.TurnIndex)
 	r.SessionRef, r.PlayRef, r.HasTurn = c.str(nd.SessionID), c.str(nd.PlayID), nd.SessionID != ""
 	gs.nodeOf[r] = i
@@ -134,6 +164,7 @@ func (c *cluster) cancelDescendants(i int) {
 		gs.released[j] = true
 		nd := &gs.g.Nodes[j]
 		x := c.newRequest(&nd.Turn)
+		gs.notePlay(x, j)
 		x.Session, x.Turn = -1, int32(nd.TurnIndex)
 		x.SessionRef, x.PlayRef, x.HasTurn = c.str(nd.SessionID), c.str(nd.PlayID), nd.SessionID != ""
 		x.Status, x.Terminal = engine.Canceled, c.now

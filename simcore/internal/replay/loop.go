@@ -31,6 +31,8 @@ type Result struct {
 	// WorkerSeconds per pool when a planner changed counts; nil = use replicas × duration.
 	PrefillWorkerSeconds, DecodeWorkerSeconds *float64
 	Planner                                   any
+	// Trajectories are the plays of an agentic graph run; nil for other sources.
+	Trajectories *Trajectories
 }
 
 type poolState struct {
@@ -122,6 +124,9 @@ func Run(p *Plan) *Result {
 		}
 	}
 	res := &Result{Outcomes: c.outcomes, Strings: c.strs, Histories: c.histories, Gaps: c.gaps, Pressure: c.pressure, EndMs: c.now}
+	if c.graph != nil {
+		res.Trajectories = c.graph.trajectories()
+	}
 	if c.pl != nil {
 		c.integrate()
 		dec := c.pl.ws[len(c.pl.ws)-1]
