@@ -107,11 +107,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 			plan.CutoffMs = 1000 * *s
 		}
 	} else {
-		w, err := traffic.Synthetic(tr, entry.Rank.BlockSize)
-		if err != nil {
-			return nil, acc, err
-		}
-		plan.Workload = w
+		plan.Workload = traffic.Synthetic(tr, entry.Rank.BlockSize)
 	}
 	if in.Progress != nil {
 		plan.Progress = in.Progress

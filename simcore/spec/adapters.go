@@ -145,7 +145,7 @@ func decodePlanner(d *decoder, v any, present bool, cfg *Config) Planner {
 	}
 
 	src := cfg.Traffic.Source
-	if src.Type == SourceTrace && (src.Format == FormatMooncakeDelta || src.Format == FormatAgenticMooncake) {
+	if f, _ := LookupTraceFormat(src.Format); src.Type == SourceTrace && f.Planner == PlannerOff {
 		d.failf(o.p("policy"), "%s requires planner.policy=disabled", src.Format)
 		return p
 	}

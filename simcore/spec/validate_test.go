@@ -183,6 +183,8 @@ func TestTrafficRules(t *testing.T) {
 		{name: "stop per load unit", yaml: seedYAML, sets: []string{"traffic.stop={requests_per_load_unit: 2.5}"}},
 		{name: "stop sessions on synthetic", yaml: seedYAML, sets: []string{"traffic.stop.sessions=3"}, path: "traffic.stop.sessions", frag: "does not apply to a synthetic source"},
 		{name: "stop requests on session", yaml: sessionYAML, sets: []string{"traffic.stop.requests=3"}, path: "traffic.stop.requests", frag: "does not apply to a synthetic-session source"},
+		{name: "stop per unit too large", yaml: seedYAML, sets: []string{"traffic.stop={requests_per_load_unit: 1e12}"}, path: "traffic.stop", frag: "resolves to 8e+12 requests; use at most 2147483648"},
+		{name: "stop per unit at the bound", yaml: seedYAML, sets: []string{"traffic.load.concurrency=2", "traffic.stop={requests_per_load_unit: 1073741824}"}},
 		{name: "synthetic virtual time", yaml: seedYAML, sets: []string{"traffic.stop.max_virtual_time_seconds=10"}, path: "traffic.stop.max_virtual_time_seconds", frag: "max_virtual_time_seconds is trace-only"},
 		// trace cross rules
 		{name: "trace poisson", yaml: traceYAML, sets: []string{"traffic.load={type: poisson, requests_per_second: 1}"}, path: "traffic.load.type", frag: "trace traffic requires trace_timestamps or concurrency load"},
@@ -195,7 +197,7 @@ func TestTrafficRules(t *testing.T) {
 		{name: "weka concurrency", yaml: traceYAML, sets: []string{"traffic.source.format=weka", "traffic.load={type: concurrency}"}, path: "traffic.load.type", frag: "trace format 'weka' requires load type trace_timestamps"},
 		{name: "applied compute trace timestamps", yaml: traceYAML, sets: []string{"traffic.source.format=applied_compute_agentic"}, path: "traffic.load.type", frag: "trace format 'applied_compute_agentic' requires load type concurrency"},
 		{name: "applied compute concurrency", yaml: traceYAML, sets: []string{"traffic.source.format=applied_compute_agentic", "traffic.load={type: concurrency}"}},
-		{name: "lanes on mooncake", yaml: traceYAML, sets: []string{"traffic.load.agentic_lanes=2"}, path: "traffic.load.agentic_lanes", frag: "agentic_lanes is only valid for trace formats weka, agentic_mooncake and dynamo"},
+		{name: "lanes on mooncake", yaml: traceYAML, sets: []string{"traffic.load.agentic_lanes=2"}, path: "traffic.load.agentic_lanes", frag: "agentic_lanes is only valid for trace formats agentic_mooncake, dynamo and weka"},
 		{name: "lanes on dynamo", yaml: traceYAML, sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=2"}},
 		{name: "lanes zero", yaml: traceYAML, sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=0"}, path: "traffic.load.agentic_lanes", frag: "must be greater than 0"},
 		{name: "speedup zero", yaml: traceYAML, sets: []string{"traffic.load.speedup=0"}, path: "traffic.load.speedup", frag: "must be greater than 0, got 0"},
