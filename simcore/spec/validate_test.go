@@ -329,7 +329,10 @@ func TestRouterRules(t *testing.T) {
 		{name: "kv router infinite knob", yaml: aggYAML + "router: {policy: kv_router, overlap_score_credit: .inf}\n", sets: []string{two}, path: "router.overlap_score_credit", frag: "must be a finite number, got .inf"},
 		{name: "kv router one worker", yaml: aggYAML + "router: {policy: kv_router}\n", path: "router.policy", frag: "kv_router requires more than one routable worker"},
 		{name: "kv router attention dp", yaml: aggYAML + "router: {policy: kv_router}\n", sets: []string{"engine.workers.aggregated.parallelism.attention_data=2"}},
-		{name: "kv router disaggregated", yaml: disaggYAML + "router: {policy: kv_router}\n"},
+		{name: "kv router disaggregated one prefill", yaml: disaggYAML + "router: {policy: kv_router}\n", path: "router.policy", frag: "kv_router needs more than one routable worker, but engine.workers.prefill has replicas × attention_data = 1; add replicas or use policy: round_robin"},
+		{name: "kv router disaggregated one decode", yaml: disaggYAML + "router: {policy: kv_router}\n", sets: []string{"engine.workers.prefill.parallelism.replicas=2"}, path: "router.policy", frag: "but engine.workers.decode has replicas × attention_data = 1"},
+		{name: "kv router disaggregated", yaml: disaggYAML + "router: {policy: kv_router}\n", sets: []string{"engine.workers.prefill.parallelism.replicas=2", "engine.workers.decode.parallelism.replicas=2"}},
+		{name: "kv router disaggregated with planner", yaml: disaggYAML + "router: {policy: kv_router}\nplanner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n"},
 	})
 }
 

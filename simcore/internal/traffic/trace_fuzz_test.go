@@ -11,15 +11,15 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// checkLoadResult asserts the contract of LoadTrace on arbitrary input: a *spec.Error, or a
+// checkLoadResult asserts the contract of LoadTrace on arbitrary input: a *traffic.Error, or a
 // workload whose prompts cover exactly their input lengths and whose times are finite and
 // non-negative.
 func checkLoadResult(t *testing.T, w *Workload, err error) {
 	t.Helper()
 	if err != nil {
-		var se *spec.Error
-		if !errors.As(err, &se) {
-			t.Fatalf("error %T is not a *spec.Error: %v", err, err)
+		var te *Error
+		if !errors.As(err, &te) {
+			t.Fatalf("error %T is not a *traffic.Error: %v", err, err)
 		}
 		if w != nil {
 			t.Fatal("both a workload and an error")
