@@ -32,11 +32,11 @@ func TestLoweringErrorPaths(t *testing.T) {
 		path, msg  string
 	}{
 		{"missing trace", agg + "traffic: {source: {type: trace, paths: [missing.jsonl]}, load: {type: trace_timestamps}}\n", nil,
-			"traffic.source.paths", "missing.jsonl: cannot open trace file (file does not exist); check traffic.source.paths"},
+			"traffic.source.trace.paths", "missing.jsonl: cannot open trace file (file does not exist); check traffic.source.paths"},
 		{"malformed row", agg + "traffic: {source: {type: trace, paths: [bad.jsonl]}, load: {type: trace_timestamps}}\n", nil,
-			"traffic.source.paths", "bad.jsonl:1: hash_ids is required (a list of prefix-block ids)"},
+			"traffic.source.trace.paths", "bad.jsonl:1: hash_ids is required (a list of prefix-block ids)"},
 		{"trace block size", agg + "traffic: {source: {type: trace, paths: [dyn.jsonl], format: dynamo, block_size: 16}, load: {type: trace_timestamps}}\n", nil,
-			"traffic.source.block_size", "dyn.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16; remove block_size (it is taken from the trace) or set it to 4"},
+			"traffic.source.trace.block_size", "dyn.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16; remove block_size (it is taken from the trace) or set it to 4"},
 		{"agentic dynamo with planner", agg + "traffic: {source: {type: trace, paths: [dynag.jsonl], format: dynamo}, load: {type: trace_timestamps}}\nplanner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", nil,
 			"planner.policy", `trace format "dynamo" with agent_context requires planner.policy=disabled`},
 		{"model directory", agg, []string{"engine.model=baddir"},

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
 	jsapi "aisimulate/wasm/jsapi"
 
 	"sigs.k8s.io/yaml"
@@ -301,7 +302,7 @@ func checkRequestCount(cfg []byte, files map[string][]byte) (path, msg string) {
 			lines += bytes.Count(data, []byte{'\n'})
 		}
 		if over(float64(lines)) {
-			return "traffic.source.paths", fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
+			return spec.PathTracePaths, fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
 		}
 	}
 	return "", ""

@@ -5,9 +5,9 @@ package spec
 // (docs/config.md, "Errors").
 const (
 	// PathTracePaths is where errors about the content of the trace files point.
-	PathTracePaths = "traffic.source.paths"
+	PathTracePaths = "traffic.source." + SourceTrace + ".paths"
 	// PathTraceBlockSize is where a trace contradicting an explicit block_size points.
-	PathTraceBlockSize = "traffic.source.block_size"
+	PathTraceBlockSize = "traffic.source." + SourceTrace + ".block_size"
 	// PathModel is engine.model.
 	PathModel = "engine.model"
 	// PathHardware is engine.hardware.
