@@ -25,6 +25,9 @@ func TestLoweringErrorPaths(t *testing.T) {
 		"dyn.jsonl":          {Data: []byte(dyn(""))},
 		"dynag.jsonl":        {Data: []byte(dyn(` "agent_context": {"session_id": "s"},`))},
 		"baddir/config.json": {Data: []byte(`{"num_hidden_layers": 0}`)},
+		"join.jsonl": {Data: []byte(`{"schema": "dynamo.agentic_mooncake", "version": 2, "block_size": 512}` + "\n" +
+			`{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" +
+			`{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "dispatch", "relation": "join"}]}` + "\n")},
 	}
 	cases := []struct {
 		name, yaml string
@@ -39,6 +42,8 @@ func TestLoweringErrorPaths(t *testing.T) {
 			"traffic.source.trace.block_size", "dyn.jsonl:1: trace_block_size 4 differs from traffic.source.block_size 16; remove block_size (it is taken from the trace) or set it to 4"},
 		{"agentic dynamo with planner", agg + "traffic: {source: {type: trace, paths: [dynag.jsonl], format: dynamo}, load: {type: trace_timestamps}}\nplanner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", nil,
 			"planner.policy", `trace format "dynamo" with agent_context requires planner.policy=disabled`},
+		{"join on dispatch", agg + "traffic: {source: {type: trace, paths: [join.jsonl], format: agentic_mooncake}, load: {type: trace_timestamps}}\n", nil,
+			"traffic.source.trace.paths", `join.jsonl:3: dependencies[0] has relation "join" with trigger "dispatch"; a join dependency fires on its parent's completion, so use trigger: completion (only spawn may use dispatch)`},
 		{"model directory", agg, []string{"engine.model=baddir"},
 			"engine.model", `model directory "baddir": config.json lacks num_hidden_layers, hidden_size, num_attention_heads or vocab_size`},
 		{"role hardware", disagg, []string{"engine.workers.decode.hardware=h900"},
