@@ -66,7 +66,8 @@ var TraceFormats = []TraceFormat{
 		AggregatedOnly: true, Planner: PlannerOff, DefaultBlockSize: DefaultTraceBlockSize},
 	{Name: FormatAppliedComputeAgentic, SinglePath: true, Load: LoadConcurrency, DefaultBlockSize: DefaultTraceBlockSize},
 	{Name: FormatDynamo, Lanes: true, Planner: PlannerOffForGraphs},
-	{Name: FormatWeka, SinglePath: true, Load: LoadTraceTimestamps, RejectsVirtualTime: true, Lanes: true},
+	{Name: FormatWeka, SinglePath: true, Load: LoadTraceTimestamps, RejectsVirtualTime: true, Lanes: true,
+		AggregatedOnly: true, Planner: PlannerOff},
 }
 
 // LookupTraceFormat returns the traits of a format tag; ok is false for an unknown tag.

@@ -203,6 +203,7 @@ func TestTrafficRules(t *testing.T) {
 		{name: "speedup zero", yaml: traceYAML, sets: []string{"traffic.load.speedup=0"}, path: "traffic.load.speedup", frag: "must be greater than 0, got 0"},
 		{name: "delta disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t], format: mooncake-delta}, load: {type: trace_timestamps}}\n", path: "engine.mode", frag: "trace format 'mooncake-delta' requires engine.mode: aggregated"},
 		{name: "agentic disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t], format: agentic_mooncake}, load: {type: trace_timestamps}}\n", path: "engine.mode", frag: "requires engine.mode: aggregated"},
+		{name: "weka disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t], format: weka}, load: {type: trace_timestamps}}\n", path: "engine.mode", frag: "trace format 'weka' requires engine.mode: aggregated"},
 		{name: "mooncake disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t]}, load: {type: trace_timestamps}}\n"},
 	})
 }
@@ -368,6 +369,7 @@ func TestPlannerRules(t *testing.T) {
 		{name: "log1p not bool", yaml: seedYAML + "planner: {load_predictor_log1p: 1}\n", path: "planner.load_predictor_log1p", frag: "must be a boolean (true or false), got 1"},
 		{name: "delta with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=mooncake-delta"}, path: "planner.policy", frag: "mooncake-delta requires planner.policy=disabled"},
 		{name: "agentic with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=agentic_mooncake"}, path: "planner.policy", frag: "agentic_mooncake requires planner.policy=disabled"},
+		{name: "weka with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=weka"}, path: "planner.policy", frag: "weka requires planner.policy=disabled"},
 		{name: "delta with disabled planner", yaml: traceYAML + "planner: {policy: disabled}\n", sets: []string{"traffic.source.format=mooncake-delta"}},
 		{name: "lanes with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=2"}, path: "planner.policy", frag: "agentic_lanes cannot be combined with the planner"},
 		{name: "mooncake with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n"},

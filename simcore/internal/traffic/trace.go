@@ -36,7 +36,7 @@ func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) 
 	case spec.FormatDynamo:
 		return c.loadDynamo()
 	case spec.FormatWeka:
-		return nil, &Error{Msg: "trace format 'weka' is not supported by this simulator yet; convert the trace to mooncake or dynamo"}
+		return c.loadWeka()
 	}
 	return c.loadMooncake(false)
 }
