@@ -25,6 +25,9 @@ const maxContextTokens = 1 << 24
 // configuration rules (paths, load type, block size) were checked by spec; errors here are
 // about the files and are *Error values.
 func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) {
+	if src.Format == "" {
+		src.Format = spec.FormatMooncake // the schema's default
+	}
 	c := newTraceCtx(src, load, files)
 	switch src.Format {
 	case spec.FormatMooncakeDelta:
@@ -46,7 +49,8 @@ type traceCtx struct {
 	src   spec.Source
 	load  spec.Load
 	files fs.FS
-	// blockSize is the configured trace block size (spec.DefaultTraceBlockSize when unset).
+	// blockSize is the configured trace block size (the format's default when unset; 0 for
+	// dynamo and weka, which take it from the trace).
 	blockSize int
 	// timestamps is true for a trace_timestamps load (open loop at the authored times).
 	timestamps bool
@@ -54,7 +58,10 @@ type traceCtx struct {
 }
 
 func newTraceCtx(src spec.Source, load spec.Load, files fs.FS) *traceCtx {
-	c := &traceCtx{src: src, load: load, files: files, blockSize: spec.DefaultTraceBlockSize, speedup: 1,
+	// The format's default block size (0 when the trace carries its own) stands in for an
+	// unset block_size, as spec fills it in.
+	f, _ := spec.LookupTraceFormat(src.Format)
+	c := &traceCtx{src: src, load: load, files: files, blockSize: f.DefaultBlockSize, speedup: 1,
 		timestamps: load.Type == spec.LoadTraceTimestamps}
 	if src.BlockSize != nil {
 		c.blockSize = *src.BlockSize
