@@ -15,7 +15,6 @@ func TestLoweringErrorPaths(t *testing.T) {
 	const disagg = "engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, mode: disaggregated, workers: {" +
 		"prefill: {kv_cache: {capacity: {type: fixed, blocks: 1024}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}, " +
 		"decode: {kv_cache: {capacity: {type: fixed, blocks: 1024}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}}}\n"
-	const trace = "traffic: {source: {type: trace, paths: [%s]}, load: {type: trace_timestamps}}\n"
 	dyn := func(extra string) string {
 		return `{"schema": "dynamo.request.trace.v1", "event_type": "request_end", "event_time_unix_ms": 10,` + extra +
 			` "request": {"request_id": "a", "output_tokens": 2, "request_received_ms": 5, "total_time_ms": 4, "replay": {"trace_block_size": 4, "input_length": 4, "input_sequence_hashes": [1]}}}` + "\n"
