@@ -56,6 +56,9 @@ type TraceFormat struct {
 	// DefaultBlockSize is traffic.source.block_size when unset; 0 means the block size is
 	// taken from the trace itself (an explicit value must then equal it).
 	DefaultBlockSize int
+	// NestedTimestamps: traffic.source.nested_timestamp_basis is accepted (subagent request
+	// times may be relative to their marker).
+	NestedTimestamps bool
 }
 
 // TraceFormats is the table of trace formats in the order of the notes (aisimulate-cli.md §6).
@@ -67,7 +70,7 @@ var TraceFormats = []TraceFormat{
 	{Name: FormatAppliedComputeAgentic, SinglePath: true, Load: LoadConcurrency, DefaultBlockSize: DefaultTraceBlockSize},
 	{Name: FormatDynamo, Lanes: true, Planner: PlannerOffForGraphs},
 	{Name: FormatWeka, SinglePath: true, Load: LoadTraceTimestamps, RejectsVirtualTime: true, Lanes: true,
-		AggregatedOnly: true, Planner: PlannerOff},
+		AggregatedOnly: true, Planner: PlannerOff, NestedTimestamps: true},
 }
 
 // LookupTraceFormat returns the traits of a format tag; ok is false for an unknown tag.

@@ -119,8 +119,9 @@ func decodeSource(d *decoder, v any) Source {
 			s.BlockSize = &bs
 		}
 		if o.set("nested_timestamp_basis") {
-			if s.Format != FormatWeka {
-				d.failf(o.p("nested_timestamp_basis"), "nested_timestamp_basis is only valid for trace format 'weka'; remove it")
+			if !format.NestedTimestamps {
+				d.failf(o.p("nested_timestamp_basis"), "nested_timestamp_basis is only valid for trace format '%s'; remove it",
+					formatNames(traceFormatNames(func(f TraceFormat) bool { return f.NestedTimestamps })))
 			}
 			s.NestedTimestampBasis = o.enum("nested_timestamp_basis", "auto", "absolute", "relative")
 		}
