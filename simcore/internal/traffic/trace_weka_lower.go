@@ -546,6 +546,14 @@ func wekaFrontiers(streams []*wstream, push func(*wreq, wdep)) {
 		byScope[s.scope] = append(byScope[s.scope], s)
 	}
 	sort.Strings(scopes)
+	// byEnd holds each stream's requests ordered by (end, t, id): the latest request that
+	// ended by a time is found by binary search instead of a scan.
+	byEnd := map[*wstream][]*wreq{}
+	for _, s := range streams {
+		rs := append([]*wreq(nil), s.reqs...)
+		sort.Slice(rs, func(a, b int) bool { return wekaEndsBefore(rs[a], rs[b]) })
+		byEnd[s] = rs
+	}
 	for _, sc := range scopes {
 		group := byScope[sc]
 		for _, ts := range group {
@@ -555,18 +563,14 @@ func wekaFrontiers(streams []*wstream, push func(*wreq, wdep)) {
 					if os == ts {
 						continue
 					}
-					var latest *wreq
-					for _, cand := range os.reqs {
-						if !(cand.t < target.t && cand.end <= target.t+wekaJoinEpsilon) {
-							continue
-						}
-						if latest == nil || cand.end > latest.end || cand.end == latest.end &&
-							(cand.t > latest.t || cand.t == latest.t && cand.id > latest.id) {
-							latest = cand
-						}
+					rs := byEnd[os]
+					// The last request that ended in time and also started before the target.
+					k := sort.Search(len(rs), func(i int) bool { return rs[i].end > target.t+wekaJoinEpsilon }) - 1
+					for k >= 0 && rs[k].t >= target.t {
+						k--
 					}
-					if latest != nil {
-						frontier = append(frontier, latest)
+					if k >= 0 {
+						frontier = append(frontier, rs[k])
 					}
 				}
 				for _, cand := range frontier {
@@ -584,4 +588,15 @@ func wekaFrontiers(streams []*wstream, push func(*wreq, wdep)) {
 			}
 		}
 	}
+}
+
+// wekaEndsBefore orders requests by end, then start, then id (the latest is the frontier).
+func wekaEndsBefore(a, b *wreq) bool {
+	if a.end != b.end {
+		return a.end < b.end
+	}
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	return a.id < b.id
 }

@@ -249,3 +249,61 @@ func TestWekaErrors(t *testing.T) {
 		})
 	}
 }
+
+// The frontier found by binary search is the one the rule defines: for every other stream of
+// the scope, the request with the greatest (end, t, id) among those that started before the
+// target and ended by its start.
+func TestWekaFrontierMatchesDefinition(t *testing.T) {
+	seed := uint64(7)
+	rnd := func(n int) int { seed = seed*6364136223846793005 + 1442695040888963407; return int(seed>>33) % n }
+	for trial := 0; trial < 300; trial++ {
+		var streams []*wstream
+		for s := 0; s < 1+rnd(4); s++ {
+			st := &wstream{scope: "x"}
+			for k := 0; k < 1+rnd(6); k++ {
+				ts := float64(rnd(8)) / 2
+				st.reqs = append(st.reqs, &wreq{id: string(rune('a'+s)) + string(rune('0'+k)), t: ts, end: ts + float64(rnd(3))/2})
+			}
+			streams = append(streams, st)
+		}
+		got := map[*wreq][]*wreq{}
+		wekaFrontiers(streams, func(child *wreq, d wdep) { got[child] = append(got[child], d.parent) })
+		for _, ts := range streams {
+			for _, target := range ts.reqs {
+				var want []*wreq
+				for _, os := range streams {
+					if os == ts {
+						continue
+					}
+					var latest *wreq
+					for _, c := range os.reqs {
+						if c.t < target.t && c.end <= target.t+wekaJoinEpsilon && (latest == nil || wekaEndsBefore(latest, c)) {
+							latest = c
+						}
+					}
+					if latest != nil {
+						want = append(want, latest)
+					}
+				}
+				var kept []*wreq
+				for _, c := range want {
+					dominated := false
+					for _, l := range want {
+						dominated = dominated || c.t < l.t && c.end <= l.t+wekaJoinEpsilon
+					}
+					if !dominated {
+						kept = append(kept, c)
+					}
+				}
+				if len(kept) != len(got[target]) {
+					t.Fatalf("trial %d target %s: got %d barriers, want %d", trial, target.id, len(got[target]), len(kept))
+				}
+				for i := range kept {
+					if kept[i] != got[target][i] {
+						t.Fatalf("trial %d target %s: barrier %d is %s, want %s", trial, target.id, i, got[target][i].id, kept[i].id)
+					}
+				}
+			}
+		}
+	}
+}
