@@ -1,10 +1,7 @@
 package simcore
 
 import (
-	"fmt"
 	"io/fs"
-	"path"
-	"strings"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/internal/engine"
@@ -17,29 +14,13 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// lowerModel resolves engine.model: a local directory holding config.json (and optionally
-// hf_quant_config.json), opened through in.Files as written, or the catalog.
-func lowerModel(id string, in *Input) (*catalog.Model, error) {
-	if in.Files != nil && id != "" {
-		if cfg, err := fs.ReadFile(in.Files, path.Join(id, "config.json")); err == nil {
-			q, _ := fs.ReadFile(in.Files, path.Join(id, "hf_quant_config.json"))
-			m, err := catalog.ParseHFConfig(id, cfg, q)
-			if err != nil {
-				return nil, &spec.Error{Path: "engine.model", Msg: fmt.Sprintf("model directory %q: %v", id, err)}
-			}
-			return m, nil
-		}
-	}
-	return catalog.LookupModel(id, nil)
-}
-
 // lower turns a validated configuration into the loop's plan.
 func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error) {
 	var acc report.Accounting
 	e := &cfg.Engine
-	model, err := lowerModel(e.Model, in)
+	model, err := catalog.LookupModel(e.Model, in.Files)
 	if err != nil {
-		return nil, acc, err
+		return nil, acc, configError(err, "")
 	}
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
@@ -97,21 +78,17 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 		}
 		w, err := traffic.LoadTrace(src, tr.Load, files)
 		if err != nil {
-			return nil, acc, err
+			return nil, acc, configError(err, "")
 		}
-		if traffic.TraceRequiresPlannerDisabled(src, w) && cfg.Planner.Policy == "enabled" {
-			return nil, acc, &spec.Error{Path: "planner.policy", Msg: fmt.Sprintf("trace format %q with agent_context requires planner.policy=disabled", src.Format)}
+		if err := spec.CheckLoadedTrace(cfg, w.Graph != nil); err != nil {
+			return nil, acc, err
 		}
 		plan.Workload = *traffic.MarkShared(w)
 		if s := tr.Stop.MaxVirtualTimeSeconds; s != nil {
 			plan.CutoffMs = 1000 * *s
 		}
 	} else {
-		w, err := traffic.Synthetic(tr, entry.Rank.BlockSize)
-		if err != nil {
-			return nil, acc, err
-		}
-		plan.Workload = w
+		plan.Workload = traffic.Synthetic(tr, entry.Rank.BlockSize)
 	}
 	if in.Progress != nil {
 		plan.Progress = in.Progress
@@ -133,15 +110,6 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	return plan, acc, nil
 }
 
-// roleError puts the role into a perf error's path ("engine.workers.parallelism.tensor" →
-// "engine.workers.aggregated.parallelism.tensor").
-func roleError(err error, base string) error {
-	if se, ok := err.(*spec.Error); ok && strings.HasPrefix(se.Path, "engine.workers.") && !strings.HasPrefix(se.Path, base) {
-		return &spec.Error{Path: base + strings.TrimPrefix(se.Path, "engine.workers"), Msg: se.Msg}
-	}
-	return err
-}
-
 type emptyFS struct{}
 
 func (emptyFS) Open(name string) (fs.File, error) {
@@ -151,7 +119,6 @@ func (emptyFS) Open(name string) (fs.File, error) {
 // lowerPool builds one role's pool plan: scheduler, KV capacity, timing and router.
 func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role string, pool engine.Pool) (*replay.PoolPlan, error) {
 	e := &cfg.Engine
-	base := "engine.workers." + role
 	par := w.Parallelism
 	rc := engine.RankConfig{
 		Pool:                  pool,
@@ -176,10 +143,10 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	// The hardware must exist even when fixed timing and capacity never consult it.
 	hw, err := catalog.LookupHardware(hwID)
 	if err != nil {
-		if se, ok := err.(*spec.Error); ok && w.Hardware != "" && w.Hardware != e.Hardware {
-			return nil, &spec.Error{Path: base + ".hardware", Msg: se.Msg}
+		if w.Hardware != "" && w.Hardware != e.Hardware {
+			return nil, configError(err, role)
 		}
-		return nil, err
+		return nil, configError(err, "")
 	}
 	q := perf.QuantFromEngine(e)
 	switch w.Timing.Type {
@@ -194,7 +161,7 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		}
 		t, err := perf.NewDefault(model, hw, e.Backend, version, par, q)
 		if err != nil {
-			return nil, roleError(err, base)
+			return nil, configError(err, role)
 		}
 		rc.Timing = t
 	}
@@ -203,15 +170,12 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	} else {
 		rq, err := q.Resolve(model)
 		if err != nil {
-			return nil, err
+			return nil, configError(err, role)
 		}
 		n, err := perf.KVCapacityBlocksQ(model, hw, e.Backend, par, rq, w.KVCache.Capacity.MemoryFraction,
 			w.KVCache.Capacity.CUDAGraphReservedBytes, rc.BlockSize, rc.MaxBatchedTokens)
 		if err != nil {
-			if se, ok := err.(*spec.Error); ok {
-				return nil, &spec.Error{Path: base + ".kv_cache.capacity", Msg: se.Msg}
-			}
-			return nil, &spec.Error{Path: base + ".kv_cache.capacity", Msg: err.Error()}
+			return nil, capacityError(err, role)
 		}
 		rc.NumBlocks = n
 	}
@@ -224,9 +188,6 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	}
 	rcfg := router.Config{Policy: router.RoundRobin, BlockSize: rc.BlockSize, QueueThreshold: 16 * float64(rc.MaxBatchedTokens)}
 	if cfg.Router.Policy == "kv_router" {
-		if par.Replicas*par.AttentionData < 2 && cfg.Planner.Policy != "enabled" {
-			return nil, &spec.Error{Path: "router.policy", Msg: fmt.Sprintf("kv_router needs more than one routable worker, but %s has replicas × attention_data = %d; add replicas or use policy: round_robin", base, par.Replicas*par.AttentionData)}
-		}
 		rcfg.Policy = router.KV
 		rcfg.Temperature = cfg.Router.Temperature
 		switch pool {

@@ -1,26 +1,20 @@
 package simcore
 
-import (
-	"aisimulate/simcore/internal/traffic"
-	"aisimulate/simcore/spec"
-)
+import "aisimulate/simcore/spec"
 
 // SyntheticRequests is the number of requests a synthetic configuration (already loaded with
 // its --set assignments, spec.LoadConfig) will release: its stop rule resolved against the
 // load exactly as the simulation resolves it (traffic.stop.requests, or
 // requests_per_load_unit × the load unit, simulation.md), times the turns per session for a
 // synthetic-session source. path is the stop key that sets the count. ok is false for trace
-// sources, whose size is the trace's, and when the rule cannot be resolved (the simulation
-// then reports the error itself).
+// sources, whose size is the trace's. The configuration has passed validation, which bounds
+// the stop count (spec.Traffic.StopCount).
 func SyntheticRequests(cfg *spec.Config) (n float64, path string, ok bool) {
 	t := cfg.Traffic
 	if t.Source.Type == spec.SourceTrace {
 		return 0, "", false
 	}
-	count, err := traffic.StopCount(t)
-	if err != nil {
-		return 0, "", false
-	}
+	count := t.StopCount()
 	st := t.Stop
 	switch {
 	case st.Requests != nil:

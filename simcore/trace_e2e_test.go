@@ -115,3 +115,24 @@ router: {policy: kv_router}
 		}
 	}
 }
+
+// A weka trace through the whole pipeline: the overlap fixture's graph (docs/traces.md,
+// "weka") with fixed 1 ms passes (a one-token request takes 2 ms), each request alone on the
+// worker; a request starts at the later of its recorded time and its dependencies. outer:0
+// runs 0–2 ms; subagent a's request is spawned on its dispatch +300 ms (300–302); outer:2
+// joins it +500 ms but was recorded at 1 s (1000–1002); the background prefill-only request
+// (out 0, no token, no e2e) starts on outer:2's completion +200 ms (1202); outer:4 follows
+// outer:2 +500 ms (1502–1504).
+func TestWekaEndToEnd(t *testing.T) {
+	wall := 1.0
+	out, err := Predict(Input{ConfigYAML: []byte(traceConfig("weka", "weka/overlap.json", "{type: trace_timestamps}")),
+		Files: fixtureFS(t, "weka/overlap.json"), FixedWallTimeMs: &wall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := summaryOf(t, out)
+	wantNum(t, m, "completed_requests", 5)
+	wantNum(t, m, "duration_ms", 1504)
+	wantNum(t, m, "max_e2e_latency_ms", 2)
+	wantNum(t, m, "min_e2e_latency_ms", 2)
+}

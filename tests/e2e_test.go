@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -457,5 +458,35 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A weka corpus given as a directory is read through the host's file system (recursively,
+// .json/.jsonl files only), by a relative and by an absolute path, with the same result.
+func TestWekaDirectoryCorpus(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "corpus", "nested"), 0o755))
+	play := func(id string, t0 float64) string {
+		return `{"id": "` + id + `", "block_size": 4, "hash_id_scope": "local", "requests": [{"t": ` + strconv.FormatFloat(t0, 'f', -1, 64) +
+			`, "type": "s", "model": "m", "in": 8, "out": 2, "hash_ids": [1, 2], "api_time": 0.5}]}`
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "corpus", "a.json"), []byte(play("a", 0)), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "corpus", "nested", "b.jsonl"), []byte(play("b", 1)+"\n"+play("c", 2)+"\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "corpus", "README.md"), []byte("not a trace"), 0o644))
+	cfg := "traffic:\n  source: {type: trace, format: weka, paths: [corpus]}\n  load: {type: trace_timestamps, agentic_lanes: 1}\n" +
+		"engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, workers: {aggregated: {kv_cache: {capacity: {type: fixed, blocks: 64}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}}}\n"
+	must(t, os.WriteFile(filepath.Join(dir, "w.yaml"), []byte(cfg), 0o644))
+	var outputs []string
+	for _, p := range []string{"corpus", filepath.Join(dir, "corpus")} {
+		r := runIn(dir, fixedWall, "predict", "--stack", "dynamo", "--config", "w.yaml", "--set", "traffic.source.paths=["+p+"]",
+			"--output-dir", "out", "--overwrite", "--format", "json")
+		if r.code != 0 || !strings.Contains(r.stdout, `"completed_requests":3`) {
+			t.Fatalf("%s: exit %d stdout %q stderr %q", p, r.code, r.stdout, r.stderr)
+		}
+		outputs = append(outputs, readFile(t, filepath.Join(dir, "out", "prediction.json")))
+	}
+	if outputs[0] != outputs[1] {
+		t.Error("relative and absolute corpus paths give different predictions")
 	}
 }

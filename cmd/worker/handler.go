@@ -284,7 +284,7 @@ func checkRequestCount(cfg []byte, sets []string, files map[string][]byte) (path
 		lines += bytes.Count(data, []byte{'\n'})
 	}
 	if lines > MaxRequests {
-		return "traffic.source.paths", fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
+		return spec.PathTracePaths, fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
 	}
 	return "", ""
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"aisimulate/simcore/spec"
 )
 
 func TestKVBytesPerTokenExact(t *testing.T) {
@@ -105,8 +103,8 @@ func TestAliases(t *testing.T) {
 
 func TestUnknownModel(t *testing.T) {
 	_, err := LookupModel("meta-llama/Llama-3.1-9B", nil)
-	var se *spec.Error
-	if !errors.As(err, &se) || se.Path != "engine.model" {
+	var se *Error
+	if !errors.As(err, &se) || se.Hardware {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(se.Msg, `unknown model "meta-llama/Llama-3.1-9B"; close matches: `) ||
@@ -132,8 +130,8 @@ func TestHardware(t *testing.T) {
 		t.Fatalf("hardware ids %v", HardwareIDs())
 	}
 	_, err = LookupHardware("h900")
-	var se *spec.Error
-	if !errors.As(err, &se) || se.Path != "engine.hardware" ||
+	var se *Error
+	if !errors.As(err, &se) || !se.Hardware ||
 		!strings.HasPrefix(se.Msg, `unknown hardware "h900"; supported: a100_pcie, a100_sxm, a30, b200_sxm`) {
 		t.Fatalf("err = %v", err)
 	}

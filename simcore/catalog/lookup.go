@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"aisimulate/simcore/spec"
@@ -152,8 +153,8 @@ func aliasKey(id string) (string, string) {
 // of files, holding config.json and optionally hf_quant_config.json; callers strip the
 // leading "/" of absolute paths and pass an fs.FS rooted at "/"), an exact catalog id, or an
 // alias (organisation, case, Instruct/Base/chat variants and quantised re-releases such as
-// -FP8/-NVFP4 fold onto the catalog architecture). Unknown ids are a *spec.Error with close
-// matches.
+// -FP8/-NVFP4 fold onto the catalog architecture). Unknown ids and unreadable model
+// directories are an *Error (unknown ids with close matches).
 func LookupModel(id string, files fs.FS) (*Model, error) {
 	load()
 	if files != nil && id != "" {
@@ -163,7 +164,7 @@ func LookupModel(id string, files fs.FS) (*Model, error) {
 				q, _ := fs.ReadFile(files, path.Join(dir, "hf_quant_config.json"))
 				m, perr := ParseHFConfig(id, cfg, q)
 				if perr != nil {
-					return nil, &spec.Error{Path: "engine.model", Msg: "model directory " + quote(id) + ": " + perr.Error()}
+					return nil, &Error{Msg: "model directory " + strconv.Quote(id) + ": " + perr.Error()}
 				}
 				return m, nil
 			}
@@ -212,11 +213,12 @@ func LookupModel(id string, files fs.FS) (*Model, error) {
 		}
 		return &c, nil
 	}
-	return nil, &spec.Error{Path: "engine.model", Msg: "unknown model " + quote(id) + "; close matches: " +
+	return nil, &Error{Msg: "unknown model " + quote(id) + "; close matches: " +
 		strings.Join(closeMatches(id, Models(), 3), ", ") + "; or pass a local directory containing config.json"}
 }
 
-// LookupHardware resolves engine.hardware to a catalog system.
+// LookupHardware resolves engine.hardware to a catalog system; an unknown id is an *Error
+// listing the supported ones.
 func LookupHardware(id string) (*Hardware, error) {
 	load()
 	for _, h := range hardware {
@@ -225,7 +227,7 @@ func LookupHardware(id string) (*Hardware, error) {
 			return &c, nil
 		}
 	}
-	return nil, &spec.Error{Path: "engine.hardware", Msg: "unknown hardware " + quote(id) + "; supported: " +
+	return nil, &Error{Hardware: true, Msg: "unknown hardware " + quote(id) + "; supported: " +
 		strings.Join(HardwareIDs(), ", ")}
 }
 

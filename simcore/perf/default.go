@@ -155,7 +155,7 @@ func NewDefault(m *catalog.Model, hw *catalog.Hardware, backend string, backendV
 // NewDefaultWith is NewDefault with an explicit calibration table (used by tools/calibrate).
 func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, quant Quant) (*Default, error) {
 	if !contains(Backends, backend) {
-		return nil, &spec.Error{Path: "engine.backend", Msg: "unsupported backend \"" + backend + "\"; supported: " + strings.Join(Backends, ", ")}
+		return nil, &Error{Key: "backend", Msg: "unsupported backend \"" + backend + "\"; supported: " + strings.Join(Backends, ", ")}
 	}
 	q, err := quant.Resolve(m)
 	if err != nil {

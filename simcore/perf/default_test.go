@@ -95,8 +95,8 @@ func TestKVCapacityTinyAndTP(t *testing.T) {
 	if _, err := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, ""); err == nil {
 		t.Fatal("70B bf16 on one H200 should not fit")
 	} else {
-		var se *spec.Error
-		if !errors.As(err, &se) || !strings.Contains(se.Msg, "does not fit") {
+		var pe *Error
+		if !errors.As(err, &pe) || !pe.Worker || pe.Key != "kv_cache.capacity" || !strings.Contains(pe.Msg, "does not fit") {
 			t.Fatalf("err %v", err)
 		}
 	}
@@ -190,17 +190,18 @@ func TestNewDefaultErrors(t *testing.T) {
 		backend string
 		par     spec.Parallelism
 		q       Quant
-		path    string
+		worker  bool
+		key     string
 	}{
-		{"tgi", spec.Parallelism{Tensor: 1}, Quant{}, "engine.backend"},
-		{"vllm", spec.Parallelism{Tensor: 1}, Quant{Gemm: "fp6"}, "engine.gemm_quant_mode"},
-		{"vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: "fp4"}, "engine.kvcache_quant_mode"},
-		{"vllm", spec.Parallelism{Tensor: 64}, Quant{}, "engine.workers.parallelism.tensor"},
+		{"tgi", spec.Parallelism{Tensor: 1}, Quant{}, false, "backend"},
+		{"vllm", spec.Parallelism{Tensor: 1}, Quant{Gemm: "fp6"}, false, "gemm_quant_mode"},
+		{"vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: "fp4"}, false, "kvcache_quant_mode"},
+		{"vllm", spec.Parallelism{Tensor: 64}, Quant{}, true, "parallelism.tensor"},
 	}
 	for _, c := range cases {
 		_, err := NewDefault(m, h, c.backend, "", c.par, c.q)
-		var se *spec.Error
-		if !errors.As(err, &se) || se.Path != c.path || !strings.Contains(se.Msg, "supported") && !strings.Contains(se.Msg, "exceeds") {
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Worker != c.worker || pe.Key != c.key || !strings.Contains(pe.Msg, "supported") && !strings.Contains(pe.Msg, "exceeds") {
 			t.Errorf("%+v: err %v", c, err)
 		}
 	}

@@ -111,7 +111,7 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	mem.KVBudget = int64(kv)
 	mem.BytesPerToken = m.KVBytesPerToken(par.Tensor, par.Pipeline, q.KVCache)
 	if mem.KVBudget <= 0 || mem.BytesPerToken <= 0 {
-		return mem, &spec.Error{Path: "engine.workers.kv_cache.capacity", Msg: "model " + m.ID + " does not fit on " + hw.ID +
+		return mem, &Error{Worker: true, Key: "kv_cache.capacity", Msg: "model " + m.ID + " does not fit on " + hw.ID +
 			": weights " + gib(mem.Weights) + " + activations " + gib(mem.Activations) + " + runtime " + gib(mem.Runtime+mem.CUDAGraph) +
 			" per GPU leave no KV cache within memory_fraction " + strconv.FormatFloat(memoryFraction, 'g', -1, 64) +
 			" of " + gib(mem.Capacity) + "; raise tensor/pipeline/moe_expert parallelism or use a fixed capacity"}
@@ -145,7 +145,7 @@ func KVCapacityBlocksQ(m *catalog.Model, hw *catalog.Hardware, backend string, p
 	}
 	blocks := mem.Tokens / int64(blockSize)
 	if blocks < 1 {
-		return 0, &spec.Error{Path: "engine.workers.kv_cache.capacity", Msg: "KV budget holds less than one block of " + strconv.Itoa(blockSize) + " tokens"}
+		return 0, &Error{Worker: true, Key: "kv_cache.capacity", Msg: "KV budget holds less than one block of " + strconv.Itoa(blockSize) + " tokens"}
 	}
 	const maxInt = int64(^uint(0) >> 1)
 	if blocks > maxInt {

@@ -68,18 +68,18 @@ func (q Quant) Resolve(m *catalog.Model) (Quant, error) {
 		r.Comm = "half"
 	}
 	checks := []struct {
-		path, v string
-		ok      []string
+		key, v string
+		ok     []string
 	}{
-		{"engine.gemm_quant_mode", r.Gemm, GemmQuantModes},
-		{"engine.moe_quant_mode", r.MoE, GemmQuantModes},
-		{"engine.kvcache_quant_mode", r.KVCache, KVCacheQuantModes},
-		{"engine.fmha_quant_mode", r.FMHA, FMHAQuantModes},
-		{"engine.comm_quant_mode", r.Comm, CommQuantModes},
+		{"gemm_quant_mode", r.Gemm, GemmQuantModes},
+		{"moe_quant_mode", r.MoE, GemmQuantModes},
+		{"kvcache_quant_mode", r.KVCache, KVCacheQuantModes},
+		{"fmha_quant_mode", r.FMHA, FMHAQuantModes},
+		{"comm_quant_mode", r.Comm, CommQuantModes},
 	}
 	for _, c := range checks {
 		if !contains(c.ok, c.v) {
-			return r, &spec.Error{Path: c.path, Msg: "unsupported quantisation mode \"" + c.v + "\"; supported: " + strings.Join(c.ok, ", ")}
+			return r, &Error{Key: c.key, Msg: "unsupported quantisation mode \"" + c.v + "\"; supported: " + strings.Join(c.ok, ", ")}
 		}
 	}
 	return r, nil

@@ -62,15 +62,15 @@ func normalize(m *catalog.Model, par spec.Parallelism) (spec.Parallelism, error)
 		p.MoeTensor = p.Tensor * p.AttentionData
 	}
 	if m.Experts > 0 && p.MoeTensor*p.MoeExpert != p.Tensor*p.AttentionData {
-		return p, &spec.Error{Path: "engine.workers.parallelism", Msg: "moe_tensor × moe_expert (" +
+		return p, &Error{Worker: true, Key: "parallelism", Msg: "moe_tensor × moe_expert (" +
 			strconv.Itoa(p.MoeTensor*p.MoeExpert) + ") must equal tensor × attention_data (" + strconv.Itoa(p.Tensor*p.AttentionData) + ")"}
 	}
 	if m.Experts > 0 && p.MoeExpert > m.Experts {
-		return p, &spec.Error{Path: "engine.workers.parallelism.moe_expert", Msg: "moe_expert " + strconv.Itoa(p.MoeExpert) +
+		return p, &Error{Worker: true, Key: "parallelism.moe_expert", Msg: "moe_expert " + strconv.Itoa(p.MoeExpert) +
 			" exceeds the model's " + strconv.Itoa(m.Experts) + " experts"}
 	}
 	if p.Tensor > m.Heads {
-		return p, &spec.Error{Path: "engine.workers.parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
+		return p, &Error{Worker: true, Key: "parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
 			" exceeds the model's " + strconv.Itoa(m.Heads) + " attention heads"}
 	}
 	if m.Heads%p.Tensor != 0 || m.KVHeads > 0 && m.KVHeads%p.Tensor != 0 && p.Tensor%m.KVHeads != 0 {
@@ -80,12 +80,12 @@ func normalize(m *catalog.Model, par spec.Parallelism) (spec.Parallelism, error)
 				ok = append(ok, strconv.Itoa(t))
 			}
 		}
-		return p, &spec.Error{Path: "engine.workers.parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
+		return p, &Error{Worker: true, Key: "parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
 			" does not split the model's " + strconv.Itoa(m.Heads) + " attention heads / " + strconv.Itoa(m.KVHeads) +
 			" KV heads evenly; use one of " + strings.Join(ok, ", ")}
 	}
 	if p.Pipeline > m.Layers {
-		return p, &spec.Error{Path: "engine.workers.parallelism.pipeline", Msg: "pipeline " + strconv.Itoa(p.Pipeline) +
+		return p, &Error{Worker: true, Key: "parallelism.pipeline", Msg: "pipeline " + strconv.Itoa(p.Pipeline) +
 			" exceeds the model's " + strconv.Itoa(m.Layers) + " layers"}
 	}
 	return p, nil

@@ -76,6 +76,26 @@ func decodeRouter(d *decoder, v any, present bool, cfg *Config) Router {
 	return r
 }
 
+// checkRouterPools is the kv_router rule of the disaggregated pools, which needs the planner
+// section: without the planner (which may add workers) every routed pool needs a choice to
+// make, so more than one worker.
+func checkRouterPools(d *decoder, cfg *Config) {
+	e := &cfg.Engine
+	if cfg.Router.Policy != RouterKV || e.Mode != ModeDisaggregated || cfg.Planner.Policy == PlannerEnabled {
+		return
+	}
+	names, workers := e.roleWorkers()
+	for i, w := range workers {
+		if w == nil {
+			continue
+		}
+		if n := w.Parallelism.Replicas * w.Parallelism.AttentionData; n < 2 {
+			d.failf("router.policy", "kv_router needs more than one routable worker, but engine.workers.%s has replicas × attention_data = %d; add replicas or use policy: round_robin", names[i], n)
+			return
+		}
+	}
+}
+
 var plannerShape = shape{keys: []string{
 	"policy", "target", "enable_throughput_scaling", "enable_load_scaling",
 	"throughput_adjustment_interval_seconds", "load_adjustment_interval_seconds",
@@ -145,7 +165,7 @@ func decodePlanner(d *decoder, v any, present bool, cfg *Config) Planner {
 	}
 
 	src := cfg.Traffic.Source
-	if src.Type == SourceTrace && (src.Format == FormatMooncakeDelta || src.Format == FormatAgenticMooncake) {
+	if f, _ := LookupTraceFormat(src.Format); src.Type == SourceTrace && f.Planner == PlannerOff {
 		d.failf(o.p("policy"), "%s requires planner.policy=disabled", src.Format)
 		return p
 	}

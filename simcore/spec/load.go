@@ -127,6 +127,9 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 
 	// Step 9: the dynamo runner's capability check.
 	checkRunner(d, cfg)
+	if d.ok() {
+		checkRouterPools(d, cfg)
+	}
 	if !d.ok() {
 		return nil, d.err
 	}

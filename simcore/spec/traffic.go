@@ -2,21 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
-
-// Trace format tags of traffic.source.format.
-const (
-	FormatMooncake              = "mooncake"
-	FormatMooncakeDelta         = "mooncake-delta"
-	FormatAgenticMooncake       = "agentic_mooncake"
-	FormatAppliedComputeAgentic = "applied_compute_agentic"
-	FormatDynamo                = "dynamo"
-	FormatWeka                  = "weka"
-)
-
-// DefaultTraceBlockSize is the trace hash-block size of every format without embedded data.
-const DefaultTraceBlockSize = 512
 
 // DefaultTraffic is the workload used when the traffic section is omitted.
 func DefaultTraffic() Traffic {
@@ -118,19 +106,22 @@ func decodeSource(d *decoder, v any) Source {
 		}
 	case SourceTrace:
 		o := d.mapping(path, m, shape{keys: []string{"type", "paths", "format", "block_size", "nested_timestamp_basis"}})
-		s.Format = o.enum("format", FormatMooncake, FormatMooncakeDelta, FormatAgenticMooncake, FormatAppliedComputeAgentic, FormatDynamo, FormatWeka)
+		s.Format = o.enum("format", traceFormatNames(func(TraceFormat) bool { return true })...)
+		format, _ := LookupTraceFormat(s.Format)
 		s.Paths = decodePaths(o)
-		if d.ok() && len(s.Paths) != 1 && s.Format != FormatDynamo {
-			d.failf(o.p("paths"), "trace format '%s' requires exactly one path, got %d (only format dynamo accepts several shards)", s.Format, len(s.Paths))
+		if d.ok() && len(s.Paths) != 1 && format.SinglePath {
+			d.failf(o.p("paths"), "trace format '%s' requires exactly one path, got %d (only format %s accepts several shards)",
+				s.Format, len(s.Paths), formatNames(traceFormatNames(func(f TraceFormat) bool { return !f.SinglePath })))
 		}
 		s.BlockSize = o.optInt("block_size", gt(0))
-		if s.BlockSize == nil && s.Format != FormatDynamo && s.Format != FormatWeka {
-			bs := DefaultTraceBlockSize
+		if s.BlockSize == nil && format.DefaultBlockSize > 0 {
+			bs := format.DefaultBlockSize
 			s.BlockSize = &bs
 		}
 		if o.set("nested_timestamp_basis") {
-			if s.Format != FormatWeka {
-				d.failf(o.p("nested_timestamp_basis"), "nested_timestamp_basis is only valid for trace format 'weka'; remove it")
+			if !format.NestedTimestamps {
+				d.failf(o.p("nested_timestamp_basis"), "nested_timestamp_basis is only valid for trace format '%s'; remove it",
+					formatNames(traceFormatNames(func(f TraceFormat) bool { return f.NestedTimestamps })))
 			}
 			s.NestedTimestampBasis = o.enum("nested_timestamp_basis", "auto", "absolute", "relative")
 		}
@@ -219,7 +210,7 @@ func decodeStop(o *object) Stop {
 func checkTraffic(d *decoder, t *Traffic, hasStop bool) {
 	src, load, stop := &t.Source, &t.Load, &t.Stop
 	if src.Type == SourceTrace {
-		f := src.Format
+		f, _ := LookupTraceFormat(src.Format)
 		if load.Type != LoadTraceTimestamps && load.Type != LoadConcurrency {
 			d.failf("traffic.load.type", "trace traffic requires trace_timestamps or concurrency load, got '%s'", load.Type)
 			return
@@ -228,20 +219,17 @@ func checkTraffic(d *decoder, t *Traffic, hasStop bool) {
 			d.failf("traffic.stop", "trace traffic only accepts max_virtual_time_seconds; remove the count conditions (a trace runs to its end)")
 			return
 		}
-		if (f == FormatAgenticMooncake || f == FormatWeka) && load.Type != LoadTraceTimestamps {
-			d.failf("traffic.load.type", "trace format '%s' requires load type trace_timestamps, got '%s'", f, load.Type)
+		if f.Load != "" && load.Type != f.Load {
+			d.failf("traffic.load.type", "trace format '%s' requires load type %s, got '%s'", f.Name, f.Load, load.Type)
 			return
 		}
-		if (f == FormatAgenticMooncake || f == FormatWeka) && stop.MaxVirtualTimeSeconds != nil {
-			d.failf("traffic.stop.max_virtual_time_seconds", "trace format '%s' rejects max_virtual_time_seconds; remove it", f)
+		if f.RejectsVirtualTime && stop.MaxVirtualTimeSeconds != nil {
+			d.failf("traffic.stop.max_virtual_time_seconds", "trace format '%s' rejects max_virtual_time_seconds; remove it", f.Name)
 			return
 		}
-		if f == FormatAppliedComputeAgentic && load.Type != LoadConcurrency {
-			d.failf("traffic.load.type", "trace format 'applied_compute_agentic' requires load type concurrency, got '%s'", load.Type)
-			return
-		}
-		if load.AgenticLanes != nil && f != FormatWeka && f != FormatAgenticMooncake && f != FormatDynamo {
-			d.failf("traffic.load.agentic_lanes", "agentic_lanes is only valid for trace formats weka, agentic_mooncake and dynamo, got '%s'", f)
+		if load.AgenticLanes != nil && !f.Lanes {
+			d.failf("traffic.load.agentic_lanes", "agentic_lanes is only valid for trace formats %s, got '%s'",
+				formatNames(traceFormatNames(func(f TraceFormat) bool { return f.Lanes })), f.Name)
 			return
 		}
 		return
@@ -296,7 +284,45 @@ func checkTraffic(d *decoder, t *Traffic, hasStop bool) {
 	}
 	if nCount == nPer {
 		d.failf("traffic.stop", "traffic.stop requires exactly one count condition: %s or %s", count, perUnit)
+		return
 	}
+	if n := t.resolvedStop(); nPer && n > maxStopCount {
+		d.failf("traffic.stop", "resolves to %g requests; use at most %d", n, maxStopCount)
+	}
+}
+
+// maxStopCount bounds a load-relative stop count (request ordinals stay within int32 range).
+const maxStopCount = 1 << 31
+
+// StopCount is the number of sessions (requests for plain synthetic traffic) the stop rule of
+// a validated synthetic source resolves to: the explicit count, or
+// max(1, round_half_even(x × load unit)) where the load unit is the concurrency or the rate
+// (notes aisimulate-cli.md §2.2, "Load-relative stop").
+func (t Traffic) StopCount() int { return int(t.resolvedStop()) }
+
+// resolvedStop is StopCount as a float, before the bound check.
+func (t Traffic) resolvedStop() float64 {
+	st := t.Stop
+	switch {
+	case st.Requests != nil:
+		return float64(*st.Requests)
+	case st.Sessions != nil:
+		return float64(*st.Sessions)
+	}
+	var x float64
+	switch {
+	case st.RequestsPerLoadUnit != nil:
+		x = *st.RequestsPerLoadUnit
+	case st.SessionsPerLoadUnit != nil:
+		x = *st.SessionsPerLoadUnit
+	}
+	unit := float64(t.Load.Concurrency)
+	if t.Load.RequestsPerSecond != nil {
+		unit = *t.Load.RequestsPerSecond
+	} else if t.Load.SessionsPerSecond != nil {
+		unit = *t.Load.SessionsPerSecond
+	}
+	return max(1, math.RoundToEven(x*unit))
 }
 
 // checkTrafficEngine applies the traffic rules that depend on the engine section.
@@ -305,7 +331,7 @@ func checkTrafficEngine(d *decoder, cfg *Config) {
 	if src.Type != SourceTrace || cfg.Engine.Mode == ModeAggregated {
 		return
 	}
-	if src.Format == FormatMooncakeDelta || src.Format == FormatAgenticMooncake {
+	if f, _ := LookupTraceFormat(src.Format); f.AggregatedOnly {
 		d.failf("engine.mode", "trace format '%s' requires engine.mode: aggregated", src.Format)
 	}
 }

@@ -183,6 +183,8 @@ func TestTrafficRules(t *testing.T) {
 		{name: "stop per load unit", yaml: seedYAML, sets: []string{"traffic.stop={requests_per_load_unit: 2.5}"}},
 		{name: "stop sessions on synthetic", yaml: seedYAML, sets: []string{"traffic.stop.sessions=3"}, path: "traffic.stop.sessions", frag: "does not apply to a synthetic source"},
 		{name: "stop requests on session", yaml: sessionYAML, sets: []string{"traffic.stop.requests=3"}, path: "traffic.stop.requests", frag: "does not apply to a synthetic-session source"},
+		{name: "stop per unit too large", yaml: seedYAML, sets: []string{"traffic.stop={requests_per_load_unit: 1e12}"}, path: "traffic.stop", frag: "resolves to 8e+12 requests; use at most 2147483648"},
+		{name: "stop per unit at the bound", yaml: seedYAML, sets: []string{"traffic.load.concurrency=2", "traffic.stop={requests_per_load_unit: 1073741824}"}},
 		{name: "synthetic virtual time", yaml: seedYAML, sets: []string{"traffic.stop.max_virtual_time_seconds=10"}, path: "traffic.stop.max_virtual_time_seconds", frag: "max_virtual_time_seconds is trace-only"},
 		// trace cross rules
 		{name: "trace poisson", yaml: traceYAML, sets: []string{"traffic.load={type: poisson, requests_per_second: 1}"}, path: "traffic.load.type", frag: "trace traffic requires trace_timestamps or concurrency load"},
@@ -195,12 +197,13 @@ func TestTrafficRules(t *testing.T) {
 		{name: "weka concurrency", yaml: traceYAML, sets: []string{"traffic.source.format=weka", "traffic.load={type: concurrency}"}, path: "traffic.load.type", frag: "trace format 'weka' requires load type trace_timestamps"},
 		{name: "applied compute trace timestamps", yaml: traceYAML, sets: []string{"traffic.source.format=applied_compute_agentic"}, path: "traffic.load.type", frag: "trace format 'applied_compute_agentic' requires load type concurrency"},
 		{name: "applied compute concurrency", yaml: traceYAML, sets: []string{"traffic.source.format=applied_compute_agentic", "traffic.load={type: concurrency}"}},
-		{name: "lanes on mooncake", yaml: traceYAML, sets: []string{"traffic.load.agentic_lanes=2"}, path: "traffic.load.agentic_lanes", frag: "agentic_lanes is only valid for trace formats weka, agentic_mooncake and dynamo"},
+		{name: "lanes on mooncake", yaml: traceYAML, sets: []string{"traffic.load.agentic_lanes=2"}, path: "traffic.load.agentic_lanes", frag: "agentic_lanes is only valid for trace formats agentic_mooncake, dynamo and weka"},
 		{name: "lanes on dynamo", yaml: traceYAML, sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=2"}},
 		{name: "lanes zero", yaml: traceYAML, sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=0"}, path: "traffic.load.agentic_lanes", frag: "must be greater than 0"},
 		{name: "speedup zero", yaml: traceYAML, sets: []string{"traffic.load.speedup=0"}, path: "traffic.load.speedup", frag: "must be greater than 0, got 0"},
 		{name: "delta disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t], format: mooncake-delta}, load: {type: trace_timestamps}}\n", path: "engine.mode", frag: "trace format 'mooncake-delta' requires engine.mode: aggregated"},
 		{name: "agentic disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t], format: agentic_mooncake}, load: {type: trace_timestamps}}\n", path: "engine.mode", frag: "requires engine.mode: aggregated"},
+		{name: "weka disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t], format: weka}, load: {type: trace_timestamps}}\n", path: "engine.mode", frag: "trace format 'weka' requires engine.mode: aggregated"},
 		{name: "mooncake disaggregated", yaml: disaggYAML + "traffic: {source: {type: trace, paths: [t]}, load: {type: trace_timestamps}}\n"},
 	})
 }
@@ -327,7 +330,10 @@ func TestRouterRules(t *testing.T) {
 		{name: "kv router infinite knob", yaml: aggYAML + "router: {policy: kv_router, overlap_score_credit: .inf}\n", sets: []string{two}, path: "router.overlap_score_credit", frag: "must be a finite number, got .inf"},
 		{name: "kv router one worker", yaml: aggYAML + "router: {policy: kv_router}\n", path: "router.policy", frag: "kv_router requires more than one routable worker"},
 		{name: "kv router attention dp", yaml: aggYAML + "router: {policy: kv_router}\n", sets: []string{"engine.workers.aggregated.parallelism.attention_data=2"}},
-		{name: "kv router disaggregated", yaml: disaggYAML + "router: {policy: kv_router}\n"},
+		{name: "kv router disaggregated one prefill", yaml: disaggYAML + "router: {policy: kv_router}\n", path: "router.policy", frag: "kv_router needs more than one routable worker, but engine.workers.prefill has replicas × attention_data = 1; add replicas or use policy: round_robin"},
+		{name: "kv router disaggregated one decode", yaml: disaggYAML + "router: {policy: kv_router}\n", sets: []string{"engine.workers.prefill.parallelism.replicas=2"}, path: "router.policy", frag: "but engine.workers.decode has replicas × attention_data = 1"},
+		{name: "kv router disaggregated", yaml: disaggYAML + "router: {policy: kv_router}\n", sets: []string{"engine.workers.prefill.parallelism.replicas=2", "engine.workers.decode.parallelism.replicas=2"}},
+		{name: "kv router disaggregated with planner", yaml: disaggYAML + "router: {policy: kv_router}\nplanner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n"},
 	})
 }
 
@@ -363,6 +369,7 @@ func TestPlannerRules(t *testing.T) {
 		{name: "log1p not bool", yaml: seedYAML + "planner: {load_predictor_log1p: 1}\n", path: "planner.load_predictor_log1p", frag: "must be a boolean (true or false), got 1"},
 		{name: "delta with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=mooncake-delta"}, path: "planner.policy", frag: "mooncake-delta requires planner.policy=disabled"},
 		{name: "agentic with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=agentic_mooncake"}, path: "planner.policy", frag: "agentic_mooncake requires planner.policy=disabled"},
+		{name: "weka with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=weka"}, path: "planner.policy", frag: "weka requires planner.policy=disabled"},
 		{name: "delta with disabled planner", yaml: traceYAML + "planner: {policy: disabled}\n", sets: []string{"traffic.source.format=mooncake-delta"}},
 		{name: "lanes with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n", sets: []string{"traffic.source.format=dynamo", "traffic.load.agentic_lanes=2"}, path: "planner.policy", frag: "agentic_lanes cannot be combined with the planner"},
 		{name: "mooncake with planner", yaml: traceYAML + "planner: {policy: enabled, enable_throughput_scaling: false, enable_load_scaling: true}\n"},

@@ -72,7 +72,7 @@ test("trace files arrive as multipart parts; a missing trace is bad input", asyn
   assert.equal(ok.json.summary.completed_requests, 40);
   const missing = await postEdge(edge.url, yaml, {}, false);
   assert.equal(missing.status, 400, missing.text);
-  assert.match(missing.json.path, /^traffic\.source\.paths/);
+  assert.match(missing.json.path, /^traffic\.source\.trace\.paths$/);
 });
 
 test("methods and routes", async () => {

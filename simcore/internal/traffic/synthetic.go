@@ -12,7 +12,7 @@ import (
 // Synthetic builds the workload of a synthetic or synthetic-session source (notes
 // aisimulate-cli.md §3.3). blockSize is the engine block size of the entry role: prompts are
 // synthesised block by block so prefix groups share whole engine blocks.
-func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
+func Synthetic(t spec.Traffic, blockSize int) Workload {
 	src, load := t.Source, t.Load
 	session := src.Type == spec.SourceSyntheticSession
 	isl, osl, turns := src.InputTokens, src.OutputTokens, 1
@@ -23,10 +23,7 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 		turns = src.Session.Turns
 		ratio, groups, delay = src.Session.SharedPrefixRatio, src.Session.PrefixGroups, src.Session.InterTurnDelayMs
 	}
-	count, err := StopCount(t)
-	if err != nil {
-		return Workload{}, err
-	}
+	count := t.StopCount()
 	numBlocks := (isl + blockSize - 1) / blockSize
 	prefixBlocks := 0
 	if groups > 0 && ratio > 0 {
@@ -124,45 +121,10 @@ func Synthetic(t spec.Traffic, blockSize int) (Workload, error) {
 		}
 		return s, true
 	}
-	return w, nil
+	return w
 }
 
 // foldID maps a 64-bit block id to the 32-bit token id that fills its block. The reference
 // truncates to the low 32 bits, which would give every prefix group the same tokens; we fold
 // the high half in so groups stay distinct [decision, docs/simulation.md].
 func foldID(id uint64) uint32 { return uint32(id ^ id>>32) }
-
-// StopCount resolves the synthetic stop rule to a number of sessions (requests for plain
-// synthetic traffic): an explicit count, or max(1, round_half_even(x × load unit)).
-func StopCount(t spec.Traffic) (int, error) {
-	st := t.Stop
-	switch {
-	case st.Requests != nil:
-		return *st.Requests, nil
-	case st.Sessions != nil:
-		return *st.Sessions, nil
-	}
-	var x float64
-	switch {
-	case st.RequestsPerLoadUnit != nil:
-		x = *st.RequestsPerLoadUnit
-	case st.SessionsPerLoadUnit != nil:
-		x = *st.SessionsPerLoadUnit
-	default:
-		return 0, &spec.Error{Path: "traffic.stop", Msg: "requires exactly one count condition (requests or requests_per_load_unit; sessions or sessions_per_load_unit for synthetic-session)"}
-	}
-	unit := float64(t.Load.Concurrency)
-	if t.Load.RequestsPerSecond != nil {
-		unit = *t.Load.RequestsPerSecond
-	} else if t.Load.SessionsPerSecond != nil {
-		unit = *t.Load.SessionsPerSecond
-	}
-	n := math.RoundToEven(x * unit)
-	if n < 1 {
-		n = 1
-	}
-	if n > 1<<31 {
-		return 0, &spec.Error{Path: "traffic.stop", Msg: fmt.Sprintf("resolves to %g requests; use at most 2147483648", n)}
-	}
-	return int(n), nil
-}

@@ -17,10 +17,7 @@ func TestPoissonArrivalVector(t *testing.T) {
 		Load:   spec.Load{Type: spec.LoadPoisson, RequestsPerSecond: ptr(8.0), Seed: 42},
 		Stop:   spec.Stop{Requests: ptr(5)},
 	}
-	w, err := Synthetic(tr, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := Synthetic(tr, 64)
 	want := []float64{0.0, 11.789128483800999, 210.2357935141821, 230.89091088947936, 600.6848103506238}
 	for i, x := range want {
 		s, ok := w.Next()
@@ -42,10 +39,7 @@ func TestConstantRateAndStopPerLoadUnit(t *testing.T) {
 		Load:   spec.Load{Type: spec.LoadConstantRate, RequestsPerSecond: ptr(4.0)},
 		Stop:   spec.Stop{RequestsPerLoadUnit: ptr(2.5)},
 	}
-	w, err := Synthetic(tr, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := Synthetic(tr, 64)
 	if w.Sessions != 10 {
 		t.Fatalf("sessions = %d, want 10", w.Sessions)
 	}
@@ -63,7 +57,7 @@ func TestConstantRateAndStopPerLoadUnit(t *testing.T) {
 	// round half to even: 0.5 × 5 = 2.5 → 2
 	tr.Load.RequestsPerSecond = ptr(5.0)
 	tr.Stop.RequestsPerLoadUnit = ptr(0.5)
-	if n, _ := StopCount(tr); n != 2 {
+	if n := tr.StopCount(); n != 2 {
 		t.Errorf("StopCount = %d, want 2", n)
 	}
 }
@@ -75,7 +69,7 @@ func TestSessionPrefixGroups(t *testing.T) {
 		Load: spec.Load{Type: spec.LoadConcurrency, Concurrency: 2},
 		Stop: spec.Stop{Sessions: ptr(20)},
 	}
-	w, _ := Synthetic(tr, 64)
+	w := Synthetic(tr, 64)
 	seen := map[uint32]int{}
 	for {
 		s, ok := w.Next()

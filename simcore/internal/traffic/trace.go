@@ -20,38 +20,16 @@ import (
 // malformed file from allocating without limit.
 const maxContextTokens = 1 << 24
 
-// pathsField is the config path named by every trace-content error.
-const pathsField = "traffic.source.paths"
-
-// LoadTrace reads the trace files of a `traffic.source.type: trace` source through files and
-// returns the workload they describe. Paths are slash paths valid for files. Errors are
-// *spec.Error values naming traffic.source.paths (or the load/source field at fault).
+// LoadTrace reads the trace files of a validated `traffic.source.type: trace` source through
+// files and returns the workload they describe. Paths are slash paths valid for files. The
+// configuration rules (paths, load type, block size) were checked by spec; errors here are
+// about the files and are *Error values.
 func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) {
-	if len(src.Paths) == 0 {
-		return nil, &spec.Error{Path: pathsField, Msg: "trace paths must contain at least one nonempty path"}
+	if src.Format == "" {
+		src.Format = spec.FormatMooncake // the schema's default
 	}
-	for _, p := range src.Paths {
-		if p == "" {
-			return nil, &spec.Error{Path: pathsField, Msg: "trace paths must contain at least one nonempty path"}
-		}
-	}
-	format := src.Format
-	if format == "" {
-		format = spec.FormatMooncake
-	}
-	c, err := newTraceCtx(src, load, files, format)
-	if err != nil {
-		return nil, err
-	}
-	switch format {
-	case spec.FormatMooncake, spec.FormatMooncakeDelta, spec.FormatAgenticMooncake, spec.FormatAppliedComputeAgentic:
-		if len(src.Paths) != 1 {
-			return nil, &spec.Error{Path: pathsField, Msg: fmt.Sprintf("trace format '%s' requires exactly one path", format)}
-		}
-	}
-	switch format {
-	case spec.FormatMooncake:
-		return c.loadMooncake(false)
+	c := newTraceCtx(src, load, files)
+	switch src.Format {
 	case spec.FormatMooncakeDelta:
 		return c.loadMooncake(true)
 	case spec.FormatAgenticMooncake:
@@ -61,22 +39,9 @@ func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) 
 	case spec.FormatDynamo:
 		return c.loadDynamo()
 	case spec.FormatWeka:
-		return nil, &spec.Error{Path: "traffic.source.format", Msg: "trace format 'weka' is not supported by this simulator yet; convert the trace to mooncake or dynamo"}
+		return c.loadWeka()
 	}
-	return nil, &spec.Error{Path: "traffic.source.format", Msg: fmt.Sprintf("unknown trace format %q; use mooncake, mooncake-delta, agentic_mooncake, applied_compute_agentic or dynamo", format)}
-}
-
-// TraceRequiresPlannerDisabled reports whether a loaded trace workload may only run with
-// planner.policy=disabled under the dynamo stack: mooncake-delta, agentic_mooncake, and a
-// dynamo trace whose request_end records carry agent_context (its Graph is non-nil).
-func TraceRequiresPlannerDisabled(src spec.Source, w *Workload) bool {
-	switch src.Format {
-	case spec.FormatMooncakeDelta, spec.FormatAgenticMooncake:
-		return true
-	case spec.FormatDynamo:
-		return w != nil && w.Graph != nil
-	}
-	return false
+	return c.loadMooncake(false)
 }
 
 // traceCtx carries what every reader needs.
@@ -84,40 +49,27 @@ type traceCtx struct {
 	src   spec.Source
 	load  spec.Load
 	files fs.FS
-	// blockSize is the configured trace block size (spec.DefaultTraceBlockSize when unset).
+	// blockSize is the configured trace block size (the format's default when unset; 0 for
+	// dynamo and weka, which take it from the trace).
 	blockSize int
 	// timestamps is true for a trace_timestamps load (open loop at the authored times).
 	timestamps bool
 	speedup    float64
 }
 
-func newTraceCtx(src spec.Source, load spec.Load, files fs.FS, format string) (*traceCtx, error) {
-	c := &traceCtx{src: src, load: load, files: files, blockSize: spec.DefaultTraceBlockSize, speedup: 1}
+func newTraceCtx(src spec.Source, load spec.Load, files fs.FS) *traceCtx {
+	// The format's default block size (0 when the trace carries its own) stands in for an
+	// unset block_size, as spec fills it in.
+	f, _ := spec.LookupTraceFormat(src.Format)
+	c := &traceCtx{src: src, load: load, files: files, blockSize: f.DefaultBlockSize, speedup: 1,
+		timestamps: load.Type == spec.LoadTraceTimestamps}
 	if src.BlockSize != nil {
-		if *src.BlockSize <= 0 {
-			return nil, &spec.Error{Path: "traffic.source.block_size", Msg: "block_size must be a positive integer"}
-		}
 		c.blockSize = *src.BlockSize
 	}
-	switch load.Type {
-	case spec.LoadTraceTimestamps:
-		c.timestamps = true
-		if load.Speedup > 0 && !math.IsInf(load.Speedup, 0) {
-			c.speedup = load.Speedup
-		} else if load.Speedup != 0 {
-			return nil, &spec.Error{Path: "traffic.load.speedup", Msg: "speedup must be a finite number > 0"}
-		}
-	case spec.LoadConcurrency, "":
-		if load.Concurrency <= 0 {
-			return nil, &spec.Error{Path: "traffic.load.concurrency", Msg: "concurrency must be a positive integer"}
-		}
-	default:
-		return nil, &spec.Error{Path: "traffic.load.type", Msg: "trace traffic requires trace_timestamps or concurrency load"}
+	if c.timestamps && load.Speedup > 0 {
+		c.speedup = load.Speedup
 	}
-	if format == spec.FormatAppliedComputeAgentic && c.timestamps {
-		return nil, &spec.Error{Path: "traffic.load.type", Msg: "trace format 'applied_compute_agentic' requires a concurrency load (its episodes have no timestamps)"}
-	}
-	return c, nil
+	return c
 }
 
 // lanes is Graph.Lanes for an agentic source.
@@ -152,21 +104,6 @@ func (c *traceCtx) sessionWorkload(sessions []Session) *Workload {
 		w.Concurrency = c.load.Concurrency
 	}
 	return w
-}
-
-// rowError is a malformed-record error at file:line.
-func rowError(file string, line int, format string, args ...any) error {
-	return &spec.Error{Path: pathsField, Msg: fmt.Sprintf("%s:%d: ", file, line) + fmt.Sprintf(format, args...)}
-}
-
-// fileError is an error about a whole file.
-func fileError(file string, format string, args ...any) error {
-	return &spec.Error{Path: pathsField, Msg: file + ": " + fmt.Sprintf(format, args...)}
-}
-
-// emptyError is the error for a trace without requests.
-func emptyError(file string) error {
-	return fileError(file, "did not contain any requests")
 }
 
 // jsonError turns a decoding error into a readable message.

@@ -229,7 +229,13 @@ func (c *traceCtx) loadAgenticMooncake() (*Workload, error) {
 					}
 					if d.Relation != nil {
 						switch *d.Relation {
-						case "sequence", "spawn", "join", "replay_barrier":
+						case "sequence", "join", "replay_barrier":
+							// Only a spawn starts its child while the parent runs; the other
+							// relations wait for the parent to finish (docs/traces.md).
+							if !pd.onCompletion {
+								return nil, rowError(file, line, "dependencies[%d] has relation %q with trigger \"dispatch\"; a %s dependency fires on its parent's completion, so use trigger: completion (only spawn may use dispatch)", k, *d.Relation, *d.Relation)
+							}
+						case "spawn":
 						default:
 							return nil, rowError(file, line, "dependencies[%d] has relation %q; use sequence, spawn, join or replay_barrier", k, *d.Relation)
 						}

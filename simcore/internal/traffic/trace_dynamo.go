@@ -7,8 +7,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-
-	"aisimulate/simcore/spec"
 )
 
 // dynamoSchema is the schema tag of Dynamo request trace v1 records.
@@ -90,7 +88,7 @@ func (c *traceCtx) loadDynamo() (*Workload, error) {
 		}
 	}
 	if len(reqs) == 0 {
-		return nil, &spec.Error{Path: pathsField, Msg: fmt.Sprintf("%s: did not contain any requests (no request_end records)", joinPaths(c.src.Paths))}
+		return nil, &Error{Msg: fmt.Sprintf("%s: did not contain any requests (no request_end records)", joinPaths(c.src.Paths))}
 	}
 	order := make([]int, len(reqs))
 	for i := range order {
@@ -224,7 +222,7 @@ func (c *traceCtx) readDynamoShard(file string, reqs *[]dynReq, links *[]dynLink
 		at := file + ":" + strconv.Itoa(line)
 		if *bsAt == "" {
 			if c.src.BlockSize != nil && *c.src.BlockSize != r.blockSize {
-				return &spec.Error{Path: "traffic.source.block_size", Msg: fmt.Sprintf("%s: trace_block_size %d differs from traffic.source.block_size %d; remove block_size (it is taken from the trace) or set it to %d", at, r.blockSize, *c.src.BlockSize, r.blockSize)}
+				return &Error{BlockSize: true, Msg: fmt.Sprintf("%s: trace_block_size %d differs from traffic.source.block_size %d; remove block_size (it is taken from the trace) or set it to %d", at, r.blockSize, *c.src.BlockSize, r.blockSize)}
 			}
 			*blockSize, *bsAt = r.blockSize, at
 			*ctxMode, *ctxAt = r.hasCtx, at

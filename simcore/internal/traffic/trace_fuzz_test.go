@@ -11,15 +11,15 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// checkLoadResult asserts the contract of LoadTrace on arbitrary input: a *spec.Error, or a
+// checkLoadResult asserts the contract of LoadTrace on arbitrary input: a *traffic.Error, or a
 // workload whose prompts cover exactly their input lengths and whose times are finite and
 // non-negative.
 func checkLoadResult(t *testing.T, w *Workload, err error) {
 	t.Helper()
 	if err != nil {
-		var se *spec.Error
-		if !errors.As(err, &se) {
-			t.Fatalf("error %T is not a *spec.Error: %v", err, err)
+		var te *Error
+		if !errors.As(err, &te) {
+			t.Fatalf("error %T is not a *traffic.Error: %v", err, err)
 		}
 		if w != nil {
 			t.Fatal("both a workload and an error")
@@ -196,6 +196,22 @@ func FuzzFastRow(f *testing.F) {
 		var again mooncakeRow
 		if !fr.decode(line, &again) || !reflect.DeepEqual(again, want) {
 			t.Fatalf("second decode of %q differs", line)
+		}
+	})
+}
+
+// FuzzWeka reads arbitrary bytes as a weka .json trace and as a .jsonl corpus file, under
+// each nested timestamp basis.
+func FuzzWeka(f *testing.F) {
+	f.Add([]byte(`{"id": "p", "block_size": 4, "hash_id_scope": "local", "requests": [{"t": 0, "type": "s", "model": "m", "in": 8, "out": 1, "hash_ids": [1, 2], "api_time": 1}, {"t": 0.3, "type": "subagent", "agent_id": "a", "status": "completed", "duration_ms": 400, "requests": [{"t": 0.3, "type": "s", "model": "m", "in": 6, "out": 0, "hash_ids": [3]}]}, {"t": 1, "type": "n", "model": "m", "in": 9, "out": 1, "hash_ids": [1, 2, 5]}]}`), uint8(0))
+	f.Add([]byte(`{"id": "p", "block_size": 4, "hash_id_scope": "local", "requests": [{"t": 0, "type": "s", "model": "m", "in": 8, "out": 1, "hash_ids": [1, 2], "api_time": 2}, {"t": 0.5, "type": "s", "model": "m", "in": 8, "out": 1, "hash_ids": [1, 3]}, {"t": 2, "type": "s", "model": "m", "in": 12, "out": 1, "hash_ids": [1, 2, 5]}]}`), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		basis := []string{"", "absolute", "relative"}[mode%3]
+		for _, name := range []string{"f.json", "f.jsonl"} {
+			s := trSrc(spec.FormatWeka, name)
+			s.NestedTimestampBasis = basis
+			w, err := LoadTrace(s, trTS(1.5), fstest.MapFS{name: {Data: data}})
+			checkLoadResult(t, w, err)
 		}
 	})
 }

@@ -208,9 +208,6 @@ func TestAgenticV2(t *testing.T) {
 	if d := cmp.Diff(want, w.Graph); d != "" {
 		t.Fatalf("graph (-want +got):\n%s", d)
 	}
-	if !TraceRequiresPlannerDisabled(s, w) {
-		t.Fatal("agentic_mooncake must require a disabled planner")
-	}
 }
 
 func TestAgenticV2Speedup(t *testing.T) {
@@ -302,9 +299,6 @@ func TestDynamoStandard(t *testing.T) {
 		t.Fatalf("sessions (-want +got):\n%s", d)
 	}
 	s := trSrc(spec.FormatDynamo, "dynamo_standard.jsonl")
-	if TraceRequiresPlannerDisabled(s, w) {
-		t.Fatal("standard dynamo trace does not need a disabled planner")
-	}
 	s.BlockSize = trInt(4)
 	trLoad(t, s, trTS(1), trTestdata)
 }
@@ -334,8 +328,8 @@ func TestDynamoAgentic(t *testing.T) {
 			if d := cmp.Diff(wantDynamoAgentic(2), w.Graph.Nodes); d != "" {
 				t.Fatalf("nodes (-want +got):\n%s", d)
 			}
-			if w.Graph.Lanes != 1 || !TraceRequiresPlannerDisabled(s, w) {
-				t.Fatalf("Lanes = %d, planner check %v", w.Graph.Lanes, TraceRequiresPlannerDisabled(s, w))
+			if w.Graph.Lanes != 1 {
+				t.Fatalf("Lanes = %d", w.Graph.Lanes)
 			}
 		})
 	}
@@ -501,13 +495,15 @@ func TestTraceErrors(t *testing.T) {
 		{"agentic v2 only header", spec.FormatAgenticMooncake, v2h, trTS(1), nil, "t.jsonl: did not contain any requests"},
 		{"agentic v2 hash count", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "input_length": 600, "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:2: hash_ids has 1 ids but input_length 600 needs exactly 2 blocks"},
 		{"agentic v2 trigger", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "soon"}]}`, trTS(1), nil, `t.jsonl:3: dependencies[0] has trigger "soon"`},
+		{"agentic v2 join on dispatch", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "dispatch", "relation": "join"}]}`, trTS(1), nil, `t.jsonl:3: dependencies[0] has relation "join" with trigger "dispatch"; a join dependency fires on its parent's completion, so use trigger: completion (only spawn may use dispatch)`},
+		{"agentic v2 sequence on dispatch", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "dispatch", "relation": "sequence"}]}`, trTS(1), nil, `t.jsonl:3: dependencies[0] has relation "sequence" with trigger "dispatch"`},
+		{"agentic v2 barrier on dispatch", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "p", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "dispatch", "relation": "replay_barrier"}]}`, trTS(1), nil, `t.jsonl:3: dependencies[0] has relation "replay_barrier" with trigger "dispatch"`},
 		{"agentic v2 cross play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "play_id": "p", "output_length": 1, "hash_ids": [1]}` + "\n" + `{"request_id": "b", "play_id": "q", "output_length": 1, "hash_ids": [1], "dependencies": [{"request_id": "a", "trigger": "completion"}]}`, trTS(1), nil, "t.jsonl:3: request \"b\" (play \"q\") depends on \"a\" of play \"p\""},
 		{"agentic v2 no play", spec.FormatAgenticMooncake, v2h + `{"request_id": "a", "output_length": 1, "hash_ids": [1]}`, trTS(1), nil, "t.jsonl:2: play_id is required"},
 		{"agentic legacy with deps", spec.FormatAgenticMooncake, `{"request_id": "a", "output_length": 1, "hash_ids": [1], "dependencies": []}`, trTS(1), nil, "t.jsonl:1: dependencies/not_before_ms/play_id need the v2 header"},
 		{"applied lists", spec.FormatAppliedComputeAgentic, `{"num_turns": 2, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1, 1], "tool_call_latency": [0, 0], "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = 2 entries"},
 		{"applied prompt", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 0, "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: input_prompt_length is required and must be > 0"},
 		{"applied latency", spec.FormatAppliedComputeAgentic, `{"num_turns": 1, "input_prompt_length": 3, "assistant_response_length": [1], "tool_call_output_length": [1], "tool_call_latency": [-0.5], "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: tool_call_latency[0] = -0.5 must be a finite number of seconds"},
-		{"applied timestamps", spec.FormatAppliedComputeAgentic, "", trTS(1), nil, "requires a concurrency load"},
 		{"applied huge", spec.FormatAppliedComputeAgentic, `{"num_turns": 0, "input_prompt_length": 99999999999, "final_assistant_response_length": 1}`, trConc(1), nil, "t.jsonl:1: the episode's context grows past"},
 		{"dynamo empty", spec.FormatDynamo, `{"event_type": "tool_start"}`, trTS(1), nil, "t.jsonl: did not contain any requests"},
 		{"dynamo event type", spec.FormatDynamo, `{"schema": "dynamo.request.trace.v1", "event_type": "request_start"}`, trTS(1), nil, `t.jsonl:1: unknown event_type "request_start"`},
@@ -520,7 +516,6 @@ func TestTraceErrors(t *testing.T) {
 		{"dynamo input tokens", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"output_tokens": 2`, `"output_tokens": 2, "input_tokens": 5`, 1), trTS(1), nil, "t.jsonl:1: request.input_tokens 5 differs from request.replay.input_length 4"},
 		{"dynamo mixed context", spec.FormatDynamo, dyn("a", 4) + strings.Replace(dyn("b", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1), trTS(1), nil, "t.jsonl:2: agent_context is present here but absent at t.jsonl:1"},
 		{"dynamo unknown source", spec.FormatDynamo, strings.Replace(dyn("a", 4), `"event_type"`, `"agent_context": {"session_id": "s"}, "event_type"`, 1) + `{"schema": "dynamo.request.trace.v1", "event_type": "tool_end", "tool": {"claude": {"source_request_id": "q"}}}`, trTS(1), nil, `t.jsonl:2: tool.claude.source_request_id "q" names no request_end record`},
-		{"load type", spec.FormatMooncake, ok, spec.Load{Type: spec.LoadPoisson}, nil, "trace traffic requires trace_timestamps or concurrency load"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -530,11 +525,11 @@ func TestTraceErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error, want %q", tc.want)
 			}
-			var se *spec.Error
-			if !errors.As(err, &se) {
-				t.Fatalf("error %T %v is not a *spec.Error", err, err)
+			var te *Error
+			if !errors.As(err, &te) {
+				t.Fatalf("error %T %v is not a *traffic.Error", err, err)
 			}
-			if !strings.Contains(se.Msg, tc.want) {
+			if !strings.Contains(te.Msg, tc.want) {
 				t.Fatalf("error %q does not contain %q", err, tc.want)
 			}
 		})
@@ -543,17 +538,24 @@ func TestTraceErrors(t *testing.T) {
 
 func TestTracePathErrors(t *testing.T) {
 	_, err := LoadTrace(trSrc(spec.FormatMooncake, "missing.jsonl"), trTS(1), fstest.MapFS{})
-	var se *spec.Error
-	if !errors.As(err, &se) || se.Path != "traffic.source.paths" || !strings.HasPrefix(se.Msg, "missing.jsonl: cannot open trace file") {
+	var te *Error
+	if !errors.As(err, &te) || te.BlockSize || !strings.HasPrefix(te.Msg, "missing.jsonl: cannot open trace file") {
 		t.Fatalf("missing file: %v", err)
-	}
-	_, err = LoadTrace(trSrc(spec.FormatMooncake, "a", "b"), trTS(1), fstest.MapFS{})
-	if err == nil || !strings.Contains(err.Error(), "trace format 'mooncake' requires exactly one path") {
-		t.Fatalf("two paths: %v", err)
 	}
 	_, err = LoadTrace(trSrc(spec.FormatMooncake, "bad.gz"), trTS(1), fstest.MapFS{"bad.gz": {Data: []byte("plain")}})
 	if err == nil || !strings.Contains(err.Error(), "bad.gz: not a valid gzip file") {
 		t.Fatalf("bad gzip: %v", err)
+	}
+}
+
+// A dynamo trace whose block size contradicts traffic.source.block_size is that key's fault.
+func TestDynamoBlockSizeErrorField(t *testing.T) {
+	s := trSrc(spec.FormatDynamo, "t.jsonl")
+	s.BlockSize = trInt(16)
+	_, err := LoadTrace(s, trTS(1), fstest.MapFS{"t.jsonl": {Data: []byte(dynRec("a", 10, 4, 4, 1))}})
+	var te *Error
+	if !errors.As(err, &te) || !te.BlockSize {
+		t.Fatalf("err %v, want a block-size *traffic.Error", err)
 	}
 }
 
@@ -568,7 +570,7 @@ func TestDynamoAgenticConcurrency(t *testing.T) {
 	}
 }
 
-func TestNumericIDsAndPlannerRule(t *testing.T) {
+func TestNumericIDs(t *testing.T) {
 	data := `{"session_id": "", "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
 		`{"session_id": 12, "request_id": 7, "timestamp": 1, "output_length": 1, "hash_ids": [3]}` + "\n" +
 		`{"session_id": "12", "delay": 2, "output_length": 1, "hash_ids": [3]}` + "\n"
@@ -581,9 +583,6 @@ func TestNumericIDsAndPlannerRule(t *testing.T) {
 	}
 	if got[1].Turns[1].InputLength != 512+1+512 {
 		t.Fatalf("delta input %d, want 1025", got[1].Turns[1].InputLength)
-	}
-	if !TraceRequiresPlannerDisabled(s, w) || TraceRequiresPlannerDisabled(trSrc(spec.FormatMooncake, "n.jsonl"), w) {
-		t.Fatal("planner rule: mooncake-delta needs it, mooncake does not")
 	}
 }
 
