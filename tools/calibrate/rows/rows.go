@@ -34,6 +34,19 @@ type Row struct {
 	Prefill        Role // prefill workers (Mode disagg)
 	Decode         Role // decode workers (Mode disagg)
 	TTFT, TPOT     float64
+	// MeasuredOn is the measurement date (YYYY-MM-DD) when recorded, else "".
+	MeasuredOn string
+	// BatchSize is the server's recorded batch size (aggregated rows; 0 when not recorded).
+	BatchSize int
+}
+
+// Campaign names the measurement campaign of a row for leave-one-group-out
+// cross-validation: the month it was measured in, or its model where the date is missing.
+func (r *Row) Campaign() string {
+	if len(r.MeasuredOn) >= 7 {
+		return r.MeasuredOn[:7]
+	}
+	return "model " + r.Model
 }
 
 // Role is one worker pool of a row.
@@ -91,7 +104,7 @@ func Read(r io.Reader) ([]Row, error) {
 		row := Row{CurveID: get("curve_id"), ID: get("id"), Concurrency: geti("concurrency"), Backend: get("backend"),
 			BackendVersion: get("backend_version"), Model: get("model_path"), System: get("system"), Mode: get("mode"),
 			ISL: geti("isl"), OSL: geti("osl"), GemmQuant: get("gemm_quant_mode"), MoEQuant: get("moe_quant_mode"),
-			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms")}
+			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms"), MeasuredOn: get("measured_on"), BatchSize: geti("batch_size")}
 		if row.Mode == "disagg" {
 			row.Prefill = Role{Workers: geti("prefill_num_workers"), Par: par("prefill_")}
 			row.Decode = Role{Workers: geti("decode_num_workers"), Par: par("decode_")}
@@ -103,7 +116,7 @@ func Read(r io.Reader) ([]Row, error) {
 	return out, nil
 }
 
-// Group is the calibration group of a row: "<system>/<backend>".
+// Group is the reporting group of a row: "<system>/<backend>".
 func (r *Row) Group() string { return r.System + "/" + r.Backend }
 
 // HeldOut reports whether the row's curve is held out from fitting (1 curve in 4 by a hash
