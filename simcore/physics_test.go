@@ -26,7 +26,7 @@ const physicsTolerance = 0.05
 // gridPoint is one deployment and load of the grid.
 type gridPoint struct {
 	model, gpu, backend, quant string
-	tp, conc, isl, osl        int
+	tp, conc, isl, osl         int
 }
 
 func (g gridPoint) String() string {
@@ -43,13 +43,14 @@ type gridResult struct {
 	ok               bool // false: the deployment does not fit (or the run failed)
 }
 
-// physicsRun simulates one grid point: a closed loop of conc requests, 2·conc requests in
-// all (at least 8), default timing and capacity.
+// physicsRun simulates one grid point: a closed loop of conc requests, conc requests in all
+// (at least 8: one wave of a large load is enough to compare deployments), default timing and
+// capacity.
 func physicsRun(t *testing.T, g gridPoint, cache map[gridPoint]gridResult) gridResult {
 	if r, ok := cache[g]; ok {
 		return r
 	}
-	n := 2 * g.conc
+	n := g.conc
 	if n < 8 {
 		n = 8
 	}

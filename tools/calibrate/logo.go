@@ -24,8 +24,10 @@ type logoResult struct {
 	ttft, tpot float64
 }
 
-// writeLOGO runs the cross-validation on the prepared rows and prints its tables.
-func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration) {
+// writeLOGO runs the cross-validation on the prepared rows and prints its tables; with dump
+// set it also writes every scored row's prediction there (tab-separated, measured values
+// included: keep it outside the repository).
+func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer) {
 	quiet = true
 	camps := map[string]bool{}
 	for i := range prep {
@@ -54,6 +56,14 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration) {
 		all[i] = prep[i].Row
 	}
 	writeLOGOTables(w, res, all, names)
+	if dump != nil {
+		fmt.Fprintln(dump, "id\tcampaign\tbackend\tmode\tsystem\tmodel\tconc\tisl\tosl\tpred_ttft\tmeas_ttft\tpred_tpot\tmeas_tpot")
+		for _, r := range res {
+			x := r.row
+			fmt.Fprintf(dump, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%.4g\t%.4g\t%.4g\t%.4g\n", x.ID, x.Campaign(), x.Backend, x.Mode,
+				x.System, x.Model, x.Concurrency, x.ISL, x.OSL, r.ttft, x.TTFT, r.tpot, x.TPOT)
+		}
+	}
 }
 
 // apeStats summarises absolute percentage errors.

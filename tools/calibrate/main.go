@@ -39,6 +39,7 @@ func main() {
 	evalOnly := flag.Bool("eval", false, "only report the surrogate's errors under the current calibration")
 	cv := flag.Int("cv", 0, "cross-validate the serving-run fit over K folds of the fitted deployments (held-out curves stay out) and write nothing")
 	logo := flag.Bool("logo", false, "leave-one-campaign-out cross-validation over all rows (surrogate fit per fold) and write nothing")
+	logoRows := flag.String("logo-rows", "", "with -logo: also write every scored row's prediction to this file (outside the repository: it holds measured values)")
 	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
 	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend")
 	flag.Parse()
@@ -65,7 +66,16 @@ func main() {
 	prep := rows.Prepare(rs, &c)
 	switch {
 	case *logo:
-		writeLOGO(os.Stdout, prep, c)
+		var dump io.Writer
+		if *logoRows != "" {
+			f, err := os.Create(*logoRows)
+			if err != nil {
+				fail(err)
+			}
+			defer f.Close()
+			dump = f
+		}
+		writeLOGO(os.Stdout, prep, c, dump)
 		return
 	case *cv > 1:
 		quiet = true

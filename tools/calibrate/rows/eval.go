@@ -27,7 +27,8 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 		p.T, p.Err = Build(r, c)
 		if p.Err == nil && r.Mode != "disagg" {
 			dp := p.T.AggPar.AttentionData
-			conc := (r.Concurrency + dp - 1) / dp
+			ranks := dp * p.T.AggWorkers
+			conc := (r.Concurrency + ranks - 1) / ranks
 			budget := 8192
 			if r.Backend == "sglang" && dp > 1 {
 				budget = 8192 / dp
