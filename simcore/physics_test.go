@@ -61,7 +61,9 @@ func physicsRun(t *testing.T, g gridPoint, cache map[gridPoint]gridResult) gridR
 	if g.quant != "" {
 		fmt.Fprintf(&b, "  gemm_quant_mode: %s\n", g.quant)
 	}
-	fmt.Fprintf(&b, "  workers:\n    aggregated:\n      parallelism: {replicas: 1, tensor: %d}\n", g.tp)
+	// KV blocks of 256 tokens for every backend: the pool's size in tokens (what the physics
+	// depends on) is the default capacity, while the engine allocates 16–256× fewer blocks.
+	fmt.Fprintf(&b, "  workers:\n    aggregated:\n      parallelism: {replicas: 1, tensor: %d}\n      kv_cache: {block_size: 256}\n", g.tp)
 	out, err := Predict(Input{ConfigName: "physics.yaml", ConfigYAML: []byte(b.String())})
 	var r gridResult
 	if err == nil {
@@ -213,7 +215,7 @@ func TestPhysicsTTFTRisesWithISL(t *testing.T) {
 				for _, c := range []int{1, 16} {
 					prev := gridResult{}
 					for _, isl := range []int{256, 1024, 4096} {
-						g := gridPoint{model: m, gpu: gpu, backend: be, tp: 8, conc: c, isl: isl, osl: 64}
+						g := gridPoint{model: m, gpu: gpu, backend: be, tp: 8, conc: c, isl: isl, osl: 16}
 						r := physicsRun(t, g, cache)
 						if prev.ok && r.ok && r.ttft < prev.ttft {
 							t.Errorf("%v: TTFT %.2f ms below the shorter prompt's %.2f ms", g, r.ttft, prev.ttft)

@@ -41,7 +41,7 @@ func main() {
 	logo := flag.Bool("logo", false, "leave-one-campaign-out cross-validation over all rows (surrogate fit per fold) and write nothing")
 	logoRows := flag.String("logo-rows", "", "with -logo: also write every scored row's prediction to this file (outside the repository: it holds measured values)")
 	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
-	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend")
+	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend (0: per backend only)")
 	flag.Parse()
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
