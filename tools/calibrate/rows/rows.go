@@ -167,7 +167,7 @@ type Timings struct {
 	AggPar, PrefillPar, DecodePar spec.Parallelism
 	// AggWorkers is the aggregated role's replica count (1 unless ranksFromBatch repairs it).
 	AggWorkers int
-	lastPar                       spec.Parallelism
+	lastPar    spec.Parallelism
 	// Inferred is true when the row's parallelism was missing and inferred (see Build).
 	Inferred bool
 }
