@@ -165,7 +165,7 @@ func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, back
 	if err != nil {
 		return nil, err
 	}
-	par, err = normalize(m, par)
+	par, err = normalize(m, par, backend)
 	if err != nil {
 		return nil, err
 	}

@@ -446,3 +446,37 @@ func TestFP8KVCacheDecodeAttention(t *testing.T) {
 		t.Fatalf("decode attention bf16 %.3f ms, fp8 %.3f ms: want bf16/2 < fp8 < bf16", bf, f8)
 	}
 }
+
+// TensorRT-LLM pads heads a tensor size does not divide (every GPU computes ceil(heads/tp)
+// heads); vLLM and SGLang reject such a size, naming the ones that work.
+func TestTensorPaddingHeads(t *testing.T) {
+	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
+	hw := mustHW(t, "gb200")
+	par := spec.Parallelism{Tensor: 12, MoeExpert: 12}
+	d, err := NewDefault(ds, hw, "trtllm", "", par, Quant{})
+	if err != nil {
+		t.Fatalf("trtllm tp12 on 128 heads: %v", err)
+	}
+	if got := d.s.headsGPU; got != 11 {
+		t.Errorf("heads per GPU %v, want ceil(128/12) = 11", got)
+	}
+	if _, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 0); err != nil {
+		t.Errorf("memory model: %v", err)
+	}
+	for _, be := range []string{"vllm", "sglang"} {
+		_, err := NewDefault(ds, hw, be, "", par, Quant{})
+		var se *spec.Error
+		if !errors.As(err, &se) || se.Path != "engine.workers.parallelism.tensor" || !strings.Contains(se.Msg, "use one of") {
+			t.Errorf("%s tp12: %v", be, err)
+		}
+	}
+	// Padding costs: TP12 computes 11 heads per GPU, more than 128/12 but less than TP8's 16.
+	l := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
+	d12, err := NewDefault(l, hw, "trtllm", "", spec.Parallelism{Tensor: 12}, Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d12.s.headsGPU != 6 || d12.s.kvHeadGPU != 1 {
+		t.Errorf("70B tp12: %v heads, %v KV heads per GPU; want 6 and 1", d12.s.headsGPU, d12.s.kvHeadGPU)
+	}
+}
