@@ -188,3 +188,36 @@ func TestFrontendLatencyValidation(t *testing.T) {
 		}
 	}
 }
+
+// A session's next turn is released at the previous turn's visible completion plus its delay.
+func TestFrontendLatencySessionTurns(t *testing.T) {
+	cfg := `
+traffic:
+  source: {type: synthetic-session, new_input_tokens_per_turn: 64, output_tokens_per_turn: 4, session: {turns: 2, inter_turn_delay_ms: 5}}
+  load: {type: concurrency, concurrency: 1}
+  stop: {sessions: 1}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      kv_cache: {capacity: {type: fixed, blocks: 100}}
+      timing: {type: fixed, prefill_ms: 10, decode_ms: 2%s}
+`
+	base, _ := requestRecords(t, strings.Replace(cfg, "%s", "", 1), nil)
+	with, _ := requestRecords(t, strings.Replace(cfg, "%s", ", frontend_ms: 4", 1), nil)
+	if len(base) != 2 || len(with) != 2 {
+		t.Fatalf("records %d / %d, want 2", len(base), len(with))
+	}
+	// Turn 1 completes at 10 + 2 + 3·2 = 18 ms (engine), visible at 22 ms; turn 2 is released
+	// 5 ms later.
+	if got, want := num(t, base[1], "arrival_time_ms"), 18.0+5; got != want {
+		t.Errorf("turn 2 arrival without frontend %v, want %v", got, want)
+	}
+	if got, want := num(t, with[1], "arrival_time_ms"), 18.0+4+5; got != want {
+		t.Errorf("turn 2 arrival with frontend %v, want %v", got, want)
+	}
+	if got, want := num(t, with[1], "ttft_ms"), num(t, base[1], "ttft_ms")+4; got != want {
+		t.Errorf("turn 2 TTFT %v, want %v", got, want)
+	}
+}
