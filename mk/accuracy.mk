@@ -1,5 +1,6 @@
 # `make accuracy CSV=path/to/measured.csv` replays every measured row through the simulator
-# with the default timing/capacity models and prints TTFT/TPOT MAPE and coverage.
+# with the default timing/capacity models and prints TTFT/TPOT MAPE and coverage, then the
+# leave-one-campaign-out cross-validation (calibration surrogate, a re-fit per campaign).
 # `make calibrate CSV=… OPS=…` re-derives simcore/perf/calibration.json. Neither is part of
 # `make test`.
 # The data paths are arguments (the data is not part of the repository), for example
@@ -12,6 +13,7 @@ need = $(if $($(1)),,$(error pass $(1)=<path>, e.g. make $@ $(1)=<shared>/$(2)))
 accuracy:
 	$(call need,CSV,calibration/measured.csv)
 	$(GO) run ./tools/accuracy $(CSV)
+	$(GO) run ./tools/calibrate -csv $(CSV) -logo
 
 accuracy-surrogate:
 	$(call need,CSV,calibration/measured.csv)

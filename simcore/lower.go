@@ -151,9 +151,9 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	q := perf.QuantFromEngine(e)
 	switch w.Timing.Type {
 	case spec.TimingFixed:
-		rc.Timing = perf.Fixed{Prefill: w.Timing.PrefillMs, Decode: w.Timing.DecodeMs}
+		rc.Timing = perf.Fixed{Prefill: w.Timing.PrefillMs, Decode: w.Timing.DecodeMs, Frontend: w.Timing.FrontendMs}
 	case spec.TimingPolynomial:
-		rc.Timing = perf.Polynomial{}
+		rc.Timing = perf.Polynomial{Frontend: w.Timing.FrontendMs}
 	default:
 		version := ""
 		if e.BackendVersion != nil {
@@ -162,6 +162,9 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		t, err := perf.NewDefault(model, hw, e.Backend, version, par, q)
 		if err != nil {
 			return nil, configError(err, role)
+		}
+		if w.Timing.FrontendSet {
+			t.SetFrontend(w.Timing.FrontendMs)
 		}
 		rc.Timing = t
 	}

@@ -30,8 +30,11 @@ type OpCoef struct {
 	ElemUs        float64 `json:"elem_us"`   // norms/activations/rope per layer floor (µs)
 }
 
-// GroupCoef are the per (hardware, backend) calibration factors fitted on measured serving
-// runs: multiplicative factors on the op sum and constant host overheads per pass (ms).
+// GroupCoef are the per-backend calibration coefficients fitted on measured serving runs
+// (one set per backend, and per model family on a backend where enough rows exist; never per
+// GPU, so hardware differences come only from the hardware facts through the op model):
+// multiplicative factors on the op sum, constant host overheads per pass (ms), host costs per
+// request, and the frontend latency that delays what the client sees (simulation.md §5.3).
 type GroupCoef struct {
 	Prefill   float64 `json:"prefill"`
 	Decode    float64 `json:"decode"`
@@ -41,12 +44,21 @@ type GroupCoef struct {
 	// sampling, detokenisation), ms per request.
 	PrefillSeqMs float64 `json:"prefill_seq_ms,omitempty"`
 	DecodeSeqMs  float64 `json:"decode_seq_ms,omitempty"`
+	// FrontendMs + FrontendKTokMs·L/1000 is the serving frontend's client-visible latency
+	// of a request of input length L (tokenisation, streaming, HTTP): it occupies no GPU.
+	FrontendMs     float64 `json:"frontend_ms,omitempty"`
+	FrontendKTokMs float64 `json:"frontend_ktok_ms,omitempty"`
 	// Rows is the number of measured rows the factors were fitted on (provenance only).
 	Rows int `json:"rows,omitempty"`
 }
 
+// Frontend is the frontend latency of a request of input length isl (ms).
+func (g GroupCoef) Frontend(isl int) float64 {
+	return g.FrontendMs + float64(g.FrontendKTokMs*float64(isl))/1000
+}
+
 // FamilyCoef are per op-family factors (dense, moe, mla, mla-sparse, hybrid) fitted on
-// measured serving runs across all hardware; they correct what the family's op
+// measured serving runs across all hardware and backends; they correct what the family's op
 // decomposition misses (e.g. fused MLA kernels, sparse-attention indexers, linear-attention
 // scans) and multiply the op sum before the group factors.
 type FamilyCoef struct {
@@ -63,42 +75,31 @@ func FamilyOf(m *catalog.Model) string {
 	return m.Family
 }
 
-// FamilyKeys are the calibration keys of a model family on a backend, most specific first:
-// "<family>/<backend>", "<family>".
-func FamilyKeys(family, backend string) []string {
-	return []string{family + "/" + backend, family}
-}
-
-// Family returns the family factors for a model family on a backend: the most specific entry
-// of FamilyKeys present in the table, else 1.
-func (c *Calibration) Family(family, backend string) FamilyCoef {
-	for _, k := range FamilyKeys(family, backend) {
-		if f, ok := c.Families[k]; ok {
-			return f
-		}
+// Family returns the family factors of a model family, else 1.
+func (c *Calibration) Family(family string) FamilyCoef {
+	if f, ok := c.Families[family]; ok {
+		return f
 	}
 	return FamilyCoef{Prefill: 1, Decode: 1}
 }
 
-// GroupKeys are the calibration keys of a (hardware, backend) group for a model family, most
-// specific first: "<hardware>/<backend>/<family>", "<hardware>/<backend>".
-func GroupKeys(hardware, backend, family string) []string {
-	return []string{hardware + "/" + backend + "/" + family, hardware + "/" + backend}
-}
+// GroupKey is the calibration key of a model family on a backend: "<backend>/<family>".
+func GroupKey(backend, family string) string { return backend + "/" + family }
 
-// Group returns the group coefficients for a model family on (hardware, backend): the most
-// specific entry of GroupKeys present in Groups (calibrated = true), else the backend's
-// fallback, else factors of 1.
-func (c *Calibration) Group(hardware, backend, family string) (g GroupCoef, calibrated bool) {
-	for _, k := range GroupKeys(hardware, backend, family) {
-		if g, ok := c.Groups[k]; ok {
-			return g, true
-		}
+// Group returns the coefficients of a model family on a backend: its own group when fitted
+// (calibrated = true), else the backend's, else factors of 1. The frontend latency is always
+// the backend's (a property of the serving frontend, not of the model). The hardware never
+// selects coefficients.
+func (c *Calibration) Group(backend, family string) (g GroupCoef, calibrated bool) {
+	b, calibrated := c.Backends[backend]
+	if !calibrated {
+		return GroupCoef{Prefill: 1, Decode: 1}, false
 	}
-	if g, ok := c.Backends[backend]; ok {
-		return g, false
+	if g, ok := c.Groups[GroupKey(backend, family)]; ok {
+		g.FrontendMs, g.FrontendKTokMs = b.FrontendMs, b.FrontendKTokMs
+		return g, true
 	}
-	return GroupCoef{Prefill: 1, Decode: 1}, false
+	return b, true
 }
 
 // Calibration is the embedded calibration table (simcore/perf/calibration.json, written by
@@ -107,8 +108,8 @@ type Calibration struct {
 	Note     string                `json:"note"`
 	Ops      OpCoef                `json:"ops"`
 	Families map[string]FamilyCoef `json:"families"`
-	Backends map[string]GroupCoef  `json:"backends"` // fallback per backend
-	Groups   map[string]GroupCoef  `json:"groups"`   // "<hardware>/<backend>[/<family>]"
+	Backends map[string]GroupCoef  `json:"backends"` // per backend
+	Groups   map[string]GroupCoef  `json:"groups"`   // "<backend>/<family>"
 }
 
 //go:embed calibration.json
@@ -133,22 +134,25 @@ var Backends = []string{"vllm", "sglang", "trtllm"}
 
 // Default is `timing: {type: default}`: an op-level forward-pass model. Every operation's
 // speed-of-light time on the hardware is turned into a latency by the OpCoef efficiency
-// curves; the sum is scaled by the (hardware, backend) GroupCoef and floored at 1 ms.
+// curves; the sum is scaled by the backend's (and model family's) GroupCoef and floored at
+// 1 ms.
 type Default struct {
 	s   *shape
 	hw  *catalog.Hardware
 	ops OpCoef
 	g   GroupCoef
 	f   FamilyCoef
+	// frontend replaces the calibrated frontend latency when frontendSet.
+	frontend    float64
+	frontendSet bool
 	// Backend is the backend the model was built for.
 	Backend string
-	// Calibrated is false when no fitted factors exist for (hardware, backend) and the
-	// backend's fallback factors are used.
+	// Calibrated is false when no fitted coefficients exist for the backend.
 	Calibrated bool
 }
 
 // NewDefault builds the default timing model for one worker role.
-func NewDefault(m *catalog.Model, hw *catalog.Hardware, backend string, backendVersion string, par spec.Parallelism, quant Quant) (Timing, error) {
+func NewDefault(m *catalog.Model, hw *catalog.Hardware, backend string, backendVersion string, par spec.Parallelism, quant Quant) (*Default, error) {
 	return NewDefaultWith(DefaultCalibration(), m, hw, backend, par, quant)
 }
 
@@ -161,13 +165,13 @@ func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, back
 	if err != nil {
 		return nil, err
 	}
-	par, err = normalize(m, par)
+	par, err = normalize(m, par, backend)
 	if err != nil {
 		return nil, err
 	}
 	fam := FamilyOf(m)
-	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(fam, backend)}
-	d.g, d.Calibrated = c.Group(hw.ID, backend, fam)
+	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(fam)}
+	d.g, d.Calibrated = c.Group(backend, fam)
 	return d, nil
 }
 
@@ -208,6 +212,19 @@ func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 func (d *Default) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64 {
 	return decodeRun(d, batch, kv, totalKV, start, horizon, max, ends)
 }
+
+// FrontendMs is the client-visible frontend latency of a request of input length isl
+// (simulation.md §5.3): the calibrated per-backend value, or the configured one.
+func (d *Default) FrontendMs(isl int) float64 {
+	if d.frontendSet {
+		return d.frontend
+	}
+	return d.g.Frontend(isl)
+}
+
+// SetFrontend replaces the calibrated frontend latency by a configured constant
+// (`frontend_ms: <number>`).
+func (d *Default) SetFrontend(ms float64) { d.frontend, d.frontendSet = ms, true }
 
 // PrefillRawMs is the uncalibrated op sum of a prefill pass.
 func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {

@@ -2,7 +2,6 @@ package perf
 
 import (
 	"errors"
-	"sort"
 	"strings"
 	"testing"
 
@@ -231,81 +230,72 @@ func TestQuantDefaults(t *testing.T) {
 
 func TestCalibrationTable(t *testing.T) {
 	c := DefaultCalibration()
-	for _, g := range []string{"h200_sxm/vllm", "b200_sxm/sglang", "h100_sxm/trtllm"} {
-		if _, ok := c.Groups[g]; !ok {
-			t.Errorf("no fitted group %s", g)
-		}
-	}
 	for _, b := range Backends {
 		if g, ok := c.Backends[b]; !ok || g.Prefill <= 0 || g.Decode <= 0 {
-			t.Errorf("backend fallback %s: %+v", b, g)
+			t.Errorf("backend %s: %+v", b, g)
+		}
+	}
+	// No coefficient is keyed by a GPU: a group key is <backend>/<family>.
+	for k := range c.Groups {
+		p := strings.Split(k, "/")
+		if len(p) != 2 || !contains(Backends, p[0]) {
+			t.Errorf("group key %q is not <backend>/<family>", k)
 		}
 	}
 	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B")
-	d, err := NewDefaultWith(c, m, mustHW(t, "a100_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
-	if err != nil || d.Calibrated {
-		t.Fatalf("a100 has no fitted group: calibrated=%v err=%v", d != nil && d.Calibrated, err)
+	for _, hw := range []string{"a100_sxm", "h200_sxm"} {
+		d, err := NewDefaultWith(c, m, mustHW(t, hw), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+		if err != nil || !d.Calibrated {
+			t.Fatalf("%s/vllm: calibrated=%v err=%v", hw, d != nil && d.Calibrated, err)
+		}
 	}
 	d2, _ := NewDefaultWith(c, m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
-	if !d2.Calibrated {
-		t.Fatal("h200/vllm is fitted")
-	}
 	// The same inputs always give the same answer (no hidden state).
 	if d2.DecodeMs(32, 32*2000, 2000, 0) != d2.DecodeMs(32, 32*2000, 2000, 0) {
 		t.Fatal("nondeterministic")
 	}
 }
 
-// Family factors resolve from the most specific key present (family on the backend, then
-// the family alone, else 1), and so do group coefficients (the family on (hardware, backend),
-// then (hardware, backend), then the backend's fallback).
+// Family factors resolve from the family's entry, else 1; group coefficients from the family
+// on the backend, else the backend's; the frontend latency is always the backend's.
 func TestFamilyAndGroupLookup(t *testing.T) {
 	c := &Calibration{
-		Families: map[string]FamilyCoef{"mla": {Prefill: 1.1, Decode: 1.2}, "mla/vllm": {Prefill: 2.1, Decode: 2.2}},
-		Groups:   map[string]GroupCoef{"h200_sxm/vllm": {Prefill: 3}, "h200_sxm/vllm/mla": {Prefill: 4}},
-		Backends: map[string]GroupCoef{"vllm": {Prefill: 5}},
+		Families: map[string]FamilyCoef{"mla": {Prefill: 1.1, Decode: 1.2}},
+		Groups:   map[string]GroupCoef{"vllm/mla": {Prefill: 4, FrontendMs: 99}},
+		Backends: map[string]GroupCoef{"vllm": {Prefill: 5, FrontendMs: 7, FrontendKTokMs: 2}},
 	}
 	for _, tc := range []struct {
-		fam, be string
+		fam  string
+		want float64
+	}{{"mla", 1.1}, {"dense", 1}} {
+		if got := c.Family(tc.fam).Prefill; got != tc.want {
+			t.Errorf("Family(%s).Prefill = %v, want %v", tc.fam, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		be, fam string
 		want    float64
-	}{{"mla", "vllm", 2.1}, {"mla", "sglang", 1.1}, {"dense", "vllm", 1}} {
-		if got := c.Family(tc.fam, tc.be).Prefill; got != tc.want {
-			t.Errorf("Family(%s, %s).Prefill = %v, want %v", tc.fam, tc.be, got, tc.want)
+		cal     bool
+	}{{"vllm", "mla", 4, true}, {"vllm", "dense", 5, true}, {"sglang", "mla", 1, false}} {
+		if g, cal := c.Group(tc.be, tc.fam); g.Prefill != tc.want || cal != tc.cal {
+			t.Errorf("Group(%s, %s) = %v/%v, want %v/%v", tc.be, tc.fam, g.Prefill, cal, tc.want, tc.cal)
 		}
 	}
-	for _, tc := range []struct {
-		hw, be, fam string
-		want        float64
-		cal         bool
-	}{
-		{"h200_sxm", "vllm", "mla", 4, true}, {"h200_sxm", "vllm", "dense", 3, true},
-		{"b200_sxm", "vllm", "mla", 5, false}, {"b200_sxm", "sglang", "mla", 1, false},
-	} {
-		if g, cal := c.Group(tc.hw, tc.be, tc.fam); g.Prefill != tc.want || cal != tc.cal {
-			t.Errorf("Group(%s, %s, %s) = %v/%v, want %v/%v", tc.hw, tc.be, tc.fam, g.Prefill, cal, tc.want, tc.cal)
-		}
+	if g, _ := c.Group("vllm", "mla"); g.Frontend(2000) != 7+2*2 {
+		t.Errorf("vllm/mla frontend %v, want the backend's 7 + 2·2 ms", g.Frontend(2000))
 	}
 }
 
-// calibratedGroups lists every (hardware, backend) the embedded calibration fits, plus each
-// backend's fallback on a GPU without a fitted group, so the physics tests below hold for
-// every set of fitted factors users can get.
+// calibratedGroups lists every (GPU, backend) pair the physics tests below check: the
+// coefficients no longer depend on the GPU, so every backend on a few GPUs of each generation.
 func calibratedGroups(t *testing.T) [][2]string {
 	t.Helper()
-	c := DefaultCalibration()
 	var out [][2]string
-	seen := map[string]bool{}
-	for k := range c.Groups {
-		p := strings.Split(k, "/") // <hardware>/<backend>[/<family>]
-		if !seen[p[0]+"/"+p[1]] {
-			seen[p[0]+"/"+p[1]] = true
-			out = append(out, [2]string{p[0], p[1]})
+	for _, hw := range []string{"a100_sxm", "h100_sxm", "h200_sxm", "b200_sxm", "gb200"} {
+		for _, b := range Backends {
+			out = append(out, [2]string{hw, b})
 		}
 	}
-	for _, b := range Backends {
-		out = append(out, [2]string{"a100_sxm", b})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0]+out[i][1] < out[j][0]+out[j][1] })
 	return out
 }
 
@@ -455,5 +445,39 @@ func TestFP8KVCacheDecodeAttention(t *testing.T) {
 	bf, f8 := mk("bf16").decodeAttn(64, 64*4096), mk("fp8").decodeAttn(64, 64*4096)
 	if !(f8 < bf && f8 > bf/2) {
 		t.Fatalf("decode attention bf16 %.3f ms, fp8 %.3f ms: want bf16/2 < fp8 < bf16", bf, f8)
+	}
+}
+
+// TensorRT-LLM pads heads a tensor size does not divide (every GPU computes ceil(heads/tp)
+// heads); vLLM and SGLang reject such a size, naming the ones that work.
+func TestTensorPaddingHeads(t *testing.T) {
+	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
+	hw := mustHW(t, "gb200")
+	par := spec.Parallelism{Tensor: 12, MoeExpert: 12}
+	d, err := NewDefault(ds, hw, "trtllm", "", par, Quant{})
+	if err != nil {
+		t.Fatalf("trtllm tp12 on 128 heads: %v", err)
+	}
+	if got := d.s.headsGPU; got != 11 {
+		t.Errorf("heads per GPU %v, want ceil(128/12) = 11", got)
+	}
+	if _, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 0); err != nil {
+		t.Errorf("memory model: %v", err)
+	}
+	for _, be := range []string{"vllm", "sglang"} {
+		_, err := NewDefault(ds, hw, be, "", par, Quant{})
+		var se *spec.Error
+		if !errors.As(err, &se) || se.Path != "engine.workers.parallelism.tensor" || !strings.Contains(se.Msg, "use one of") {
+			t.Errorf("%s tp12: %v", be, err)
+		}
+	}
+	// Padding costs: TP12 computes 11 heads per GPU, more than 128/12 but less than TP8's 16.
+	l := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
+	d12, err := NewDefault(l, hw, "trtllm", "", spec.Parallelism{Tensor: 12}, Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d12.s.headsGPU != 6 || d12.s.kvHeadGPU != 1 {
+		t.Errorf("70B tp12: %v heads, %v KV heads per GPU; want 6 and 1", d12.s.headsGPU, d12.s.kvHeadGPU)
 	}
 }

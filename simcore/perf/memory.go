@@ -68,7 +68,7 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	if err != nil {
 		return Memory{}, err
 	}
-	par, err = normalize(m, par)
+	par, err = normalize(m, par, backend)
 	if err != nil {
 		return Memory{}, err
 	}

@@ -50,7 +50,7 @@ type shape struct {
 }
 
 // normalize applies defaults to a parallelism and checks it can be priced.
-func normalize(m *catalog.Model, par spec.Parallelism) (spec.Parallelism, error) {
+func normalize(m *catalog.Model, par spec.Parallelism, backend string) (spec.Parallelism, error) {
 	p := par
 	for _, v := range []*int{&p.Tensor, &p.Pipeline, &p.AttentionData, &p.MoeTensor, &p.MoeExpert, &p.Replicas} {
 		if *v < 1 {
@@ -73,7 +73,7 @@ func normalize(m *catalog.Model, par spec.Parallelism) (spec.Parallelism, error)
 		return p, &Error{Worker: true, Key: "parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
 			" exceeds the model's " + strconv.Itoa(m.Heads) + " attention heads"}
 	}
-	if m.Heads%p.Tensor != 0 || m.KVHeads > 0 && m.KVHeads%p.Tensor != 0 && p.Tensor%m.KVHeads != 0 {
+	if !padsHeads(backend) && (m.Heads%p.Tensor != 0 || m.KVHeads > 0 && m.KVHeads%p.Tensor != 0 && p.Tensor%m.KVHeads != 0) {
 		var ok []string
 		for t := 1; t <= m.Heads && t <= 64; t++ {
 			if m.Heads%t == 0 && (m.KVHeads == 0 || m.KVHeads%t == 0 || t%m.KVHeads == 0) {
@@ -82,7 +82,7 @@ func normalize(m *catalog.Model, par spec.Parallelism) (spec.Parallelism, error)
 		}
 		return p, &Error{Worker: true, Key: "parallelism.tensor", Msg: "tensor " + strconv.Itoa(p.Tensor) +
 			" does not split the model's " + strconv.Itoa(m.Heads) + " attention heads / " + strconv.Itoa(m.KVHeads) +
-			" KV heads evenly; use one of " + strings.Join(ok, ", ")}
+			" KV heads evenly on " + backend + "; use one of " + strings.Join(ok, ", ") + " (TensorRT-LLM pads the heads instead)"}
 	}
 	if p.Pipeline > m.Layers {
 		return p, &Error{Worker: true, Key: "parallelism.pipeline", Msg: "pipeline " + strconv.Itoa(p.Pipeline) +
@@ -115,7 +115,9 @@ func newShape(m *catalog.Model, par spec.Parallelism, q Quant) *shape {
 		s.denseFFN = 0
 	}
 	h := float64(m.Hidden)
-	s.headsGPU = float64(m.Heads) / tp
+	// A tensor size that does not divide the heads pads them (padsHeads): every GPU computes
+	// ceil(heads / tp) heads, the padded ones with zero weights (docs/timing.md).
+	s.headsGPU = float64(ceilDiv(m.Heads, s.tp))
 	s.kvHeadGPU = float64(ceilDiv(m.KVHeads, s.tp))
 	attnLayers := s.attnLayers + s.slidingLayers
 	if m.KVLoraRank > 0 {
@@ -181,6 +183,11 @@ func (s *shape) weightBytesPerGPU() float64 {
 	}
 	return w / float64(s.pp)
 }
+
+// padsHeads reports whether a backend accepts a tensor size that does not divide the attention
+// (or KV) heads by padding them to a multiple of it: TensorRT-LLM does; vLLM and SGLang
+// require the tensor size to divide the heads (docs/timing.md).
+func padsHeads(backend string) bool { return backend == "trtllm" }
 
 func ceilDiv(a, b int) int {
 	if b <= 0 {

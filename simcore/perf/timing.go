@@ -20,6 +20,10 @@ type Timing interface {
 	// take no time. It gives the ends a loop over DecodeMs gives (the fast-forward of steady
 	// decode batches), without a dynamic call per pass.
 	DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64
+	// FrontendMs is the serving frontend's latency for a request of input length isl
+	// (simulation.md §5.3, client-visible time): it delays when the client sees each token
+	// of the request and occupies no GPU; schedulers never see it. ≥ 0.
+	FrontendMs(isl int) float64
 }
 
 // decodeRun is DecodeRun over model t's DecodeMs. The fixed model is switched on inside the
@@ -51,11 +55,16 @@ func decodeRun(t Timing, batch int, kv, totalKV int64, start, horizon float64, m
 	return ends
 }
 
-// Fixed is `timing: {type: fixed}`: constant prefill and decode parts whenever non-empty.
+// Fixed is `timing: {type: fixed}`: constant prefill and decode parts whenever non-empty,
+// and a constant frontend latency (`frontend_ms`, default 0).
 type Fixed struct {
-	Prefill float64
-	Decode  float64
+	Prefill  float64
+	Decode   float64
+	Frontend float64
 }
+
+// FrontendMs returns the configured frontend_ms.
+func (f Fixed) FrontendMs(isl int) float64 { return f.Frontend }
 
 // PrefillMs returns the configured prefill_ms when batch > 0.
 func (f Fixed) PrefillMs(batch, meanISL, meanPrefix int) float64 {
@@ -80,8 +89,13 @@ func (f Fixed) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, m
 
 // Polynomial is `timing: {type: polynomial}`, the Mocker's built-in curves
 // (simulation.md §5.1): prefill quadratic in the new tokens T, decode quadratic in the KV
-// occupancy p, floored at 1 ms.
-type Polynomial struct{}
+// occupancy p, floored at 1 ms; Frontend is the configured `frontend_ms` (default 0).
+type Polynomial struct {
+	Frontend float64
+}
+
+// FrontendMs returns the configured frontend_ms.
+func (p Polynomial) FrontendMs(isl int) float64 { return p.Frontend }
 
 // PrefillMs is 4.209989e-07·T² + 1.518344e-02·T + 16.50142 with T = batch×(isl−prefix).
 func (Polynomial) PrefillMs(batch, meanISL, meanPrefix int) float64 {

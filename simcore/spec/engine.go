@@ -91,7 +91,7 @@ var kvCacheShape = shape{
 var capacityShape = shape{keys: []string{"type", "blocks", "bytes", "memory_fraction", "cuda_graph_reserved_bytes"}}
 
 var timingShape = shape{
-	keys:        []string{"type", "prefill_ms", "decode_ms", "forward_model"},
+	keys:        []string{"type", "prefill_ms", "decode_ms", "forward_model", "frontend_ms"},
 	unsupported: map[string]string{"fpm_parquet_path": "FPM-based default timing is not supported by this simulator"},
 }
 
@@ -377,7 +377,29 @@ func decodeTiming(o *object) Timing {
 		}
 		decodeForwardModel(o)
 	}
+	t.FrontendMs, t.FrontendSet = frontendMs(o, t.Type == TimingDefault)
 	return t
+}
+
+// frontendMs decodes timing.frontend_ms (simulation.md §5.3): a number ≥ 0, or with default
+// timing also "auto" (the calibrated per-backend latency, the default there). set is false
+// for auto and when absent (fixed and polynomial timing then use 0).
+func frontendMs(o *object, auto bool) (ms float64, set bool) {
+	v, ok := o.m["frontend_ms"]
+	if !ok || v == nil {
+		return 0, false
+	}
+	if s, isStr := v.(string); isStr {
+		if s != "auto" || !auto {
+			allowed := "a number ≥ 0 (milliseconds the client waits beyond the engine, default 0)"
+			if auto {
+				allowed = "a number ≥ 0 (milliseconds) or \"auto\" (the calibrated per-backend latency, the default)"
+			}
+			o.d.failf(o.p("frontend_ms"), "must be %s, got %s", allowed, describe(v))
+		}
+		return 0, false
+	}
+	return o.d.asFloat(o.p("frontend_ms"), v, ge(0)), true
 }
 
 // roleWorkers returns the configured roles in pool order with their names.

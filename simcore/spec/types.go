@@ -174,6 +174,11 @@ type Timing struct {
 	Type      string
 	PrefillMs float64 // fixed
 	DecodeMs  float64 // fixed
+	// FrontendMs is the client-visible frontend latency (simulation.md §5.3) when
+	// FrontendSet; otherwise auto (default timing: the calibrated per-backend value) or 0
+	// (fixed, polynomial).
+	FrontendMs  float64
+	FrontendSet bool
 }
 
 // KVTransfer is engine.kv_transfer (disaggregated only).

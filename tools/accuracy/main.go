@@ -110,8 +110,8 @@ func main() {
 			if p.Err != nil {
 				continue
 			}
-			g, _ := c.Group(p.Row.System, p.Row.Backend, p.Family())
-			preds[i].TTFT, preds[i].TPOT = p.Predict(g, c.Family(p.Family(), p.Row.Backend))
+			g, _ := c.Group(p.Row.Backend, p.Family())
+			preds[i].TTFT, preds[i].TPOT = p.Predict(g, c.Family(p.Family()))
 		}
 	} else {
 		for i := range rs {

@@ -6,22 +6,22 @@ import (
 	"math"
 	"os"
 	"sort"
-	"strings"
 
 	"aisimulate/simcore/perf"
 	"aisimulate/tools/calibrate/rows"
 )
 
-// The serving-run fit. Every prediction of a prepared row is (nearly) linear in the six group
+// The serving-run fit. Every prediction of a prepared row is (nearly) linear in the eight group
 // coefficients g = (prefill factor, per-pass prefill ms, decode factor, per-pass decode ms,
-// per-request prefill ms, per-sequence decode ms): exactly so for aggregated rows (the
-// surrogate replay's schedule does not depend on pass durations), approximately for
-// disaggregated rows (linearised by finite differences around the current coefficients).
-// Minimising the mean absolute percentage error of such a form is a weighted L1 regression;
-// with the per-row cap (apeCap) it is solved by iteratively reweighted least squares (rows
-// beyond the cap get no weight) with the bounds enforced by an active set. Family factors
-// (one prefill, one decode per model family; per family on a (hardware, backend) and on a
-// backend where enough rows exist, else shared) and group factors are fitted alternately.
+// per-request prefill ms, per-sequence decode ms, frontend ms, frontend ms per 1000 prompt
+// tokens): exactly so for aggregated rows (the surrogate replay's schedule does not depend on
+// pass durations), approximately for disaggregated rows (linearised by finite differences
+// around the current coefficients). Minimising the mean absolute percentage error of such a
+// form is a weighted L1 regression; with the per-row cap (apeCap) it is solved by iteratively
+// reweighted least squares (rows beyond the cap get no weight) with the bounds enforced by an
+// active set. Family factors (one prefill, one decode per model family, shared by every
+// backend and GPU) and group coefficients (per backend, and per model family on a backend
+// where enough rows exist; never per GPU) are fitted alternately.
 
 // tpotWeight weighs the TPOT error against the TTFT error in the loss (the TPOT target is the
 // tighter one).
@@ -47,27 +47,32 @@ func ttftWeight(p *rows.Prepared) float64 {
 }
 
 // nCoef is the number of group coefficients.
-const nCoef = 6
+const nCoef = 8
 
 type coefVec [nCoef]float64
 
-func vecOf(g perf.GroupCoef) coefVec {
-	return coefVec{g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, g.PrefillSeqMs, g.DecodeSeqMs}
-}
+func vecOf(g perf.GroupCoef) coefVec { return coefVec(rows.Coefs(g)) }
 
 func groupOfVec(x coefVec, n int) perf.GroupCoef {
-	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5], Rows: n}
+	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5],
+		FrontendMs: x[6], FrontendKTokMs: x[7], Rows: n}
 }
 
-// Bounds of the group coefficients: factors stay positive (the physics is never switched
-// off), host costs are non-negative, and the per-request prefill host cost (scheduling,
-// sampling, detokenising one request) stays ≤ 2 ms: larger values are not a per-request
-// cost of the pass but SGLang's first-token latency, which does not delay the other
-// requests (docs/timing.md) and, charged as pass time, would cap a prefill pool's
-// throughput at 1/cost requests per second.
+// Bounds of the group coefficients. The factors stay within [0.75, 3]: 0.75 is the largest
+// op efficiency (mem_eff; gemm_eff 0.71, dec_attn_eff 0.74), so a calibrated pass is never
+// faster than the GPU's speed of light — shared by every GPU, the factors correct the op
+// model's kernel efficiencies on a backend, not a GPU's speed (lower bound 0.3: LOGO TTFT
+// 44.5 % / TPOT 27.8 %; 0.75: 43.7 / 26.7 %). Host costs are non-negative; the per-request
+// prefill host cost (scheduling, sampling, detokenising one request) stays ≤ 2 ms: larger
+// values are not a per-request cost of the pass but the frontend's latency, which does not
+// delay the other requests and, charged as pass time, would cap a prefill pool's throughput
+// at 1/cost requests per second. That latency is the frontend term, which delays only the
+// request's own tokens (simulation.md §5.3): ≤ 500 ms plus ≤ 2 ms per 1000 prompt tokens
+// (tokenising and moving the prompt; 10 ms fitted at its bound and was no better: LOGO TTFT
+// 44.7 vs 44.5 %).
 var (
-	coefLo = coefVec{0.3, 0, 0.3, 0, 0, 0}
-	coefHi = coefVec{5, 300, 5, 30, 2, 0.5}
+	coefLo = coefVec{0.75, 0, 0.75, 0, 0, 0, 0, 0}
+	coefHi = coefVec{3, 300, 3, 30, 2, 0.5, 500, 2}
 )
 
 // term is one residual of the L1 problem: weight·|x·g − y|.
@@ -123,42 +128,11 @@ func terms(ps []*rows.Prepared, g perf.GroupCoef, fam map[string]perf.FamilyCoef
 }
 
 func famOf(fam map[string]perf.FamilyCoef, p *rows.Prepared) perf.FamilyCoef {
-	for _, k := range p.FamilyKeys() {
-		if f, ok := fam[k]; ok {
-			return f
-		}
+	if f, ok := fam[p.Family()]; ok {
+		return f
 	}
 	return perf.FamilyCoef{Prefill: 1, Decode: 1}
 }
-
-// familyParent is the next more general family key: "f/backend" → "f".
-func familyParent(k string) (string, bool) {
-	if i := strings.IndexByte(k, '/'); i >= 0 {
-		return k[:i], true
-	}
-	return "", false
-}
-
-func systems(ps []*rows.Prepared) map[string]bool {
-	m := map[string]bool{}
-	for _, p := range ps {
-		m[p.Row.System] = true
-	}
-	return m
-}
-
-func anyTTFT(ps []*rows.Prepared) bool {
-	for _, p := range ps {
-		if ttftWeight(p) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// minFamilyRows is the fewest fitted rows a family needs on one backend for factors of its
-// own there; otherwise the family's factors apply.
-var minFamilyRows = 8
 
 // l1 minimises Σ w·|x·g − y| over g within [lo, hi] (coordinates with free[i] false stay at
 // start) by iteratively reweighted least squares.
@@ -303,13 +277,15 @@ func loss(ps []*rows.Prepared, gOf func(*rows.Prepared) perf.GroupCoef, fam map[
 	return s / float64(len(ps))
 }
 
-// fitGroup fits one group's coefficients on its rows (re-linearising disaggregated rows).
-func fitGroup(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.FamilyCoef) perf.GroupCoef {
+// fitGroup fits one group's coefficients on its rows (re-linearising disaggregated rows); the
+// frontend latency is fitted only when frontend is set (a backend's group) and otherwise stays
+// at start's (a model family's group carries its backend's frontend, perf.Calibration.Group).
+func fitGroup(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.FamilyCoef, frontend bool) perf.GroupCoef {
 	x := vecOf(start)
 	for i := range x {
 		x[i] = math.Min(math.Max(x[i], coefLo[i]), coefHi[i])
 	}
-	free := [nCoef]bool{true, true, true, true, true, true}
+	free := [nCoef]bool{true, true, true, true, true, true, frontend, frontend}
 	best, bestLoss := x, loss(ps, func(*rows.Prepared) perf.GroupCoef { return groupOfVec(x, 0) }, fam)
 	for outer := 0; outer < 4; outer++ {
 		x = l1(terms(ps, groupOfVec(x, 0), fam), x, coefLo, coefHi, free)
@@ -321,7 +297,10 @@ func fitGroup(ps []*rows.Prepared, start perf.GroupCoef, fam map[string]perf.Fam
 	return groupOfVec(best, len(ps))
 }
 
-// fitFamily fits one family's prefill and decode factors given the group coefficients.
+// fitFamily fits one family's prefill and decode factors given the group coefficients. They
+// stay within [1, 3]: a family factor adds what the family's op decomposition misses and
+// never makes a pass faster than the group's factors allow (so the product stays ≥ 0.75;
+// [0.3, 3]: LOGO TTFT 43.7 % / TPOT 26.7 %, [1, 3]: 42.6 / 26.0 %).
 func fitFamily(ps []*rows.Prepared, start perf.FamilyCoef, gOf func(*rows.Prepared) perf.GroupCoef) perf.FamilyCoef {
 	f := start
 	for outer := 0; outer < 4; outer++ {
@@ -349,131 +328,118 @@ func fitFamily(ps []*rows.Prepared, start perf.FamilyCoef, gOf func(*rows.Prepar
 			ts = append(ts, term{coefVec{dt[0] / m.TTFT, dt[1] / m.TTFT}, 1 - t0/m.TTFT, ttftWeight(p)},
 				term{coefVec{dp[0] / m.TPOT, dp[1] / m.TPOT}, 1 - p0/m.TPOT, tpotWeight})
 		}
-		x := l1(ts, coefVec{f.Prefill, f.Decode}, coefVec{0.3, 0.3}, coefVec{3, 3}, [nCoef]bool{true, true})
+		x := l1(ts, coefVec{f.Prefill, f.Decode}, coefVec{1, 1}, coefVec{3, 3}, [nCoef]bool{true, true})
 		f = perf.FamilyCoef{Prefill: x[0], Decode: x[1], Rows: len(ps)}
 	}
 	return f
 }
 
-// fitGroups alternates between per-family factors (all hardware) and per (hardware,
-// backend) coefficients (with a per-backend fallback) on the fitted (not held-out) rows the
-// simulator can price.
-func fitGroups(c *perf.Calibration, rs []rows.Row, fit bool) cvScore {
-	prep := rows.Prepare(rs, c)
+// split chooses the rows a fit trains on and the rows it scores.
+type split struct {
+	train, test func(*rows.Row) bool
+}
+
+// heldOutSplit is the committed fit's: every curve not held out trains, the held-out curves
+// (rows.HeldOut) are scored.
+var heldOutSplit = split{
+	train: func(r *rows.Row) bool { return !r.HeldOut() },
+	test:  (*rows.Row).HeldOut,
+}
+
+// fittable reports whether a prepared row takes part in fits and scores: the simulator can
+// price it (the accuracy harness's scope) and it has a positive measurement.
+func fittable(p *rows.Prepared) bool {
+	return p.Err == nil && p.Row.InScope() && p.T.Simulated() && p.Row.TTFT > 0 && p.Row.TPOT > 0 && p.Row.Concurrency > 0
+}
+
+// predictor returns the surrogate prediction of a prepared row under calibration c.
+func predict(c *perf.Calibration, p *rows.Prepared) (ttft, tpot float64) {
+	g, _ := c.Group(p.Row.Backend, p.Family())
+	return p.Predict(g, c.Family(p.Family()))
+}
+
+// fitGroups fits c's family factors and group coefficients (alternately, 4 rounds) on the
+// prepared rows sp.train selects, when fit is set, and returns the rows sp.test selects.
+func fitGroups(c *perf.Calibration, prep []rows.Prepared, sp split, fit bool) (test []*rows.Prepared) {
 	byGroup := map[string][]*rows.Prepared{}
 	byBackend := map[string][]*rows.Prepared{}
 	byFamily := map[string][]*rows.Prepared{}
-	var all, held []*rows.Prepared
+	var all []*rows.Prepared
 	for i := range prep {
 		p := &prep[i]
-		if p.Err != nil || !p.Row.InScope() || !p.T.Simulated() || p.Row.TTFT <= 0 || p.Row.TPOT <= 0 || p.Row.Concurrency <= 0 {
+		if !fittable(p) {
 			continue
 		}
-		if p.Row.HeldOut() {
-			if cvFold < 0 {
-				held = append(held, p)
-			}
-			continue
+		if sp.test(p.Row) {
+			test = append(test, p)
 		}
-		if cvFold >= 0 && cvFoldOf(p.Row) == cvFold {
-			held = append(held, p) // the validation fold of a cross-validation run
+		if !sp.train(p.Row) {
 			continue
 		}
 		all = append(all, p)
-		for _, k := range p.GroupKeys() {
-			byGroup[k] = append(byGroup[k], p)
-		}
+		byGroup[p.GroupKey()] = append(byGroup[p.GroupKey()], p)
 		byBackend[p.Row.Backend] = append(byBackend[p.Row.Backend], p)
-		for _, k := range p.FamilyKeys() {
-			byFamily[k] = append(byFamily[k], p)
-		}
+		byFamily[p.Family()] = append(byFamily[p.Family()], p)
+	}
+	if !fit {
+		return test
 	}
 	fam := map[string]perf.FamilyCoef{}
-	for k, ps := range byFamily {
-		if len(ps) < minFamilyRows && strings.Contains(k, "/") {
-			delete(byFamily, k) // too few rows: the more general key applies
-		}
-		if strings.Count(k, "/") == 1 && len(systems(ps)) < 2 {
-			// A backend key measured on one GPU only would carry that group's factors to
-			// every other GPU: the family's own factors apply there instead.
-			delete(byFamily, k)
-		}
-	}
 	fkeys := sortedKeys(byFamily)
-	// General keys first: a specific key starts from its parent's factors, and one fitted on
-	// disaggregated rows only (no TTFT in the loss) keeps its parent's prefill factor.
-	sort.SliceStable(fkeys, func(i, j int) bool { return strings.Count(fkeys[i], "/") < strings.Count(fkeys[j], "/") })
 	for _, k := range fkeys {
 		fam[k] = perf.FamilyCoef{Prefill: 1, Decode: 1, Rows: len(byFamily[k])}
-		if f, ok := c.Families[k]; ok && !fit {
-			fam[k] = f
-		}
 	}
 	keys := sortedKeys(byGroup)
-	if fit {
-		c.Backends = map[string]perf.GroupCoef{}
-		c.Groups = map[string]perf.GroupCoef{}
-	}
+	c.Backends = map[string]perf.GroupCoef{}
+	c.Groups = map[string]perf.GroupCoef{}
 	gOf := func(p *rows.Prepared) perf.GroupCoef {
-		g, _ := c.Group(p.Row.System, p.Row.Backend, p.Family())
+		g, _ := c.Group(p.Row.Backend, p.Family())
 		return g
 	}
 	start := perf.GroupCoef{Prefill: 1, PrefillMs: 10, Decode: 1, DecodeMs: 1}
-	for iter := 0; fit && iter < 4; iter++ {
+	for iter := 0; iter < 4; iter++ {
 		for _, b := range perf.Backends {
 			if ps := byBackend[b]; len(ps) > 0 {
-				c.Backends[b] = fitGroup(ps, start, fam)
+				c.Backends[b] = fitGroup(ps, start, fam, true)
 			} else {
 				c.Backends[b] = perf.GroupCoef{Prefill: 1, Decode: 1}
 			}
 		}
-		// Every group, also a family's group on (hardware, backend), starts from the backend
-		// fallback (starting family groups from their (hardware, backend) group instead:
-		// cv loss 0.577 → 0.586).
+		// A model family's group on a backend starts from the backend's coefficients.
 		for _, k := range keys {
 			ps := byGroup[k]
-			if len(ps) < minGroupRows {
-				continue // too few rows: the more general group or the backend fallback applies
+			if minGroupRows <= 0 || len(ps) < minGroupRows || !anyTTFT(ps) {
+				continue // too few rows (or no TTFT to fit the prefill side): the backend's apply
 			}
-			st := c.Backends[ps[0].Row.Backend]
-			c.Groups[k] = fitGroup(ps, st, fam)
+			c.Groups[k] = fitGroup(ps, c.Backends[ps[0].Row.Backend], fam, false)
 		}
 		for _, k := range fkeys {
-			st := fam[k]
-			par, hasPar := familyParent(k)
-			if hasPar && iter == 0 {
-				st = fam[par]
-			}
-			f := fitFamily(byFamily[k], st, gOf)
-			if hasPar && !anyTTFT(byFamily[k]) {
-				f.Prefill = fam[par].Prefill
-			}
+			f := fitFamily(byFamily[k], fam[k], gOf)
 			f.Rows = len(byFamily[k])
 			fam[k] = f
 		}
+		c.Families = fam
 		if !quiet {
-			fmt.Fprintf(os.Stderr, "round %d: loss on fitted rows %.4f, held-out rows %.4f\n", iter, loss(all, gOf, fam), loss(held, gOf, fam))
+			fmt.Fprintf(os.Stderr, "round %d: loss on fitted rows %.4f, scored rows %.4f\n", iter, loss(all, gOf, fam), loss(test, gOf, fam))
 		}
 	}
 	c.Families = fam
-	var sc cvScore
-	for _, p := range held {
-		t, q := p.Predict(gOf(p), famOf(fam, p))
-		sc.n++
-		sc.ttft += math.Abs(t/p.Row.TTFT - 1)
-		sc.tpot += math.Abs(q/p.Row.TPOT - 1)
-		sc.loss += ttftWeight(p)*capped(t/p.Row.TTFT-1) + tpotWeight*capped(q/p.Row.TPOT-1)
-	}
 	if quiet {
-		return sc
+		return test
 	}
-	c.Families = fam
 	for _, k := range fkeys {
 		fmt.Fprintf(os.Stderr, "family %-10s rows %4d  prefill ×%.3f decode ×%.3f\n", k, fam[k].Rows, fam[k].Prefill, fam[k].Decode)
 	}
+	show := func(k string, g perf.GroupCoef) {
+		fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms +%.3fms/req  decode ×%.3f +%.2fms +%.4fms/seq  frontend %.1fms +%.2fms/ktok\n",
+			k, g.Rows, g.Prefill, g.PrefillMs, g.PrefillSeqMs, g.Decode, g.DecodeMs, g.DecodeSeqMs, g.FrontendMs, g.FrontendKTokMs)
+	}
+	for _, b := range perf.Backends {
+		show(b, c.Backends[b])
+	}
 	for _, k := range keys {
 		if g, ok := c.Groups[k]; ok {
-			fmt.Fprintf(os.Stderr, "%-20s rows %4d  prefill ×%.3f +%.2fms +%.3fms/req  decode ×%.3f +%.2fms +%.4fms/seq\n", k, g.Rows, g.Prefill, g.PrefillMs, g.PrefillSeqMs, g.Decode, g.DecodeMs, g.DecodeSeqMs)
+			show(k, g)
 		}
 	}
 	report := func(name string, ps []*rows.Prepared) {
@@ -482,7 +448,7 @@ func fitGroups(c *perf.Calibration, rs []rows.Row, fit bool) cvScore {
 		}
 		var st, sp float64
 		for _, p := range ps {
-			t, q := p.Predict(gOf(p), famOf(fam, p))
+			t, q := predict(c, p)
 			st += math.Abs(t/p.Row.TTFT - 1)
 			sp += math.Abs(q/p.Row.TPOT - 1)
 		}
@@ -490,43 +456,31 @@ func fitGroups(c *perf.Calibration, rs []rows.Row, fit bool) cvScore {
 		fmt.Fprintf(os.Stderr, "surrogate %-9s rows %4d  TTFT MAPE %.1f%%  TPOT MAPE %.1f%%\n", name, len(ps), 100*st/n, 100*sp/n)
 	}
 	report("fitted", all)
-	report("held-out", held)
-	var hAgg, hDis []*rows.Prepared
-	for _, p := range held {
-		if p.Row.Mode == "disagg" {
-			hDis = append(hDis, p)
-		} else {
-			hAgg = append(hAgg, p)
+	report("scored", test)
+	return test
+}
+
+func anyTTFT(ps []*rows.Prepared) bool {
+	for _, p := range ps {
+		if ttftWeight(p) > 0 {
+			return true
 		}
 	}
-	report("held/agg", hAgg)
-	report("held/dis", hDis)
-	return sc
+	return false
 }
 
-// Cross-validation over the fitted curves (never the held-out ones): with cvFold ≥ 0 the
-// curves of fold cvFold (of cvK, by a hash of curve_id independent of the held-out split)
-// are left out of the fit and scored instead; used to choose the fit's hyperparameters.
-var (
-	cvFold = -1
-	cvK    = 4
-	quiet  = false
-)
+// quiet silences the per-round progress of fits run many times (cross-validation).
+var quiet = false
 
-func cvFoldOf(r *rows.Row) int {
+// cvFoldOf is the fold of a row in a K-fold cross-validation over the fitted deployments:
+// by deployment (model, system, backend, lengths, quantisation, parallelism), not by
+// curve_id, because the CSV repeats some sweeps under several curve ids, and a fold must not
+// hold a copy of a curve the fit has seen.
+func cvFoldOf(r *rows.Row, k int) int {
 	h := fnv.New32a()
-	// By deployment (model, system, backend, lengths, quantisation, parallelism), not by
-	// curve_id: the CSV repeats some sweeps under several curve ids, and a fold must not
-	// hold a copy of a curve the fit has seen.
 	a := r.Agg.Par
 	fmt.Fprintf(h, "%s|%s|%s|%s|%d|%d|%s|%s|%d|%d|%d|%d", r.Model, r.System, r.Backend, r.Mode, r.ISL, r.OSL, r.GemmQuant, r.MoEQuant, a.Tensor, a.AttentionData, a.MoeExpert, r.Decode.Par.Tensor)
-	return int(h.Sum32() % uint32(cvK))
-}
-
-// cvScore sums a validation fold's absolute percentage errors and capped loss.
-type cvScore struct {
-	n                int
-	ttft, tpot, loss float64
+	return int(h.Sum32() % uint32(k))
 }
 
 func sortedKeys(m map[string][]*rows.Prepared) []string {
@@ -538,7 +492,8 @@ func sortedKeys(m map[string][]*rows.Prepared) []string {
 	return k
 }
 
-// minGroupRows is the fewest fitted rows a (hardware, backend) group, or a model family on
-// it, needs for coefficients of its own; otherwise the more general group or the backend
-// fallback applies. 8 by cross-validation (12: cv loss 0.577 → 0.584, 20: 0.600).
-var minGroupRows = 8
+// minGroupRows, when > 0, gives a model family on a backend coefficients of its own once it
+// has that many fitted rows (otherwise the backend's apply). 0, the default, fits per backend
+// only: by the leave-one-campaign-out cross-validation, family groups from 8 rows gave
+// TTFT 42.6 % / TPOT 26.0 %, from 50 rows 42.8 / 25.1 %, none 43.6 / 22.8 % (docs/timing.md).
+var minGroupRows = 0

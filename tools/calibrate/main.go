@@ -3,8 +3,9 @@
 //
 //  1. op-family efficiency curves (OpCoef) fitted on measured H200 kernel tables
 //     (GEMM, context/generation attention, all-reduce), minimising mean |log(pred/meas)|;
-//  2. per (hardware, backend) coefficients (GroupCoef, with a per-backend fallback) and per
-//     model-family factors (FamilyCoef) fitted alternately on measured serving runs replayed
+//  2. per-backend coefficients (GroupCoef; per model family on a backend where enough rows
+//     exist; never per GPU) and per model-family factors (FamilyCoef) fitted alternately on
+//     measured serving runs replayed
 //     by the surrogate scheduler (tools/calibrate/rows), minimising the capped TTFT APE +
 //     1.5 × TPOT APE by an L1 regression (fit.go) on the rows whose curve is not held out
 //     (rows.HeldOut) and that the accuracy harness can simulate.
@@ -37,9 +38,10 @@ func main() {
 	out := flag.String("out", "simcore/perf/calibration.json", "output file")
 	evalOnly := flag.Bool("eval", false, "only report the surrogate's errors under the current calibration")
 	cv := flag.Int("cv", 0, "cross-validate the serving-run fit over K folds of the fitted deployments (held-out curves stay out) and write nothing")
+	logo := flag.Bool("logo", false, "leave-one-campaign-out cross-validation over all rows (surrogate fit per fold) and write nothing")
+	logoRows := flag.String("logo-rows", "", "with -logo: also write every scored row's prediction to this file (outside the repository: it holds measured values)")
 	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
-	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for (hardware, backend) coefficients of their own")
-	flag.IntVar(&minFamilyRows, "min-family-rows", minFamilyRows, "fewest fitted rows for family factors of their own on a (hardware, backend) or backend")
+	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend (0: per backend only)")
 	flag.Parse()
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
@@ -61,29 +63,45 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	if *cv > 1 {
-		cvK, quiet = *cv, true
-		var tot cvScore
-		for k := 0; k < cvK; k++ {
-			cvFold = k
-			cc := c
-			sc := fitGroups(&cc, rs, true)
-			tot.n += sc.n
-			tot.ttft += sc.ttft
-			tot.tpot += sc.tpot
-			tot.loss += sc.loss
+	prep := rows.Prepare(rs, &c)
+	switch {
+	case *logo:
+		var dump io.Writer
+		if *logoRows != "" {
+			f, err := os.Create(*logoRows)
+			if err != nil {
+				fail(err)
+			}
+			defer f.Close()
+			dump = f
 		}
-		n := float64(tot.n)
-		fmt.Printf("cv %d folds: rows %d  loss %.4f  TTFT MAPE %.1f%%  TPOT MAPE %.1f%%\n", cvK, tot.n, tot.loss/n, 100*tot.ttft/n, 100*tot.tpot/n)
+		writeLOGO(os.Stdout, prep, c, dump)
+		return
+	case *cv > 1:
+		quiet = true
+		var sc cvScore
+		for k := 0; k < *cv; k++ {
+			cc := c
+			fold := k
+			sp := split{
+				train: func(r *rows.Row) bool { return !r.HeldOut() && cvFoldOf(r, *cv) != fold },
+				test:  func(r *rows.Row) bool { return !r.HeldOut() && cvFoldOf(r, *cv) == fold },
+			}
+			for _, p := range fitGroups(&cc, prep, sp, true) {
+				sc.add(&cc, p)
+			}
+		}
+		n := float64(sc.n)
+		fmt.Printf("cv %d folds: rows %d  loss %.4f  TTFT MAPE %.1f%%  TPOT MAPE %.1f%%\n", *cv, sc.n, sc.loss/n, 100*sc.ttft/n, 100*sc.tpot/n)
 		return
 	}
-	fitGroups(&c, rs, !*evalOnly)
+	fitGroups(&c, prep, heldOutSplit, !*evalOnly)
 	if *evalOnly {
 		return
 	}
 	roundAll(&c)
 	c.Note = "Fitted by tools/calibrate: ops on H200 kernel tables (GEMM, attention, all-reduce); " +
-		"groups = per hardware/backend factors on measured serving runs (held-out curves excluded); see docs/timing.md."
+		"families and groups = per model family and per backend coefficients on measured serving runs (held-out curves excluded), shared by every GPU; see docs/timing.md."
 	b, err := json.MarshalIndent(&c, "", " ")
 	if err != nil {
 		fail(err)
@@ -91,6 +109,20 @@ func main() {
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fail(err)
 	}
+}
+
+// cvScore sums a validation fold's absolute percentage errors and capped loss.
+type cvScore struct {
+	n                int
+	ttft, tpot, loss float64
+}
+
+func (s *cvScore) add(c *perf.Calibration, p *rows.Prepared) {
+	t, q := predict(c, p)
+	s.n++
+	s.ttft += math.Abs(t/p.Row.TTFT - 1)
+	s.tpot += math.Abs(q/p.Row.TPOT - 1)
+	s.loss += ttftWeight(p)*capped(t/p.Row.TTFT-1) + tpotWeight*capped(q/p.Row.TPOT-1)
 }
 
 func fail(err error) {
@@ -341,8 +373,15 @@ func roundAll(c *perf.Calibration) {
 		for k, g := range m {
 			g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs = sig(g.Prefill), sig(g.PrefillMs), sig(g.Decode), sig(g.DecodeMs)
 			g.PrefillSeqMs, g.DecodeSeqMs = sig(g.PrefillSeqMs), sig(g.DecodeSeqMs)
+			g.FrontendMs, g.FrontendKTokMs = sig(g.FrontendMs), sig(g.FrontendKTokMs)
 			m[k] = g
 		}
+	}
+	// A model family's group carries its backend's frontend latency (perf.Calibration.Group);
+	// it is written once, in the backend's entry.
+	for k, g := range c.Groups {
+		g.FrontendMs, g.FrontendKTokMs = 0, 0
+		c.Groups[k] = g
 	}
 	for k, f := range c.Families {
 		f.Prefill, f.Decode = sig(f.Prefill), sig(f.Decode)

@@ -19,6 +19,7 @@ const (
 	relNode             // an agentic graph node
 	relWake             // re-run backfill and pass starts at this time
 	relAllStatic        // one session of a pre-sorted static arrival list
+	relSlot             // a closed-loop session's slot frees at its visible completion
 )
 
 // event is pointer-free so heap moves need no GC write barriers: workers are named by pool

@@ -119,6 +119,7 @@ func Run(p *Plan) *Result {
 	}
 	for _, r := range c.reqs {
 		if r != nil {
+			c.visible(r)
 			*c.outcomes.slot(r.Ordinal) = r.Outcome
 			c.keepHistory(r)
 		}
@@ -306,6 +307,8 @@ func (c *cluster) handle(e *event) {
 			c.releaseTurn(int(e.a), int(e.b))
 		case relNode:
 			c.releaseNode(int(e.a))
+		case relSlot:
+			c.activeSess--
 		}
 	}
 }
@@ -660,6 +663,7 @@ func (c *cluster) processNotes(ps *poolState, w *engine.Worker) {
 // terminal handles a request that reached a terminal state: ITL flush, next turn or
 // session end.
 func (c *cluster) terminal(r *engine.Request) {
+	f := c.visible(r)
 	if r.Status == engine.Completed {
 		c.gaps = append(c.gaps, r.FlushGaps()...)
 	} else {
@@ -687,9 +691,38 @@ func (c *cluster) terminal(r *engine.Request) {
 	}
 	*ss = sessionState{}
 	c.freeSlots = append(c.freeSlots, r.Session)
-	c.activeSess--
+	if f > 0 {
+		// The closed loop's client frees its slot at the visible completion (§5.3).
+		c.events.push(event{at: r.Terminal, phase: phaseRelease, kind: relSlot, tie: c.nextDynSeq()})
+	} else {
+		c.activeSess--
+	}
 	c.finishedSess++
 	c.retire(r)
+}
+
+// visible moves a terminal request's token times and completion from engine stamps to the
+// times the client sees them: stamp + the timing model's frontend latency for its input
+// length (simulation.md §5.3). It returns that latency (0: nothing moves). Only what is
+// recorded about the request moves; no scheduler has seen or will see these times.
+func (c *cluster) visible(r *engine.Request) float64 {
+	ps := c.agg
+	if c.dec != nil {
+		ps = c.dec
+	}
+	f := ps.plan.Rank.Timing.FrontendMs(r.L)
+	if f <= 0 || r.Tokens < 1 {
+		return 0
+	}
+	r.FirstToken += f
+	r.LastToken += f
+	if r.Tokens >= 2 {
+		r.SecondToken += f
+	}
+	if r.Status == engine.Completed {
+		r.Terminal += f
+	}
+	return f
 }
 
 // retire stores a terminal request's outcome and recycles it.

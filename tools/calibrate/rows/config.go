@@ -62,11 +62,11 @@ func ConfigYAML(r *Row, t *Timings) string {
 		role("prefill", r.Prefill.Workers, pp)
 		role("decode", r.Decode.Workers, dp)
 	} else {
-		p := r.Agg.Par
+		p, workers := r.Agg.Par, 1
 		if t != nil {
-			p = t.AggPar
+			p, workers = t.AggPar, t.AggWorkers
 		}
-		role("aggregated", 1, p)
+		role("aggregated", workers, p)
 	}
 	return b.String()
 }

@@ -27,7 +27,8 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 		p.T, p.Err = Build(r, c)
 		if p.Err == nil && r.Mode != "disagg" {
 			dp := p.T.AggPar.AttentionData
-			conc := (r.Concurrency + dp - 1) / dp
+			ranks := dp * p.T.AggWorkers
+			conc := (r.Concurrency + ranks - 1) / ranks
 			budget := 8192
 			if r.Backend == "sglang" && dp > 1 {
 				budget = 8192 / dp
@@ -42,15 +43,8 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 // Family is the calibration family of the row's model.
 func (p *Prepared) Family() string { return perf.FamilyOf(p.T.Model) }
 
-// FamilyKeys are the row's family calibration keys, most specific first (perf.FamilyKeys).
-func (p *Prepared) FamilyKeys() []string {
-	return perf.FamilyKeys(p.Family(), p.Row.Backend)
-}
-
-// GroupKeys are the row's group calibration keys, most specific first (perf.GroupKeys).
-func (p *Prepared) GroupKeys() []string {
-	return perf.GroupKeys(p.Row.System, p.Row.Backend, p.Family())
-}
+// GroupKey is the row's group calibration key (perf.GroupKey).
+func (p *Prepared) GroupKey() string { return perf.GroupKey(p.Row.Backend, p.Family()) }
 
 // Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g
 // and family factors f (the surrogate replay's raw op sums carry no calibration).

@@ -34,6 +34,19 @@ type Row struct {
 	Prefill        Role // prefill workers (Mode disagg)
 	Decode         Role // decode workers (Mode disagg)
 	TTFT, TPOT     float64
+	// MeasuredOn is the measurement date (YYYY-MM-DD) when recorded, else "".
+	MeasuredOn string
+	// BatchSize is the server's recorded batch size (aggregated rows; 0 when not recorded).
+	BatchSize int
+}
+
+// Campaign names the measurement campaign of a row for leave-one-group-out
+// cross-validation: the month it was measured in, or its model where the date is missing.
+func (r *Row) Campaign() string {
+	if len(r.MeasuredOn) >= 7 {
+		return r.MeasuredOn[:7]
+	}
+	return "model " + r.Model
 }
 
 // Role is one worker pool of a row.
@@ -91,7 +104,7 @@ func Read(r io.Reader) ([]Row, error) {
 		row := Row{CurveID: get("curve_id"), ID: get("id"), Concurrency: geti("concurrency"), Backend: get("backend"),
 			BackendVersion: get("backend_version"), Model: get("model_path"), System: get("system"), Mode: get("mode"),
 			ISL: geti("isl"), OSL: geti("osl"), GemmQuant: get("gemm_quant_mode"), MoEQuant: get("moe_quant_mode"),
-			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms")}
+			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms"), MeasuredOn: get("measured_on"), BatchSize: geti("batch_size")}
 		if row.Mode == "disagg" {
 			row.Prefill = Role{Workers: geti("prefill_num_workers"), Par: par("prefill_")}
 			row.Decode = Role{Workers: geti("decode_num_workers"), Par: par("decode_")}
@@ -103,7 +116,7 @@ func Read(r io.Reader) ([]Row, error) {
 	return out, nil
 }
 
-// Group is the calibration group of a row: "<system>/<backend>".
+// Group is the reporting group of a row: "<system>/<backend>".
 func (r *Row) Group() string { return r.System + "/" + r.Backend }
 
 // HeldOut reports whether the row's curve is held out from fitting (1 curve in 4 by a hash
@@ -152,7 +165,9 @@ type Timings struct {
 	KVTokens int64 // per-rank KV capacity of the aggregated/decode role
 	// AggPar, PrefillPar, DecodePar are the repaired parallelisms the roles were built with.
 	AggPar, PrefillPar, DecodePar spec.Parallelism
-	lastPar                       spec.Parallelism
+	// AggWorkers is the aggregated role's replica count (1 unless ranksFromBatch repairs it).
+	AggWorkers int
+	lastPar    spec.Parallelism
 	// Inferred is true when the row's parallelism was missing and inferred (see Build).
 	Inferred bool
 }
@@ -221,7 +236,9 @@ func inferPar(m *catalog.Model, n int) spec.Parallelism {
 }
 
 // fixPar repairs inconsistent parallelism columns of measured rows: a tensor size above
-// the head count with expert parallelism means TP = EP (SGLang's ep inside tp), an
+// the head count (or equal to ep²) with expert parallelism, when moe_tp × moe_ep does not
+// already equal it, means TP = EP (SGLang's ep inside tp; tp = 4, moe_tp = 2, moe_ep = 2 is
+// consistent as recorded), an
 // attention-DP size equal to ep² means DP = EP; MoE sizes
 // that do not multiply to tensor × attention_data are read as EP inside TP when moe_ep
 // equals the group, as expert-TP when moe_tp does, else the tensor size follows the MoE
@@ -231,7 +248,8 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 		p.MoeTensor, p.MoeExpert = 1, 1
 		return p
 	}
-	if p.MoeExpert > 1 && p.AttentionData == 1 && (p.Tensor > m.Heads || p.Tensor == p.MoeExpert*p.MoeExpert) {
+	if p.MoeExpert > 1 && p.AttentionData == 1 &&
+		(p.Tensor > m.Heads || p.Tensor == p.MoeExpert*p.MoeExpert && p.MoeTensor*p.MoeExpert != p.Tensor) {
 		// tensor recorded as tp·ep: experts are sharded EP-inside-TP over tp = ep GPUs.
 		p.Tensor, p.MoeTensor = p.MoeExpert, 1
 	}
@@ -321,6 +339,32 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	if t.Agg, t.KVTokens, err = mk(idPar(r.ID, clean(r.Agg.Par))); err != nil {
 		return nil, err
 	}
-	t.AggPar = t.lastPar
+	t.AggPar, t.AggWorkers = t.lastPar, 1
+	if n := r.ranksFromBatch(t.KVTokens * int64(t.AggPar.AttentionData)); n > t.AggPar.AttentionData {
+		// The recorded deployment cannot hold the load: it ran n ranks of batch_size
+		// requests — attention-DP ranks of one worker for TensorRT-LLM MoE models (over the
+		// same GPUs when n divides them), else replicas.
+		p := t.AggPar
+		gpus := p.Tensor * p.AttentionData
+		if r.Backend == "trtllm" && m.Experts > 0 && gpus%n == 0 {
+			p.Tensor, p.AttentionData, p.MoeTensor, p.MoeExpert = gpus/n, n, 1, gpus
+			if t.Agg, t.KVTokens, err = mk(p); err != nil {
+				return nil, err
+			}
+			t.AggPar = t.lastPar
+		} else {
+			t.AggWorkers = (n + p.AttentionData - 1) / p.AttentionData
+		}
+	}
 	return t, nil
+}
+
+// ranksFromBatch is the rank count of an aggregated row whose recorded deployment, holding
+// kvTokens KV tokens, cannot hold concurrency × (ISL + OSL) tokens: ceil(concurrency /
+// batch_size) when the row records a batch size, else 0 (no repair).
+func (r *Row) ranksFromBatch(kvTokens int64) int {
+	if r.BatchSize <= 0 || r.Concurrency <= r.BatchSize || kvTokens >= int64(r.Concurrency)*int64(r.ISL+r.OSL) {
+		return 0
+	}
+	return (r.Concurrency + r.BatchSize - 1) / r.BatchSize
 }

@@ -65,6 +65,8 @@ func TestParallelismRepairs(t *testing.T) {
 		{ds, p(1, 64, 8, 8), p(1, 8, 1, 8)},    // attention DP recorded as dp·ep
 		{ds, p(1, 16, 4, 4), p(1, 4, 1, 4)},    // same on four GPUs
 		{ds, p(4, 4, 1, 16), p(1, 4, 1, 4)},    // tp = dp = n with ep = n²: n GPUs, DP attention
+		{ds, p(4, 1, 2, 2), p(4, 1, 2, 2)},     // tp = ep² but moe_tp × moe_ep = tp: consistent
+		{ds, p(4, 1, 1, 2), p(2, 1, 1, 2)},     // tp = ep² otherwise: tp recorded as tp·ep
 	}
 	for _, c := range cases {
 		if got := fixPar(c.m, c.in); got != c.want {
@@ -218,5 +220,22 @@ func TestSimulated(t *testing.T) {
 	dp := &Timings{PrefillPar: spec.Parallelism{AttentionData: 1}, DecodePar: spec.Parallelism{AttentionData: 8}}
 	if dp.Simulated() {
 		t.Fatal("disaggregated attention DP is not simulated (simulation.md §11.5)")
+	}
+}
+
+// A row whose recorded deployment cannot hold concurrency × (ISL + OSL) KV tokens ran
+// ceil(concurrency / batch_size) ranks; one that can hold them, or records no batch size, is
+// left alone.
+func TestRanksFromBatch(t *testing.T) {
+	r := Row{Concurrency: 416, BatchSize: 13, ISL: 8000, OSL: 7000}
+	if got := r.ranksFromBatch(1_000_000); got != 32 {
+		t.Errorf("ranks %d, want 32", got)
+	}
+	if got := r.ranksFromBatch(416 * 15000); got != 0 {
+		t.Errorf("a deployment that holds the load: ranks %d, want 0", got)
+	}
+	r.BatchSize = 0
+	if got := r.ranksFromBatch(1); got != 0 {
+		t.Errorf("no batch size: ranks %d, want 0", got)
 	}
 }

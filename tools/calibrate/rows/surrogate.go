@@ -4,15 +4,23 @@ import (
 	"aisimulate/simcore/perf"
 )
 
-// Vec is a linear form in the group coefficients: pass time = Prefill·v[0] + PrefillMs·v[1]
-// + Decode·v[2] + DecodeMs·v[3] + PrefillSeqMs·v[4] + DecodeSeqMs·v[5]. The closed-loop schedule of a concurrency load does not
-// depend on pass durations, so one replay gives mean TTFT and TPOT as such forms and the
-// fit can move the coefficients without replaying again.
-type Vec [6]float64
+// Vec is a linear form in the group coefficients: time = Prefill·v[0] + PrefillMs·v[1]
+// + Decode·v[2] + DecodeMs·v[3] + PrefillSeqMs·v[4] + DecodeSeqMs·v[5] + FrontendMs·v[6] +
+// FrontendKTokMs·v[7]. The closed-loop schedule of a concurrency load does not depend on
+// pass durations, so one replay gives mean TTFT and TPOT as such forms and the fit can move
+// the coefficients without replaying again. (The frontend latency also delays each closed-loop
+// release by the same amount, simulation.md §5.3; the surrogate keeps the release at the
+// engine completion, so its TTFT is the engine's plus the frontend latency.)
+type Vec [8]float64
+
+// Coefs lists g's coefficients in Vec order.
+func Coefs(g perf.GroupCoef) [8]float64 {
+	return [8]float64{g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, g.PrefillSeqMs, g.DecodeSeqMs, g.FrontendMs, g.FrontendKTokMs}
+}
 
 // Eval evaluates the form at g.
 func (v Vec) Eval(g perf.GroupCoef) float64 {
-	c := [6]float64{g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, g.PrefillSeqMs, g.DecodeSeqMs}
+	c := Coefs(g)
 	var s float64
 	for i := range v {
 		s += float64(v[i] * c[i])
@@ -247,6 +255,8 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 	if completed > 0 {
 		res.TTFT = sumTTFT.scale(1 / float64(completed))
 	}
+	// Every first token becomes visible after the frontend latency.
+	res.TTFT[6], res.TTFT[7] = 1, float64(isl)/1000
 	if nTPOT > 0 {
 		res.TPOT = sumTPOT.scale(1 / float64(nTPOT))
 	}
@@ -311,6 +321,6 @@ func SimDisagg(pre, dec *perf.Default, conc, isl, osl int, pr, dr Role, budget i
 			steady = wave
 		}
 	}
-	ttft = 0.1*wave + 0.9*steady
+	ttft = 0.1*wave + 0.9*steady + pre.FrontendMs(isl)
 	return ttft, tpot
 }
