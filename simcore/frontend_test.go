@@ -32,7 +32,7 @@ engine:
 
 // requestRecords runs a configuration with per-request capture and returns its records in
 // ordinal order.
-func requestRecords(t *testing.T, cfg string, files fstest.MapFS) ([]map[string]any, *Output) {
+func capturedRecords(t *testing.T, cfg string, files fstest.MapFS) ([]map[string]any, *Output) {
 	t.Helper()
 	in := Input{ConfigName: "frontend.yaml", ConfigYAML: []byte(cfg), CapturePerRequest: true}
 	if files != nil {
@@ -66,8 +66,8 @@ func num(t *testing.T, m map[string]any, k string) float64 {
 
 func TestFrontendLatencyFixedTiming(t *testing.T) {
 	const f = 7.5
-	base, baseOut := requestRecords(t, strings.Replace(frontendClosedLoop, "%s", "", 1), nil)
-	with, withOut := requestRecords(t, strings.Replace(frontendClosedLoop, "%s", ", frontend_ms: 7.5", 1), nil)
+	base, baseOut := capturedRecords(t, strings.Replace(frontendClosedLoop, "%s", "", 1), nil)
+	with, withOut := capturedRecords(t, strings.Replace(frontendClosedLoop, "%s", ", frontend_ms: 7.5", 1), nil)
 	if len(base) != 3 || len(with) != 3 {
 		t.Fatalf("records %d / %d, want 3", len(base), len(with))
 	}
@@ -143,10 +143,10 @@ func TestFrontendLatencyLeavesPlannerAlone(t *testing.T) {
 // is configured; frontend_ms: 0 gives the engine's own times.
 func TestFrontendLatencyDefaultTiming(t *testing.T) {
 	cfg := strings.Replace(seedLike, "%s", "", 1)
-	auto, _ := requestRecords(t, cfg, nil)
-	autoExplicit, _ := requestRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: auto", 1), nil)
-	zero, _ := requestRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: 0", 1), nil)
-	set, _ := requestRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: 25", 1), nil)
+	auto, _ := capturedRecords(t, cfg, nil)
+	autoExplicit, _ := capturedRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: auto", 1), nil)
+	zero, _ := capturedRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: 0", 1), nil)
+	set, _ := capturedRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: 25", 1), nil)
 	for i := range zero {
 		if num(t, auto[i], "ttft_ms") != num(t, autoExplicit[i], "ttft_ms") {
 			t.Fatalf("request %d: frontend_ms: auto differs from the default", i)
@@ -204,8 +204,8 @@ engine:
       kv_cache: {capacity: {type: fixed, blocks: 100}}
       timing: {type: fixed, prefill_ms: 10, decode_ms: 2%s}
 `
-	base, _ := requestRecords(t, strings.Replace(cfg, "%s", "", 1), nil)
-	with, _ := requestRecords(t, strings.Replace(cfg, "%s", ", frontend_ms: 4", 1), nil)
+	base, _ := capturedRecords(t, strings.Replace(cfg, "%s", "", 1), nil)
+	with, _ := capturedRecords(t, strings.Replace(cfg, "%s", ", frontend_ms: 4", 1), nil)
 	if len(base) != 2 || len(with) != 2 {
 		t.Fatalf("records %d / %d, want 2", len(base), len(with))
 	}

@@ -68,7 +68,7 @@ func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	details, err := report.Details(in.Detail)
 	if err != nil {
-		return nil, &spec.Error{Path: "", Msg: err.Error()}
+		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
 	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {

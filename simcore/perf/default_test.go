@@ -466,8 +466,8 @@ func TestTensorPaddingHeads(t *testing.T) {
 	}
 	for _, be := range []string{"vllm", "sglang"} {
 		_, err := NewDefault(ds, hw, be, "", par, Quant{})
-		var se *spec.Error
-		if !errors.As(err, &se) || se.Path != "engine.workers.parallelism.tensor" || !strings.Contains(se.Msg, "use one of") {
+		var pe *Error
+		if !errors.As(err, &pe) || !pe.Worker || pe.Key != "parallelism.tensor" || !strings.Contains(pe.Msg, "use one of") {
 			t.Errorf("%s tp12: %v", be, err)
 		}
 	}
