@@ -59,6 +59,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 			if kt.BandwidthGBPerSecond != nil {
 				plan.Transfer.BandwidthGBs = *kt.BandwidthGBPerSecond
 			}
+			plan.Transfer.HandoffMs = handoffMs(e)
 			plan.Transfer.BytesPerToken = int64(kt.BytesPerToken)
 			if kt.BytesPerToken == 0 {
 				par := e.Prefill.Parallelism
@@ -131,6 +132,19 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 		plan.Planner = pp
 	}
 	return plan, acc, nil
+}
+
+// handoffMs resolves kv_transfer.handoff_ms (simulation.md §11.4): the configured value, or
+// for auto the default timing model's per-backend value when both roles use default timing
+// (the value is part of that model's calibration), else 0.
+func handoffMs(e *spec.Engine) float64 {
+	if v := e.KVTransfer.HandoffMs; v != nil {
+		return *v
+	}
+	if e.Prefill.Timing.Type == spec.TimingDefault && e.Decode.Timing.Type == spec.TimingDefault {
+		return perf.HandoffMs(e.Backend)
+	}
+	return 0
 }
 
 // roleError puts the role into a perf error's path ("engine.workers.parallelism.tensor" →

@@ -1,6 +1,9 @@
 package spec
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Backend names of engine.backend.
 const (
@@ -95,7 +98,7 @@ var timingShape = shape{
 	unsupported: map[string]string{"fpm_parquet_path": "FPM-based default timing is not supported by this simulator"},
 }
 
-var kvTransferShape = shape{keys: []string{"bytes_per_token", "bandwidth_gb_per_second", "timing_mode"}}
+var kvTransferShape = shape{keys: []string{"bytes_per_token", "bandwidth_gb_per_second", "timing_mode", "handoff_ms"}}
 
 func decodeEngine(d *decoder, root map[string]any) Engine {
 	var e Engine
@@ -213,7 +216,22 @@ func decodeKVTransfer(d *decoder, o *object) *KVTransfer {
 	kt.BytesPerToken = bytesPerToken(ko)
 	kt.BandwidthGBPerSecond = ko.optFloat("bandwidth_gb_per_second", gt(0))
 	kt.TimingMode = ko.enum("timing_mode", "destination_missing", "full_prompt")
+	kt.HandoffMs = handoffMs(ko)
 	return kt
+}
+
+// handoffMs decodes kv_transfer.handoff_ms: `number >= 0 | auto` (nil = auto, also when
+// absent or null).
+func handoffMs(o *object) *float64 {
+	v := o.m["handoff_ms"]
+	if s, isStr := v.(string); isStr && s == "auto" {
+		return nil
+	}
+	if _, isNum := v.(json.Number); v != nil && !isNum {
+		o.d.failf(o.p("handoff_ms"), "must be a number of milliseconds >= 0 or \"auto\" (the default timing model's per-backend value), got %s", describe(v))
+		return nil
+	}
+	return o.optFloat("handoff_ms", ge(0))
 }
 
 // bytesPerToken decodes `int>0 | auto` (0 = auto).

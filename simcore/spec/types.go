@@ -181,6 +181,9 @@ type KVTransfer struct {
 	BytesPerToken        int      // 0 = auto
 	BandwidthGBPerSecond *float64 // nil = no transfer delay
 	TimingMode           string   // destination_missing (default) | full_prompt
+	// HandoffMs is the fixed per-request hand-off latency in ms (simulation.md §11.4);
+	// nil = auto (the default timing model's per-backend value, see perf.HandoffMs).
+	HandoffMs *float64
 }
 
 // Router is the router adapter section after defaults.
