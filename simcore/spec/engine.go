@@ -419,10 +419,6 @@ func checkRunner(d *decoder, cfg *Config) {
 			continue
 		}
 		base := fmt.Sprintf("engine.workers.%s", names[i])
-		if e.Mode == ModeDisaggregated && w.Parallelism.AttentionData > 1 {
-			d.failf(base+".parallelism.attention_data", "the dynamo runner does not support attention data parallelism in disaggregated mode; set attention_data: 1")
-			return
-		}
 		if w.Scheduler.PrefillScheduleInterval != 1 {
 			d.failf(base+".scheduler.prefill_schedule_interval", "the dynamo runner requires prefill_schedule_interval 1, got %d", w.Scheduler.PrefillScheduleInterval)
 			return

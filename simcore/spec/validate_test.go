@@ -252,7 +252,8 @@ func TestEngineRules(t *testing.T) {
 		{name: "parallelism unknown", yaml: aggYAML, sets: []string{"engine.workers.aggregated.parallelism.tp=2"}, path: "engine.workers.aggregated.parallelism", frag: `unknown key "tp"`},
 		{name: "parallelism context", yaml: aggYAML, sets: []string{"engine.workers.aggregated.parallelism.context=2"}, path: "engine.workers.aggregated.parallelism.context", frag: "context parallelism"},
 		{name: "attention dp aggregated", yaml: aggYAML, sets: []string{"engine.workers.aggregated.parallelism.attention_data=2"}},
-		{name: "attention dp disaggregated", yaml: disaggYAML, sets: []string{"engine.workers.decode.parallelism.attention_data=2"}, path: "engine.workers.decode.parallelism.attention_data", frag: "does not support attention data parallelism in disaggregated mode"},
+		{name: "attention dp disaggregated decode", yaml: disaggYAML, sets: []string{"engine.workers.decode.parallelism.attention_data=2"}},
+		{name: "attention dp disaggregated prefill", yaml: disaggYAML, sets: []string{"engine.workers.prefill.parallelism.attention_data=4"}},
 		// scheduler
 		{name: "max_batched_tokens 0", yaml: aggYAML, sets: []string{"engine.workers.aggregated.scheduler.max_batched_tokens=0"}, path: "engine.workers.aggregated.scheduler.max_batched_tokens", frag: "must be greater than 0"},
 		{name: "schedule interval on sglang", yaml: aggYAML, sets: []string{"engine.backend=sglang", "engine.workers.aggregated.scheduler.prefill_schedule_interval=2"}, path: "engine.workers.aggregated.scheduler.prefill_schedule_interval", frag: "workers.aggregated.scheduler.prefill_schedule_interval is supported only for backend=vllm"},

@@ -82,3 +82,72 @@ func TestHandoffPlusBandwidth(t *testing.T) {
 		t.Errorf("first token %.17g, want %.17g", r.FirstToken, 1+d)
 	}
 }
+
+// Attention DP in both disaggregated roles (simulation.md §11.5 amended, §9): two requests
+// released together go to prefill ranks 0 and 1 of the one prefill worker and prefill in the
+// same lock-step pass [0, 1] (with dp 1 the second waits for [1, 2]: max_sequences is 1 per
+// rank); the decode router places them on decode ranks 0 and 1, whose group passes [1, 2],
+// [2, 3], [3, 4] give tokens 2..4. Both: TTFT 1, e2e 4.
+func TestAttentionDPInBothRoles(t *testing.T) {
+	for _, kv := range []bool{false, true} {
+		w := sessions(
+			timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: prompt32(1)}},
+			timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: prompt32(101)}},
+		)
+		p := disaggPlan(engine.VLLM, 256, 16, w)
+		p.Prefill.DP, p.Decode.DP = 2, 2
+		if kv {
+			// Decode router of §11.1: cost = active decode blocks + request blocks, so the
+			// second request avoids the rank holding the first.
+			p.Prefill.Router = kvRouter(16, 8192)
+			p.Prefill.Rank.WantEvents = true
+			p.Decode.Router = router.Config{Policy: router.KV, BlockSize: 16, TrackDecodeBlocks: true, QueueThreshold: 16 * 8192}
+		}
+		res := Run(p)
+		for i := 0; i < 2; i++ {
+			r := res.Outcomes.At(i)
+			if r.Status != engine.Completed || r.FirstToken != 1 || r.LastToken != 4 || r.Tokens != 4 {
+				t.Errorf("kv %v request %d: status %v tokens %d first %g last %g, want 4 tokens at 1 … 4", kv, i, r.Status, r.Tokens, r.FirstToken, r.LastToken)
+			}
+			if r.PrefillWorker != 0 || r.WorkerID != 0 || r.SourceHeld != 1 || r.DecodeAdmit != 1 {
+				t.Errorf("kv %v request %d: prefill worker %d, decode worker %d, held %g, decode admit %g; want 0, 0, 1, 1", kv, i, r.PrefillWorker, r.WorkerID, r.SourceHeld, r.DecodeAdmit)
+			}
+		}
+		a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+		if a.PrefillRank == b.PrefillRank || a.RankID == b.RankID {
+			t.Errorf("kv %v: prefill ranks %d/%d, decode ranks %d/%d; want different ranks in both roles", kv, a.PrefillRank, b.PrefillRank, a.RankID, b.RankID)
+		}
+		rt := res.Histories[1].Routes
+		if len(rt) != 2 || rt[0].Pool != uint8(engine.PoolPrefill) || rt[1].Pool != uint8(engine.PoolDecode) || rt[1].Scheduler != rt[1].Worker*2+rt[1].Rank {
+			t.Errorf("kv %v: routes %+v, want a prefill then a decode placement with scheduler_id = worker × 2 + rank", kv, rt)
+		}
+	}
+	p := disaggPlan(engine.VLLM, 256, 16, sessions(
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: prompt32(1)}},
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: prompt32(101)}},
+	))
+	if b := Run(p).Outcomes.At(1); b.FirstToken != 2 {
+		t.Errorf("dp 1: second request's first token at %g, want 2", b.FirstToken)
+	}
+}
+
+// Lock-step decode group passes (§9): a decode worker with dp 2 whose ranks hold requests of
+// different lengths ends every group pass at the same time on both ranks; a request
+// handed off while the group pass runs waits for the next one even if its rank is idle.
+func TestAttentionDPDecodeLockStep(t *testing.T) {
+	w := sessions(
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 6, Prompt: prompt32(1)}},
+		timedTurn{1.5, traffic.Turn{InputLength: 32, OutputLength: 3, Prompt: prompt32(101)}},
+	)
+	p := disaggPlan(engine.VLLM, 256, 16, w)
+	p.Decode.DP = 2
+	p.Decode.Rank.Timing = perf.Fixed{Prefill: 1, Decode: 2}
+	res := Run(p)
+	a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+	// A: prefill [0,1], decode group passes [1,3], [3,5], [5,7], [7,9], [9,11] → last token 11.
+	// B: prefill [1.5, 2.5] (the prefill worker is idle at 1.5), hand-off at 2.5 to decode
+	// rank 1, which joins at the group pass starting at 3: [3,5], [5,7] → last token 7.
+	if a.LastToken != 11 || b.RankID != 1 || b.FirstToken != 2.5 || b.DecodeAdmit != 3 || b.LastToken != 7 {
+		t.Errorf("A last %g; B rank %d first %g decode admit %g last %g; want 11; 1, 2.5, 3, 7", a.LastToken, b.RankID, b.FirstToken, b.DecodeAdmit, b.LastToken)
+	}
+}
