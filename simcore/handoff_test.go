@@ -18,6 +18,7 @@ func TestHandoffMsResolution(t *testing.T) {
 	}{
 		{"auto vllm", nil, perf.HandoffVLLMMs},
 		{"auto sglang", []string{"engine.backend=sglang"}, perf.HandoffSGLangMs},
+		{"auto trtllm", []string{"engine.backend=trtllm"}, perf.HandoffTRTLLMMs},
 		{"explicit", []string{"engine.kv_transfer={handoff_ms: 12.5}"}, 12.5},
 		{"explicit zero", []string{"engine.backend=sglang", "engine.kv_transfer={handoff_ms: 0}"}, 0},
 		{"auto with fixed prefill timing", []string{"engine.backend=sglang", "engine.workers.prefill.timing={type: fixed, prefill_ms: 1, decode_ms: 1}"}, 0},
@@ -45,4 +46,12 @@ func TestHandoffMsPredict(t *testing.T) {
 	m := summaryOf(t, predict(t, isolatedDisaggregated(""), "engine.kv_transfer={handoff_ms: 12.5}"))
 	wantNum(t, m, "mean_ttft_ms", 13.5)
 	wantNum(t, m, "mean_e2e_latency_ms", 16.5)
+}
+
+// TensorRT-LLM runs disaggregated (simulation.md §7 amended): E8 gives TTFT 1 and e2e 4.
+func TestTRTLLMDisaggregatedE8(t *testing.T) {
+	m := summaryOf(t, predict(t, isolatedDisaggregated("  backend: trtllm\n")))
+	wantNum(t, m, "completed_requests", 1)
+	wantNum(t, m, "mean_ttft_ms", 1)
+	wantNum(t, m, "mean_e2e_latency_ms", 4)
 }

@@ -409,10 +409,6 @@ func (e *Engine) roleWorkers() ([]string, []*Worker) {
 // checkRunner is the dynamo runner's capability check (processing step 9).
 func checkRunner(d *decoder, cfg *Config) {
 	e := &cfg.Engine
-	if e.Mode == ModeDisaggregated && e.Backend == BackendTRTLLM {
-		d.failf("engine.backend", "runner does not support backend/topology 'trtllm'/'disagg'; use backend vllm or sglang, or engine.mode: aggregated")
-		return
-	}
 	names, workers := e.roleWorkers()
 	for i, w := range workers {
 		if w == nil {

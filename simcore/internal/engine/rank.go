@@ -70,24 +70,14 @@ func (k *Rank) hasWork() bool {
 // what the pool and context can hold; a prompt that leaves no room for one output token is
 // rejected at its first pass (simulation.md §7).
 func (k *Rank) Enqueue(r *Request) {
-	if cfg := k.cfg; cfg.Policy == TRTLLM {
-		limit := cfg.NumBlocks * cfg.BlockSize
-		if cfg.MaxModelLen > 0 && cfg.MaxModelLen < limit {
-			limit = cfg.MaxModelLen
-		}
-		if r.L+r.O > limit {
-			r.O = limit - r.L
-			if r.O < 1 {
-				r.O = 0
-				r.noRoom = true
-			}
-		}
-	}
+	k.clipOutput(r)
 	k.waiting = append(k.waiting, r)
 }
 
-// Materialize queues a disaggregated hand-off on a decode rank.
+// Materialize queues a disaggregated hand-off on a decode rank (TensorRT-LLM clips its output
+// to the pool first, as at enqueue).
 func (k *Rank) Materialize(r *Request) {
+	k.clipOutput(r)
 	k.materialized = append(k.materialized, r)
 }
 
@@ -205,8 +195,13 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 	for len(k.running) < cfg.MaxSequences && k.budget > 0 && k.mHead < len(k.materialized) {
 		h := k.materialized[k.mHead]
 		hits := k.KV.Match(h.PromptHashIDs(cfg.BlockSize, cfg.HashIDs))
-		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hits)
-		if needed > cfg.NumBlocks-k.KV.Active() {
+		if cfg.Policy == TRTLLM {
+			// TensorRT-LLM: the whole to-completion footprint must fit, no prefix credit
+			// (simulation.md §7, §11.3 as amended).
+			if k.toCompletion(h) > k.trtAvailable() {
+				break
+			}
+		} else if xmath.CeilDiv(h.Known(), cfg.BlockSize)-k.KV.ActiveHits(hits) > cfg.NumBlocks-k.KV.Active() {
 			break
 		}
 		h.computed = h.L
@@ -258,9 +253,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 			activeHits = k.KV.ActiveHits(min(hitBlocks, len(hashes)))
 		}
 		if cfg.Policy == TRTLLM {
-			need := xmath.CeilDiv(h.L+h.O, bs) - activeHits
-			avail := (cfg.NumBlocks - k.KV.Active()) - (k.trtToCompletion - k.trtHeld)
-			if need > avail {
+			if k.toCompletion(h)-activeHits > k.trtAvailable() {
 				break
 			}
 		} else if xmath.CeilDiv(known, bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
@@ -293,7 +286,7 @@ func (k *Rank) addRunning(r *Request) {
 	k.active = append(k.active, r)
 	r.inRunning = true
 	if k.cfg.Policy == TRTLLM {
-		k.trtToCompletion += xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
+		k.trtToCompletion += k.toCompletion(r)
 	}
 }
 
@@ -357,7 +350,7 @@ func (k *Rank) rejects(h *Request) bool {
 		return true
 	}
 	if cfg.Policy == TRTLLM {
-		return h.noRoom || xmath.CeilDiv(h.L+h.O, cfg.BlockSize) > cfg.NumBlocks
+		return h.noRoom || k.toCompletion(h) > cfg.NumBlocks
 	}
 	return xmath.CeilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
 }
@@ -527,7 +520,7 @@ func (k *Rank) removeRunning(r *Request) {
 	k.active = removeBySeq(k.active, r)
 	r.inRunning = false
 	if k.cfg.Policy == TRTLLM {
-		k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, k.cfg.BlockSize)
+		k.trtToCompletion -= k.toCompletion(r)
 	}
 }
 
@@ -581,6 +574,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 			case cfg.Pool == PoolPrefill && r.O > 0 && !r.prefilling && r.scheduled > 0 && r.computed >= r.Known():
 				k.running = removeBySeq(k.running, r)
 				r.inRunning = false
+				k.trtHandedOff(r)
 				k.Held = append(k.Held, r)
 				w.Out = append(w.Out, Note{Kind: NoteHandoff, R: r, Rank: k.ID})
 			case !r.prefilling && r.remainingOut(cfg.MaxModelLen) <= 0:
@@ -588,7 +582,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 				k.running = removeBySeq(k.running, r)
 				r.inRunning = false
 				if cfg.Policy == TRTLLM {
-					k.trtToCompletion -= xmath.CeilDiv(r.L+r.O, cfg.BlockSize)
+					k.trtToCompletion -= k.toCompletion(r)
 				}
 				r.Status = Completed
 				r.Terminal = end

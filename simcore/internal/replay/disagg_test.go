@@ -151,3 +151,78 @@ func TestAttentionDPDecodeLockStep(t *testing.T) {
 		t.Errorf("A last %g; B rank %d first %g decode admit %g last %g; want 11; 1, 2.5, 3, 7", a.LastToken, b.RankID, b.FirstToken, b.DecodeAdmit, b.LastToken)
 	}
 }
+
+// TensorRT-LLM decode ranks admit a hand-off only when its whole to-completion footprint fits
+// (simulation.md §7 amended, §11.3), with no prefix credit. Block 16, L 32, O 20: footprint
+// ceil(52/16) = 4 blocks. A decode rank of 7 blocks admits A at 1 (holding 3 blocks, 1 more
+// to come); B's hand-off at 2 finds (7 − 3) − 1 = 3 < 4 available and waits until A completes
+// at 20, although its prompt's 2 blocks are already active there when it repeats A's prompt
+// (vLLM's rule would admit it at 2). B then decodes [20, 21] … [38, 39] and reuses A's prompt
+// blocks if they are the same.
+func TestTRTLLMDisaggregatedDecodeReservation(t *testing.T) {
+	for _, same := range []bool{false, true} {
+		bPrompt := prompt32(101)
+		if same {
+			bPrompt = prompt32(1)
+		}
+		p := disaggPlan(engine.TRTLLM, 256, 16, sessions(
+			timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 20, Prompt: prompt32(1)}},
+			timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 20, Prompt: bPrompt}},
+		))
+		p.Decode.Rank.NumBlocks = 7
+		res := Run(p)
+		a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+		if a.DecodeAdmit != 1 || a.LastToken != 20 || a.Tokens != 20 {
+			t.Errorf("same %v: A decode admit %g, last token %g (%d tokens); want 1, 20 (20)", same, a.DecodeAdmit, a.LastToken, a.Tokens)
+		}
+		wantReuse := 0
+		if same {
+			wantReuse = 32
+		}
+		if b.FirstToken != 2 || b.DecodeAdmit != 20 || b.LastToken != 39 || b.Tokens != 20 || b.DecodeReused != wantReuse {
+			t.Errorf("same %v: B first %g, decode admit %g, last %g (%d tokens), decode reuse %d; want 2, 20, 39 (20), %d",
+				same, b.FirstToken, b.DecodeAdmit, b.LastToken, b.Tokens, b.DecodeReused, wantReuse)
+		}
+	}
+}
+
+// On a TensorRT-LLM prefill rank the footprint is the prompt plus the bootstrap token, never
+// the output (simulation.md §11.5 amended): with 2 blocks of 16, L 31 fits (ceil(32/16) = 2)
+// whatever O is, while L 32 needs 3 and is rejected at its first pass.
+func TestTRTLLMPrefillFootprint(t *testing.T) {
+	p := disaggPlan(engine.TRTLLM, 256, 16, sessions(
+		timedTurn{0, traffic.Turn{InputLength: 31, OutputLength: 1000, Prompt: prompt32(1)[:31]}},
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 2, Prompt: prompt32(101)}},
+	))
+	p.Prefill.Rank.NumBlocks = 2
+	res := Run(p)
+	a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+	if a.Status != engine.Completed || a.O != 1000 || a.Tokens != 1000 {
+		t.Errorf("A: status %v, O %d, %d tokens; want completed with all 1000", a.Status, a.O, a.Tokens)
+	}
+	if b.Status != engine.Rejected || b.Terminal != 1 {
+		t.Errorf("B: status %v at %g; want rejected at its first pass (1)", b.Status, b.Terminal)
+	}
+}
+
+// A finished TensorRT-LLM prefill leaves the rank's reservation totals when it is handed off:
+// its held blocks count as active until the transfer completes, and nothing of its footprint
+// stays reserved afterwards. On a prefill rank of 4 blocks (footprint 3 blocks per request)
+// with a 5 ms hand-off, each request waits for the previous one's source release, and all
+// five complete: prefills start at 0, 6, 12, 18, 24.
+func TestTRTLLMPrefillHoldAccounting(t *testing.T) {
+	var ts []timedTurn
+	for i := 0; i < 5; i++ {
+		ts = append(ts, timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 2, Prompt: prompt32(uint32(1 + 100*i))}})
+	}
+	p := disaggPlan(engine.TRTLLM, 256, 16, sessions(ts...))
+	p.Prefill.Rank.NumBlocks = 4
+	p.Transfer.HandoffMs = 5
+	res := Run(p)
+	for i := 0; i < 5; i++ {
+		r := res.Outcomes.At(i)
+		if r.Status != engine.Completed || r.FirstAdmit != float64(6*i) {
+			t.Errorf("request %d: status %v, admitted at %g; want completed, admitted at %d", i, r.Status, r.FirstAdmit, 6*i)
+		}
+	}
+}
