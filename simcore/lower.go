@@ -224,6 +224,14 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		}
 		rc.Timing = t
 	}
+	// MTP (simulation.md §5.4): the timing model prices the drafts, the ranks draw bursts.
+	rc.Timing = perf.WithMTP(rc.Timing, e.NextN)
+	if rc.NextN = e.NextN; rc.NextN > 0 {
+		rc.AcceptRates = e.NextNAcceptRates
+		if rc.AcceptRates == nil {
+			rc.AcceptRates = perf.DefaultAcceptRates(e.NextN)
+		}
+	}
 	if w.KVCache.Capacity.Type == spec.CapacityFixed {
 		rc.NumBlocks = w.KVCache.Capacity.Blocks
 	} else {

@@ -44,12 +44,12 @@ const aicControl = "AIC estimator controls are not supported by this simulator"
 
 var engineShape = shape{
 	keys: []string{"mode", "model", "hardware", "backend", "backend_version", "context_length", "workers", "kv_transfer",
-		"gemm_quant_mode", "moe_quant_mode", "kvcache_quant_mode", "fmha_quant_mode", "comm_quant_mode", "forward_model"},
+		"gemm_quant_mode", "moe_quant_mode", "kvcache_quant_mode", "fmha_quant_mode", "comm_quant_mode", "forward_model",
+		"nextn", "nextn_accept_rates"},
 	unsupported: map[string]string{
 		"speculation":            "speculation needs the offline engine stack without adapters",
 		"afd":                    "AFD topologies need the analytical engine stack",
-		"nextn":                  aicControl,
-		"nextn_accepted":         aicControl,
+		"nextn_accepted":         aicControl + "; give per-draft acceptance probabilities in engine.nextn_accept_rates instead",
 		"enable_chunked_prefill": aicControl + " (chunked prefill is always on)",
 		"enable_eplb":            aicControl,
 		"wideep_num_slots":       aicControl,
@@ -145,6 +145,7 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 	e.FMHAQuantMode = quant("fmha_quant_mode")
 	e.CommQuantMode = quant("comm_quant_mode")
 	decodeForwardModel(o)
+	e.NextN, e.NextNAcceptRates = decodeMTP(o)
 	if !d.ok() {
 		return e
 	}
@@ -195,6 +196,36 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 		e.KVTransfer = decodeKVTransfer(d, o)
 	}
 	return e
+}
+
+// decodeMTP decodes engine.nextn (int 0..MaxNextN, default 0) and engine.nextn_accept_rates
+// (exactly nextn numbers in [0, 1]; nil when absent or null = the timing model's default),
+// simulation.md §5.4.
+func decodeMTP(o *object) (int, []float64) {
+	d := o.d
+	n := 0 // absent or null
+	if p := o.optInt("nextn", ge(0), le(MaxNextN)); p != nil {
+		n = *p
+	}
+	v := o.m["nextn_accept_rates"]
+	if !d.ok() || v == nil {
+		return n, nil
+	}
+	path := o.p("nextn_accept_rates")
+	list, isList := v.([]any)
+	if !isList {
+		d.failf(path, "must be a list of %d acceptance probabilities in [0, 1] (one per draft token of engine.nextn), got %s", n, describe(v))
+		return n, nil
+	}
+	if len(list) != n {
+		d.failf(path, "must have exactly engine.nextn = %d entries (one acceptance probability per draft token), got %d", n, len(list))
+		return n, nil
+	}
+	rates := make([]float64, len(list))
+	for i, x := range list {
+		rates[i] = d.asFloat(fmt.Sprintf("%s.%d", path, i), x, ge(0), le(1))
+	}
+	return n, rates
 }
 
 func decodeForwardModel(o *object) {

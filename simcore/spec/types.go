@@ -110,7 +110,15 @@ type Engine struct {
 	KVCacheQuantMode string
 	FMHAQuantMode    string
 	CommQuantMode    string
+	// NextN is engine.nextn: MTP draft tokens per decode step, 0..MaxNextN (simulation.md §5.4).
+	NextN int
+	// NextNAcceptRates is engine.nextn_accept_rates: exactly NextN per-draft acceptance
+	// probabilities; nil = the timing model's default (perf.DefaultAcceptRates).
+	NextNAcceptRates []float64
 }
+
+// MaxNextN is the largest engine.nextn (the AIC estimator's limit).
+const MaxNextN = 5
 
 // Worker is engine.workers.<role> after role defaults.
 type Worker struct {

@@ -554,6 +554,7 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 	for _, r := range k.active {
 		if r.prefilling && r.scheduled > 0 && r.computed >= r.Known() {
 			r.prefilling = false
+			r.promptDone = true // MTP: its token this pass is a single one
 			w.Out = append(w.Out, Note{Kind: NotePrefillDone, R: r, Rank: k.ID})
 			if cfg.Pool == PoolPrefill || r.remainingOut(cfg.MaxModelLen) <= 0 {
 				anyDone = true
@@ -561,7 +562,12 @@ func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 		}
 	}
 	for _, r := range k.ready {
-		r.emit(end, w, p)
+		if r.promptDone {
+			r.promptDone = false
+			r.emit(end, w, p)
+		} else {
+			k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
+		}
 		if r.remainingOut(cfg.MaxModelLen) <= 0 {
 			anyDone = true
 		}

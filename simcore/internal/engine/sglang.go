@@ -232,7 +232,8 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	}
 	var activeKV int64
 	for _, r := range k.running {
-		k.budget = 1
+		// One new token, or with MTP every token of the last burst (mtp.go).
+		k.budget = max(1, r.Known()-r.computed)
 		r.scheduled = 0
 		k.schedule(r, false, w)
 		k.ready = append(k.ready, r)
@@ -310,7 +311,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 	s.ratio = max(s.minRatio, s.ratio-s.decay)
 	var done []*Request
 	for _, r := range k.running {
-		r.emit(end, w, p)
+		k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
 		if r.remainingOut(cfg.MaxModelLen) <= 0 {
 			done = append(done, r)
 		}

@@ -114,7 +114,9 @@ func (k *Rank) steadyKnown(pass int64) int64 {
 // out of the active list; next is the pass index they decode in next.
 func (k *Rank) enterSteady(next int64) {
 	cfg := k.cfg
-	if cfg.Policy == SGLang || cfg.Exact {
+	// MTP bursts advance a request by a random number of tokens per pass, which the steady
+	// cohort's closed form (one token per pass) cannot express: such ranks run exactly.
+	if cfg.Policy == SGLang || cfg.Exact || cfg.NextN > 0 {
 		return
 	}
 	bs := cfg.BlockSize
