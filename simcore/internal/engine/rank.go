@@ -197,7 +197,15 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 		hits := k.KV.Match(h.PromptHashIDs(cfg.BlockSize, cfg.HashIDs))
 		if cfg.Policy == TRTLLM {
 			// TensorRT-LLM: the whole to-completion footprint must fit, no prefix credit
-			// (simulation.md §7, §11.3 as amended).
+			// (simulation.md §7, §11.3 as amended); one that never can is rejected, as at
+			// enqueue (docs/simulation.md).
+			if k.toCompletion(h) > cfg.NumBlocks {
+				k.materialized[k.mHead] = nil
+				k.mHead++
+				h.Status, h.Terminal = Rejected, start
+				w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+				continue
+			}
 			if k.toCompletion(h) > k.trtAvailable() {
 				break
 			}

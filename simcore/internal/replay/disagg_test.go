@@ -226,3 +226,22 @@ func TestTRTLLMPrefillHoldAccounting(t *testing.T) {
 		}
 	}
 }
+
+// A TensorRT-LLM hand-off whose prompt and two tokens can never fit its decode rank is
+// rejected there at the pass start that examines it (its first token was already visible),
+// instead of blocking the rank: block 16, L 32 on a decode rank of 2 blocks (ceil(34/16) = 3).
+func TestTRTLLMDecodeRejectsWhatNeverFits(t *testing.T) {
+	p := disaggPlan(engine.TRTLLM, 256, 16, sessions(
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 5, Prompt: prompt32(1)}},
+		timedTurn{0, traffic.Turn{InputLength: 8, OutputLength: 5, Prompt: prompt32(101)[:8]}},
+	))
+	p.Decode.Rank.NumBlocks = 2
+	res := Run(p)
+	a, b := res.Outcomes.At(0), res.Outcomes.At(1)
+	if a.Status != engine.Rejected || a.Terminal != 1 || a.Tokens != 1 || a.O != 2 {
+		t.Errorf("A: %v at %g with %d tokens, O %d; want rejected at 1 with 1 token, O clipped to 2", a.Status, a.Terminal, a.Tokens, a.O)
+	}
+	if b.Status != engine.Completed || b.Tokens != 5 {
+		t.Errorf("B: %v with %d tokens; want completed with 5", b.Status, b.Tokens)
+	}
+}
