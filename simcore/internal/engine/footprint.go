@@ -15,6 +15,26 @@ func (k *Rank) footprintTokens(r *Request) int {
 	return r.L + r.O
 }
 
+// admitTokens is the number of tokens the vLLM/SGLang admission and rejection rules size a
+// waiting request by: its known tokens, or on a disaggregated prefill rank its prompt plus
+// the bootstrap token (simulation.md §11.5 amended).
+func (k *Rank) admitTokens(r *Request) int {
+	if k.cfg.Pool == PoolPrefill {
+		return r.L + 1
+	}
+	return r.Known()
+}
+
+// reserveTokens is the number of tokens r must hold blocks for once it has computed upTo
+// tokens: on a disaggregated prefill rank the chunk that completes the prompt also reserves
+// the bootstrap token's slot (simulation.md §11.5 amended).
+func (k *Rank) reserveTokens(r *Request, upTo int) int {
+	if k.cfg.Pool == PoolPrefill && upTo >= r.L {
+		return r.L + 1
+	}
+	return upTo
+}
+
 // toCompletion is the TensorRT-LLM to_completion(r) of §7: blocks for the whole footprint.
 func (k *Rank) toCompletion(r *Request) int {
 	return xmath.CeilDiv(k.footprintTokens(r), k.cfg.BlockSize)

@@ -264,7 +264,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 			if k.toCompletion(h)-activeHits > k.trtAvailable() {
 				break
 			}
-		} else if xmath.CeilDiv(known, bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
+		} else if xmath.CeilDiv(k.admitTokens(h), bs)-activeHits > cfg.NumBlocks-k.KV.Active() {
 			break
 		}
 		h.computed = cached
@@ -360,7 +360,7 @@ func (k *Rank) rejects(h *Request) bool {
 	if cfg.Policy == TRTLLM {
 		return h.noRoom || k.toCompletion(h) > cfg.NumBlocks
 	}
-	return xmath.CeilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
+	return xmath.CeilDiv(k.admitTokens(h), cfg.BlockSize) > cfg.NumBlocks
 }
 
 type schedResult uint8
@@ -383,7 +383,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 	if desired < 0 {
 		desired = 0
 	}
-	need := r.computed + desired
+	need := k.reserveTokens(r, r.computed+desired)
 	for {
 		have := r.held()
 		inactiveHits := 0

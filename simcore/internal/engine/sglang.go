@@ -105,13 +105,16 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			if c >= extend {
 				c = extend
 				res = min(r.remainingOut(cfg.MaxModelLen), sglClipMaxNewTokens)
+				if cfg.Pool == PoolPrefill {
+					res = 1 // the bootstrap token, never the output (simulation.md §11.5)
+				}
 			}
 			if float64(c+res) >= remTotal {
 				return false
 			}
-			fresh := xmath.CeilDiv(r.computed+c, bs) - r.held()
+			fresh := xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.held()
 			if !r.pinned {
-				fresh = xmath.CeilDiv(r.computed+c, bs) - r.hitBlocks
+				fresh = xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.hitBlocks
 			}
 			inactiveHits := 0
 			if !r.pinned && r.hitBlocks > 0 {

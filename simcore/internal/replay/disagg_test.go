@@ -245,3 +245,26 @@ func TestTRTLLMDecodeRejectsWhatNeverFits(t *testing.T) {
 		t.Errorf("B: %v with %d tokens; want completed with 5", b.Status, b.Tokens)
 	}
 }
+
+// Every backend's prefill rank reserves and charges blocks for the prompt plus the bootstrap
+// token, never the output (simulation.md §11.5 amended). vLLM, blocks of 16 on a prefill rank
+// of 2: L 31 fits (ceil(32/16) = 2), L 32 needs 3 and is rejected at its first pass. SGLang,
+// pages of 1 on a prefill rank of 40: L 32 with O 100 is admitted (33 tokens) although its
+// output would never fit there (the output is the decode rank's business).
+func TestPrefillFootprintIsPromptPlusBootstrap(t *testing.T) {
+	p := disaggPlan(engine.VLLM, 256, 16, sessions(
+		timedTurn{0, traffic.Turn{InputLength: 31, OutputLength: 3, Prompt: prompt32(1)[:31]}},
+		timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 3, Prompt: prompt32(101)}},
+	))
+	p.Prefill.Rank.NumBlocks = 2
+	res := Run(p)
+	if a, b := res.Outcomes.At(0), res.Outcomes.At(1); a.Status != engine.Completed || b.Status != engine.Rejected || b.Terminal != 1 {
+		t.Errorf("vLLM: A %v, B %v at %g; want A completed, B rejected at 1", a.Status, b.Status, b.Terminal)
+	}
+	p = disaggPlan(engine.SGLang, 256, 1, sessions(timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 100, Prompt: prompt32(1)}}))
+	p.Prefill.Rank.NumBlocks = 40
+	res = Run(p)
+	if a := res.Outcomes.At(0); a.Status != engine.Completed || a.Tokens != 100 || a.FirstToken != 1 {
+		t.Errorf("SGLang: %v with %d tokens, first at %g; want completed with 100, first at 1", a.Status, a.Tokens, a.FirstToken)
+	}
+}
