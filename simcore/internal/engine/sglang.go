@@ -58,6 +58,15 @@ func (k *Rank) RetryDestinations() []*Request {
 	return started
 }
 
+// ReleaseDestination frees the blocks a destination-first hand-off reserved on this decode
+// rank when it never materialises there (a request with O = 1 completes at its transfer).
+func (k *Rank) ReleaseDestination(r *Request) {
+	if r.destBlocks > 0 {
+		k.KV.Release(nil, r.destBlocks, 0, 0, true)
+		r.destBlocks = 0
+	}
+}
+
 func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64) {
 	cfg := k.cfg
 	s := &k.sgl
@@ -223,6 +232,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		return 0, 0
 	}
 	// Decode pass: every running request needs KV for its newest token.
+	retracted := false
 	for {
 		need := 0
 		for _, r := range k.running {
@@ -232,6 +242,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			break
 		}
 		k.retract(w)
+		retracted = true
 	}
 	var activeKV int64
 	for _, r := range k.running {
@@ -243,7 +254,9 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		activeKV += int64(r.Known())
 	}
 	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
-	k.formed = len(k.ready) > 0
+	// A pass that only retracted still counts (as a vLLM pass that only preempts): its empty
+	// completion lets the victims be re-admitted or rejected instead of idling with work.
+	k.formed = len(k.ready) > 0 || retracted
 	if n := len(k.ready); n > 0 && cfg.Pool != PoolPrefill {
 		decode = cfg.Timing.DecodeMs(n, activeKV, floorMean(activeKV, n), int64(cfg.NumBlocks)*int64(bs))
 	}

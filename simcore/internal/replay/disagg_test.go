@@ -268,3 +268,38 @@ func TestPrefillFootprintIsPromptPlusBootstrap(t *testing.T) {
 		t.Errorf("SGLang: %v with %d tokens, first at %g; want completed with 100, first at 1", a.Status, a.Tokens, a.FirstToken)
 	}
 }
+
+// An SGLang decode pass that only retracts counts as a pass (simulation.md §8 step 3), so its
+// victim is re-examined at once: a hand-off whose output outgrows a decode rank of 45 pages of
+// 2 (L 20, O 187) is retracted at 90 tokens and, as no idle rank could ever admit it with its
+// reserved output, rejected, instead of waiting forever on a worker nothing wakes.
+func TestSGLangDecodeRetractionOnlyPass(t *testing.T) {
+	p := disaggPlan(engine.SGLang, 45, 2, sessions(timedTurn{0, traffic.Turn{InputLength: 20, OutputLength: 187, Prompt: prompt32(1)[:20]}}))
+	res := Run(p)
+	r := res.Outcomes.At(0)
+	if r.Status != engine.Rejected || r.Preemptions != 1 || r.Tokens != 71 {
+		t.Errorf("status %v, %d retractions, %d tokens; want rejected after 1 retraction with 71 tokens", r.Status, r.Preemptions, r.Tokens)
+	}
+}
+
+// A destination-first (SGLang) hand-off with O = 1 completes at its transfer and gives its
+// decode-rank reservation back: on a decode rank of 3 pages of 16, each of five L 32 requests
+// reserves 3 pages (ceil(33/16)) and all complete; the reservations used to leak, so the
+// second hand-off waited forever.
+func TestSGLangSingleTokenReleasesDestination(t *testing.T) {
+	var ts []timedTurn
+	for i := 0; i < 5; i++ {
+		ts = append(ts, timedTurn{float64(10 * i), traffic.Turn{InputLength: 32, OutputLength: 1, Prompt: prompt32(uint32(1 + 100*i))}})
+	}
+	p := disaggPlan(engine.SGLang, 256, 16, sessions(ts...))
+	p.Decode.Rank.NumBlocks = 3
+	res := Run(p)
+	for i := 0; i < 5; i++ {
+		if r := res.Outcomes.At(i); r.Status != engine.Completed || r.FirstToken != float64(10*i)+1 {
+			t.Errorf("request %d: %v, first token %g; want completed at %d", i, r.Status, r.FirstToken, 10*i+1)
+		}
+	}
+	if k := res.DecodeWorkers[0].Ranks[0]; k.KV.Active() != 0 {
+		t.Errorf("%d decode pages still reserved", k.KV.Active())
+	}
+}

@@ -764,6 +764,10 @@ func (c *cluster) transferDone(r *engine.Request) {
 	}
 	r.EmitExternal(c.now)
 	if r.O <= 1 {
+		// Done with its first token: it never reaches the decode rank, whose destination
+		// reservation (SGLang) is given back.
+		r.DecodeTarget.Ranks[r.RankID].ReleaseDestination(r)
+		c.retryDestinations(r.DecodeTarget)
 		r.Status, r.Terminal = engine.Completed, c.now
 		c.dec.router.Free(r, r.DecodeTarget, r.RankID, c.now)
 		c.terminal(r)
