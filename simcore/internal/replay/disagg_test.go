@@ -83,18 +83,20 @@ func TestHandoffPlusBandwidth(t *testing.T) {
 	}
 }
 
-// Attention DP in both disaggregated roles (simulation.md §11.5 amended, §9): two requests
+// Attention DP in both disaggregated roles (simulation.md §11.5 amended, §9), for every
+// backend, with round-robin and KV routers: two requests
 // released together go to prefill ranks 0 and 1 of the one prefill worker and prefill in the
 // same lock-step pass [0, 1] (with dp 1 the second waits for [1, 2]: max_sequences is 1 per
 // rank); the decode router places them on decode ranks 0 and 1, whose group passes [1, 2],
 // [2, 3], [3, 4] give tokens 2..4. Both: TTFT 1, e2e 4.
 func TestAttentionDPInBothRoles(t *testing.T) {
-	for _, kv := range []bool{false, true} {
+	for i := 0; i < 6; i++ {
+		kv, policy := i%2 == 1, []engine.Policy{engine.VLLM, engine.SGLang, engine.TRTLLM}[i/2]
 		w := sessions(
 			timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: prompt32(1)}},
 			timedTurn{0, traffic.Turn{InputLength: 32, OutputLength: 4, Prompt: prompt32(101)}},
 		)
-		p := disaggPlan(engine.VLLM, 256, 16, w)
+		p := disaggPlan(policy, 256, 16, w)
 		p.Prefill.DP, p.Decode.DP = 2, 2
 		if kv {
 			// Decode router of §11.1: cost = active decode blocks + request blocks, so the
@@ -107,7 +109,7 @@ func TestAttentionDPInBothRoles(t *testing.T) {
 		for i := 0; i < 2; i++ {
 			r := res.Outcomes.At(i)
 			if r.Status != engine.Completed || r.FirstToken != 1 || r.LastToken != 4 || r.Tokens != 4 {
-				t.Errorf("kv %v request %d: status %v tokens %d first %g last %g, want 4 tokens at 1 … 4", kv, i, r.Status, r.Tokens, r.FirstToken, r.LastToken)
+				t.Errorf("policy %d kv %v request %d: status %v tokens %d first %g last %g, want 4 tokens at 1 … 4", policy, kv, i, r.Status, r.Tokens, r.FirstToken, r.LastToken)
 			}
 			if r.PrefillWorker != 0 || r.WorkerID != 0 || r.SourceHeld != 1 || r.DecodeAdmit != 1 {
 				t.Errorf("kv %v request %d: prefill worker %d, decode worker %d, held %g, decode admit %g; want 0, 0, 1, 1", kv, i, r.PrefillWorker, r.WorkerID, r.SourceHeld, r.DecodeAdmit)
