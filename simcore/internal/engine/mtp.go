@@ -11,7 +11,7 @@ import "aisimulate/simcore/internal/rng"
 // missing); the timing model prices the drafts (perf.WithMTP).
 
 // MTPStream is the name of the per-request MTP stream; its master seed is the request's
-// ordinal, so each request draws from its own stream (docs/simulation.md).
+// ordinal, so each request draws from its own stream (docs/semantics/simulation.md §5.4).
 const MTPStream = "mtp"
 
 // acceptedDrafts draws how many of nextn = len(rates) drafts are accepted in a row: draft i

@@ -193,7 +193,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				// Its last chunk plus reserved output exceed everything the pool could
 				// ever free (nothing else runs or holds blocks): like a head that even an
 				// idle rank cannot admit, it is rejected instead of stalling the rank
-				// forever [decision, docs/simulation.md].
+				// forever [decision, docs/semantics/simulation.md].
 				k.releaseBlocks(r, true)
 				r.computed, r.prefilling = 0, false
 				s.chunked = nil
@@ -226,7 +226,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
 					// Even an idle rank cannot admit it (its prompt plus reserved output
 					// exceed the pool): nothing would ever change, so it is rejected rather
-					// than blocking the queue forever [decision, docs/simulation.md].
+					// than blocking the queue forever [decision, docs/semantics/simulation.md].
 					k.popFront()
 					h.Status = Rejected
 					h.Terminal = start
@@ -402,7 +402,7 @@ func (w *Worker) countIntervalRound() {
 // to run: such rounds take no time and do nothing but count down, so a rank that went idle
 // during the interval is not stalled by it. A round in which the whole group is idle resets
 // every rank's new-token ratio to its initial value (SGLang's on_idle); it never decays it,
-// since decay follows decode passes only (docs/simulation.md, "SGLang
+// since decay follows decode passes only (docs/semantics/simulation.md, "SGLang
 // prefill_decode_interval").
 func (w *Worker) drainIdleRounds() {
 	w.blockedRounds = 0
@@ -417,7 +417,7 @@ func (w *Worker) drainIdleRounds() {
 // The extend pass that completes a prompt gives the first output token its slot at once when
 // the pool can hold those of the whole batch (evicting cached pages if needed); otherwise the
 // next decode pass takes both. A request whose first token is also its last takes none.
-// [decision, docs/simulation.md "SGLang KV slots"]
+// [decision, docs/semantics/simulation.md "SGLang KV slots"]
 
 // takeSlots gives r KV slots through tokens (the caller checked that the pool holds them).
 func (k *Rank) takeSlots(r *Request, tokens int) {
