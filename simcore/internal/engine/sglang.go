@@ -417,7 +417,7 @@ func (w *Worker) drainIdleRounds() {
 // The extend pass that completes a prompt gives the first output token its slot at once when
 // the pool can hold those of the whole batch (evicting cached pages if needed); otherwise the
 // next decode pass takes both. A request whose first token is also its last takes none.
-// [decision, docs/semantics/simulation.md "SGLang KV slots"]
+// [decision, docs/semantics/simulation.md §8 "KV slots run one token ahead"]
 
 // takeSlots gives r KV slots through tokens (the caller checked that the pool holds them).
 func (k *Rank) takeSlots(r *Request, tokens int) {
