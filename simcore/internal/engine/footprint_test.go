@@ -32,3 +32,22 @@ func TestPrefillRankHoldsBootstrapSlot(t *testing.T) {
 		}
 	}
 }
+
+// A prefill-only request (O = 0, simulation.md §3) produces no bootstrap token, so its prefill
+// footprint is its prompt alone (docs/semantics/simulation.md §11.5): L 32 fits a vLLM or
+// TensorRT-LLM prefill rank of 2 blocks of 16 and completes there, where L + 1 would need 3.
+func TestPrefillOnlyRequestHasNoBootstrapSlot(t *testing.T) {
+	for _, policy := range []Policy{VLLM, TRTLLM} {
+		cfg := &RankConfig{Policy: policy, Pool: PoolPrefill, MaxBatchedTokens: 8192, MaxSequences: 1, BlockSize: 16, NumBlocks: 2,
+			PrefixCaching: true, Timing: perf.Fixed{Prefill: 1, Decode: 1}}
+		w := NewWorker(0, cfg, 1)
+		k := w.Ranks[0]
+		r := &Request{Outcome: Outcome{Ordinal: 1, L: 32, O: 0, FirstAdmit: -1}, Prompt: []traffic.Segment{{Token: 3, Count: 32}}, SharedTokens: -1}
+		k.Enqueue(r)
+		w.StartPass(0)
+		w.FinishPass()
+		if r.Status != Completed || len(k.Held) != 0 || k.KV.Active() != 0 {
+			t.Errorf("policy %d: %v, %d held, %d blocks active; want completed on the prefill rank, nothing held", policy, r.Status, len(k.Held), k.KV.Active())
+		}
+	}
+}
