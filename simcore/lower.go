@@ -40,6 +40,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 			if kt.BandwidthGBPerSecond != nil {
 				plan.Transfer.BandwidthGBs = *kt.BandwidthGBPerSecond
 			}
+			plan.Transfer.HandoffMs = handoffMs(e)
 			plan.Transfer.BytesPerToken = int64(kt.BytesPerToken)
 			if kt.BytesPerToken == 0 {
 				par := e.Prefill.Parallelism
@@ -110,6 +111,19 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	return plan, acc, nil
 }
 
+// handoffMs resolves kv_transfer.handoff_ms (simulation.md §11.4): the configured value, or
+// for auto the default timing model's per-backend value when both roles use default timing
+// (the value is part of that model's calibration), else 0.
+func handoffMs(e *spec.Engine) float64 {
+	if v := e.KVTransfer.HandoffMs; v != nil {
+		return *v
+	}
+	if e.Prefill.Timing.Type == spec.TimingDefault && e.Decode.Timing.Type == spec.TimingDefault {
+		return perf.HandoffMs(e.Backend)
+	}
+	return 0
+}
+
 type emptyFS struct{}
 
 func (emptyFS) Open(name string) (fs.File, error) {
@@ -167,6 +181,14 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 			t.SetFrontend(w.Timing.FrontendMs)
 		}
 		rc.Timing = t
+	}
+	// MTP (simulation.md §5.4): the timing model prices the drafts, the ranks draw bursts.
+	rc.Timing = perf.WithMTP(rc.Timing, e.NextN)
+	if rc.NextN = e.NextN; rc.NextN > 0 {
+		rc.AcceptRates = e.NextNAcceptRates
+		if rc.AcceptRates == nil {
+			rc.AcceptRates = perf.DefaultAcceptRates(e.NextN)
+		}
 	}
 	if w.KVCache.Capacity.Type == spec.CapacityFixed {
 		rc.NumBlocks = w.KVCache.Capacity.Blocks

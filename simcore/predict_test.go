@@ -171,8 +171,9 @@ traffic:
 }
 
 // An SGLang prompt longer than one chunk whose prompt plus reserved output exceed the whole
-// pool can never finish its prefill: once nothing else runs it is rejected (docs/simulation.md,
-// "Stalls are defects") instead of stalling the run; one that fits completes.
+// pool can never finish its prefill: once nothing else runs it is rejected
+// (docs/semantics/simulation.md §8, "Decisions (no stalls)") instead of stalling the run; one
+// that fits completes.
 func TestSGLangChunkedPromptBeyondPool(t *testing.T) {
 	cfg := func(osl int) string {
 		return fmt.Sprintf(`

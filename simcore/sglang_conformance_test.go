@@ -53,8 +53,8 @@ engine:
 }
 
 // Blocked interval rounds of an idle SGLang rank drain before a later wave (simulation.md §8
-// item 4, docs/simulation.md "SGLang prefill_decode_interval"): b, arriving long after a's
-// extend pass armed the interval, is admitted on arrival, as with two attention-DP ranks.
+// item 4, docs/semantics/simulation.md §8 "prefill_decode_interval"): b, arriving long after
+// a's extend pass armed the interval, is admitted on arrival, as with two attention-DP ranks.
 func TestSGLangIntervalDrainsWhileIdle(t *testing.T) {
 	files := fstest.MapFS{"two.jsonl": {Data: []byte(sglangIntervalTrace)}}
 	for _, c := range []struct{ dp, interval int }{{1, 2}, {2, 2}, {1, 1}} {
@@ -99,10 +99,11 @@ engine:
 }
 
 // SGLang's admission budget sees the KV slot of every running request's newest token
-// (docs/simulation.md, "SGLang KV slots"): with 256 pages and prefill_decode_interval 20, the
-// second request (4 + 106 tokens) waits until the first (4 + 200) finishes, 199.5 ms after its
-// arrival, as in the reference, instead of slipping in when the interval ends (free 232 pages
-// minus 179 × ratio 0.6799 reserved ≈ 110.3 > 110 without that slot, 109.3 with it).
+// (docs/semantics/simulation.md §8, "KV slots run one token ahead"): with 256 pages and
+// prefill_decode_interval 20, the second request (4 + 106 tokens) waits until the first
+// (4 + 200) finishes, 199.5 ms after its arrival, as in the reference, instead of slipping in
+// when the interval ends (free 232 pages minus 179 × ratio 0.6799 reserved ≈ 110.3 > 110
+// without that slot, 109.3 with it).
 func TestSGLangAdmissionCountsNewestTokenSlot(t *testing.T) {
 	trace := `{"timestamp": 100, "input_length": 4, "output_length": 200, "hash_ids": [1, 2, 3, 4], "request_id": "first"}
 {"timestamp": 100.5, "input_length": 4, "output_length": 106, "hash_ids": [5, 6, 7, 8], "request_id": "second"}

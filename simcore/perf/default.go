@@ -149,6 +149,8 @@ type Default struct {
 	Backend string
 	// Calibrated is false when no fitted coefficients exist for the backend.
 	Calibrated bool
+	// nextn is the MTP draft count decode steps are priced with (mtp.go, WithMTP).
+	nextn int
 }
 
 // NewDefault builds the default timing model for one worker role.
@@ -242,8 +244,7 @@ func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float6
 	if ctx <= 0 {
 		ctx = b * float64(meanContext)
 	}
-	mtp := 1.0
-	return d.forward(b*mtp, b, d.decodeAttn(b, ctx))
+	return d.decodeStepMs(b, ctx)
 }
 
 // forward sums every op of one pass over tokens tokens (rows = LM-head rows).

@@ -1,6 +1,9 @@
 package spec
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Backend names of engine.backend.
 const (
@@ -41,12 +44,12 @@ const aicControl = "AIC estimator controls are not supported by this simulator"
 
 var engineShape = shape{
 	keys: []string{"mode", "model", "hardware", "backend", "backend_version", "context_length", "workers", "kv_transfer",
-		"gemm_quant_mode", "moe_quant_mode", "kvcache_quant_mode", "fmha_quant_mode", "comm_quant_mode", "forward_model"},
+		"gemm_quant_mode", "moe_quant_mode", "kvcache_quant_mode", "fmha_quant_mode", "comm_quant_mode", "forward_model",
+		"nextn", "nextn_accept_rates"},
 	unsupported: map[string]string{
 		"speculation":            "speculation needs the offline engine stack without adapters",
 		"afd":                    "AFD topologies need the analytical engine stack",
-		"nextn":                  aicControl,
-		"nextn_accepted":         aicControl,
+		"nextn_accepted":         aicControl + "; give per-draft acceptance probabilities in engine.nextn_accept_rates instead",
 		"enable_chunked_prefill": aicControl + " (chunked prefill is always on)",
 		"enable_eplb":            aicControl,
 		"wideep_num_slots":       aicControl,
@@ -95,7 +98,7 @@ var timingShape = shape{
 	unsupported: map[string]string{"fpm_parquet_path": "FPM-based default timing is not supported by this simulator"},
 }
 
-var kvTransferShape = shape{keys: []string{"bytes_per_token", "bandwidth_gb_per_second", "timing_mode"}}
+var kvTransferShape = shape{keys: []string{"bytes_per_token", "bandwidth_gb_per_second", "timing_mode", "handoff_ms"}}
 
 func decodeEngine(d *decoder, root map[string]any) Engine {
 	var e Engine
@@ -142,6 +145,7 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 	e.FMHAQuantMode = quant("fmha_quant_mode")
 	e.CommQuantMode = quant("comm_quant_mode")
 	decodeForwardModel(o)
+	e.NextN, e.NextNAcceptRates = decodeMTP(o)
 	if !d.ok() {
 		return e
 	}
@@ -194,6 +198,36 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 	return e
 }
 
+// decodeMTP decodes engine.nextn (int 0..MaxNextN, default 0) and engine.nextn_accept_rates
+// (exactly nextn numbers in [0, 1]; nil when absent or null = the timing model's default),
+// simulation.md §5.4.
+func decodeMTP(o *object) (int, []float64) {
+	d := o.d
+	n := 0 // absent or null
+	if p := o.optInt("nextn", ge(0), le(MaxNextN)); p != nil {
+		n = *p
+	}
+	v := o.m["nextn_accept_rates"]
+	if !d.ok() || v == nil {
+		return n, nil
+	}
+	path := o.p("nextn_accept_rates")
+	list, isList := v.([]any)
+	if !isList {
+		d.failf(path, "must be a list of %d acceptance probabilities in [0, 1] (one per draft token of engine.nextn), got %s", n, describe(v))
+		return n, nil
+	}
+	if len(list) != n {
+		d.failf(path, "must have exactly engine.nextn = %d entries (one acceptance probability per draft token), got %d", n, len(list))
+		return n, nil
+	}
+	rates := make([]float64, len(list))
+	for i, x := range list {
+		rates[i] = d.asFloat(fmt.Sprintf("%s.%d", path, i), x, ge(0), le(1))
+	}
+	return n, rates
+}
+
 func decodeForwardModel(o *object) {
 	if !o.set("forward_model") {
 		return
@@ -213,7 +247,22 @@ func decodeKVTransfer(d *decoder, o *object) *KVTransfer {
 	kt.BytesPerToken = bytesPerToken(ko)
 	kt.BandwidthGBPerSecond = ko.optFloat("bandwidth_gb_per_second", gt(0))
 	kt.TimingMode = ko.enum("timing_mode", "destination_missing", "full_prompt")
+	kt.HandoffMs = handoffMs(ko)
 	return kt
+}
+
+// handoffMs decodes kv_transfer.handoff_ms: `number >= 0 | auto` (nil = auto, also when
+// absent or null).
+func handoffMs(o *object) *float64 {
+	v := o.m["handoff_ms"]
+	if s, isStr := v.(string); isStr && s == "auto" {
+		return nil
+	}
+	if _, isNum := v.(json.Number); v != nil && !isNum {
+		o.d.failf(o.p("handoff_ms"), "must be a number of milliseconds >= 0 or \"auto\" (the default timing model's per-backend value), got %s", describe(v))
+		return nil
+	}
+	return o.optFloat("handoff_ms", ge(0))
 }
 
 // bytesPerToken decodes `int>0 | auto` (0 = auto).
@@ -413,20 +462,12 @@ func (e *Engine) roleWorkers() ([]string, []*Worker) {
 // checkRunner is the dynamo runner's capability check (processing step 9).
 func checkRunner(d *decoder, cfg *Config) {
 	e := &cfg.Engine
-	if e.Mode == ModeDisaggregated && e.Backend == BackendTRTLLM {
-		d.failf("engine.backend", "runner does not support backend/topology 'trtllm'/'disagg'; use backend vllm or sglang, or engine.mode: aggregated")
-		return
-	}
 	names, workers := e.roleWorkers()
 	for i, w := range workers {
 		if w == nil {
 			continue
 		}
 		base := fmt.Sprintf("engine.workers.%s", names[i])
-		if e.Mode == ModeDisaggregated && w.Parallelism.AttentionData > 1 {
-			d.failf(base+".parallelism.attention_data", "the dynamo runner does not support attention data parallelism in disaggregated mode; set attention_data: 1")
-			return
-		}
 		if w.Scheduler.PrefillScheduleInterval != 1 {
 			d.failf(base+".scheduler.prefill_schedule_interval", "the dynamo runner requires prefill_schedule_interval 1, got %d", w.Scheduler.PrefillScheduleInterval)
 			return

@@ -110,7 +110,15 @@ type Engine struct {
 	KVCacheQuantMode string
 	FMHAQuantMode    string
 	CommQuantMode    string
+	// NextN is engine.nextn: MTP draft tokens per decode step, 0..MaxNextN (simulation.md §5.4).
+	NextN int
+	// NextNAcceptRates is engine.nextn_accept_rates: exactly NextN per-draft acceptance
+	// probabilities; nil = the timing model's default (perf.DefaultAcceptRates).
+	NextNAcceptRates []float64
 }
+
+// MaxNextN is the largest engine.nextn (the AIC estimator's limit).
+const MaxNextN = 5
 
 // Worker is engine.workers.<role> after role defaults.
 type Worker struct {
@@ -186,6 +194,9 @@ type KVTransfer struct {
 	BytesPerToken        int      // 0 = auto
 	BandwidthGBPerSecond *float64 // nil = no transfer delay
 	TimingMode           string   // destination_missing (default) | full_prompt
+	// HandoffMs is the fixed per-request hand-off latency in ms (simulation.md §11.4);
+	// nil = auto (the default timing model's per-backend value, see perf.HandoffMs).
+	HandoffMs *float64
 }
 
 // Router is the router adapter section after defaults.

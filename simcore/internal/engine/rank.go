@@ -27,7 +27,7 @@ type Rank struct {
 	trtToCompletion int
 	trtHeld         int
 	// Steady decode cohort (see steady.go); steadyOK: the backend's passes allow it (vLLM,
-	// TensorRT-LLM) and the configuration does not ask for exact passes.
+	// TensorRT-LLM) and the configuration allows it (steadyAllowed).
 	steadyOK       bool
 	steadyN        int
 	steadySumKnown int64 // Σ known at entry over steady requests
@@ -57,9 +57,9 @@ func newRank(cfg *RankConfig, id int32) *Rank {
 		k.sgl.init(cfg)
 	case TRTLLM:
 		k.noEvict = true
-		k.steadyOK = !cfg.Exact
+		k.steadyOK = steadyAllowed(cfg)
 	default:
-		k.steadyOK = !cfg.Exact
+		k.steadyOK = steadyAllowed(cfg)
 	}
 	return k
 }
@@ -86,8 +86,10 @@ func (k *Rank) Enqueue(r *Request) {
 	k.waiting = append(k.waiting, r)
 }
 
-// Materialize queues a disaggregated hand-off on a decode rank.
+// Materialize queues a disaggregated hand-off on a decode rank (TensorRT-LLM clips its output
+// to the pool first, as at enqueue).
 func (k *Rank) Materialize(r *Request) {
+	k.clipOutput(r)
 	k.materialized = append(k.materialized, r)
 }
 
@@ -163,7 +165,7 @@ func (k *Rank) idlePass() {
 func (k *Rank) reservedOut(r *Request) int {
 	rem := r.remainingOut(k.cfg.MaxModelLen)
 	if k.cfg.Pool == PoolPrefill {
-		rem = min(rem, 1)
+		rem = min(rem, bootstrapOut(r))
 	}
 	return rem
 }
@@ -270,7 +272,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 	if desired < 0 {
 		desired = 0
 	}
-	need := r.computed + desired
+	need := k.reserveTokens(r, r.computed+desired)
 	for {
 		have := r.held()
 		inactiveHits := 0

@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"aisimulate/simcore/internal/rng"
 	"aisimulate/simcore/internal/traffic"
 	"aisimulate/simcore/internal/xmath"
 )
@@ -88,6 +89,12 @@ type Request struct {
 	runs      []itlRun
 	gaps      []float64
 	History   *History // non-nil when per-request capture is on
+	// MTP draws (mtp.go): the request's own stream, seeded at its first decode burst.
+	mtpStream rng.Stream
+	mtpSeeded bool
+	// promptDone marks a request whose prompt completed in the current pass: its token is a
+	// single one, not an MTP burst (mtp.go).
+	promptDone bool
 	// Disaggregated hand-off.
 	TransferMs   float64 // KV transfer delay once the transfer starts
 	destBlocks   int     // SGLang: blocks reserved (anonymous) on the decode rank before the transfer
@@ -276,7 +283,7 @@ func (r *Request) Reserve(bs int) {
 
 // PrepareDecode resets rank state before a hand-off is materialised on a decode rank.
 func (r *Request) PrepareDecode() {
-	r.computed, r.prefilling, r.scheduled = 0, false, 0
+	r.computed, r.prefilling, r.scheduled, r.promptDone = 0, false, 0, false
 	r.pinned, r.hitBlocks, r.registered = false, 0, 0
 	r.blocks, r.anon = r.blocks[:0], 0
 	if r.destBlocks > 0 {

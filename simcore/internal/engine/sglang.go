@@ -99,6 +99,15 @@ func (k *Rank) RetryDestinations() []*Request {
 	return started
 }
 
+// ReleaseDestination frees the blocks a destination-first hand-off reserved on this decode
+// rank when it never materialises there (a request with O = 1 completes at its transfer).
+func (k *Rank) ReleaseDestination(r *Request) {
+	if r.destBlocks > 0 {
+		k.KV.Release(nil, r.destBlocks, 0, 0, true)
+		r.destBlocks = 0
+	}
+}
+
 func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64) {
 	cfg := k.cfg
 	s := &k.sgl
@@ -150,9 +159,9 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			if float64(c+res) >= remTotal {
 				return false
 			}
-			fresh := xmath.CeilDiv(r.computed+c, bs) - r.held()
+			fresh := xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.held()
 			if !r.pinned {
-				fresh = xmath.CeilDiv(r.computed+c, bs) - r.hitBlocks
+				fresh = xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.hitBlocks
 			}
 			inactiveHits := 0
 			if !r.pinned && r.hitBlocks > 0 {
@@ -184,7 +193,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				// Its last chunk plus reserved output exceed everything the pool could
 				// ever free (nothing else runs or holds blocks): like a head that even an
 				// idle rank cannot admit, it is rejected instead of stalling the rank
-				// forever [decision, docs/simulation.md].
+				// forever [decision, docs/semantics/simulation.md].
 				k.releaseBlocks(r, true)
 				r.computed, r.prefilling = 0, false
 				s.chunked = nil
@@ -217,7 +226,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
 					// Even an idle rank cannot admit it (its prompt plus reserved output
 					// exceed the pool): nothing would ever change, so it is rejected rather
-					// than blocking the queue forever [decision, docs/simulation.md].
+					// than blocking the queue forever [decision, docs/semantics/simulation.md].
 					k.popFront()
 					h.Status = Rejected
 					h.Terminal = start
@@ -256,6 +265,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	}
 	// Decode pass: every running request needs the KV slot of the token it produces, beyond
 	// the slots of its known tokens (sglSlotsAhead).
+	retracted := false
 	for {
 		need := 0
 		for _, r := range k.running {
@@ -265,6 +275,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 			break
 		}
 		k.retract(w)
+		retracted = true
 	}
 	var activeKV int64
 	for _, r := range k.running {
@@ -273,7 +284,9 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		activeKV += int64(r.Known())
 	}
 	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
-	k.formed = len(k.ready) > 0
+	// A pass that only retracted still counts (as a vLLM pass that only preempts): its empty
+	// completion lets the victims be re-admitted or rejected instead of idling with work.
+	k.formed = len(k.ready) > 0 || retracted
 	if n := len(k.ready); n > 0 && cfg.Pool != PoolPrefill {
 		decode = cfg.Timing.DecodeMs(n, activeKV, floorMean(activeKV, n), int64(cfg.NumBlocks)*int64(bs))
 	}
@@ -346,7 +359,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 	s.ratio = max(s.minRatio, s.ratio-s.decay)
 	var done []*Request
 	for _, r := range k.running {
-		r.emit(end, w, p)
+		k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
 		if r.remainingOut(cfg.MaxModelLen) <= 0 {
 			done = append(done, r)
 		}
@@ -389,7 +402,7 @@ func (w *Worker) countIntervalRound() {
 // to run: such rounds take no time and do nothing but count down, so a rank that went idle
 // during the interval is not stalled by it. A round in which the whole group is idle resets
 // every rank's new-token ratio to its initial value (SGLang's on_idle); it never decays it,
-// since decay follows decode passes only (docs/simulation.md, "SGLang
+// since decay follows decode passes only (docs/semantics/simulation.md, "SGLang
 // prefill_decode_interval").
 func (w *Worker) drainIdleRounds() {
 	w.blockedRounds = 0
@@ -404,7 +417,7 @@ func (w *Worker) drainIdleRounds() {
 // The extend pass that completes a prompt gives the first output token its slot at once when
 // the pool can hold those of the whole batch (evicting cached pages if needed); otherwise the
 // next decode pass takes both. A request whose first token is also its last takes none.
-// [decision, docs/simulation.md "SGLang KV slots"]
+// [decision, docs/semantics/simulation.md §8 "KV slots run one token ahead"]
 
 // takeSlots gives r KV slots through tokens (the caller checked that the pool holds them).
 func (k *Rank) takeSlots(r *Request, tokens int) {

@@ -9,8 +9,8 @@ import (
 
 // Blocked prefill_decode_interval rounds left when a wave ends drain at the next pass without
 // decaying the new-token ratio: the whole group is idle in them, so the ratio is reset to its
-// initial value (docs/simulation.md, "SGLang prefill_decode_interval"), and the next request is
-// admitted at once.
+// initial value (docs/semantics/simulation.md §8, "prefill_decode_interval"), and the next
+// request is admitted at once.
 func TestSGLangIdleIntervalRoundsResetRatio(t *testing.T) {
 	cfg := &RankConfig{Policy: SGLang, MaxBatchedTokens: 64, MaxSequences: 4, BlockSize: 1, NumBlocks: 64,
 		ChunkedPrefillSize: 64, MaxPrefillTokens: 64, PrefillDecodeInterval: 20,

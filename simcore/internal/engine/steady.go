@@ -110,6 +110,11 @@ func (k *Rank) steadyKnown(pass int64) int64 {
 	return k.steadySumKnown + int64(k.steadyN)*pass - k.steadySumBase
 }
 
+// steadyAllowed reports whether a vLLM or TensorRT-LLM rank of cfg may use the steady cohort:
+// not when exact passes are asked for, and not with MTP, whose bursts advance a request by a
+// random number of tokens per pass where the cohort's closed form advances one.
+func steadyAllowed(cfg *RankConfig) bool { return !cfg.Exact && cfg.NextN == 0 }
+
 // enterSteady moves requests that just emitted and will only decode for at least one pass
 // out of the active list; next is the pass index they decode in next.
 func (k *Rank) enterSteady(next int64) {

@@ -12,32 +12,41 @@ import "aisimulate/simcore/internal/xmath"
 // Every hook below is a no-op on other backends (k.noEvict is false), so the shared code
 // calls them unconditionally.
 
-// clipOutput clips r's output to what the pool and context can hold; a prompt that leaves no
-// room for one output token is rejected at its first pass (simulation.md §7).
+// clipOutput clips r's output to what the pool and context can hold (simulation.md §7), at
+// enqueue on an aggregated rank and when a hand-off is materialized on a decode rank. On an
+// aggregated rank a prompt that leaves no room for one output token is rejected at its first
+// pass; a hand-off already has its first token and keeps at least one more to owe (a decode
+// rank that can never hold it rejects it, formVLLMPass (b)). A prefill rank clips nothing: its
+// footprint is the prompt and the bootstrap token (§11.5 amended), the output is the decode
+// pool's.
 func (k *Rank) clipOutput(r *Request) {
-	if !k.noEvict {
+	cfg := k.cfg
+	if !k.noEvict || cfg.Pool == PoolPrefill {
 		return
 	}
-	cfg := k.cfg
 	limit := cfg.NumBlocks * cfg.BlockSize
 	if cfg.MaxModelLen > 0 && cfg.MaxModelLen < limit {
 		limit = cfg.MaxModelLen
 	}
-	if r.L+k.trtOut(r) > limit {
-		r.O = limit - r.L
-		if r.O < 1 {
-			r.O = 0
-			r.noRoom = true
-		}
+	if r.L+r.O <= limit {
+		return
+	}
+	r.O = limit - r.L
+	if cfg.Pool == PoolDecode {
+		r.O = max(r.O, r.generated+1)
+		return
+	}
+	if r.O < 1 {
+		r.O = 0
+		r.noRoom = true
 	}
 }
 
 // trtOut is the output r reserves to completion: all of it, except on a disaggregated prefill
-// rank, which produces only the hidden bootstrap token (simulation.md §11.5 amended), so that
-// the prefill pool neither reserves nor clips the output the decode pool will produce.
+// rank, which produces only the hidden bootstrap token (footprint.go).
 func (k *Rank) trtOut(r *Request) int {
 	if k.cfg.Pool == PoolPrefill {
-		return min(r.O, 1)
+		return bootstrapOut(r)
 	}
 	return r.O
 }
@@ -55,7 +64,8 @@ func (k *Rank) trtRejects(h *Request) bool {
 
 // trtAdmits is the admission rule: the whole sequence's blocks, less the cached prefix blocks
 // already active on the rank, must fit the free blocks left after every running request's
-// remaining to-completion reservation.
+// remaining to-completion reservation. A decode rank admits a hand-off with activeHits 0: no
+// prefix credit (§7, §11.3 amended).
 func (k *Rank) trtAdmits(h *Request, activeHits int) bool {
 	cfg := k.cfg
 	need := k.trtFootprint(h) - activeHits

@@ -10,7 +10,6 @@ import (
 // A TensorRT-LLM prefill rank reserves the prompt and the hidden bootstrap token only
 // (simulation.md §11.5 amended): a 3/8 request on a pool of 2 blocks of 4 tokens is admitted
 // with its output left whole for the decode pool, finishes its prefill and is handed off.
-// (Validation refuses disaggregated TensorRT-LLM today, so the rule is tested on the engine.)
 func TestTRTLLMPrefillReservesBootstrapOnly(t *testing.T) {
 	cfg := &RankConfig{Policy: TRTLLM, Pool: PoolPrefill, MaxBatchedTokens: 64, MaxSequences: 1,
 		BlockSize: 4, NumBlocks: 2, Timing: perf.Fixed{Prefill: 1, Decode: 1}}

@@ -55,8 +55,16 @@ func (k *Rank) formVLLMPass(start float64, w *Worker) (prefill, decode float64) 
 	for len(k.running) < cfg.MaxSequences && k.budget > 0 && k.mHead < len(k.materialized) {
 		h := k.materialized[k.mHead]
 		hits := k.KV.Match(h.PromptHashIDs(cfg.BlockSize, cfg.HashIDs))
-		needed := xmath.CeilDiv(h.Known(), cfg.BlockSize) - k.KV.ActiveHits(hits)
-		if needed > cfg.NumBlocks-k.KV.Active() {
+		if k.noEvict && k.trtRejects(h) {
+			// A hand-off the decode pool can never hold is rejected as at enqueue instead
+			// of stalling the rank (docs/semantics/simulation.md §7).
+			k.materialized[k.mHead] = nil
+			k.mHead++
+			h.Status, h.Terminal = Rejected, start
+			w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+			continue
+		}
+		if !k.admitsHandoff(h, hits) {
 			break
 		}
 		h.computed = h.L
@@ -139,7 +147,7 @@ func (k *Rank) rejects(h *Request) bool {
 	if k.noEvict {
 		return k.trtRejects(h)
 	}
-	return xmath.CeilDiv(h.Known(), cfg.BlockSize) > cfg.NumBlocks
+	return xmath.CeilDiv(k.admitTokens(h), cfg.BlockSize) > cfg.NumBlocks
 }
 
 // admits is the admission rule of the waiting head h whose cached prefix holds activeHits
@@ -150,7 +158,19 @@ func (k *Rank) admits(h *Request, activeHits int) bool {
 		return k.trtAdmits(h, activeHits)
 	}
 	cfg := k.cfg
-	return xmath.CeilDiv(h.Known(), cfg.BlockSize)-activeHits <= cfg.NumBlocks-k.KV.Active()
+	return xmath.CeilDiv(k.admitTokens(h), cfg.BlockSize)-activeHits <= cfg.NumBlocks-k.KV.Active()
+}
+
+// admitsHandoff is the admission rule of the materialized head h with hits prefix blocks
+// resident on the decode rank (§11.3): vLLM counts the active ones as credit against the
+// blocks of its known tokens; TensorRT-LLM needs its whole to-completion footprint, no prefix
+// credit (§7, §11.3 amended).
+func (k *Rank) admitsHandoff(h *Request, hits int) bool {
+	if k.noEvict {
+		return k.trtAdmits(h, 0)
+	}
+	cfg := k.cfg
+	return xmath.CeilDiv(h.Known(), cfg.BlockSize)-k.KV.ActiveHits(hits) <= cfg.NumBlocks-k.KV.Active()
 }
 
 // preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
@@ -176,6 +196,7 @@ func (k *Rank) finishVLLMPass(end float64, w *Worker, p int32) {
 	for _, r := range k.active {
 		if r.prefilling && r.scheduled > 0 && r.computed >= r.Known() {
 			r.prefilling = false
+			r.promptDone = true // MTP: its token this pass is a single one (mtp.go)
 			w.Out = append(w.Out, Note{Kind: NotePrefillDone, R: r, Rank: k.ID})
 			if cfg.Pool == PoolPrefill || r.remainingOut(cfg.MaxModelLen) <= 0 {
 				anyDone = true
@@ -183,7 +204,12 @@ func (k *Rank) finishVLLMPass(end float64, w *Worker, p int32) {
 		}
 	}
 	for _, r := range k.ready {
-		r.emit(end, w, p)
+		if r.promptDone {
+			r.promptDone = false
+			r.emit(end, w, p)
+		} else {
+			k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
+		}
 		if r.remainingOut(cfg.MaxModelLen) <= 0 {
 			anyDone = true
 		}

@@ -66,6 +66,10 @@ type RankConfig struct {
 	// must not change, which tests check.
 	Exact  bool
 	Timing perf.Timing
+	// NextN drafts per decode step and their acceptance probabilities (len NextN), MTP of
+	// simulation.md §5.4; 0 = off. The timing model already prices the drafts.
+	NextN       int
+	AcceptRates []float64
 	// SGLang knobs (simulation.md §8).
 	ChunkedPrefillSize    int
 	MaxPrefillTokens      int

@@ -754,7 +754,8 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 		r.DecodeOverlapTokens = min(p.Overlap*c.dec.plan.Router.BlockSize, r.L)
 	}
 	tr := &c.plan.Transfer
-	d := 0.0
+	// d_ms = handoff_ms + bandwidth term (simulation.md §11.4).
+	d := tr.HandoffMs
 	if tr.BandwidthGBs > 0 {
 		tokens := r.L
 		if !tr.FullPrompt {
@@ -762,7 +763,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 			m := p.Worker.Ranks[p.Rank].KV.Match(r.PromptHashIDs(bs, c.dec.plan.Rank.HashIDs)) * bs
 			tokens = r.L - min(r.L, m)
 		}
-		d = ((float64(int64(tokens)*tr.BytesPerToken) / (tr.BandwidthGBs * 1e9)) * 1000)
+		d = tr.HandoffMs + ((float64(int64(tokens)*tr.BytesPerToken) / (tr.BandwidthGBs * 1e9)) * 1000)
 	}
 	r.DecodeTarget = p.Worker
 	r.SourceWorker, r.SourceRank = w, rank
@@ -794,11 +795,17 @@ func (c *cluster) retryDestinations(w *engine.Worker) {
 func (c *cluster) transferDone(r *engine.Request) {
 	r.SourceWorker.Ranks[r.SourceRank].ReleaseSource(r)
 	r.SourceReleased = c.now
+	// The freed blocks may admit a prefill that waits for room (§2.3 step 7).
+	c.markDirty(r.SourceWorker)
 	if c.pl != nil {
 		c.maybeRemove(c.pre, r.SourceWorker)
 	}
 	r.EmitExternal(c.now)
 	if r.O <= 1 {
+		// Done with its first token: it never reaches the decode rank, whose destination
+		// reservation (SGLang) is given back.
+		r.DecodeTarget.Ranks[r.RankID].ReleaseDestination(r)
+		c.retryDestinations(r.DecodeTarget)
 		r.Status, r.Terminal = engine.Completed, c.now
 		c.dec.router.Free(r, r.DecodeTarget, r.RankID, c.now)
 		c.terminal(r)

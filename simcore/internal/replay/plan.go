@@ -45,6 +45,9 @@ type Transfer struct {
 	// BandwidthGBs is decimal GB/s; 0 means no delay (null bandwidth).
 	BandwidthGBs float64
 	FullPrompt   bool
+	// HandoffMs is the fixed per-request hand-off latency (kv_transfer.handoff_ms, auto
+	// resolved), added to every transfer's bandwidth term.
+	HandoffMs float64
 }
 
 // PlannerPlan configures the planner: its settings, roles in pool order (agg, or prefill

@@ -126,5 +126,5 @@ func Synthetic(t spec.Traffic, blockSize int) Workload {
 
 // foldID maps a 64-bit block id to the 32-bit token id that fills its block. The reference
 // truncates to the low 32 bits, which would give every prefix group the same tokens; we fold
-// the high half in so groups stay distinct [decision, docs/simulation.md].
+// the high half in so groups stay distinct [decision, docs/semantics/simulation.md].
 func foldID(id uint64) uint32 { return uint32(id ^ id>>32) }
