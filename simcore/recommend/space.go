@@ -29,6 +29,9 @@ type Param struct {
 	Continuous bool
 	Min, Max   float64
 	Log, Int   bool
+	// ordinal is true for categorical values that are single numbers in ascending order
+	// (stepped ranges, numeric choices): the optimiser treats neighbours as similar.
+	ordinal bool
 	// Branch marks a parallelism preset (ladder or list): every value gets at least one trial
 	// when the budget allows.
 	Branch bool
@@ -69,6 +72,7 @@ func NewSpace(rec *spec.Recommendation, facts Facts) (*Space, error) {
 			for _, c := range dm.Choices {
 				p.Values = append(p.Values, []any{c})
 			}
+			p.ordinal = ascendingNumbers(dm.Choices)
 		} else {
 			p.Continuous, p.Min, p.Max, p.Log, p.Int = true, dm.Min, dm.Max, dm.Scale == spec.ScaleLog, dm.Int
 		}
@@ -202,4 +206,17 @@ func (s *Space) ConfigOf(pt Point) map[string]any {
 		out[p] = spec.PlainTree(values[i])
 	}
 	return out
+}
+
+// ascendingNumbers reports whether values are numbers in strictly ascending order.
+func ascendingNumbers(values []any) bool {
+	prev := math.Inf(-1)
+	for _, v := range values {
+		x := spec.DomainValueFloat(v)
+		if math.IsNaN(x) || x <= prev {
+			return false
+		}
+		prev = x
+	}
+	return len(values) > 1
 }

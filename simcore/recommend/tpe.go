@@ -10,11 +10,13 @@ import (
 // The model-based optimiser ("bayesian", the default) is a tree-structured Parzen estimator
 // (TPE; Bergstra et al., 2011): the candidates observed before the current block are split
 // into the best tpeGamma share ("good") and the rest; each parameter gets a density over its
-// values from each group (categorical: counts plus a uniform prior of total weight one;
+// values from each group (categorical: counts plus a uniform prior of total weight one, with
+// ordered numeric choices smoothed by a Gaussian kernel over their positions;
 // continuous: Gaussian kernels of width tpeBandwidth(n) around the good values in [0,1]
 // coordinates, log coordinates on a log scale, plus a uniform prior); tpeSamples points are
 // drawn from the good densities and the one maximising Σ log(l(x)/g(x)) over its active
-// parameters that has not been proposed before is taken. Infeasible, failed and timed-out
+// parameters that has not been proposed before is taken. The proposals already made in the
+// current block join the bad group ("constant liar"). Infeasible, failed and timed-out
 // candidates count as the worst.
 const (
 	tpeGamma   = 0.25
@@ -66,9 +68,15 @@ func (s *Search) tpePoint(r *rng.Stream, t int) Point {
 		}
 		return obs[i].first < obs[j].first
 	})
-	nGood := int(math.Ceil(tpeGamma * float64(len(obs))))
+	nGood := int(math.Ceil(tpeGamma * math.Sqrt(float64(len(obs)))))
 	nGood = max(1, min(nGood, finite, len(obs)-1))
 	good, bad := obs[:nGood], obs[nGood:]
+	// Constant liar: the block's earlier proposals, not yet observed, count as bad, so the
+	// proposals of one block spread out instead of repeating the model's single favourite.
+	bad = append([]observation(nil), bad...)
+	for k := start; k < t; k++ {
+		bad = append(bad, observation{pt: s.points[k], score: math.Inf(-1), first: k})
+	}
 	sp := s.space
 	lm := make([]density, len(sp.Params))
 	gm := make([]density, len(sp.Params))
@@ -144,15 +152,44 @@ func (s *Space) fit(i int, group []observation) density {
 	}
 	k := len(p.Values)
 	d.weights = make([]float64, k)
-	total := 1.0
 	for v := range d.weights {
 		d.weights[v] = 1 / float64(k)
 	}
+	var hits []int
 	for _, o := range group {
 		if !math.IsNaN(o.pt[i]) {
-			d.weights[int(o.pt[i])]++
-			total++
+			hits = append(hits, int(o.pt[i]))
 		}
+	}
+	if p.ordinal && k > 1 {
+		// Ordered numeric choices: each observation spreads a Gaussian kernel over the
+		// neighbouring values (positions in [0,1]), so nearby values share its evidence.
+		sigma := tpeBandwidth(len(hits))
+		for _, h := range hits {
+			row := make([]float64, k)
+			sum := 0.0
+			for v := range row {
+				z := (float64(v-h) / float64(k-1)) / sigma
+				row[v] = math.Exp(-0.5 * z * z)
+				sum += row[v]
+			}
+			for v := range row {
+				d.weights[v] += row[v] / sum
+			}
+		}
+	} else {
+		// Unordered choices: one pseudo-count per value (Laplace), so a value no good
+		// candidate has yet keeps being tried.
+		for v := range d.weights {
+			d.weights[v] = 1
+		}
+		for _, h := range hits {
+			d.weights[h]++
+		}
+	}
+	total := 0.0
+	for _, w := range d.weights {
+		total += w
 	}
 	for v := range d.weights {
 		d.weights[v] /= total
