@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -220,5 +221,40 @@ func TestRecommendSetAndStdout(t *testing.T) {
 	if r.code != 0 || lines[0] != "AISimulate recommendations" || lines[len(lines)-1] != "Saved full result to: t/recommendation.json" ||
 		!strings.HasPrefix(lines[1], "1: goodput=") || !strings.HasSuffix(lines[1], " config=t/recommendations/0001.yaml") {
 		t.Errorf("table: %d %q", r.code, r.stdout)
+	}
+}
+
+// updateGolden, when AISIMULATE_UPDATE_GOLDEN=1, rewrites the golden files instead of
+// comparing (review the diff before committing).
+var moduleVersion = regexp.MustCompile(`"module_version": "[^"]*"`)
+
+var updateGolden = os.Getenv("AISIMULATE_UPDATE_GOLDEN") == "1"
+
+// A small sweep's files and standard output, byte for byte.
+func TestRecommendGolden(t *testing.T) {
+	out, r := recommendOut(t, "optimizer.max_trials=12")
+	if r.code != 0 {
+		t.Fatalf("recommend: %d %s", r.code, r.stderr)
+	}
+	files := readTree(t, out)
+	files["stdout.txt"] = []byte(r.stdout)
+	// The module version is the build's (git describe); the golden file holds a placeholder.
+	files["recommendation.json"] = moduleVersion.ReplaceAll(files["recommendation.json"], []byte(`"module_version": "VERSION"`))
+	golden := filepath.Join("testdata", "recommend-small")
+	if updateGolden {
+		must(t, os.RemoveAll(golden))
+		for name, b := range files {
+			must(t, os.MkdirAll(filepath.Dir(filepath.Join(golden, name)), 0o755))
+			must(t, os.WriteFile(filepath.Join(golden, name), b, 0o644))
+		}
+	}
+	want := readTree(t, golden)
+	if len(want) != len(files) {
+		t.Errorf("%d files, golden has %d", len(files), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(files[name], b) {
+			t.Errorf("%s differs from %s:\n%s", name, filepath.Join(golden, name), files[name])
+		}
 	}
 }
