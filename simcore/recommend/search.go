@@ -263,3 +263,23 @@ func drawContinuous(p *Param, u float64) float64 {
 	}
 	return p.Min + u*(p.Max-p.Min)
 }
+
+// Space is the search space being searched.
+func (s *Search) Space() *Space { return s.space }
+
+// ScoreOutcome is the ranking score one outcome of a configuration would get (−Inf when it
+// is not feasible), as the search scores it.
+func ScoreOutcome(rec *spec.Recommendation, tree map[string]any, o Outcome) float64 {
+	if o.Status != "" {
+		return math.Inf(-1)
+	}
+	used := spec.UsedGPUs(tree)
+	if used > rec.Optimization.MaxGPUs || used < rec.Optimization.MinGPUs {
+		return math.Inf(-1)
+	}
+	sc := scoreSummary(rec, o.Summary, used)
+	if sc.status != StatusFeasible {
+		return math.Inf(-1)
+	}
+	return sc.score
+}
