@@ -3,7 +3,6 @@ package spec
 import (
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -160,11 +159,4 @@ func PlainTree(v any) any {
 		return DomainValueFloat(x)
 	}
 	return v
-}
-
-// sortedStrings returns a sorted copy.
-func sortedStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	sort.Strings(out)
-	return out
 }
