@@ -258,3 +258,36 @@ func TestRecommendGolden(t *testing.T) {
 		}
 	}
 }
+
+// --overwrite replaces the known outputs, numbered configurations included, and keeps
+// everything else; without it a non-empty directory is refused.
+func TestRecommendOverwrite(t *testing.T) {
+	if !coreReady {
+		t.Skip("simulation core not available")
+	}
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "out", "recommendations"), 0o755))
+	for name, text := range map[string]string{"recommendations/0011.yaml": "old", "recommendations/notes.yaml": "keep",
+		"prediction.json": "old", "keep.txt": "keep"} {
+		must(t, os.WriteFile(filepath.Join(dir, "out", name), []byte(text), 0o644))
+	}
+	args := []string{"recommend", "--stack", "dynamo", "--config", filepath.Join(repoRoot, "examples", "recommend-small.yaml"),
+		"--output-dir", "out", "--set", "optimizer.max_trials=4"}
+	if r := runIn(dir, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "is not empty; pass --overwrite") {
+		t.Fatalf("without --overwrite: %d %s", r.code, r.stderr)
+	}
+	if r := runIn(dir, nil, append(args, "--overwrite")...); r.code != 0 {
+		t.Fatalf("--overwrite: %d %s", r.code, r.stderr)
+	}
+	got := readTree(t, filepath.Join(dir, "out"))
+	for _, gone := range []string{"recommendations/0011.yaml", "prediction.json"} {
+		if _, ok := got[gone]; ok {
+			t.Errorf("%s survived --overwrite", gone)
+		}
+	}
+	for _, kept := range []string{"recommendations/notes.yaml", "keep.txt", "recommendation.json", "recommendation.csv", "recommendations/0001.yaml"} {
+		if _, ok := got[kept]; !ok {
+			t.Errorf("%s missing", kept)
+		}
+	}
+}
