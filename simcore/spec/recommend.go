@@ -3,7 +3,6 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -383,8 +382,13 @@ func rolesOf(mode string) []string {
 	return []string{RoleAggregated}
 }
 
-// RolesOf returns the worker roles of an engine mode, in pool order.
-func RolesOf(mode string) []string { return rolesOf(mode) }
+// modeOf is the engine mode a worker role belongs to.
+func modeOf(role string) string {
+	if role == RoleAggregated {
+		return ModeAggregated
+	}
+	return ModeDisaggregated
+}
 
 func (r *Recommendation) collectRoles(d *decoder) {
 	var roles []string
@@ -410,11 +414,7 @@ func (r *Recommendation) collectRoles(d *decoder) {
 	for _, role := range roles {
 		base := "engine.workers." + role
 		if _, ok := wm[role]; !ok {
-			mode := ModeAggregated
-			if role != RoleAggregated {
-				mode = ModeDisaggregated
-			}
-			d.failf("engine.workers", "candidates of mode %s need workers.%s; add %s: {} to search its defaults", mode, role, role)
+			d.failf("engine.workers", "candidates of mode %s need workers.%s; add %s: {} to search its defaults", modeOf(role), role, role)
 			return
 		}
 		if wm[role] == nil {
@@ -424,11 +424,7 @@ func (r *Recommendation) collectRoles(d *decoder) {
 			d.failf(base, "must be a mapping, got %s", describe(wm[role]))
 			return
 		}
-		mode := ModeAggregated
-		if role != RoleAggregated {
-			mode = ModeDisaggregated
-		}
-		when := &Condition{Path: "engine.mode", Values: []string{mode}}
+		when := &Condition{Path: "engine.mode", Values: []string{modeOf(role)}}
 		r.collectParallelism(d, role, when)
 		if !d.ok() {
 			return
@@ -467,7 +463,8 @@ func (r *Recommendation) hasDomain(path string) bool {
 	return false
 }
 
-var parallelismKnobs = []string{"replicas", "tensor", "pipeline", "attention_data", "moe_tensor", "moe_expert"}
+// parallelismKnobs are the six keys of a complete parallelism mapping (a preset entry).
+var parallelismKnobs = parallelismShape.keys
 
 // collectParallelism reads engine.workers.<role>.parallelism: omitted or {preset: default}
 // is the default ladder, {preset: [complete mappings]} an explicit list, {preset: false} or
@@ -858,14 +855,4 @@ func (r *Recommendation) anySearchedBelow(path string) bool {
 		}
 	}
 	return false
-}
-
-// SortedDomainPaths lists the domain paths in lexical order (for stable column sets).
-func (r *Recommendation) SortedDomainPaths() []string {
-	var out []string
-	for _, dm := range r.Domains {
-		out = append(out, dm.Path)
-	}
-	sort.Strings(out)
-	return out
 }

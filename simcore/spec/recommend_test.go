@@ -156,7 +156,7 @@ func TestSteppedRange(t *testing.T) {
 	}
 	want := map[string][]any{
 		"engine.workers.aggregated.kv_cache.capacity.memory_fraction": {json.Number("0.1"), json.Number("0.2"), json.Number("0.3"), json.Number("0.4"), json.Number("0.5")},
-		"traffic.load.concurrency": {json.Number("2"), json.Number("5"), json.Number("8")},
+		"traffic.load.concurrency":                                    {json.Number("2"), json.Number("5"), json.Number("8")},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
