@@ -835,6 +835,11 @@ func (r *Recommendation) checkConcrete() *Error {
 			if strings.HasPrefix(err.Path, "engine.workers.") || err.Path == "router" || err.Path == "planner" {
 				searched = searched || r.anySearchedBelow(err.Path)
 			}
+			// Router and planner rules count workers (kv_router needs two, the planner's GPU
+			// budget): with a searched parallelism they are the candidates' to decide.
+			if strings.HasPrefix(err.Path, "router") || strings.HasPrefix(err.Path, "planner") {
+				searched = searched || r.anySearchedBelow("engine.workers")
+			}
 			if !searched {
 				return err
 			}
@@ -850,7 +855,7 @@ func (r *Recommendation) anySearchedBelow(path string) bool {
 		}
 	}
 	for _, ps := range r.Parallelism {
-		if strings.HasPrefix("engine.workers."+ps.Role+".parallelism", path) {
+		if (ps.Ladder || len(ps.Presets) > 0) && strings.HasPrefix("engine.workers."+ps.Role+".parallelism", path) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -143,6 +144,16 @@ func TestRecommendationDefaultDomains(t *testing.T) {
 	}
 	if c := r.Domains[3].Choices; len(c) != 9 || c[1] != json.Number("0.25") {
 		t.Errorf("prefill_load_scale %v", c)
+	}
+}
+
+// Rules that count workers are left to the candidates when the parallelism is searched:
+// kv_router with the default ladder loads (single-replica candidates end unsupported).
+func TestRecommendationDefersWorkerRules(t *testing.T) {
+	loadRec(t, recYAML, "router={policy: kv_router}")
+	_, err := LoadRecommendation([]byte(aggRecYAML), []string{"router={policy: kv_router}", "engine.workers.aggregated.parallelism={replicas: 1}"})
+	if err == nil || !strings.HasPrefix(err.Error(), "router.policy: kv_router requires more than one routable worker") {
+		t.Errorf("concrete single worker with kv_router: %v", err)
 	}
 }
 
