@@ -266,6 +266,12 @@ func TestRecommendOverwrite(t *testing.T) {
 		t.Skip("simulation core not available")
 	}
 	dir := t.TempDir()
+	// --progress reports trials, the best score and the times on stderr.
+	p := runIn(dir, nil, "recommend", "--stack", "dynamo", "--config", filepath.Join(repoRoot, "examples", "recommend-small.yaml"),
+		"--output-dir", "p", "--progress")
+	if p.code != 0 || !strings.Contains(p.stderr, "trials 24/24  best ") || !strings.Contains(p.stderr, "elapsed ") || !strings.Contains(p.stderr, "remaining ~0s") {
+		t.Errorf("--progress: %d %q", p.code, p.stderr)
+	}
 	must(t, os.MkdirAll(filepath.Join(dir, "out", "recommendations"), 0o755))
 	for name, text := range map[string]string{"recommendations/0011.yaml": "old", "recommendations/notes.yaml": "keep",
 		"prediction.json": "old", "keep.txt": "keep"} {
