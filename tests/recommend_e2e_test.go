@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"aisimulate/simcore"
 )
 
 // recommendOut runs `recommend` on examples/recommend-small.yaml into a fresh directory with
@@ -295,5 +297,26 @@ func TestRecommendOverwrite(t *testing.T) {
 		if _, ok := got[kept]; !ok {
 			t.Errorf("%s missing", kept)
 		}
+	}
+}
+
+// The module (through bin/aisimulate) and the native core give the same recommendation.json
+// for the same inputs, optimiser proposals included.
+func TestRecommendNativeEqualsModule(t *testing.T) {
+	out, r := recommendOut(t, "optimizer.max_trials=40")
+	if r.code != 0 {
+		t.Fatalf("recommend: %d %s", r.code, r.stderr)
+	}
+	text, err := os.ReadFile(filepath.Join(repoRoot, "examples", "recommend-small.yaml"))
+	must(t, err)
+	zero := 0.0
+	native, err := simcore.Recommend(simcore.RecommendInput{ConfigName: "recommend-small.yaml", ConfigYAML: text,
+		Sets: []string{"optimizer.max_trials=40"}, FixedWallTimeMs: &zero})
+	must(t, err)
+	module, err := os.ReadFile(filepath.Join(out, "recommendation.json"))
+	must(t, err)
+	norm := func(b []byte) []byte { return moduleVersion.ReplaceAll(b, []byte(`"module_version": "VERSION"`)) }
+	if !bytes.Equal(norm(native.JSON), norm(module)) {
+		t.Errorf("native recommendation.json differs from the module's")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"aisimulate/simcore/internal/rng"
+	"aisimulate/simcore/internal/xmath"
 	"aisimulate/simcore/spec"
 )
 
@@ -259,7 +260,7 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 // drawContinuous maps u ∈ [0,1) onto the range (log-uniform on a log scale).
 func drawContinuous(p *Param, u float64) float64 {
 	if p.Log {
-		return math.Exp(math.Log(p.Min) + u*(math.Log(p.Max)-math.Log(p.Min)))
+		return xmath.Exp(xmath.Log(p.Min) + u*(xmath.Log(p.Max)-xmath.Log(p.Min)))
 	}
 	return p.Min + u*(p.Max-p.Min)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"aisimulate/simcore/internal/rng"
+	"aisimulate/simcore/internal/xmath"
 )
 
 // The model-based optimiser ("bayesian", the default) is a tree-structured Parzen estimator
@@ -26,10 +27,13 @@ const (
 	tpeRandomTries = 16
 )
 
+// The optimiser's transcendental functions come from xmath, so the native tests, the wasip1
+// module and js/wasm propose the same points bit for bit.
+
 // tpeBandwidth is the kernel width in [0,1] coordinates for n kernels (Scott-like n^(−1/5),
 // floored so that a few observations still explore).
 func tpeBandwidth(n int) float64 {
-	return math.Max(0.05, 0.5*math.Pow(float64(n+1), -0.2))
+	return math.Max(0.05, 0.5*xmath.Exp(-0.2*xmath.Log(float64(n+1))))
 }
 
 // observation is one distinct candidate seen by the model.
@@ -97,7 +101,7 @@ func (s *Search) tpePoint(r *rng.Stream, t int) Point {
 				continue
 			}
 			pt[i] = sp.sample(i, &lm[i], r)
-			acq += math.Log(sp.pdf(i, &lm[i], pt[i])) - math.Log(sp.pdf(i, &gm[i], pt[i]))
+			acq += xmath.Log(sp.pdf(i, &lm[i], pt[i])) - xmath.Log(sp.pdf(i, &gm[i], pt[i]))
 		}
 		if acq > bestAnyAcq {
 			bestAny, bestAnyAcq = pt, acq
@@ -133,7 +137,7 @@ func unit(p *Param, x float64) float64 {
 		return 0.5
 	}
 	if p.Log {
-		return (math.Log(x) - math.Log(p.Min)) / (math.Log(p.Max) - math.Log(p.Min))
+		return (xmath.Log(x) - xmath.Log(p.Min)) / (xmath.Log(p.Max) - xmath.Log(p.Min))
 	}
 	return (x - p.Min) / (p.Max - p.Min)
 }
@@ -170,7 +174,7 @@ func (s *Space) fit(i int, group []observation) density {
 			sum := 0.0
 			for v := range row {
 				z := (float64(v-h) / float64(k-1)) / sigma
-				row[v] = math.Exp(-0.5 * z * z)
+				row[v] = xmath.Exp(-0.5 * z * z)
 				sum += row[v]
 			}
 			for v := range row {
@@ -217,11 +221,11 @@ func (s *Space) sample(i int, d *density, r *rng.Stream) float64 {
 	} else {
 		// Box–Muller: a standard normal from two uniforms.
 		u1, u2 := r.Uniform01(), r.Uniform01()
-		z := math.Sqrt(-2*math.Log(1-u1)) * math.Cos(2*math.Pi*u2)
+		z := math.Sqrt(-2*xmath.Log(1-u1)) * math.Cos(2*math.Pi*u2)
 		u = math.Min(1, math.Max(0, d.centers[j]+d.sigma*z))
 	}
 	if p.Log {
-		return math.Exp(math.Log(p.Min) + u*(math.Log(p.Max)-math.Log(p.Min)))
+		return xmath.Exp(xmath.Log(p.Min) + u*(xmath.Log(p.Max)-xmath.Log(p.Min)))
 	}
 	return p.Min + u*(p.Max-p.Min)
 }
@@ -237,7 +241,7 @@ func (s *Space) pdf(i int, d *density, x float64) float64 {
 	sum := 1.0
 	for _, c := range d.centers {
 		z := (u - c) / d.sigma
-		sum += math.Exp(-0.5*z*z) / (d.sigma * math.Sqrt(2*math.Pi))
+		sum += xmath.Exp(-0.5*z*z) / (d.sigma * math.Sqrt(2*math.Pi))
 	}
 	return sum / float64(len(d.centers)+1)
 }
