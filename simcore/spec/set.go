@@ -12,7 +12,11 @@ import (
 // CLI notes): the leaf is replaced as a whole, missing intermediate mappings are created,
 // sequence indexes are refused. Unknown paths are not checked here; strict decoding rejects
 // them afterwards.
-func applySet(root map[string]any, arg string) *Error {
+func applySet(root map[string]any, arg string) *Error { return setValue(root, arg, false) }
+
+// setValue is applySet for predict (recommend false: the recommend-only sections are not in
+// the schema) or for recommend (true: --set optimization.target=pareto is allowed).
+func setValue(root map[string]any, arg string, recommend bool) *Error {
 	eq := strings.IndexByte(arg, '=')
 	if eq < 0 {
 		return &Error{Msg: fmt.Sprintf("invalid --set '%s'; expected PATH=YAML_VALUE (for example traffic.load.concurrency=8)", arg)}
@@ -24,7 +28,7 @@ func applySet(root map[string]any, arg string) *Error {
 			return &Error{Msg: fmt.Sprintf("invalid --set path '%s'; sequence indexes are unsupported (use dotted mapping keys such as engine.workers.aggregated.parallelism.replicas, and replace a whole list as a YAML value)", path)}
 		}
 	}
-	if segs[0] == "optimization" || segs[0] == "optimizer" {
+	if !recommend && (segs[0] == "optimization" || segs[0] == "optimizer") {
 		return &Error{Msg: fmt.Sprintf("--set path '%s' is not in the schema (%s is a recommend-only section)", path, segs[0])}
 	}
 	value, err := parseYAML([]byte(raw))

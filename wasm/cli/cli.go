@@ -73,7 +73,7 @@ throughput, goodput and GPU-hours.
 
 commands:
   predict     simulate one configuration and write prediction.json
-  recommend   search configurations (not available in this build)
+  recommend   search configurations and write recommendation.json
 
 options:
   -h, --help  show this help message and exit
@@ -163,13 +163,7 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 	case "predict":
 		return runPredict(args[1:], env, stdout, stderr)
 	case "recommend":
-		for _, a := range args[1:] {
-			if a == "-h" || a == "--help" {
-				io.WriteString(stdout, "usage: aisimulate recommend [-h] ...\n\nSearch serving configurations. Not available in this build: use predict.\n")
-				return ExitOK
-			}
-		}
-		return fail(stderr, &usageError{topUsage, "aisimulate", "recommend is not available in this build; use 'aisimulate predict'"})
+		return runRecommend(args[1:], env, stdout, stderr)
 	}
 	if strings.HasPrefix(args[0], "-") {
 		return fail(stderr, &usageError{topUsage, "aisimulate", "the following arguments are required: command"})

@@ -130,7 +130,7 @@ func TestHelpVersionAndUsage(t *testing.T) {
 		{[]string{"predict", "-c", "x", "--detail-top-n", "0"}, "aisimulate predict: error: argument --detail-top-n: must be a positive integer, got '0'\n"},
 		{[]string{"predict", "-c", "x"}, "aisimulate: error: stack 'engine' is unavailable; installed stacks: dynamo. Pass --stack dynamo.\n"},
 		{[]string{"predict", "-c", "x", "--stack", "vllm"}, "aisimulate: error: stack 'vllm' is unavailable; installed stacks: dynamo. Pass --stack dynamo.\n"},
-		{[]string{"recommend"}, "aisimulate: error: recommend is not available in this build; use 'aisimulate predict'\n"},
+		{[]string{"recommend"}, "aisimulate recommend: error: the following arguments are required: -c/--config\n"},
 	} {
 		r := runCLI(t, "", nil, nil, nil, c.args...)
 		if r.code != 2 || !strings.HasPrefix(r.stderr, "usage: aisimulate") || !strings.HasSuffix(r.stderr, c.msg) || r.stdout != "" {

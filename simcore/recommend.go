@@ -1,0 +1,155 @@
+package simcore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/recommend"
+	"aisimulate/simcore/spec"
+)
+
+// WorkStepsPerSecond converts optimizer.candidate_timeout_seconds into a work budget: a
+// candidate whose simulation takes more than timeout × WorkStepsPerSecond event-loop steps
+// ends as timed_out. It is the order of steps per second the module runs on one core of a
+// small VM, so the budget means roughly the wall time the notes intend, while the outcome
+// depends only on the inputs (docs/recommend.md, "Timeouts").
+const WorkStepsPerSecond = 1_000_000
+
+// RecommendInput is everything one recommendation needs.
+type RecommendInput struct {
+	// ConfigName names the configuration in error messages (the --config path).
+	ConfigName string
+	// ConfigYAML is the recommendation configuration text.
+	ConfigYAML []byte
+	// Sets are --set PATH=YAML_VALUE assignments (optimization and optimizer included).
+	Sets []string
+	// Files opens trace paths and local model directories (see Input.Files).
+	Files fs.FS
+	// ModuleVersion is recorded in the result's provenance.
+	ModuleVersion string
+	// Clock returns a monotonic time in milliseconds for provenance.wall_time_ms; nil → 0.
+	Clock func() float64
+	// FixedWallTimeMs, when non-nil, replaces the measured wall time (golden-test hook).
+	FixedWallTimeMs *float64
+	// Progress, when non-nil, is called after every round with the trials done, the trial
+	// budget and the best feasible score so far (−Inf when none).
+	Progress func(done, total int, best float64)
+}
+
+// NewRecommendation validates a recommendation configuration and builds its search: the
+// first half of Recommend, for targets that evaluate the rounds themselves (Propose, run
+// EvaluateCandidate on each proposal with Evaluate set, Observe the outcomes in proposal
+// order). A *spec.Error is bad input (exit 2).
+func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendation, error) {
+	rec, err := spec.LoadRecommendation(in.ConfigYAML, in.Sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	facts := recommend.Facts{Model: func(id string) (*catalog.Model, error) {
+		m, err := lowerModel(id, &Input{Files: in.Files})
+		if err != nil {
+			var se *spec.Error
+			if errors.As(err, &se) && se.Path == "" {
+				return nil, &spec.Error{Path: "engine.model", Msg: se.Msg}
+			}
+		}
+		return m, err
+	}}
+	space, err := recommend.NewSpace(rec, facts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return recommend.NewSearch(space, rec.Optimizer), rec, nil
+}
+
+// timeoutSignal carries a work-budget overrun out of Predict through its Progress callback.
+type timeoutSignal struct{}
+
+// EvaluateCandidate predicts one candidate configuration exactly as `predict` would predict
+// its recommendations/NNNN.yaml (the same text through the same loader), with the wall time
+// fixed at 0 and a work budget of budgetSteps event-loop steps.
+func EvaluateCandidate(configName string, tree map[string]any, files fs.FS, budgetSteps int64) (out recommend.Outcome) {
+	zero := 0.0
+	steps := int64(0)
+	in := Input{
+		ConfigName:      configName,
+		ConfigYAML:      spec.EmitYAML(tree),
+		Files:           files,
+		FixedWallTimeMs: &zero,
+		Progress: func(float64) {
+			steps += ProgressSteps
+			if steps > budgetSteps {
+				panic(timeoutSignal{})
+			}
+		},
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(timeoutSignal); ok {
+				out = recommend.Outcome{Status: recommend.StatusTimedOut,
+					Reason: fmt.Sprintf("the simulation exceeded the work budget of %d event-loop steps (optimizer.candidate_timeout_seconds)", budgetSteps)}
+				return
+			}
+			out = recommend.Outcome{Status: recommend.StatusFailed, Reason: fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
+	res, err := Predict(in)
+	if err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) {
+			return recommend.Outcome{Status: recommend.StatusUnsupported, Reason: se.Error()}
+		}
+		return recommend.Outcome{Status: recommend.StatusFailed, Reason: err.Error()}
+	}
+	return recommend.Outcome{Summary: res.Summary}
+}
+
+// WorkBudget is the per-candidate work budget of an optimizer section, in event-loop steps.
+func WorkBudget(opt spec.Optimizer) int64 {
+	return int64(opt.CandidateTimeoutSeconds * WorkStepsPerSecond)
+}
+
+// Recommend runs a whole recommendation in-process: rounds of min(parallelism, remaining)
+// proposals, each evaluated here one after the other and observed in proposal order.
+func Recommend(in RecommendInput) (*recommend.Result, error) {
+	search, rec, err := NewRecommendation(in)
+	if err != nil {
+		return nil, err
+	}
+	t0 := 0.0
+	if in.Clock != nil {
+		t0 = in.Clock()
+	}
+	budget := WorkBudget(rec.Optimizer)
+	for {
+		round, err := search.Propose(rec.Optimizer.Parallelism)
+		if err != nil {
+			return nil, err
+		}
+		if len(round) == 0 {
+			break
+		}
+		var outcomes []recommend.Outcome
+		for _, p := range round {
+			if p.Evaluate {
+				outcomes = append(outcomes, EvaluateCandidate(in.ConfigName, p.Candidate.Tree, in.Files, budget))
+			}
+		}
+		if err := search.Observe(outcomes); err != nil {
+			return nil, err
+		}
+		if in.Progress != nil {
+			in.Progress(search.Done(), search.Total(), search.Best())
+		}
+	}
+	wall := 0.0
+	if in.Clock != nil {
+		wall = in.Clock() - t0
+	}
+	if in.FixedWallTimeMs != nil {
+		wall = *in.FixedWallTimeMs
+	}
+	return search.Result(recommend.Provenance{ModuleVersion: in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: budget})
+}

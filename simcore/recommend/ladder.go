@@ -1,0 +1,219 @@
+package recommend
+
+import (
+	"fmt"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/perf"
+	"aisimulate/simcore/spec"
+)
+
+// ladderGPUs are the GPUs per worker the default ladder tries (recommend.md §2).
+var ladderGPUs = []int{1, 2, 4, 8, 16}
+
+// ladderer builds the parallelism parameters of a recommendation.
+type ladderer struct {
+	rec      *spec.Recommendation
+	model    *catalog.Model
+	backends []string
+	minGPUs  int
+	maxGPUs  int
+}
+
+func newLadderer(rec *spec.Recommendation, facts Facts) (*ladderer, error) {
+	l := &ladderer{rec: rec, minGPUs: rec.Optimization.MinGPUs, maxGPUs: rec.Optimization.MaxGPUs}
+	needLadder := false
+	for _, ps := range rec.Parallelism {
+		needLadder = needLadder || ps.Ladder
+	}
+	if !needLadder {
+		return l, nil
+	}
+	id, _ := spec.GetPath(rec.Tree, "engine.model")
+	sid, _ := id.(string)
+	if facts.Model == nil {
+		return nil, fmt.Errorf("internal error: no model lookup for the parallelism ladder")
+	}
+	m, err := facts.Model(sid)
+	if err != nil {
+		return nil, err
+	}
+	l.model = m
+	for _, dm := range rec.Domains {
+		if dm.Path == "engine.backend" {
+			for _, c := range dm.Choices {
+				l.backends = append(l.backends, c.(string))
+			}
+		}
+	}
+	if len(l.backends) == 0 {
+		b, _ := spec.GetPath(rec.Tree, "engine.backend")
+		sb, _ := b.(string)
+		l.backends = []string{sb}
+	}
+	return l, nil
+}
+
+// hardwareOf is the system a role runs on (its override, else engine.hardware).
+func (l *ladderer) hardwareOf(role string) (*catalog.Hardware, error) {
+	id, ok := spec.GetPath(l.rec.Tree, "engine.workers."+role+".hardware")
+	if !ok {
+		id, _ = spec.GetPath(l.rec.Tree, "engine.hardware")
+	}
+	sid, _ := id.(string)
+	return catalog.LookupHardware(sid)
+}
+
+// shapes lists the worker shapes (replicas 1) of the default ladder for one role: 1, 2, 4,
+// 8 and 16 GPUs per worker, pipeline 1; tensor must split the attention heads and the KV
+// heads as the memory model requires (perf); MoE models also try attention data
+// parallelism (aggregated only: the dynamo runner rejects it disaggregated) and both FFN
+// splits with moe_tensor × moe_expert = tensor × attention_data; a shape is kept when the
+// weights leave room for KV cache on at least one candidate backend (perf.MemoryModel with
+// the backend's default memory fraction).
+func (l *ladderer) shapes(role string) ([]spec.Parallelism, error) {
+	hw, err := l.hardwareOf(role)
+	if err != nil {
+		return nil, err
+	}
+	m := l.model
+	var out []spec.Parallelism
+	for _, g := range ladderGPUs {
+		if g > l.maxGPUs {
+			break
+		}
+		var cands []spec.Parallelism
+		attn := [][2]int{{g, 1}} // (tensor, attention_data)
+		if m.Experts > 0 && g > 1 && role == spec.RoleAggregated {
+			attn = append(attn, [2]int{1, g})
+		}
+		for _, a := range attn {
+			ffn := [][2]int{{1, 1}} // (moe_tensor, moe_expert)
+			if m.Experts > 0 {
+				ffn = [][2]int{{g, 1}}
+				if g > 1 && g <= m.Experts {
+					ffn = append(ffn, [2]int{1, g})
+				}
+			}
+			for _, f := range ffn {
+				cands = append(cands, spec.Parallelism{Replicas: 1, Tensor: a[0], Pipeline: 1, AttentionData: a[1], MoeTensor: f[0], MoeExpert: f[1]})
+			}
+		}
+		for _, p := range cands {
+			if l.fits(m, hw, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (l *ladderer) fits(m *catalog.Model, hw *catalog.Hardware, p spec.Parallelism) bool {
+	for _, b := range l.backends {
+		if _, err := perf.KVCapacityBlocksQ(m, hw, b, p, perf.Quant{}, perf.DefaultMemoryFraction(b), 0, spec.DefaultBlockSize(b), 0); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func gpusOf(p spec.Parallelism) int { return p.Replicas * p.Tensor * p.Pipeline * p.AttentionData }
+
+// withReplicas lists shapes × replicas 1, 2, … while the role alone stays within the budget.
+func withReplicas(shapes []spec.Parallelism, budget int) []spec.Parallelism {
+	var out []spec.Parallelism
+	for _, s := range shapes {
+		for r := 1; r*gpusOf(s) <= budget; r++ {
+			p := s
+			p.Replicas = r
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// entries lists a role's preset entries: the ladder with replicas, or the explicit list.
+func (l *ladderer) entries(ps spec.ParallelismSpace, budget int) ([]spec.Parallelism, error) {
+	if !ps.Ladder {
+		return ps.Presets, nil
+	}
+	sh, err := l.shapes(ps.Role)
+	if err != nil {
+		return nil, err
+	}
+	return withReplicas(sh, budget), nil
+}
+
+// parallelismParams builds one parameter per preset role, and one joint parameter for a
+// disaggregated pair whose entries fit min/max_candidate_gpus together.
+func (l *ladderer) parallelismParams() ([]Param, error) {
+	byRole := map[string]spec.ParallelismSpace{}
+	for _, ps := range l.rec.Parallelism {
+		if ps.Ladder || len(ps.Presets) > 0 {
+			byRole[ps.Role] = ps
+		}
+	}
+	var out []Param
+	if ps, ok := byRole[spec.RoleAggregated]; ok {
+		e, err := l.entries(ps, l.maxGPUs)
+		if err != nil {
+			return nil, err
+		}
+		p := Param{Name: "engine.workers.aggregated.parallelism", Paths: []string{"engine.workers.aggregated.parallelism"}, Branch: true}
+		for _, x := range e {
+			if !ps.Ladder || gpusOf(x) >= l.minGPUs {
+				p.Values = append(p.Values, []any{spec.ParallelismTree(x)})
+			}
+		}
+		if len(p.Values) == 0 {
+			return nil, &spec.Error{Path: "engine.workers.aggregated.parallelism", Msg: fmt.Sprintf("no parallelism of the default ladder fits %s on the hardware within %d..%d GPUs; raise optimization.constraints.max_candidate_gpus or give preset entries", l.model.ID, l.minGPUs, l.maxGPUs)}
+		}
+		out = append(out, p)
+	}
+	pre, hasP := byRole[spec.RolePrefill]
+	dec, hasD := byRole[spec.RoleDecode]
+	switch {
+	case hasP && hasD:
+		pe, err := l.entries(pre, l.maxGPUs-1)
+		if err != nil {
+			return nil, err
+		}
+		de, err := l.entries(dec, l.maxGPUs-1)
+		if err != nil {
+			return nil, err
+		}
+		pp, dp := "engine.workers.prefill.parallelism", "engine.workers.decode.parallelism"
+		p := Param{Name: pp + "+" + dp, Paths: []string{pp, dp}, Branch: true}
+		for _, a := range pe {
+			for _, b := range de {
+				total := gpusOf(a) + gpusOf(b)
+				if total <= l.maxGPUs && total >= l.minGPUs {
+					p.Values = append(p.Values, []any{spec.ParallelismTree(a), spec.ParallelismTree(b)})
+				}
+			}
+		}
+		if len(p.Values) == 0 {
+			return nil, &spec.Error{Path: "engine.workers.prefill.parallelism", Msg: fmt.Sprintf("no prefill+decode parallelism pair fits within %d..%d GPUs; raise optimization.constraints.max_candidate_gpus or change the presets", l.minGPUs, l.maxGPUs)}
+		}
+		out = append(out, p)
+	case hasP || hasD:
+		ps := pre
+		if hasD {
+			ps = dec
+		}
+		e, err := l.entries(ps, l.maxGPUs)
+		if err != nil {
+			return nil, err
+		}
+		path := "engine.workers." + ps.Role + ".parallelism"
+		p := Param{Name: path, Paths: []string{path}, Branch: true}
+		for _, x := range e {
+			p.Values = append(p.Values, []any{spec.ParallelismTree(x)})
+		}
+		if len(p.Values) == 0 {
+			return nil, &spec.Error{Path: path, Msg: "no parallelism of the default ladder fits the model on the hardware; raise optimization.constraints.max_candidate_gpus"}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

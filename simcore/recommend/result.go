@@ -1,0 +1,353 @@
+package recommend
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"aisimulate/simcore/canon"
+	"aisimulate/simcore/spec"
+)
+
+// SchemaVersion is recommendation.json's schema_version.
+const SchemaVersion = "1.0"
+
+// TopN is how many ranked candidates views.top_n (and the rows, files and stdout of a
+// single-objective target) hold.
+const TopN = 10
+
+// wallClockKeys are the summary keys that depend on the host (outputs.md §3.3); candidate
+// metrics leave them out so the result depends only on the inputs.
+var wallClockKeys = []string{"wall_time_ms", "processed_tokens_per_s", "processed_output_tokens_per_s"}
+
+// csvMetrics are the summary metrics recommendation.csv carries, in column order.
+var csvMetrics = []string{"completed_requests", "output_throughput_tok_s", "request_throughput_rps",
+	"goodput_output_throughput_tok_s", "goodput_request_throughput_rps", "mean_ttft_ms", "p99_ttft_ms",
+	"mean_itl_ms", "mean_tpot_ms", "mean_e2e_latency_ms", "p99_e2e_latency_ms",
+	"mean_output_token_throughput_per_user", "gpu_hours", "duration_ms"}
+
+// Provenance is what the caller adds to the result's provenance.
+type Provenance struct {
+	// ModuleVersion is the program version.
+	ModuleVersion string
+	// WallTimeMs is the whole search's wall time, the only host-dependent value.
+	WallTimeMs float64
+	// WorkBudgetSteps is the per-candidate work budget in event-loop steps.
+	WorkBudgetSteps int64
+}
+
+// Row is one ranked recommendation.
+type Row struct {
+	Rank      int
+	Candidate *Candidate
+	// File is the configuration file name relative to the output directory.
+	File string
+}
+
+// File is one output file: a name relative to the output directory and its bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Result is everything `recommend` writes and prints.
+type Result struct {
+	// JSON is recommendation.json (pretty canonical JSON), CSV recommendation.csv.
+	JSON []byte
+	CSV  []byte
+	// Configs are recommendations/NNNN.yaml, one per row, in rank order.
+	Configs []File
+	Rows    []Row
+	// Objectives are the objective names of the target.
+	Objectives []string
+	// Feasible is the number of feasible candidates.
+	Feasible int
+}
+
+// Result encodes the finished search.
+func (s *Search) Result(prov Provenance) (*Result, error) {
+	rec := s.space.Rec
+	names := ObjectiveNames(rec.Optimization.Target, rec.HasCompleteSLA())
+	res := &Result{Objectives: names}
+	ranked := Rank(s.cands)
+	res.Feasible = len(ranked)
+	var rowsC []*Candidate
+	front := []*Candidate{}
+	if rec.Optimization.Target == spec.TargetPareto {
+		front = ParetoFront(s.cands)
+		rowsC = front
+	} else {
+		rowsC = ranked[:min(TopN, len(ranked))]
+	}
+	for i, c := range rowsC {
+		name := fmt.Sprintf("recommendations/%04d.yaml", i+1)
+		res.Rows = append(res.Rows, Row{Rank: i + 1, Candidate: c, File: name})
+		res.Configs = append(res.Configs, File{Name: name, Data: spec.EmitYAML(c.Tree)})
+	}
+	counts := map[string]any{"evaluated": len(s.cands), "cache_hits": len(s.trials) - len(s.cands)}
+	for _, st := range []string{StatusFeasible, StatusInfeasible, StatusUnsupported, StatusTimedOut, StatusFailed} {
+		counts[st] = 0
+	}
+	cands := make([]any, 0, len(s.cands))
+	for _, c := range s.cands {
+		counts[c.Status] = counts[c.Status].(int) + 1
+		cands = append(cands, s.candidateJSON(c, names))
+	}
+	ids := func(cs []*Candidate) []string {
+		out := make([]string, 0, len(cs))
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	doc := map[string]any{
+		"schema_version":      SchemaVersion,
+		"candidate_retention": "all",
+		"counts":              counts,
+		"candidates":          cands,
+		"views":               map[string]any{"top_n": ids(ranked[:min(TopN, len(ranked))]), "pareto_front": ids(front)},
+		"provenance":          s.provenance(prov, names),
+	}
+	var err error
+	if res.JSON, err = canon.Pretty(doc); err != nil {
+		return nil, err
+	}
+	if res.CSV, err = s.csv(names); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func finiteOrNil(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}
+
+func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
+	trials := make([]int, len(c.Trials))
+	for i, t := range c.Trials {
+		trials[i] = t + 1
+	}
+	out := map[string]any{
+		"candidate_id":      c.ID,
+		"status":            c.Status,
+		"config":            s.space.ConfigOf(c.Point),
+		"prediction_config": spec.PlainTree(c.Tree),
+		"used_gpus":         c.UsedGPUs,
+		"score":             nil,
+		"metrics":           nil,
+		"objectives":        nil,
+		"reason_category":   nil,
+		"reason":            nil,
+		"provenance":        map[string]any{"trials": trials, "cache_hits": len(c.Trials) - 1},
+	}
+	if c.Summary != nil {
+		m := make(map[string]any, len(c.Summary))
+		for k, v := range c.Summary {
+			m[k] = v
+		}
+		for _, k := range wallClockKeys {
+			delete(m, k)
+		}
+		out["metrics"] = m
+	}
+	if c.Objectives != nil {
+		obj := map[string]any{}
+		for i, n := range names {
+			obj[n] = finiteOrNil(c.Objectives[i])
+		}
+		out["objectives"] = obj
+		sc := c.Objectives[0]
+		if minimised(s.space.Rec.Optimization.Target) {
+			sc = -sc
+		}
+		out["score"] = finiteOrNil(sc)
+	}
+	if c.Status != StatusFeasible {
+		out["reason_category"] = c.ReasonCategory
+		out["reason"] = c.Reason
+	}
+	return out
+}
+
+func (s *Search) provenance(prov Provenance, names []string) map[string]any {
+	rec := s.space.Rec
+	params := make([]any, 0, len(s.space.Params))
+	for _, p := range s.space.Params {
+		e := map[string]any{"name": p.Name}
+		if p.Continuous {
+			scale := spec.ScaleLinear
+			if p.Log {
+				scale = spec.ScaleLog
+			}
+			e["range"] = map[string]any{"min": p.Min, "max": p.Max, "scale": scale, "integer": p.Int}
+		} else {
+			e["values"] = len(p.Values)
+		}
+		params = append(params, e)
+	}
+	return map[string]any{
+		"module_version":            prov.ModuleVersion,
+		"stack":                     spec.Stack,
+		"algorithm":                 s.opt.Algorithm,
+		"seed":                      s.opt.Seed,
+		"max_trials":                s.opt.MaxTrials,
+		"trials":                    len(s.trials),
+		"candidate_timeout_seconds": s.opt.CandidateTimeoutSeconds,
+		"work_budget_steps":         prov.WorkBudgetSteps,
+		"target":                    rec.Optimization.Target,
+		"objectives":                names,
+		"search_space":              params,
+		"coverage_trials":           min(len(s.cover), len(s.trials)),
+		"refit_block":               Block,
+		"wall_time_ms":              prov.WallTimeMs,
+	}
+}
+
+// flatten writes the leaves of a tree value under prefix into out.
+func flatten(prefix string, v any, out map[string]any) {
+	if m, ok := v.(map[string]any); ok {
+		for k, e := range m {
+			flatten(prefix+"."+k, e, out)
+		}
+		return
+	}
+	out[prefix] = v
+}
+
+func csvCell(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		if strings.ContainsAny(x, ",\"\n\r") {
+			return `"` + strings.ReplaceAll(x, `"`, `""`) + `"`, nil
+		}
+		return x, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", nil
+		}
+	}
+	b, err := canon.Compact(v)
+	return string(b), err
+}
+
+// csv is recommendation.csv: one row per candidate in candidate order; columns
+// candidate_id, status, used_gpus, score, the objectives, the flattened search-space point
+// (config.<path>, sorted), the key metrics, reason_category and reason.
+func (s *Search) csv(names []string) ([]byte, error) {
+	configs := make([]map[string]any, len(s.cands))
+	colSet := map[string]bool{}
+	for i, c := range s.cands {
+		configs[i] = map[string]any{}
+		for k, v := range s.space.ConfigOf(c.Point) {
+			flatten("config."+k, v, configs[i])
+		}
+		for k := range configs[i] {
+			colSet[k] = true
+		}
+	}
+	var cfgCols []string
+	for k := range colSet {
+		cfgCols = append(cfgCols, k)
+	}
+	sort.Strings(cfgCols)
+	header := append([]string{"candidate_id", "status", "used_gpus", "score"}, names...)
+	header = append(header, cfgCols...)
+	header = append(header, csvMetrics...)
+	header = append(header, "reason_category", "reason")
+	var b strings.Builder
+	b.WriteString(strings.Join(header, ",") + "\n")
+	for i, c := range s.cands {
+		j := s.candidateJSON(c, names)
+		row := []any{c.ID, c.Status, int64(c.UsedGPUs), j["score"]}
+		for _, n := range names {
+			var v any
+			if obj, ok := j["objectives"].(map[string]any); ok {
+				v = obj[n]
+			}
+			row = append(row, v)
+		}
+		for _, k := range cfgCols {
+			row = append(row, configs[i][k])
+		}
+		for _, k := range csvMetrics {
+			var v any
+			if c.Summary != nil {
+				v = c.Summary[k]
+			}
+			row = append(row, v)
+		}
+		row = append(row, j["reason_category"], j["reason"])
+		cells := make([]string, len(row))
+		for k, v := range row {
+			cell, err := csvCell(v)
+			if err != nil {
+				return nil, err
+			}
+			cells[k] = cell
+		}
+		b.WriteString(strings.Join(cells, ",") + "\n")
+	}
+	return []byte(b.String()), nil
+}
+
+// fmtG formats like Python's format(v, ".4g") (Go's %.4g agrees for finite values).
+func fmtG(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// Table is the `--format table` standard output (aisimulate-cli.md §5.4): one line per row,
+// "<rank>: <objective>=<value .4g> … used_gpus=N config=<path>", then the result path.
+func (r *Result) Table(outputDir string) string {
+	var b strings.Builder
+	b.WriteString("AISimulate recommendations\n")
+	for _, row := range r.Rows {
+		parts := []string{}
+		for i, n := range r.Objectives {
+			parts = append(parts, n+"="+fmtG(row.Candidate.Objectives[i]))
+		}
+		parts = append(parts, "used_gpus="+strconv.Itoa(row.Candidate.UsedGPUs), "config="+path.Join(outputDir, row.File))
+		b.WriteString(strconv.Itoa(row.Rank) + ": " + strings.Join(parts, " ") + "\n")
+	}
+	b.WriteString("Saved full result to: " + path.Join(outputDir, "recommendation.json") + "\n")
+	return b.String()
+}
+
+// StdoutJSON is the `--format json` standard output: a JSON array of rows {rank, score,
+// objectives, used_gpus, config_path}, compact canonical JSON and a newline.
+func (r *Result) StdoutJSON(outputDir string) ([]byte, error) {
+	rows := make([]any, 0, len(r.Rows))
+	for _, row := range r.Rows {
+		obj := map[string]any{}
+		for i, n := range r.Objectives {
+			obj[n] = finiteOrNil(row.Candidate.Objectives[i])
+		}
+		rows = append(rows, map[string]any{
+			"rank":        row.Rank,
+			"score":       finiteOrNil(row.Candidate.Score),
+			"objectives":  obj,
+			"used_gpus":   row.Candidate.UsedGPUs,
+			"config_path": path.Join(outputDir, row.File),
+		})
+	}
+	b, err := canon.Compact(rows)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

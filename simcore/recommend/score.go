@@ -1,0 +1,219 @@
+package recommend
+
+import (
+	"math"
+	"sort"
+
+	"aisimulate/simcore/spec"
+)
+
+// Candidate statuses (aisimulate-cli.md §5.1).
+const (
+	StatusFeasible    = "feasible"
+	StatusInfeasible  = "infeasible"
+	StatusUnsupported = "unsupported"
+	StatusTimedOut    = "timed_out"
+	StatusFailed      = "failed"
+)
+
+// num reads a summary number (float64 or an integer type); ok is false when absent.
+func num(summary map[string]any, key string) (float64, bool) {
+	switch x := summary[key].(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// avgGPUs is the time-averaged provisioned GPUs: gpu_hours / (duration_ms / 3.6e6)
+// (aisimulate-cli.md §5.2); with a Planner it differs from used_gpus.
+func avgGPUs(summary map[string]any) float64 {
+	h, _ := num(summary, "gpu_hours")
+	d, _ := num(summary, "duration_ms")
+	if d <= 0 {
+		return math.NaN()
+	}
+	return h / (d / 3.6e6)
+}
+
+// objectiveValue is one named objective of a summary (aisimulate-cli.md §5.2 table):
+// throughput = output_throughput_tok_s, *_per_gpu divide by avgGPUs, throughput_per_user =
+// mean_output_token_throughput_per_user, goodput = goodput_output_throughput_tok_s, ttft =
+// mean_ttft_ms (+Inf without TTFT samples), e2e_latency = mean_e2e_latency_ms, min_gpus =
+// used_gpus. NaN when the summary lacks the metric.
+func objectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
+	get := func(k string) float64 {
+		v, ok := num(summary, k)
+		if !ok {
+			return math.NaN()
+		}
+		return v
+	}
+	switch name {
+	case spec.TargetThroughput:
+		return get("output_throughput_tok_s")
+	case spec.TargetThroughputPerGPU:
+		return get("output_throughput_tok_s") / avgGPUs(summary)
+	case spec.TargetThroughputPerUser:
+		return get("mean_output_token_throughput_per_user")
+	case spec.TargetGoodput:
+		return get("goodput_output_throughput_tok_s")
+	case spec.TargetGoodputPerGPU:
+		return get("goodput_output_throughput_tok_s") / avgGPUs(summary)
+	case spec.TargetTTFT:
+		if n, _ := num(summary, "num_ttft_samples"); n <= 0 {
+			return math.Inf(1)
+		}
+		return get("mean_ttft_ms")
+	case spec.TargetE2ELatency:
+		return get("mean_e2e_latency_ms")
+	case spec.TargetMinGPUs:
+		return float64(usedGPUs)
+	}
+	return math.NaN()
+}
+
+// minimised are the targets whose score is −metric.
+func minimised(target string) bool {
+	return target == spec.TargetTTFT || target == spec.TargetE2ELatency || target == spec.TargetMinGPUs
+}
+
+// ObjectiveNames are the objectives of a target: the target itself, or for pareto
+// throughput_per_gpu and throughput_per_user, plus goodput_per_gpu when the SLA measures
+// goodput (docs/recommend.md).
+func ObjectiveNames(target string, completeSLA bool) []string {
+	if target != spec.TargetPareto {
+		return []string{target}
+	}
+	names := []string{spec.TargetThroughputPerGPU, spec.TargetThroughputPerUser}
+	if completeSLA {
+		names = append(names, spec.TargetGoodputPerGPU)
+	}
+	return names
+}
+
+// scored is what scoring makes of one evaluated summary.
+type scored struct {
+	status, category, reason string
+	score                    float64
+	objectives               []float64
+}
+
+// scoreSummary scores a candidate's summary: objectives, score (metric, or −metric for
+// minimised targets; pareto: the first objective), and feasibility under strict_sla and
+// min_goodput_rps.
+func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int) scored {
+	op := rec.Optimization
+	names := ObjectiveNames(op.Target, rec.HasCompleteSLA())
+	sc := scored{status: StatusFeasible}
+	for _, n := range names {
+		sc.objectives = append(sc.objectives, objectiveValue(n, summary, usedGPUs))
+	}
+	sc.score = sc.objectives[0]
+	if minimised(op.Target) {
+		sc.score = -sc.score
+	}
+	if math.IsNaN(sc.score) {
+		sc.status, sc.category, sc.reason = StatusFailed, "metrics", "the prediction has no value for the objective (no completed requests or zero duration)"
+		return sc
+	}
+	if op.StrictSLA && rec.SLA != nil {
+		checks := []struct {
+			bound *float64
+			key   string
+			name  string
+		}{{rec.SLA.TTFTMs, "mean_ttft_ms", "ttft_ms"}, {rec.SLA.ITLMs, "mean_tpot_ms", "itl_ms"}, {rec.SLA.E2EMs, "mean_e2e_latency_ms", "e2e_ms"}}
+		for _, c := range checks {
+			if c.bound == nil {
+				continue
+			}
+			v, ok := num(summary, c.key)
+			if !ok {
+				sc.status, sc.category, sc.reason = StatusInfeasible, "sla", c.key+" has no samples to check evaluation.sla."+c.name
+				return sc
+			}
+			if v > *c.bound {
+				sc.status, sc.category = StatusInfeasible, "sla"
+				sc.reason = c.key + " " + fmtG(v) + " exceeds evaluation.sla." + c.name + " " + fmtG(*c.bound)
+				return sc
+			}
+		}
+	}
+	if op.MinGoodputRPS != nil {
+		v, _ := num(summary, "goodput_request_throughput_rps")
+		if v < *op.MinGoodputRPS {
+			sc.status, sc.category = StatusInfeasible, "goodput"
+			sc.reason = "goodput_request_throughput_rps " + fmtG(v) + " is below optimization.constraints.min_goodput_rps " + fmtG(*op.MinGoodputRPS)
+		}
+	}
+	return sc
+}
+
+// rankLess is the ranking key (−score, used_gpus, canonical config JSON) ascending.
+func rankLess(a, b *Candidate) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.UsedGPUs != b.UsedGPUs {
+		return a.UsedGPUs < b.UsedGPUs
+	}
+	return a.Key < b.Key
+}
+
+// Rank orders the feasible candidates by the ranking key.
+func Rank(cands []*Candidate) []*Candidate {
+	var out []*Candidate
+	for _, c := range cands {
+		if c.Status == StatusFeasible {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rankLess(out[i], out[j]) })
+	return out
+}
+
+// dominates: a is at least as good on every objective and better on one (all maximised
+// except the minimised targets, which only occur alone).
+func dominates(a, b []float64) bool {
+	better := false
+	for i := range a {
+		if a[i] < b[i] {
+			return false
+		}
+		if a[i] > b[i] {
+			better = true
+		}
+	}
+	return better
+}
+
+// ParetoFront keeps the non-dominated feasible candidates, sorted by the last objective
+// ascending, ties by the ranking key (aisimulate-cli.md §5.2).
+func ParetoFront(cands []*Candidate) []*Candidate {
+	ranked := Rank(cands)
+	var front []*Candidate
+	for _, c := range ranked {
+		dominated := false
+		for _, o := range ranked {
+			if o != c && dominates(o.Objectives, c.Objectives) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			front = append(front, c)
+		}
+	}
+	sort.SliceStable(front, func(i, j int) bool {
+		a, b := front[i].Objectives, front[j].Objectives
+		if a[len(a)-1] != b[len(b)-1] {
+			return a[len(a)-1] < b[len(b)-1]
+		}
+		return rankLess(front[i], front[j])
+	})
+	return front
+}

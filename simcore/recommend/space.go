@@ -1,0 +1,222 @@
+// Package recommend is the search of `aisimulate recommend` (docs/recommend.md): the search
+// space built from a validated recommendation (spec.Recommendation) and the model and
+// hardware facts, the seeded optimisers that propose candidates in rounds and observe their
+// results in proposal order, scoring and ranking, and the encoding of the result files. It
+// evaluates nothing itself: a target hands each proposed configuration to simcore.Predict
+// (in-process, in another module instance, in a Web Worker or on a remote edge worker) and
+// gives the summaries back, so the result never depends on who evaluated what, or when.
+package recommend
+
+import (
+	"fmt"
+	"math"
+
+	"aisimulate/simcore/canon"
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
+)
+
+// Param is one dimension of the search space: a categorical parameter whose values each
+// write one tree value per path (a joint prefill+decode parallelism writes two), or a
+// continuous numeric range written to one path.
+type Param struct {
+	// Name is the dotted path, or "<path>+<path>" for a joint parameter.
+	Name  string
+	Paths []string
+	// Values are the categorical values, each aligned with Paths.
+	Values [][]any
+	// Continuous ranges: Min, Max, log scale, integer materialisation.
+	Continuous bool
+	Min, Max   float64
+	Log, Int   bool
+	// ordinal is true for categorical values that are single numbers in ascending order
+	// (stepped ranges, numeric choices): the optimiser treats neighbours as similar.
+	ordinal bool
+	// Branch marks a parallelism preset (ladder or list): every value gets at least one trial
+	// when the budget allows.
+	Branch bool
+	// when is the index of the categorical parameter this one depends on (-1: always
+	// active) and whenOK says which of its values activate this one.
+	when   int
+	whenOK []bool
+}
+
+// Space is the search space of one recommendation.
+type Space struct {
+	Rec    *spec.Recommendation
+	Params []Param
+}
+
+// Point is one position in the space: per parameter the index of a categorical value or the
+// continuous value; NaN where the parameter is inactive.
+type Point []float64
+
+// Facts are the model and hardware lookups the default parallelism ladder needs.
+type Facts struct {
+	// Model resolves engine.model (a catalog id or a local model directory).
+	Model func(id string) (*catalog.Model, error)
+}
+
+// NewSpace builds the search space: the recommendation's domains in order, with the
+// parallelism of each mode's roles inserted after engine.backend (a joint prefill+decode
+// parameter when both disaggregated roles are presets, so the pair fits the GPU budget).
+func NewSpace(rec *spec.Recommendation, facts Facts) (*Space, error) {
+	s := &Space{Rec: rec}
+	lad, err := newLadderer(rec, facts)
+	if err != nil {
+		return nil, err
+	}
+	for _, dm := range rec.Domains {
+		p := Param{Name: dm.Path, Paths: []string{dm.Path}, when: -1}
+		if dm.Kind == spec.DomainChoices {
+			for _, c := range dm.Choices {
+				p.Values = append(p.Values, []any{c})
+			}
+			p.ordinal = ascendingNumbers(dm.Choices)
+		} else {
+			p.Continuous, p.Min, p.Max, p.Log, p.Int = true, dm.Min, dm.Max, dm.Scale == spec.ScaleLog, dm.Int
+		}
+		if !s.resolveWhen(&p, dm.When) {
+			continue
+		}
+		s.Params = append(s.Params, p)
+	}
+	par, err := lad.parallelismParams()
+	if err != nil {
+		return nil, err
+	}
+	// Insert the parallelism parameters right after mode and backend.
+	at := 0
+	for i, p := range s.Params {
+		if p.Name == "engine.mode" || p.Name == "engine.backend" {
+			at = i + 1
+		}
+	}
+	for i := range par {
+		mode := spec.ModeAggregated
+		if par[i].Paths[0] != "engine.workers.aggregated.parallelism" {
+			mode = spec.ModeDisaggregated
+		}
+		if !s.resolveWhenAt(&par[i], &spec.Condition{Path: "engine.mode", Values: []string{mode}}, at) {
+			par[i].Values = nil
+		}
+	}
+	rest := append([]Param(nil), s.Params[at:]...)
+	s.Params = s.Params[:at]
+	for _, p := range par {
+		if p.Values != nil {
+			s.Params = append(s.Params, p)
+		}
+	}
+	shift := len(s.Params) - at
+	for _, p := range rest {
+		if p.when >= at {
+			p.when += shift
+		}
+		s.Params = append(s.Params, p)
+	}
+	return s, nil
+}
+
+// resolveWhen ties a condition to the parameter deciding it, or evaluates it on the concrete
+// tree; false means the parameter can never be active.
+func (s *Space) resolveWhen(p *Param, c *spec.Condition) bool {
+	return s.resolveWhenAt(p, c, len(s.Params))
+}
+
+func (s *Space) resolveWhenAt(p *Param, c *spec.Condition, before int) bool {
+	p.when = -1
+	if c == nil {
+		return true
+	}
+	for i := 0; i < before; i++ {
+		q := s.Params[i]
+		if len(q.Paths) == 1 && q.Paths[0] == c.Path && !q.Continuous {
+			p.when = i
+			p.whenOK = make([]bool, len(q.Values))
+			any := false
+			for j, v := range q.Values {
+				str, _ := v[0].(string)
+				for _, w := range c.Values {
+					if str == w {
+						p.whenOK[j] = true
+						any = true
+					}
+				}
+			}
+			return any
+		}
+	}
+	return spec.When(c, s.Rec.Tree)
+}
+
+// active reports whether parameter i is active at a (partially built) point.
+func (s *Space) active(i int, pt Point) bool {
+	p := &s.Params[i]
+	if p.when < 0 {
+		return true
+	}
+	v := pt[p.when]
+	return !math.IsNaN(v) && p.whenOK[int(v)]
+}
+
+// Assignments lists the paths and tree values a point writes.
+func (s *Space) Assignments(pt Point) (paths []string, values []any) {
+	for i, p := range s.Params {
+		if math.IsNaN(pt[i]) {
+			continue
+		}
+		if p.Continuous {
+			paths = append(paths, p.Paths[0])
+			values = append(values, spec.NumberValue(materialise(p, pt[i]), p.Int))
+			continue
+		}
+		paths = append(paths, p.Paths...)
+		values = append(values, p.Values[int(pt[i])]...)
+	}
+	return paths, values
+}
+
+// materialise rounds a continuous value as the field stores it.
+func materialise(p Param, x float64) float64 {
+	if p.Int {
+		return math.Round(x)
+	}
+	return x
+}
+
+// Concrete is the predict configuration tree of a point and its canonical JSON (the
+// de-duplication key and the ranking tie-break).
+func (s *Space) Concrete(pt Point) (map[string]any, string, error) {
+	paths, values := s.Assignments(pt)
+	tree := s.Rec.Candidate(paths, values)
+	key, err := canon.Compact(spec.PlainTree(tree))
+	if err != nil {
+		return nil, "", fmt.Errorf("internal error: candidate configuration: %v", err)
+	}
+	return tree, string(key), nil
+}
+
+// ConfigOf is the search-space point as a mapping from parameter path to value (active
+// parameters only), as recommendation.json's candidate `config` shows it.
+func (s *Space) ConfigOf(pt Point) map[string]any {
+	paths, values := s.Assignments(pt)
+	out := make(map[string]any, len(paths))
+	for i, p := range paths {
+		out[p] = spec.PlainTree(values[i])
+	}
+	return out
+}
+
+// ascendingNumbers reports whether values are numbers in strictly ascending order.
+func ascendingNumbers(values []any) bool {
+	prev := math.Inf(-1)
+	for _, v := range values {
+		x := spec.DomainValueFloat(v)
+		if math.IsNaN(x) || x <= prev {
+			return false
+		}
+		prev = x
+	}
+	return len(values) > 1
+}

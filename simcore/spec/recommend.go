@@ -1,0 +1,210 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Optimization targets of optimization.target (aisimulate-cli.md §2.9).
+const (
+	TargetThroughput        = "throughput"
+	TargetThroughputPerGPU  = "throughput_per_gpu"
+	TargetThroughputPerUser = "throughput_per_user"
+	TargetGoodput           = "goodput"
+	TargetGoodputPerGPU     = "goodput_per_gpu"
+	TargetTTFT              = "ttft"
+	TargetE2ELatency        = "e2e_latency"
+	TargetMinGPUs           = "min_gpus"
+	TargetPareto            = "pareto"
+)
+
+// Targets lists every optimization.target, the default first.
+var Targets = []string{TargetThroughput, TargetThroughputPerGPU, TargetThroughputPerUser, TargetGoodput,
+	TargetGoodputPerGPU, TargetTTFT, TargetE2ELatency, TargetMinGPUs, TargetPareto}
+
+// Optimiser algorithms of optimizer.algorithm.
+const (
+	AlgorithmBayesian = "bayesian"
+	AlgorithmRandom   = "random"
+)
+
+// Optimization is the optimization section after defaults.
+type Optimization struct {
+	Target    string
+	Hardware  string // "" when unset
+	StrictSLA bool
+	// MinGPUs is constraints.min_candidate_gpus (0 = unset); MaxGPUs max_candidate_gpus.
+	MinGPUs int
+	MaxGPUs int
+	// MinGoodputRPS is constraints.min_goodput_rps (nil = unset; min_gpus target only).
+	MinGoodputRPS *float64
+}
+
+// Optimizer is the optimizer section after defaults.
+type Optimizer struct {
+	Algorithm               string
+	MaxTrials               int
+	Parallelism             int
+	CandidateTimeoutSeconds float64
+	Seed                    uint64
+}
+
+// ParallelismSpace is how one role's parallelism is searched: the default ladder (built by
+// the search from the model and hardware facts), an explicit preset list, or neither (each
+// knob is a concrete value or its own domain).
+type ParallelismSpace struct {
+	Role    string
+	Ladder  bool
+	Presets []Parallelism
+}
+
+// Recommendation is a validated `aisimulate recommend` configuration: the concrete part of
+// the tree, the searchable fields, and the optimisation settings.
+type Recommendation struct {
+	// Tree is the configuration without optimization/optimizer, without domain nodes and
+	// without parallelism presets; engine.hardware: auto is already replaced by
+	// optimization.hardware. Candidate fills in one value per searchable field.
+	Tree map[string]any
+	// Domains are the searchable fields in a fixed order (mode and backend first).
+	Domains []Domain
+	// Parallelism lists, for every role some mode uses, how its parallelism is searched.
+	Parallelism []ParallelismSpace
+	// Modes are the engine modes candidates may have.
+	Modes        []string
+	Optimization Optimization
+	Optimizer    Optimizer
+	// SLA is evaluation.sla (nil when absent).
+	SLA *SLA
+}
+
+// LoadRecommendation parses a recommendation configuration, applies --set assignments (which
+// may reach optimization and optimizer), validates every domain and the concrete rest, and
+// returns the search description. Every failure is a *Error (exit code 2).
+func LoadRecommendation(yamlText []byte, sets []string) (*Recommendation, error) {
+	r, err := loadRecommendation(yamlText, sets)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func loadRecommendation(yamlText []byte, sets []string) (*Recommendation, *Error) {
+	tree, perr := parseYAML(yamlText)
+	if perr != nil {
+		return nil, &Error{Msg: "malformed YAML: " + yamlErrText(perr)}
+	}
+	root, isMap := tree.(map[string]any)
+	if !isMap {
+		got := describe(tree)
+		if tree == nil {
+			got = "an empty document"
+		}
+		return nil, &Error{Msg: fmt.Sprintf("configuration must contain one YAML mapping (with engine and optimization sections), got %s", got)}
+	}
+	for _, s := range sets {
+		if err := setValue(root, s, true); err != nil {
+			return nil, err
+		}
+	}
+	d := &decoder{}
+	r := &Recommendation{}
+	if _, ok := root["optimization"]; !ok {
+		return nil, &Error{Path: "optimization", Msg: "required section is missing; add optimization: {target: throughput} (targets: " + strings.Join(Targets, ", ") + ")"}
+	}
+	r.Optimization = decodeOptimization(d, root["optimization"])
+	r.Optimizer = decodeOptimizer(d, root["optimizer"], root)
+	if !d.ok() {
+		return nil, d.err
+	}
+	rest := make(map[string]any, len(root))
+	for k, v := range root {
+		if k != "optimization" && k != "optimizer" {
+			rest[k] = deepCopy(v)
+		}
+	}
+	r.Tree = rest
+	r.collectDomains(d)
+	if !d.ok() {
+		return nil, d.err
+	}
+	r.checkEvaluation(d)
+	if !d.ok() {
+		return nil, d.err
+	}
+	if err := r.checkConcrete(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+var optimizationShape = shape{keys: []string{"target", "hardware", "strict_sla", "constraints"}}
+
+func decodeOptimization(d *decoder, v any) Optimization {
+	o := d.mapping("optimization", v, optimizationShape)
+	op := Optimization{Target: o.enum("target", Targets...), MaxGPUs: 32}
+	if o.set("hardware") {
+		op.Hardware = d.asString(o.p("hardware"), o.m["hardware"])
+		if op.Hardware == "auto" {
+			d.failf(o.p("hardware"), "must be one concrete system id such as h200_sxm, not 'auto'")
+		}
+	}
+	op.StrictSLA = o.bool("strict_sla", false)
+	co := o.child("constraints", shape{keys: []string{"min_candidate_gpus", "max_candidate_gpus", "min_goodput_rps"}})
+	if mn := co.optInt("min_candidate_gpus", gt(0)); mn != nil {
+		op.MinGPUs = *mn
+	}
+	if co.set("max_candidate_gpus") {
+		op.MaxGPUs = int(co.int("max_candidate_gpus", 32, gt(0)))
+	}
+	op.MinGoodputRPS = co.optFloat("min_goodput_rps", gt(0))
+	if !d.ok() {
+		return op
+	}
+	if op.MinGPUs > op.MaxGPUs {
+		d.failf(co.p("min_candidate_gpus"), "must be at most max_candidate_gpus (%d), got %d", op.MaxGPUs, op.MinGPUs)
+	}
+	if op.MinGoodputRPS != nil && op.Target != TargetMinGPUs {
+		d.failf(co.p("min_goodput_rps"), "only applies to optimization.target: min_gpus; remove it or change the target")
+	}
+	return op
+}
+
+var optimizerShape = shape{keys: []string{"algorithm", "max_trials", "parallelism", "candidate_timeout_seconds", "seed"}}
+
+func decodeOptimizer(d *decoder, v any, root map[string]any) Optimizer {
+	op := Optimizer{Algorithm: AlgorithmBayesian, MaxTrials: 320, Parallelism: 16, CandidateTimeoutSeconds: 600, Seed: 42}
+	if _, ok := root["optimizer"]; !ok || v == nil {
+		return op
+	}
+	o := d.mapping("optimizer", v, optimizerShape)
+	op.Algorithm = o.enum("algorithm", AlgorithmBayesian, AlgorithmRandom)
+	op.MaxTrials = int(o.int("max_trials", 320, gt(0), le(1_000_000)))
+	op.Parallelism = int(o.int("parallelism", 16, gt(0)))
+	op.CandidateTimeoutSeconds = o.float("candidate_timeout_seconds", 600, gt(0))
+	op.Seed = uint64(o.int("seed", 42, ge(0)))
+	return op
+}
+
+// checkEvaluation applies the recommend rules on evaluation.sla (aisimulate-cli.md §2.6, §2.9).
+func (r *Recommendation) checkEvaluation(d *decoder) {
+	ev := decodeEvaluation(d, r.Tree)
+	if !d.ok() {
+		return
+	}
+	r.SLA = ev.SLA
+	op := r.Optimization
+	complete := ev.SLA != nil && (ev.SLA.E2EMs != nil || ev.SLA.TTFTMs != nil && ev.SLA.ITLMs != nil)
+	if (op.Target == TargetGoodput || op.Target == TargetGoodputPerGPU || op.MinGoodputRPS != nil) && !complete {
+		d.failf("evaluation.sla", "optimization.target %s needs a complete SLA: add evaluation: {sla: {ttft_ms: <ms>, itl_ms: <ms>}} or {sla: {e2e_ms: <ms>}}", op.Target)
+		return
+	}
+	if op.StrictSLA && ev.SLA == nil {
+		d.failf("optimization.strict_sla", "needs at least one bound in evaluation.sla (ttft_ms, itl_ms or e2e_ms)")
+	}
+}
+
+// HasCompleteSLA reports whether goodput can be measured (e2e alone, or ttft with itl).
+func (r *Recommendation) HasCompleteSLA() bool {
+	s := r.SLA
+	return s != nil && (s.E2EMs != nil || s.TTFTMs != nil && s.ITLMs != nil)
+}

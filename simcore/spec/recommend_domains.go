@@ -1,0 +1,401 @@
+package spec
+
+// Collection of the domains of a recommendation: where a domain may stand, the default
+// domains of omitted fields, and the parallelism forms (aisimulate-cli.md §2.8).
+
+import (
+	"fmt"
+	"strings"
+)
+
+// routerNumericDefaults are the default domains of the router numerics in recommend.
+var routerNumericDefaults = map[string][]string{
+	"overlap_score_credit": {"0.0", "0.5", "1.0"},
+	"prefill_load_scale":   {"0.0", "0.25", "0.5", "1.0", "2.0", "4.0", "8.0", "16.0", "32.0"},
+	"temperature":          {"0.0", "0.2", "0.5", "1.0"},
+}
+
+// plannerPresetItems are the planner sub-items AISimulate searches through presets.
+var plannerPresetItems = []string{"scaling_policy", "fpm_sampling", "load_sensitivity", "load_predictor"}
+
+// takeDomain validates and removes the domain at path, if the tree holds one there.
+func (r *Recommendation) takeDomain(d *decoder, path string, when *Condition) bool {
+	v, ok := getPath(r.Tree, path)
+	if !ok || !isDomainNode(v) {
+		return false
+	}
+	f, _ := lookupSearchField(path)
+	dom := decodeDomain(d, path, v, f)
+	dom.When = when
+	if d.ok() {
+		r.Domains = append(r.Domains, dom)
+		deletePath(r.Tree, path)
+	}
+	return true
+}
+
+// addDefault adds a schema-supplied domain for an omitted field.
+func (r *Recommendation) addDefault(path string, values []any, when *Condition) {
+	r.Domains = append(r.Domains, Domain{Path: path, Kind: DomainChoices, Choices: values, When: when, Default: true})
+}
+
+// collectDomains finds every domain, supplies the default domains of omitted fields, and
+// rejects domains where none is allowed (aisimulate-cli.md §2.8).
+func (r *Recommendation) collectDomains(d *decoder) {
+	if _, ok := r.Tree["engine"].(map[string]any); !ok {
+		if _, present := r.Tree["engine"]; !present {
+			d.failf("engine", "required section is missing; add engine: {model: <hf id>, hardware: <system id>, workers: {aggregated: {}}}")
+		} else {
+			d.failf("engine", "must be a mapping, got %s", describe(r.Tree["engine"]))
+		}
+		return
+	}
+	// engine.hardware: auto takes optimization.hardware.
+	if hw, ok := getPath(r.Tree, "engine.hardware"); ok && hw == "auto" {
+		if r.Optimization.Hardware == "" {
+			d.failf("engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>}")
+			return
+		}
+		setPath(r.Tree, "engine.hardware", r.Optimization.Hardware)
+	}
+	// Mode and backend: default domains when omitted.
+	modes := []string{}
+	if !r.takeDomain(d, "engine.mode", nil) {
+		if v, ok := getPath(r.Tree, "engine.mode"); ok {
+			if s, isStr := v.(string); isStr {
+				modes = append(modes, s)
+			}
+		} else {
+			r.addDefault("engine.mode", strs([]string{ModeAggregated, ModeDisaggregated}), nil)
+		}
+	}
+	if !d.ok() {
+		return
+	}
+	for _, dm := range r.Domains {
+		if dm.Path == "engine.mode" {
+			for _, c := range dm.Choices {
+				modes = append(modes, c.(string))
+			}
+		}
+	}
+	if len(modes) == 0 {
+		modes = []string{ModeAggregated}
+	}
+	r.Modes = modes
+	if !r.takeDomain(d, "engine.backend", nil) {
+		if _, ok := getPath(r.Tree, "engine.backend"); !ok {
+			r.addDefault("engine.backend", strs([]string{BackendVLLM, BackendSGLang}), nil)
+		}
+	}
+	if !d.ok() {
+		return
+	}
+	r.collectRoles(d)
+	if !d.ok() {
+		return
+	}
+	for _, p := range []string{"traffic.load.concurrency", "traffic.load.requests_per_second", "traffic.load.sessions_per_second", "traffic.load.speedup"} {
+		r.takeDomain(d, p, nil)
+	}
+	if t, ok := getPath(r.Tree, "traffic.load.type"); ok && t == "kv_capacity_fraction" {
+		d.failf("traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate")
+		return
+	}
+	if !d.ok() {
+		return
+	}
+	r.collectRouter(d)
+	if !d.ok() {
+		return
+	}
+	r.collectPlanner(d)
+	if !d.ok() {
+		return
+	}
+	// Any domain left is somewhere no domain is allowed.
+	rejectDomains(d, "", r.Tree)
+}
+
+func (r *Recommendation) collectRoles(d *decoder) {
+	var roles []string
+	for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
+		for _, m := range r.Modes {
+			if contains(rolesOf(m), role) && !contains(roles, role) {
+				roles = append(roles, role)
+			}
+		}
+	}
+	workers, _ := getPath(r.Tree, "engine.workers")
+	wm, isMap := workers.(map[string]any)
+	if workers != nil && !isMap {
+		d.failf("engine.workers", "must be a mapping, got %s", describe(workers))
+		return
+	}
+	for _, k := range sortedKeys(wm) {
+		if !contains(roles, k) && (k == RoleAggregated || k == RolePrefill || k == RoleDecode) {
+			d.failf("engine.workers."+k, "no candidate mode (%s) uses the %s role; remove it or add its mode to engine.mode", strings.Join(r.Modes, ", "), k)
+			return
+		}
+	}
+	for _, role := range roles {
+		base := "engine.workers." + role
+		if _, ok := wm[role]; !ok {
+			d.failf("engine.workers", "candidates of mode %s need workers.%s; add %s: {} to search its defaults", modeOf(role), role, role)
+			return
+		}
+		if wm[role] == nil {
+			wm[role] = map[string]any{}
+		}
+		if _, ok := wm[role].(map[string]any); !ok {
+			d.failf(base, "must be a mapping, got %s", describe(wm[role]))
+			return
+		}
+		when := &Condition{Path: "engine.mode", Values: []string{modeOf(role)}}
+		r.collectParallelism(d, role, when)
+		if !d.ok() {
+			return
+		}
+		for _, rel := range []string{"scheduler.max_batched_tokens", "scheduler.max_sequences", "scheduler.prefill_schedule_interval",
+			"scheduler.prefill_decode_interval", "kv_cache.block_size", "kv_cache.capacity.memory_fraction"} {
+			r.takeDomain(d, base+"."+rel, when)
+		}
+		if !d.ok() {
+			return
+		}
+		// Scheduler default domains (aisimulate-cli.md §2.8).
+		if _, ok := getPath(r.Tree, base+".scheduler.max_batched_tokens"); !ok && !r.hasDomain(base+".scheduler.max_batched_tokens") {
+			mbt := []string{"8192", "16384", "32768"}
+			if role == RoleDecode {
+				mbt = []string{"8192"}
+			}
+			r.addDefault(base+".scheduler.max_batched_tokens", numbers(mbt), when)
+		}
+		if _, ok := getPath(r.Tree, base+".scheduler.max_sequences"); !ok && !r.hasDomain(base+".scheduler.max_sequences") {
+			ms := []string{"256", "512", "1024"}
+			if role == RolePrefill {
+				ms = []string{"1", "2", "4", "8", "16", "32", "64", "128", "256"}
+			}
+			r.addDefault(base+".scheduler.max_sequences", numbers(ms), when)
+		}
+	}
+}
+
+func (r *Recommendation) hasDomain(path string) bool {
+	for _, dm := range r.Domains {
+		if dm.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// parallelismKnobs are the six keys of a complete parallelism mapping (a preset entry).
+var parallelismKnobs = parallelismShape.keys
+
+// collectParallelism reads engine.workers.<role>.parallelism: omitted or {preset: default}
+// is the default ladder, {preset: [complete mappings]} an explicit list, {preset: false} or
+// {preset: {}} (or knobs without a preset key) per-knob values and domains.
+func (r *Recommendation) collectParallelism(d *decoder, role string, when *Condition) {
+	base := "engine.workers." + role + ".parallelism"
+	v, present := getPath(r.Tree, base)
+	ps := ParallelismSpace{Role: role}
+	if !present || v == nil {
+		ps.Ladder = true
+		deletePath(r.Tree, base)
+		r.Parallelism = append(r.Parallelism, ps)
+		return
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		d.failf(base, "must be a mapping, got %s", describe(v))
+		return
+	}
+	preset, hasPreset := m["preset"]
+	active := hasPreset
+	if hasPreset {
+		switch p := preset.(type) {
+		case bool:
+			if p {
+				d.failf(base+".preset", "must be default, false, {} or a list of complete parallelism mappings, got true")
+				return
+			}
+			active = false
+		case map[string]any:
+			if len(p) > 0 {
+				d.failf(base+".preset", "must be default, false, {} or a list of complete parallelism mappings, got a non-empty mapping")
+				return
+			}
+			active = false
+		case string:
+			if p != "default" {
+				d.failf(base+".preset", "must be default, false, {} or a list of complete parallelism mappings, got %s", describe(p))
+				return
+			}
+			ps.Ladder = true
+		case []any:
+			if len(p) == 0 {
+				d.failf(base+".preset", "must list at least one parallelism mapping")
+				return
+			}
+			for i, e := range p {
+				ep := fmt.Sprintf("%s.preset.%d", base, i)
+				em, ok := e.(map[string]any)
+				if !ok {
+					d.failf(ep, "must be a mapping of %s, got %s", strings.Join(parallelismKnobs, ", "), describe(e))
+					return
+				}
+				var missing, unknown []string
+				for _, k := range parallelismKnobs {
+					if _, ok := em[k]; !ok {
+						missing = append(missing, k)
+					}
+				}
+				for _, k := range sortedKeys(em) {
+					if !contains(parallelismKnobs, k) {
+						unknown = append(unknown, k)
+					}
+				}
+				if len(missing) > 0 || len(unknown) > 0 {
+					d.failf(ep, "parallelism preset entries must cover exactly all knobs; missing=%s, unknown=%s", pyList(missing), pyList(unknown))
+					return
+				}
+				vals := make([]int, len(parallelismKnobs))
+				for j, k := range parallelismKnobs {
+					vals[j] = int(d.asInt(ep+"."+k, em[k], gt(0)))
+				}
+				if !d.ok() {
+					return
+				}
+				ps.Presets = append(ps.Presets, Parallelism{Replicas: vals[0], Tensor: vals[1], Pipeline: vals[2],
+					AttentionData: vals[3], MoeTensor: vals[4], MoeExpert: vals[5]})
+			}
+		default:
+			d.failf(base+".preset", "must be default, false, {} or a list of complete parallelism mappings, got %s", describe(preset))
+			return
+		}
+	}
+	if active {
+		var knobs []string
+		for _, k := range sortedKeys(m) {
+			if k != "preset" {
+				knobs = append(knobs, k)
+			}
+		}
+		if len(knobs) > 0 {
+			d.failf(base+".preset", "an active preset cannot be combined with independent knobs %s; set preset: false to search the knobs", pyList(knobs))
+			return
+		}
+		deletePath(r.Tree, base)
+		r.Parallelism = append(r.Parallelism, ps)
+		return
+	}
+	delete(m, "preset")
+	for _, k := range parallelismKnobs {
+		r.takeDomain(d, base+"."+k, when)
+	}
+	r.Parallelism = append(r.Parallelism, ps)
+}
+
+func (r *Recommendation) collectRouter(d *decoder) {
+	v, present := r.Tree["router"]
+	if !present {
+		return
+	}
+	if _, ok := v.(map[string]any); !ok {
+		d.failf("router", "adapter section 'router' must be a mapping, got %s", describe(v))
+		return
+	}
+	kv := &Condition{Path: "router.policy", Values: []string{RouterKV}}
+	policies := []string{}
+	if r.takeDomain(d, "router.policy", nil) {
+		if !d.ok() {
+			return
+		}
+		for _, c := range r.Domains[len(r.Domains)-1].Choices {
+			policies = append(policies, c.(string))
+		}
+	} else if p, ok := getPath(r.Tree, "router.policy"); ok {
+		if s, isStr := p.(string); isStr {
+			policies = append(policies, s)
+		}
+	} else {
+		policies = []string{RouterRoundRobin, RouterKV}
+		r.addDefault("router.policy", strs(policies), nil)
+	}
+	searchKV := contains(policies, RouterKV)
+	paths := append([]string{"router.prefill_load_model.type"}, prefixAll("router.", routerNumerics)...)
+	if !searchKV {
+		for _, p := range paths {
+			if v, ok := getPath(r.Tree, p); ok && isDomainNode(v) {
+				d.failf(p, "a domain here needs kv_router in router.policy; round_robin takes no router knobs")
+				return
+			}
+		}
+		return
+	}
+	if r.takeDomain(d, "router.prefill_load_model.type", kv) {
+		if !d.ok() {
+			return
+		}
+		if contains(policies, RouterRoundRobin) && !containsAny(r.Domains[len(r.Domains)-1].Choices, LoadModelNone) {
+			d.failf("router.prefill_load_model.type.choices", "must contain 'none' when router.policy may be round_robin")
+			return
+		}
+	} else if _, ok := getPath(r.Tree, "router.prefill_load_model"); !ok {
+		r.addDefault("router.prefill_load_model.type", strs([]string{LoadModelNone, LoadModelAIC}), kv)
+	}
+	for _, k := range routerNumerics {
+		p := "router." + k
+		if r.takeDomain(d, p, kv) {
+			continue
+		}
+		if _, ok := getPath(r.Tree, p); !ok {
+			r.addDefault(p, numbers(routerNumericDefaults[k]), kv)
+		}
+	}
+}
+
+func (r *Recommendation) collectPlanner(d *decoder) {
+	v, present := r.Tree["planner"]
+	if !present {
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.failf("planner", "adapter section 'planner' must be a mapping, got %s", describe(v))
+		return
+	}
+	for _, k := range plannerPresetItems {
+		if _, ok := m[k]; ok {
+			d.failf("planner."+k, "planner preset sub-items are not supported by this simulator's recommend; write the planner knobs concretely (domains are allowed on policy, min_workers, prefill_min_workers and decode_min_workers)")
+			return
+		}
+	}
+	for _, k := range []string{"policy", "min_workers", "prefill_min_workers", "decode_min_workers"} {
+		r.takeDomain(d, "planner."+k, nil)
+	}
+}
+
+// rejectDomains reports the first domain node (or preset) left in the tree.
+func rejectDomains(d *decoder, path string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if isDomainNode(x) {
+			d.failf(path, "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, "+
+				"worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs "+
+				"and planner policy/min workers; write a concrete value")
+			return
+		}
+		if _, ok := x["preset"]; ok {
+			d.failf(join(path, "preset"), "presets are only allowed in engine.workers.<role>.parallelism")
+			return
+		}
+		for _, k := range sortedKeys(x) {
+			rejectDomains(d, join(path, k), x[k])
+			if !d.ok() {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,179 @@
+// Command recommendbench is the recommend benchmark (docs/recommend.md, "Speed"): with -bin
+// it times `aisimulate recommend` with the bayesian and the random optimiser (trials per
+// second, best score); then it evaluates every point of the search space natively, with the
+// same evaluation as `aisimulate recommend`, and prints how close each optimiser came to the
+// exhaustive best.
+//
+//	go run ./tools/recommendbench [-bin bin/aisimulate] [-workers N] examples/recommend-seed.yaml
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"aisimulate/simcore"
+	"aisimulate/simcore/recommend"
+)
+
+func main() {
+	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "concurrent evaluations")
+	limit := flag.Int("limit", 50000, "refuse spaces with more points")
+	bin := flag.String("bin", "", "time this aisimulate binary's recommend with both optimisers first")
+	exhaustive := flag.Bool("exhaustive", true, "evaluate the whole space")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: recommendbench [-bin BINARY] [-workers N] [-exhaustive=false] RECOMMENDATION.yaml")
+		os.Exit(2)
+	}
+	best := map[string]float64{}
+	if *bin != "" {
+		for _, alg := range []string{"bayesian", "random"} {
+			b, err := timeCLI(*bin, flag.Arg(0), alg)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "recommendbench:", err)
+				os.Exit(1)
+			}
+			best[alg] = b
+		}
+		if best["bayesian"] >= best["random"] {
+			fmt.Println("bayesian >= random: yes")
+		} else {
+			fmt.Println("bayesian >= random: NO")
+		}
+	}
+	if !*exhaustive {
+		return
+	}
+	top, err := run(flag.Arg(0), *workers, *limit)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "recommendbench:", err)
+		os.Exit(1)
+	}
+	for _, alg := range []string{"bayesian", "random"} {
+		if b, ok := best[alg]; ok {
+			fmt.Printf("%s: %.2f%% of the exhaustive best\n", alg, 100*b/top)
+		}
+	}
+}
+
+// timeCLI runs `recommend` once through the binary with one optimiser and prints its wall
+// time, trials per second and best score.
+func timeCLI(bin, config, alg string) (float64, error) {
+	dir, err := os.MkdirTemp("", "recommendbench-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	start := time.Now()
+	cmd := exec.Command(bin, "recommend", "--stack", "dynamo", "--config", config, "--set", "optimizer.algorithm="+alg,
+		"--output-dir", filepath.Join(dir, "out"), "--format", "json")
+	cmd.Stderr = os.Stderr
+	if _, err := cmd.Output(); err != nil {
+		return 0, fmt.Errorf("%s: %v", alg, err)
+	}
+	wall := time.Since(start).Seconds()
+	raw, err := os.ReadFile(filepath.Join(dir, "out", "recommendation.json"))
+	if err != nil {
+		return 0, err
+	}
+	var doc struct {
+		Counts     map[string]int `json:"counts"`
+		Provenance struct {
+			Trials int    `json:"trials"`
+			Target string `json:"target"`
+		} `json:"provenance"`
+		Candidates []struct {
+			ID    string   `json:"candidate_id"`
+			Score *float64 `json:"score"`
+		} `json:"candidates"`
+		Views struct {
+			TopN []string `json:"top_n"`
+		} `json:"views"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return 0, err
+	}
+	best := math.Inf(-1)
+	for _, c := range doc.Candidates {
+		if len(doc.Views.TopN) > 0 && c.ID == doc.Views.TopN[0] && c.Score != nil {
+			best = *c.Score
+		}
+	}
+	n := doc.Provenance.Trials
+	fmt.Printf("%s: %d trials (%d simulated, %d cache hits) in %.1f s wall = %.1f trials/s; best %s %.6g\n",
+		alg, n, doc.Counts["evaluated"], doc.Counts["cache_hits"], wall, float64(n)/wall, doc.Provenance.Target, best)
+	return best, nil
+}
+
+func run(path string, workers, limit int) (float64, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	in := simcore.RecommendInput{ConfigName: path, ConfigYAML: text, Files: os.DirFS(".")}
+	search, rec, err := simcore.NewRecommendation(in)
+	if err != nil {
+		return 0, err
+	}
+	space := search.Space()
+	points, err := space.Enumerate(limit)
+	if err != nil {
+		return 0, err
+	}
+	// Distinct concrete configurations within the GPU budget.
+	type job struct {
+		key  string
+		tree map[string]any
+	}
+	seen := map[string]bool{}
+	var jobs []job
+	for _, pt := range points {
+		tree, key, err := space.Concrete(pt)
+		if err != nil {
+			return 0, err
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		jobs = append(jobs, job{key, tree})
+	}
+	start := time.Now()
+	budget := simcore.WorkBudget(rec.Optimizer)
+	scores := make([]float64, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out := simcore.EvaluateCandidate(path, jobs[i].tree, in.Files, budget)
+				scores[i] = recommend.ScoreOutcome(rec, jobs[i].tree, out)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	best, feasible := math.Inf(-1), 0
+	for _, s := range scores {
+		if !math.IsInf(s, -1) {
+			feasible++
+			best = math.Max(best, s)
+		}
+	}
+	fmt.Printf("exhaustive: %d points, %d distinct configurations, %d feasible, best %s score %.6g, %.1f s with %d workers\n",
+		len(points), len(jobs), feasible, rec.Optimization.Target, best, time.Since(start).Seconds(), workers)
+	return best, nil
+}

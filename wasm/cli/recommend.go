@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
+)
+
+const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
+                           [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
+                           [--progress]
+`
+
+const recommendHelp = recommendUsage + `
+Search serving configurations for the best ones under an objective, and write
+<output-dir>/recommendation.json, recommendation.csv and recommendations/NNNN.yaml (each a
+concrete configuration that 'aisimulate predict' reproduces exactly).
+
+options:
+  -h, --help            show this help message and exit
+  -c, --config CONFIG   recommendation YAML file: a prediction configuration whose searchable
+                        fields may hold domains ({choices: [...]} or {range: {...}}), plus
+                        optimization (target, constraints) and optimizer (algorithm, budget)
+  --stack STACK         execution stack; this build provides only 'dynamo'
+  --set PATH=YAML_VALUE
+                        override one value after loading, e.g. --set optimization.target=pareto;
+                        repeatable, applied left to right; the whole leaf is replaced
+  --output-dir OUTPUT_DIR
+                        directory for the result files, created if missing
+                        (default: ./aisimulate-output)
+  --overwrite           allow a non-empty output directory; only known AISimulate outputs
+                        are replaced, every other file is kept
+  --format {table,json}
+                        standard output: one line per recommendation (default) or a JSON array
+  --progress            report trials, best score and time on stderr (on by default when
+                        stderr is a terminal)
+
+Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
+written), 2 usage or configuration error, 130 interrupted.
+
+Example:
+  aisimulate recommend --stack dynamo --config examples/recommend-seed.yaml \
+      --set optimizer.max_trials=64 --output-dir out --overwrite
+`
+
+// recommendFlags maps every long option of recommend to whether it takes a value.
+var recommendFlags = map[string]bool{
+	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
+	"--format": true, "--progress": false, "--help": false,
+}
+
+// recommendOptions are the parsed `recommend` flags.
+type recommendOptions struct {
+	config     string
+	haveConfig bool
+	stack      string
+	sets       []string
+	outputDir  string
+	overwrite  bool
+	format     string
+	progress   bool
+	help       bool
+}
+
+func recommendErr(msg string) error {
+	return &usageError{recommendUsage, "aisimulate recommend", msg}
+}
+
+// parseRecommend parses `recommend` arguments with the argparse conventions of predict:
+// --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
+func parseRecommend(args []string) (*recommendOptions, error) {
+	o := &recommendOptions{stack: "engine", outputDir: DefaultOutputDir, format: "table"}
+	var extra []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			extra = append(extra, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			extra = append(extra, a)
+			continue
+		}
+		name, value, hasValue := a, "", false
+		if strings.HasPrefix(a, "--") {
+			if eq := strings.IndexByte(a, '='); eq >= 0 {
+				name, value, hasValue = a[:eq], a[eq+1:], true
+			}
+			full, err := resolveRecommendLong(name)
+			if err != nil {
+				return nil, err
+			}
+			if full == "" {
+				extra = append(extra, a)
+				continue
+			}
+			name = full
+		} else {
+			switch {
+			case a == "-h":
+				name = "--help"
+			case strings.HasPrefix(a, "-c"):
+				name = "--config"
+				if len(a) > 2 {
+					value, hasValue = strings.TrimPrefix(a[2:], "="), true
+				}
+			default:
+				extra = append(extra, a)
+				continue
+			}
+		}
+		display := name
+		if name == "--config" {
+			display = "-c/--config"
+		}
+		if recommendFlags[name] {
+			if !hasValue {
+				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" && !isNegativeNumber(args[i+1])) {
+					return nil, recommendErr("argument " + display + ": expected one argument")
+				}
+				i++
+				value = args[i]
+			}
+		} else if hasValue {
+			return nil, recommendErr("argument " + display + ": ignored explicit argument '" + value + "'")
+		}
+		switch name {
+		case "--help":
+			o.help = true
+		case "--config":
+			o.config, o.haveConfig = value, true
+		case "--stack":
+			o.stack = value
+		case "--set":
+			o.sets = append(o.sets, value)
+		case "--output-dir":
+			o.outputDir = value
+		case "--overwrite":
+			o.overwrite = true
+		case "--format":
+			if value != "table" && value != "json" {
+				return nil, recommendErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
+			}
+			o.format = value
+		case "--progress":
+			o.progress = true
+		}
+	}
+	if o.help {
+		return o, nil
+	}
+	if len(extra) > 0 {
+		return nil, &usageError{topUsage, "aisimulate", "unrecognized arguments: " + strings.Join(extra, " ")}
+	}
+	if !o.haveConfig {
+		return nil, recommendErr("the following arguments are required: -c/--config")
+	}
+	return o, nil
+}
+
+// resolveRecommendLong expands a long option or a unique prefix of one; "" means unknown.
+func resolveRecommendLong(name string) (string, error) {
+	if _, ok := recommendFlags[name]; ok {
+		return name, nil
+	}
+	var matches []string
+	for _, f := range []string{"--config", "--format", "--help", "--output-dir", "--overwrite", "--progress", "--set", "--stack"} {
+		if strings.HasPrefix(f, name) {
+			matches = append(matches, f)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", nil
+	case 1:
+		return matches[0], nil
+	}
+	return "", recommendErr(fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(matches, ", ")))
+}
+
+// runRecommend is `aisimulate recommend`: validate, check the output directory, search,
+// write the result files atomically, print.
+func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
+	o, err := parseRecommend(args)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if o.help {
+		io.WriteString(stdout, recommendHelp)
+		return ExitOK
+	}
+	if o.stack != spec.Stack {
+		return fail(stderr, &usageError{topUsage, "aisimulate", fmt.Sprintf(
+			"stack '%s' is unavailable; installed stacks: %s. Pass --stack %s.", o.stack, spec.Stack, spec.Stack)})
+	}
+	var fixedWall *float64
+	if v, ok := getenv(env, EnvFixedWallTime); ok {
+		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return fail(stderr, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"})
+		}
+		fixedWall = &f
+	}
+	yamlText, rerr := os.ReadFile(o.config)
+	if rerr != nil {
+		return fail(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
+	}
+	in := simcore.RecommendInput{
+		ConfigName:      o.config,
+		ConfigYAML:      yamlText,
+		Sets:            o.sets,
+		Files:           osFS{},
+		ModuleVersion:   Version,
+		FixedWallTimeMs: fixedWall,
+	}
+	// Configuration errors (domains, the ladder's model and hardware) before anything else.
+	if _, _, err := simcore.NewRecommendation(in); err != nil {
+		return failRecommend(stderr, o.config, err)
+	}
+	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
+		return fail(stderr, err)
+	}
+	start := time.Now()
+	in.Clock = func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
+	var prog *searchProgress
+	if v, _ := getenv(env, EnvProgress); o.progress || v == "1" {
+		prog = &searchProgress{w: stderr, start: start}
+		in.Progress = prog.report
+	}
+	res, err := simcore.Recommend(in)
+	prog.finish()
+	if err != nil {
+		return failRecommend(stderr, o.config, err)
+	}
+	// recommendation.json and .csv first (with --overwrite this also removes the old
+	// numbered configurations), then recommendations/NNNN.yaml.
+	if err := writeOutputs(o.outputDir, []outputFile{{"recommendation.json", res.JSON}, {"recommendation.csv", res.CSV}}, o.overwrite); err != nil {
+		return failRecommend(stderr, o.config, err)
+	}
+	if len(res.Configs) > 0 {
+		var files []outputFile
+		for _, f := range res.Configs {
+			files = append(files, outputFile{path.Base(f.Name), f.Data})
+		}
+		if err := writeOutputs(filepath.Join(o.outputDir, "recommendations"), files, false); err != nil {
+			return failRecommend(stderr, o.config, err)
+		}
+	}
+	resultPath := path.Join(o.outputDir, "recommendation.json")
+	if res.Feasible == 0 {
+		fmt.Fprintf(stderr, "no feasible candidate found; saved full result to: %s\n", resultPath)
+		return ExitFailure
+	}
+	if o.format == "json" {
+		b, err := res.StdoutJSON(o.outputDir)
+		if err != nil {
+			return failRecommend(stderr, o.config, err)
+		}
+		stdout.Write(b)
+	} else {
+		io.WriteString(stdout, res.Table(o.outputDir))
+	}
+	return ExitOK
+}
+
+// failRecommend reports a configuration error (exit 2) or a failure (exit 1).
+func failRecommend(stderr io.Writer, config string, err error) int {
+	var se *spec.Error
+	if errors.As(err, &se) {
+		return fail(stderr, configFailure(config, err))
+	}
+	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", err)
+	return ExitFailure
+}
+
+// searchProgress prints "trials N/M  best <score>  elapsed Xs  remaining ~Ys" on stderr at
+// most every 200 ms.
+type searchProgress struct {
+	w     io.Writer
+	start time.Time
+	last  time.Time
+	shown bool
+}
+
+func (p *searchProgress) report(done, total int, best float64) {
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last, p.shown = now, true
+	elapsed := now.Sub(p.start).Seconds()
+	remaining := 0.0
+	if done > 0 {
+		remaining = elapsed / float64(done) * float64(total-done)
+	}
+	bestText := "none yet"
+	if !math.IsInf(best, -1) {
+		bestText = strconv.FormatFloat(best, 'g', 4, 64)
+	}
+	fmt.Fprintf(p.w, "\rtrials %d/%d  best %s  elapsed %.1fs  remaining ~%.0fs   ", done, total, bestText, elapsed, remaining)
+}
+
+func (p *searchProgress) finish() {
+	if p != nil && p.shown {
+		fmt.Fprintln(p.w)
+	}
+}
