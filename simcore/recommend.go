@@ -48,14 +48,8 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 		return nil, nil, err
 	}
 	facts := recommend.Facts{Model: func(id string) (*catalog.Model, error) {
-		m, err := lowerModel(id, &Input{Files: in.Files})
-		if err != nil {
-			var se *spec.Error
-			if errors.As(err, &se) && se.Path == "" {
-				return nil, &spec.Error{Path: "engine.model", Msg: se.Msg}
-			}
-		}
-		return m, err
+		m, err := catalog.LookupModel(id, in.Files)
+		return m, configError(err, "")
 	}}
 	space, err := recommend.NewSpace(rec, facts)
 	if err != nil {

@@ -234,7 +234,7 @@ var updateGolden = os.Getenv("AISIMULATE_UPDATE_GOLDEN") == "1"
 
 // A small sweep's files and standard output, byte for byte.
 func TestRecommendGolden(t *testing.T) {
-	out, r := recommendOut(t, "optimizer.max_trials=12")
+	out, r := recommendOut(t, "optimizer.max_trials=24")
 	if r.code != 0 {
 		t.Fatalf("recommend: %d %s", r.code, r.stderr)
 	}
