@@ -44,6 +44,14 @@ const EnvFixedWallTime = "AISIMULATE_FIXED_WALL_TIME_MS"
 // a terminal); --progress does the same.
 const EnvProgress = "AISIMULATE_PROGRESS"
 
+// EnvTable selects the `--format table` style: "readable" (ReadableTable, the host sets it
+// when standard output is a terminal) or "aiperf" (outputs.md §7.2, the default otherwise).
+const EnvTable = "AISIMULATE_TABLE"
+
+// EnvColumns is the terminal width the readable table fits (the host sets it from the
+// terminal when it is not in the environment); 80 when absent or not a positive number.
+const EnvColumns = "COLUMNS"
+
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
 
@@ -434,9 +442,23 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if o.format == "json" {
 		stdout.Write(out.StdoutJSON)
 	} else {
-		io.WriteString(stdout, report.Table(out.Summary, o.outputDir))
+		io.WriteString(stdout, table(out, env, o.outputDir))
 	}
 	return ExitOK
+}
+
+// table renders the `--format table` output in the style EnvTable selects.
+func table(out *simcore.Output, env []string, outputDir string) string {
+	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
+		return report.Table(out.Summary, outputDir)
+	}
+	columns := 80
+	if v, ok := getenv(env, EnvColumns); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			columns = n
+		}
+	}
+	return report.ReadableTable(out.Summary, out.Overview, columns, outputDir)
 }
 
 // configFailure formats a configuration error as "<config>: <dotted.path>: <reason>".
