@@ -71,7 +71,11 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 	if ov != nil && ov.SLA != nil {
 		var parts []string
 		for _, a := range ov.Attainment {
-			parts = append(parts, a.Metric+" ≤ "+trimNumber(a.BoundMs)+" ms: "+percent(a.Met, a.Completed))
+			name := a.Metric
+			if name == "ITL" {
+				name = "ITL (request mean)" // not the pooled gaps of the Inter Token Latency row
+			}
+			parts = append(parts, name+" ≤ "+trimNumber(a.BoundMs)+" ms: "+percent(a.Met, a.Completed))
 		}
 		if len(parts) == 0 {
 			parts = []string{"no bounds set"}

@@ -51,7 +51,7 @@ func TestReadableTableOfTheQuickstart(t *testing.T) {
 			}
 		}
 		for _, want := range []string{"Deployment  meta-llama/Meta-Llama-3.1-8B\n", "h200_sxm × 1 GPU, vllm, aggregated",
-			"aggregated: 1 replica × TP1, default timing", "SLA         TTFT ≤ 200 ms: ", "ITL ≤ 20 ms: ", "Goodput     ",
+			"aggregated: 1 replica × TP1, default timing", "SLA         TTFT ≤ 200 ms: ", "ITL (request mean) ≤ 20 ms: ", "Goodput     ",
 			"Time to First Token (ms)", " per GPU", " per user"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s columns: no %q in\n%s", cols, want, got)
