@@ -155,6 +155,8 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.elapsed = now() - a.started
 	a.runErr = err
 	if err != nil {
+		// The previous run's results do not belong to this configuration: clear them.
+		a.summary, a.charts, a.prediction, a.requests = nil, nil, "", ""
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -173,19 +175,49 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	perf.Call("mark", "aisimulate-result-parsed")
 	ttft, itl, e2e := Latencies(recs)
 	end := a.summary[report.KeyDurationMs]
+	ttftBound, itlBound := a.slaBound("ttft_ms"), a.slaBound("itl_ms")
 	a.charts = []string{
-		HistogramSVG("Time to first token", "ms", ttft, Palette[0]),
-		HistogramSVG("Inter-token latency (per request)", "ms", itl, Palette[1]),
-		HistogramSVG("End-to-end latency", "ms", e2e, Palette[2]),
-		LineSVG("Queue depth (waiting requests)", []string{""}, [][]Point{QueueDepth(recs)}, end),
-		LineSVG("Running batch (admitted requests)", []string{""}, [][]Point{Running(recs)}, end),
-		LineSVG("KV cache in use (tokens, estimated)", []string{""}, [][]Point{KVTokens(recs, 240)}, end),
+		HistogramWithBound("Time to first token", "ms", ttft, Palette[0], ttftBound),
+		// The SLA's ITL bound applies to this per-request mean, not to the pooled gaps of the
+		// ITL cards (docs/web.md).
+		HistogramWithBound("ITL per request (mean gap after the first token)", "ms", itl, Palette[1], itlBound),
+		HistogramWithBound("End-to-end latency", "ms", e2e, Palette[2], a.slaBound("e2e_ms")),
+		LineSVG("Queue depth (waiting requests)", "requests", []string{""}, [][]Point{QueueDepth(recs)}, end),
+		LineSVG("Running batch (admitted requests)", "requests", []string{""}, [][]Point{Running(recs)}, end),
+		LineSVG("KV cache in use (tokens, estimated)", "tokens", []string{""}, [][]Point{KVTokens(recs, 240)}, end),
 	}
 	if pools, series := PlannerReplicas(plannerDoc); len(pools) > 0 {
-		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", pools, series, end))
+		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", "workers", pools, series, end))
 	}
 	perf.Call("mark", "aisimulate-result-charted")
 	vecty.Rerender(a)
+	// In the one-column layout the results are below the configuration: bring them into view
+	// once the new results are laid out.
+	scrollToResultsJS.Invoke(narrowLayoutPx)
+}
+
+// narrowLayoutPx is the viewport width at and below which the page has one column
+// (static/style.css, the max-width media query of .layout).
+const narrowLayoutPx = 900
+
+// scrollToResultsJS scrolls #results to the top of a viewport at most maxWidth wide, two
+// animation frames later (after vecty has rendered and the browser laid out the results).
+var scrollToResultsJS = js.Global().Get("Function").New("maxWidth", `
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    const el = document.getElementById("results");
+    if (el && window.innerWidth <= maxWidth) el.scrollIntoView({ block: "start" });
+  }));`)
+
+// slaBound is evaluation.sla.<key> of the configuration that ran, 0 when unset.
+func (a *App) slaBound(key string) float64 {
+	if a.doc == nil {
+		return 0
+	}
+	f, err := strconv.ParseFloat(a.doc.GetString("evaluation.sla."+key), 64)
+	if err != nil || f <= 0 {
+		return 0
+	}
+	return f
 }
 
 // flatRecordsJS turns requests.jsonl into the flat float64 layout of RecordsFromFlat.
@@ -309,6 +341,8 @@ func (a *App) renderHeader() *vecty.HTML {
 		),
 		elem.Div(vecty.Markup(vecty.Class("actions")),
 			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("share"), event.Click(a.share)), vecty.Text("Copy link")),
+			vecty.If(a.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("cancel"),
+				event.Click(func(*vecty.Event) { js.Global().Get("aisimulate").Call("cancel") })), vecty.Text("Cancel"))),
 			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("run"), vecty.Property("disabled", a.running),
 				event.Click(func(*vecty.Event) { a.Run() })), vecty.Text(label)),
 		),
@@ -391,7 +425,7 @@ func (a *App) renderConfig() *vecty.HTML {
 			knobs = append(knobs, a.renderKnob(k))
 		}
 	}
-	editorErr := a.runErr != nil && len(a.fieldErr) == 0
+	editorErr := a.runErr != nil && a.runErr.Kind != "cancelled" && len(a.fieldErr) == 0
 	names := make([]string, 0, len(a.files))
 	for n := range a.files {
 		names = append(names, n)
@@ -482,6 +516,8 @@ func (a *App) renderResults() *vecty.HTML {
 		status = "Simulating in a Web Worker… " + strconv.Itoa(int(a.progress*100)) + "%"
 	case a.running:
 		status = "Simulating in a Web Worker…"
+	case a.runErr != nil && a.runErr.Kind == "cancelled":
+		status = "Cancelled. Edit the configuration and press Run."
 	case a.runErr != nil && a.runErr.Kind == "config" && len(a.fieldErr) > 0:
 		status = "The configuration is invalid — see the highlighted field."
 	case a.runErr != nil && a.runErr.Kind == "config":
@@ -514,8 +550,8 @@ func (a *App) renderResults() *vecty.HTML {
 			elem.Div(vecty.Markup(vecty.Class("charts"), prop.ID("charts")), charts),
 		}
 	}
-	return elem.Section(vecty.Markup(vecty.Class("panel", "results")),
-		elem.Div(vecty.Markup(vecty.Class("status"), prop.ID("status"), vecty.MarkupIf(a.runErr != nil, vecty.Class("error"))), vecty.Text(status)),
+	return elem.Section(vecty.Markup(vecty.Class("panel", "results"), prop.ID("results")),
+		elem.Div(vecty.Markup(vecty.Class("status"), prop.ID("status"), vecty.MarkupIf(a.runErr != nil && a.runErr.Kind != "cancelled", vecty.Class("error"))), vecty.Text(status)),
 		vecty.If(a.notice != "", elem.Div(vecty.Markup(vecty.Class("notice")), vecty.Text(a.notice))),
 		body,
 	)

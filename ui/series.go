@@ -238,7 +238,7 @@ func Warm() int {
 	recs := ParseRecords(warmRecords)
 	ttft, itl, e2e := Latencies(recs)
 	n := len(HistogramSVG("w", "ms", ttft, Palette[0])) + len(HistogramSVG("w", "ms", itl, Palette[1])) + len(HistogramSVG("w", "ms", e2e, Palette[2]))
-	n += len(LineSVG("w", []string{""}, [][]Point{QueueDepth(recs)}, 5)) + len(LineSVG("w", []string{""}, [][]Point{Running(recs)}, 5)) + len(LineSVG("w", []string{""}, [][]Point{KVTokens(recs, 8)}, 5))
+	n += len(LineSVG("w", "requests", []string{""}, [][]Point{QueueDepth(recs)}, 5)) + len(LineSVG("w", "requests", []string{""}, [][]Point{Running(recs)}, 5)) + len(LineSVG("w", "tokens", []string{""}, [][]Point{KVTokens(recs, 8)}, 5))
 	s := ParseSummary(`{"summary": {"completed_requests": 2, "mean_ttft_ms": 3.0}}`)
 	pools, _ := PlannerReplicas(`{"planner": {"ticks": [{"at_ms": 0.0, "topology": {"decode": {"active_count": 1}}}]}}`)
 	return n + len(s) + len(pools) + len(FormatNum(s["mean_ttft_ms"]))
