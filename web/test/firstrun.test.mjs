@@ -118,3 +118,13 @@ test("Cancel stops a long run and the next run works", async () => {
   assert.ok(await page.locator("#cards .card").count() > 0);
   await page.close();
 });
+
+test("the model picker offers the whole catalog", async () => {
+  const page = await openPage();
+  const n = await page.evaluate(() => document.querySelectorAll("#model-options option").length);
+  const listed = await page.getAttribute("#model", "list");
+  const catalog = JSON.parse(fs.readFileSync(path.join(ROOT, "simcore/catalog/models.json"), "utf8")).length;
+  assert.equal(listed, "model-options");
+  assert.equal(n, catalog);
+  await page.close();
+});
