@@ -125,12 +125,22 @@ func HistogramSVG(title, unit string, vals []float64, color string) string {
 // HistogramWithBound is HistogramSVG with an SLA bound (> 0) drawn as a labelled line; the
 // x range is widened to show it.
 func HistogramWithBound(title, unit string, vals []float64, color string, bound float64) string {
+	return HistogramCompare(title, unit, vals, nil, color, bound)
+}
+
+// HistogramCompare is HistogramWithBound with a baseline run's values (base, nil for none)
+// drawn as a grey outline over the same bins, for A/B comparison; the x range and the count
+// axis cover both runs.
+func HistogramCompare(title, unit string, vals, base []float64, color string, bound float64) string {
 	if len(vals) == 0 {
 		return svgEmpty(title, "no samples")
 	}
 	s := append([]float64(nil), vals...)
 	sort.Float64s(s)
 	lo, hi := s[0], s[len(s)-1]
+	for _, v := range base {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
 	if bound > 0 {
 		lo, hi = math.Min(lo, bound), math.Max(hi, bound*1.02)
 	}
@@ -149,9 +159,19 @@ func HistogramWithBound(title, unit string, vals []float64, color string, bound 
 		}
 		counts[i]++
 	}
+	var baseCounts []int
+	if len(base) > 0 {
+		baseCounts = make([]int, numBins)
+		for _, v := range base {
+			baseCounts[min(numBins-1, max(0, int(float64(numBins)*(v-lo)/(hi-lo))))]++
+		}
+	}
 	cmax := 0
-	for _, c := range counts {
+	for i, c := range counts {
 		cmax = max(cmax, c)
+		if baseCounts != nil {
+			cmax = max(cmax, baseCounts[i])
+		}
 	}
 	ymax := countAxisMax(float64(cmax))
 	var b strings.Builder
@@ -166,6 +186,17 @@ func HistogramWithBound(title, unit string, vals []float64, color string, bound 
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.85"><title>%s–%s %s: %d</title></rect>`,
 			float64(padL)+float64(i)*bw+0.5, float64(padT+plotH)-h, math.Max(bw-1, 0.5), h, color,
 			FormatNum(lo+(hi-lo)*float64(i)/numBins), FormatNum(lo+(hi-lo)*float64(i+1)/numBins), unit, c)
+	}
+	if baseCounts != nil {
+		var d strings.Builder
+		fmt.Fprintf(&d, "M%d %d", padL, padT+plotH)
+		for i, c := range baseCounts {
+			y := float64(padT+plotH) - float64(plotH)*float64(c)/ymax
+			fmt.Fprintf(&d, "V%.1fH%.1f", y, float64(padL)+float64(i+1)*bw)
+		}
+		fmt.Fprintf(&d, "V%d", padT+plotH)
+		fmt.Fprintf(&b, `<path d="%s" class="baseline"/>`, d.String())
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-note baseline-note" text-anchor="end">grey: previous run (n = %d)</text>`, chartW-padR, padT-2, len(base))
 	}
 	xOf := func(v float64) float64 { return float64(padL) + float64(plotW)*(v-lo)/(hi-lo) }
 	labels := []struct {

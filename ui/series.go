@@ -3,7 +3,9 @@ package ui
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -269,4 +271,24 @@ func RecordsFromFlat(v []float64) []Record {
 			Terminal: r[4], TTFT: opt(r[5]), ITL: opt(r[6]), E2E: opt(r[7]), Input: int(r[8]), Output: int(r[9]), Status: status})
 	}
 	return out
+}
+
+// DeltaText is a card's comparison with the baseline run: "vs previous: +12.5%" (relative
+// change of v from base), "vs previous: same", or the absolute change when base is 0.
+func DeltaText(v, base float64) string {
+	switch {
+	case v == base:
+		return "vs previous: same"
+	case base == 0:
+		return "vs previous: " + signed(v-base, FormatNum(math.Abs(v-base)))
+	}
+	rel := (v - base) / math.Abs(base) * 100
+	return "vs previous: " + signed(rel, strconv.FormatFloat(math.Abs(rel), 'f', 1, 64)+"%")
+}
+
+func signed(x float64, abs string) string {
+	if x < 0 {
+		return "−" + abs
+	}
+	return "+" + abs
 }

@@ -352,3 +352,23 @@ func TestChartAxesLabelsAndBounds(t *testing.T) {
 		t.Errorf("line chart axis titles: %s", l)
 	}
 }
+
+// The A/B comparison: a baseline histogram is drawn as an outline with a note, and cards
+// show the relative change.
+func TestComparison(t *testing.T) {
+	h := HistogramCompare("TTFT", "ms", []float64{10, 11, 12}, []float64{20, 21, 40}, Palette[0], 0)
+	if !strings.Contains(h, `class="baseline"`) || !strings.Contains(h, "previous run (n = 3)") || !strings.Contains(h, ">40</text>") {
+		t.Errorf("comparison histogram:\n%s", h)
+	}
+	if strings.Contains(HistogramSVG("TTFT", "ms", []float64{10, 11}, Palette[0]), "baseline") {
+		t.Error("baseline drawn without one")
+	}
+	for _, c := range []struct {
+		v, base float64
+		want    string
+	}{{110, 100, "vs previous: +10.0%"}, {90, 100, "vs previous: −10.0%"}, {5, 5, "vs previous: same"}, {3, 0, "vs previous: +3"}} {
+		if got := DeltaText(c.v, c.base); got != c.want {
+			t.Errorf("DeltaText(%v, %v) = %q, want %q", c.v, c.base, got, c.want)
+		}
+	}
+}

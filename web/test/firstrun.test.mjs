@@ -128,3 +128,21 @@ test("the model picker offers the whole catalog", async () => {
   assert.equal(n, catalog);
   await page.close();
 });
+
+test("A/B: the previous run is the baseline: deltas on the cards, both runs on the charts", async () => {
+  const page = await openPage({ width: 1280, height: 900 });
+  await run(page);
+  assert.equal(await page.locator(".card-delta").count(), 0, "no baseline after the first run");
+  await page.fill("#yaml", quickstart.replace("concurrency: 10", "concurrency: 20"));
+  await run(page);
+  const deltas = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#cards .card")].map((c) => [c.dataset.key, (c.querySelector(".card-delta") || {}).textContent])));
+  assert.equal(deltas.completed_requests, "vs previous: same");
+  assert.match(deltas.median_ttft_ms, /^vs previous: [+−]\d+\.\d%$/);
+  assert.equal(await page.locator("#charts path.baseline").count(), 3, "a baseline outline on each latency histogram");
+  assert.ok(await page.locator("#charts text", { hasText: "previous" }).count() >= 3);
+  await page.screenshot({ path: path.join(shots, "compare.png"), fullPage: true });
+  await page.click("#clear-baseline");
+  assert.equal(await page.locator(".card-delta").count(), 0);
+  assert.equal(await page.locator("#charts path.baseline").count(), 0);
+  await page.close();
+});
