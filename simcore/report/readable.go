@@ -14,9 +14,6 @@ const (
 	TableReadable = "readable"
 )
 
-// TableStyles lists the accepted table styles.
-var TableStyles = []string{TableAIPerf, TableReadable}
-
 // NarrowColumns is the terminal width below which the readable table drops to the narrow
 // statistics (avg, p50, p90, p99, max) and wraps metric names.
 const NarrowColumns = 100
@@ -93,7 +90,7 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 	var rows []tableRowDef
 	for _, r := range tableRows {
 		if _, ok := summary[r.dist.Key(Mean)]; ok {
-			rows = append(rows, tableRowDef{r.label, r.dist})
+			rows = append(rows, r)
 		}
 	}
 	stats := wideStats
@@ -161,6 +158,7 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 	return b.String()
 }
 
+// tableRowDef is a statistics row of both tables: its AIPerf label and its distribution.
 type tableRowDef struct {
 	label string
 	dist  Distribution
