@@ -141,6 +141,9 @@ test("A/B: the previous run is the baseline: deltas on the cards, both runs on t
   assert.equal(await page.locator("#charts path.baseline").count(), 3, "a baseline outline on each latency histogram");
   assert.ok(await page.locator("#charts text", { hasText: "previous" }).count() >= 3);
   await page.screenshot({ path: path.join(shots, "compare.png"), fullPage: true });
+  // The screenshot docs/web.md shows (docs/images/web-compare.png is a copy).
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(shots, "compare-top.png") });
   await page.click("#clear-baseline");
   assert.equal(await page.locator(".card-delta").count(), 0);
   assert.equal(await page.locator("#charts path.baseline").count(), 0);
