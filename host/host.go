@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -104,7 +105,7 @@ func Main(args []string) int {
 	}()
 	return Run(context.Background(), module, Config{
 		Args:     args,
-		Env:      ModuleEnv(os.Environ(), isTerminal(os.Stderr)),
+		Env:      TableEnv(ModuleEnv(os.Environ(), isTerminal(os.Stderr)), isTerminal(os.Stdout), terminalColumns(os.Stdout)),
 		Stdin:    os.Stdin,
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,
@@ -131,6 +132,23 @@ func ModuleEnv(environ []string, stderrIsTerminal bool) []string {
 	}
 	if stderrIsTerminal && !progressSet {
 		env = append(env, "AISIMULATE_PROGRESS=1")
+	}
+	return env
+}
+
+// TableEnv adds, when standard output is a terminal, AISIMULATE_TABLE=readable (the table
+// for a person instead of the spec's AIPerf table) and COLUMNS=<terminal width> (when the
+// width is known), each only when the environment does not set it already; shells keep
+// COLUMNS unexported, so the module would not see it otherwise (docs/architecture.md).
+func TableEnv(env []string, stdoutIsTerminal bool, columns int) []string {
+	if !stdoutIsTerminal {
+		return env
+	}
+	if envValue(env, "AISIMULATE_TABLE") == "" {
+		env = append(env, "AISIMULATE_TABLE=readable")
+	}
+	if envValue(env, "COLUMNS") == "" && columns > 0 {
+		env = append(env, "COLUMNS="+strconv.Itoa(columns))
 	}
 	return env
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -238,5 +239,22 @@ func TestPruneCache(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s should not be touched: %v", p, err)
 		}
+	}
+}
+
+// A terminal on standard output gets the readable table at its width; an explicit setting
+// wins; a pipe gets nothing added (the spec's table).
+func TestTableEnv(t *testing.T) {
+	if got := TableEnv([]string{"A=1"}, true, 132); !slices.Equal(got, []string{"A=1", "AISIMULATE_TABLE=readable", "COLUMNS=132"}) {
+		t.Errorf("terminal: %q", got)
+	}
+	if got := TableEnv([]string{"AISIMULATE_TABLE=aiperf", "COLUMNS=90"}, true, 132); !slices.Equal(got, []string{"AISIMULATE_TABLE=aiperf", "COLUMNS=90"}) {
+		t.Errorf("explicit settings overridden: %q", got)
+	}
+	if got := TableEnv([]string{"A=1"}, false, 132); !slices.Equal(got, []string{"A=1"}) {
+		t.Errorf("pipe: %q", got)
+	}
+	if got := TableEnv(nil, true, 0); !slices.Equal(got, []string{"AISIMULATE_TABLE=readable"}) {
+		t.Errorf("unknown width: %q", got)
 	}
 }

@@ -57,6 +57,8 @@ type Output struct {
 	StdoutJSON []byte
 	// Summary is the summary object itself (for the table view and the UI).
 	Summary map[string]any
+	// Overview is the deployment and the SLA attainment, for the readable table.
+	Overview *report.Overview
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -113,7 +115,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		Summary:           report.Summary(res, acc),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary}
+	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res)}
 	if in.CapturePerRequest {
 		order := report.RecordOrder(res)
 		doc.PerRequest = make([]any, 0, len(order))

@@ -10,7 +10,10 @@
 // value ("all", "memory,time") or an array of section names: prediction.json then has a
 // details object (stdoutJson is what `--format json` prints).
 // On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
-// dotted field path, .msg the message) or "failed".
+// dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
+//
+//   aisimulate.cancel()   // stops every running prediction: the worker is terminated and a
+//                         // fresh one started (it loads core.wasm again, from the HTTP cache)
 "use strict";
 (function () {
   const script = document.currentScript;
@@ -83,6 +86,23 @@
     });
   }
 
+  // cancel terminates the worker (a run cannot be interrupted from inside: the simulation
+  // does not yield), rejects every pending prediction with kind "cancelled", and starts a new
+  // worker for the next prediction.
+  function cancel() {
+    if (!worker) return;
+    worker.terminate();
+    worker = null;
+    const waiting = Array.from(pending.values());
+    pending.clear();
+    for (const p of waiting) {
+      const e = new Error("prediction cancelled");
+      e.kind = "cancelled";
+      p.reject(e);
+    }
+    start();
+  }
+
   // A page opened with a configuration in its URL (#cfg=<base64url YAML>) starts that
   // prediction at once, while the UI module is still loading; the UI then adopts it.
   function configFromHash() {
@@ -97,7 +117,7 @@
   }
 
   start();
-  const api = { predict, ready, version: 1, initial: null };
+  const api = { predict, cancel, ready, version: 1, initial: null };
   const initialYaml = configFromHash();
   if (initialYaml !== null) {
     const initial = { yaml: initialYaml, onProgress: null };

@@ -49,6 +49,17 @@ type App struct {
 	requests   string
 	summary    Summary
 	charts     []string
+	plannerDoc string
+	// last is the latest successful run; base the one before it, kept as the A/B baseline
+	// (cards show deltas against it, charts draw it in grey) until cleared.
+	last, base *runData
+}
+
+// runData is what the comparison needs of a successful run.
+type runData struct {
+	summary        Summary
+	records        []Record
+	ttft, itl, e2e []float64
 }
 
 // NewApp creates the app with the configuration from the URL fragment, or the first preset.
@@ -155,6 +166,8 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.elapsed = now() - a.started
 	a.runErr = err
 	if err != nil {
+		// The previous run's results do not belong to this configuration: clear them.
+		a.summary, a.charts, a.prediction, a.requests = nil, nil, "", ""
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -171,21 +184,82 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	plannerDoc := parts.Index(1).String()
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
-	ttft, itl, e2e := Latencies(recs)
-	end := a.summary[report.KeyDurationMs]
-	a.charts = []string{
-		HistogramSVG("Time to first token", "ms", ttft, Palette[0]),
-		HistogramSVG("Inter-token latency (per request)", "ms", itl, Palette[1]),
-		HistogramSVG("End-to-end latency", "ms", e2e, Palette[2]),
-		LineSVG("Queue depth (waiting requests)", []string{""}, [][]Point{QueueDepth(recs)}, end),
-		LineSVG("Running batch (admitted requests)", []string{""}, [][]Point{Running(recs)}, end),
-		LineSVG("KV cache in use (tokens, estimated)", []string{""}, [][]Point{KVTokens(recs, 240)}, end),
+	run := &runData{summary: a.summary, records: recs}
+	run.ttft, run.itl, run.e2e = Latencies(recs)
+	if a.last != nil {
+		a.base = a.last
 	}
-	if pools, series := PlannerReplicas(plannerDoc); len(pools) > 0 {
-		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", pools, series, end))
-	}
+	a.last = run
+	a.plannerDoc = plannerDoc
+	a.buildCharts()
 	perf.Call("mark", "aisimulate-result-charted")
 	vecty.Rerender(a)
+	// In the one-column layout the results are below the configuration: bring them into view
+	// once the new results are laid out.
+	scrollToResultsJS.Invoke(narrowLayoutPx)
+}
+
+// buildCharts draws the charts of the latest run, with the baseline run in grey when set.
+func (a *App) buildCharts() {
+	run, base := a.last, a.base
+	if run == nil {
+		return
+	}
+	var bt, bi, be []float64
+	if base != nil {
+		bt, bi, be = base.ttft, base.itl, base.e2e
+	}
+	end := run.summary[report.KeyDurationMs]
+	names := []string{""}
+	lines := func(f func([]Record) []Point) [][]Point {
+		if base == nil {
+			return [][]Point{f(run.records)}
+		}
+		end = math.Max(end, base.summary[report.KeyDurationMs])
+		return [][]Point{f(run.records), f(base.records)}
+	}
+	if base != nil {
+		names = []string{"this run", "previous"}
+	}
+	queue, running := lines(QueueDepth), lines(Running)
+	kv := lines(func(r []Record) []Point { return KVTokens(r, 240) })
+	a.charts = []string{
+		HistogramCompare("Time to first token", "ms", run.ttft, bt, Palette[0], a.slaBound("ttft_ms")),
+		// The SLA's ITL bound applies to this per-request mean, not to the pooled gaps of the
+		// ITL cards (docs/web.md).
+		HistogramCompare("ITL per request (mean gap after the first token)", "ms", run.itl, bi, Palette[1], a.slaBound("itl_ms")),
+		HistogramCompare("End-to-end latency", "ms", run.e2e, be, Palette[2], a.slaBound("e2e_ms")),
+		LineSVG("Queue depth (waiting requests)", "requests", names, queue, end),
+		LineSVG("Running batch (admitted requests)", "requests", names, running, end),
+		LineSVG("KV cache in use (tokens, estimated)", "tokens", names, kv, end),
+	}
+	if pools, series := PlannerReplicas(a.plannerDoc); len(pools) > 0 {
+		a.charts = append(a.charts, LineSVG("Planner: provisioned workers", "workers", pools, series, end))
+	}
+}
+
+// narrowLayoutPx is the viewport width at and below which the page has one column
+// (static/style.css, the max-width media query of .layout).
+const narrowLayoutPx = 900
+
+// scrollToResultsJS scrolls #results to the top of a viewport at most maxWidth wide, two
+// animation frames later (after vecty has rendered and the browser laid out the results).
+var scrollToResultsJS = js.Global().Get("Function").New("maxWidth", `
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    const el = document.getElementById("results");
+    if (el && window.innerWidth <= maxWidth) el.scrollIntoView({ block: "start" });
+  }));`)
+
+// slaBound is evaluation.sla.<key> of the configuration that ran, 0 when unset.
+func (a *App) slaBound(key string) float64 {
+	if a.doc == nil {
+		return 0
+	}
+	f, err := strconv.ParseFloat(a.doc.GetString("evaluation.sla."+key), 64)
+	if err != nil || f <= 0 {
+		return 0
+	}
+	return f
 }
 
 // flatRecordsJS turns requests.jsonl into the flat float64 layout of RecordsFromFlat.
@@ -309,6 +383,8 @@ func (a *App) renderHeader() *vecty.HTML {
 		),
 		elem.Div(vecty.Markup(vecty.Class("actions")),
 			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("share"), event.Click(a.share)), vecty.Text("Copy link")),
+			vecty.If(a.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("cancel"),
+				event.Click(func(*vecty.Event) { js.Global().Get("aisimulate").Call("cancel") })), vecty.Text("Cancel"))),
 			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("run"), vecty.Property("disabled", a.running),
 				event.Click(func(*vecty.Event) { a.Run() })), vecty.Text(label)),
 		),
@@ -391,7 +467,7 @@ func (a *App) renderConfig() *vecty.HTML {
 			knobs = append(knobs, a.renderKnob(k))
 		}
 	}
-	editorErr := a.runErr != nil && len(a.fieldErr) == 0
+	editorErr := a.runErr != nil && a.runErr.Kind != "cancelled" && len(a.fieldErr) == 0
 	names := make([]string, 0, len(a.files))
 	for n := range a.files {
 		names = append(names, n)
@@ -468,10 +544,17 @@ func (a *App) card(label, key, unit string) vecty.ComponentOrHTML {
 	if !ok {
 		return nil
 	}
+	var delta vecty.ComponentOrHTML
+	if a.base != nil {
+		if b, ok := a.base.summary[key]; ok {
+			delta = elem.Div(vecty.Markup(vecty.Class("card-delta")), vecty.Text(DeltaText(v, b)))
+		}
+	}
 	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", key)),
 		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
 		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(v)),
 			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
+		delta,
 	)
 }
 
@@ -482,6 +565,8 @@ func (a *App) renderResults() *vecty.HTML {
 		status = "Simulating in a Web Worker… " + strconv.Itoa(int(a.progress*100)) + "%"
 	case a.running:
 		status = "Simulating in a Web Worker…"
+	case a.runErr != nil && a.runErr.Kind == "cancelled":
+		status = "Cancelled. Edit the configuration and press Run."
 	case a.runErr != nil && a.runErr.Kind == "config" && len(a.fieldErr) > 0:
 		status = "The configuration is invalid — see the highlighted field."
 	case a.runErr != nil && a.runErr.Kind == "config":
@@ -507,6 +592,11 @@ func (a *App) renderResults() *vecty.HTML {
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-prediction"), event.Click(func(*vecty.Event) {
 					download("prediction.json", "application/json", a.prediction)
 				})), vecty.Text("Download prediction.json")),
+				vecty.If(a.base != nil, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("clear-baseline"), event.Click(func(*vecty.Event) {
+					a.base = nil
+					a.buildCharts()
+					vecty.Rerender(a)
+				})), vecty.Text("Clear comparison"))),
 				vecty.If(a.requests != "", elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-requests"), event.Click(func(*vecty.Event) {
 					download("requests.jsonl", "application/x-ndjson", a.requests)
 				})), vecty.Text("Download requests.jsonl"))),
@@ -514,8 +604,8 @@ func (a *App) renderResults() *vecty.HTML {
 			elem.Div(vecty.Markup(vecty.Class("charts"), prop.ID("charts")), charts),
 		}
 	}
-	return elem.Section(vecty.Markup(vecty.Class("panel", "results")),
-		elem.Div(vecty.Markup(vecty.Class("status"), prop.ID("status"), vecty.MarkupIf(a.runErr != nil, vecty.Class("error"))), vecty.Text(status)),
+	return elem.Section(vecty.Markup(vecty.Class("panel", "results"), prop.ID("results")),
+		elem.Div(vecty.Markup(vecty.Class("status"), prop.ID("status"), vecty.MarkupIf(a.runErr != nil && a.runErr.Kind != "cancelled", vecty.Class("error"))), vecty.Text(status)),
 		vecty.If(a.notice != "", elem.Div(vecty.Markup(vecty.Class("notice")), vecty.Text(a.notice))),
 		body,
 	)

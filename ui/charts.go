@@ -12,15 +12,19 @@ import (
 // Chart geometry (SVG user units; the SVG scales to its container).
 const (
 	chartW  = 480
-	chartH  = 210
-	padL    = 48
+	chartH  = 224
+	padL    = 60
 	padR    = 14
 	padT    = 30
-	padB    = 30
+	padB    = 44
 	plotW   = chartW - padL - padR
 	plotH   = chartH - padT - padB
 	numBins = 30
 )
+
+// labelRowGap is the distance between rows of marker labels: more than the 10.5 px font's
+// line box, so labels on neighbouring rows do not touch.
+const labelRowGap = 15
 
 // Palette of the series colours.
 var Palette = []string{"#2563eb", "#db2777", "#059669", "#d97706"}
@@ -67,7 +71,10 @@ func svgEmpty(title, msg string) string {
 	return b.String()
 }
 
-func axes(b *strings.Builder, x0, x1, y1 float64, xunit string) {
+// axes draws both axes with 5 ticks each and the axis titles: xTitle under the x axis
+// (e.g. "latency (ms)"), yTitle rotated along the y axis (e.g. "requests"). y1 comes from
+// countAxisMax, so the y ticks are whole numbers.
+func axes(b *strings.Builder, x0, x1, y1 float64, xTitle, yTitle string) {
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padT+plotH, padL+plotW, padT+plotH)
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padT, padL, padT+plotH)
 	for i := 0; i <= 4; i++ {
@@ -85,26 +92,24 @@ func axes(b *strings.Builder, x0, x1, y1 float64, xunit string) {
 		if i == 4 {
 			anchor = "end"
 		}
-		label := FormatNum(v)
-		if i == 4 && xunit != "" {
-			label += " " + xunit
-		}
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="tick" text-anchor="%s">%s</text>`, x, padT+plotH+16, anchor, label)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="tick" text-anchor="%s">%s</text>`, x, padT+plotH+16, anchor, FormatNum(v))
 	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="axis-title" text-anchor="middle">%s</text>`, padL+plotW/2, chartH-8, html.EscapeString(xTitle))
+	fmt.Fprintf(b, `<text x="14" y="%d" class="axis-title" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`,
+		padT+plotH/2, padT+plotH/2, html.EscapeString(yTitle))
 }
 
-// niceMax rounds a positive maximum up to 1, 2 or 5 × 10^k.
-func niceMax(v float64) float64 {
-	if v <= 0 {
-		return 1
-	}
-	e := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if v <= m*e {
-			return m * e
+// countAxisMax is the top of a count axis with 4 whole-number steps: 4 × the smallest step of
+// 1, 2 or 5 × 10^k that reaches the maximum (so 7 → 8 with ticks 0, 2, 4, 6, 8; never 2.5).
+func countAxisMax(v float64) float64 {
+	need := math.Max(v, 1) / 4
+	e := math.Pow(10, math.Floor(math.Log10(need)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if s := m * e; s >= need && s >= 1 {
+			return 4 * s
 		}
 	}
-	return 10 * e
+	return 4 * math.Max(1, 10*e)
 }
 
 func pct(sorted []float64, p float64) float64 {
@@ -114,12 +119,31 @@ func pct(sorted []float64, p float64) float64 {
 
 // HistogramSVG draws the distribution of vals (ms) with p50 and p99 markers.
 func HistogramSVG(title, unit string, vals []float64, color string) string {
+	return HistogramWithBound(title, unit, vals, color, 0)
+}
+
+// HistogramWithBound is HistogramSVG with an SLA bound (> 0) drawn as a labelled line; the
+// x range is widened to show it.
+func HistogramWithBound(title, unit string, vals []float64, color string, bound float64) string {
+	return HistogramCompare(title, unit, vals, nil, color, bound)
+}
+
+// HistogramCompare is HistogramWithBound with a baseline run's values (base, nil for none)
+// drawn as a grey outline over the same bins, for A/B comparison; the x range and the count
+// axis cover both runs.
+func HistogramCompare(title, unit string, vals, base []float64, color string, bound float64) string {
 	if len(vals) == 0 {
 		return svgEmpty(title, "no samples")
 	}
 	s := append([]float64(nil), vals...)
 	sort.Float64s(s)
 	lo, hi := s[0], s[len(s)-1]
+	for _, v := range base {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if bound > 0 {
+		lo, hi = math.Min(lo, bound), math.Max(hi, bound*1.02)
+	}
 	if hi <= lo {
 		hi = lo + math.Max(1, math.Abs(lo)*0.1)
 		lo = math.Max(0, lo-(hi-lo))
@@ -135,14 +159,24 @@ func HistogramSVG(title, unit string, vals []float64, color string) string {
 		}
 		counts[i]++
 	}
-	cmax := 0
-	for _, c := range counts {
-		cmax = max(cmax, c)
+	var baseCounts []int
+	if len(base) > 0 {
+		baseCounts = make([]int, numBins)
+		for _, v := range base {
+			baseCounts[min(numBins-1, max(0, int(float64(numBins)*(v-lo)/(hi-lo))))]++
+		}
 	}
-	ymax := niceMax(float64(cmax))
+	cmax := 0
+	for i, c := range counts {
+		cmax = max(cmax, c)
+		if baseCounts != nil {
+			cmax = max(cmax, baseCounts[i])
+		}
+	}
+	ymax := countAxisMax(float64(cmax))
 	var b strings.Builder
 	svgOpen(&b, title)
-	axes(&b, lo, hi, ymax, unit)
+	axes(&b, lo, hi, ymax, unitTitle(unit), "requests")
 	bw := float64(plotW) / numBins
 	for i, c := range counts {
 		if c == 0 {
@@ -153,27 +187,70 @@ func HistogramSVG(title, unit string, vals []float64, color string) string {
 			float64(padL)+float64(i)*bw+0.5, float64(padT+plotH)-h, math.Max(bw-1, 0.5), h, color,
 			FormatNum(lo+(hi-lo)*float64(i)/numBins), FormatNum(lo+(hi-lo)*float64(i+1)/numBins), unit, c)
 	}
-	for _, m := range []struct {
-		name string
-		p    float64
-	}{{"p50", 50}, {"p99", 99}} {
-		v := pct(s, m.p)
-		x := float64(padL) + float64(plotW)*(v-lo)/(hi-lo)
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="marker"/>`, x, padT, x, padT+plotH)
-		anchor := "start"
-		dx := 3.0
-		if x > float64(padL+plotW)-60 {
-			anchor, dx = "end", -3
+	if baseCounts != nil {
+		var d strings.Builder
+		fmt.Fprintf(&d, "M%d %d", padL, padT+plotH)
+		for i, c := range baseCounts {
+			y := float64(padT+plotH) - float64(plotH)*float64(c)/ymax
+			fmt.Fprintf(&d, "V%.1fH%.1f", y, float64(padL)+float64(i+1)*bw)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="marker-label" text-anchor="%s">%s %s</text>`, x+dx, padT+10, anchor, m.name, FormatNum(v))
+		fmt.Fprintf(&d, "V%d", padT+plotH)
+		fmt.Fprintf(&b, `<path d="%s" class="baseline"/>`, d.String())
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-note baseline-note" text-anchor="end">grey: previous run (n = %d)</text>`, chartW-padR, padT-2, len(base))
+	}
+	xOf := func(v float64) float64 { return float64(padL) + float64(plotW)*(v-lo)/(hi-lo) }
+	labels := []struct {
+		name, class string
+		v           float64
+	}{{"p50", "marker", pct(s, 50)}, {"p99", "marker", pct(s, 99)}}
+	if bound > 0 {
+		labels = append(labels, struct {
+			name, class string
+			v           float64
+		}{"SLA", "bound", bound})
+	}
+	// Labels go on the first of three rows where they do not overlap an earlier label.
+	type span struct{ x0, x1 float64 }
+	var rows [3][]span
+	for _, m := range labels {
+		x := xOf(m.v)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" class="%s"/>`, x, padT, x, padT+plotH, m.class)
+		text := m.name + " " + FormatNum(m.v)
+		w := 6.0*float64(len(text)) + 4
+		anchor, x0 := "start", x+3
+		if x > float64(padL+plotW)-w {
+			anchor, x0 = "end", x-3-w
+		}
+		row := 0
+		for r := range rows {
+			row = r
+			free := true
+			for _, sp := range rows[r] {
+				if x0 < sp.x1 && x0+w > sp.x0 {
+					free = false
+				}
+			}
+			if free {
+				break
+			}
+		}
+		rows[row] = append(rows[row], span{x0, x0 + w})
+		tx := x + 3
+		if anchor == "end" {
+			tx = x - 3
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" class="%s-label" text-anchor="%s">%s</text>`, tx, padT+10+labelRowGap*row, m.class, anchor, text)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="18" class="chart-note" text-anchor="end">n = %d</text></svg>`, chartW-padR, len(s))
 	return b.String()
 }
 
-// LineSVG draws step series over time (ms on the x axis, shown in seconds); the x axis spans
-// at least [0, xmaxMs] so charts of one run line up.
-func LineSVG(title string, names []string, series [][]Point, xmaxMs float64) string {
+// unitTitle is the x-axis title of a latency histogram: "latency (<unit>)".
+func unitTitle(unit string) string { return "latency (" + unit + ")" }
+
+// LineSVG draws step series of counts over time (ms on the x axis, shown in seconds); the x
+// axis spans at least [0, xmaxMs] so charts of one run line up; yTitle names what is counted.
+func LineSVG(title, yTitle string, names []string, series [][]Point, xmaxMs float64) string {
 	x1, y1 := xmaxMs, 0.0
 	n := 0
 	for _, s := range series {
@@ -189,10 +266,10 @@ func LineSVG(title string, names []string, series [][]Point, xmaxMs float64) str
 	if x1 <= 0 {
 		x1 = 1
 	}
-	ymax := niceMax(y1)
+	ymax := countAxisMax(y1)
 	var b strings.Builder
 	svgOpen(&b, title)
-	axes(&b, 0, x1/1000, ymax, "s")
+	axes(&b, 0, x1/1000, ymax, "time (s)", yTitle)
 	for si, s := range series {
 		color := Palette[si%len(Palette)]
 		var d strings.Builder

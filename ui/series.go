@@ -3,7 +3,9 @@ package ui
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -238,7 +240,7 @@ func Warm() int {
 	recs := ParseRecords(warmRecords)
 	ttft, itl, e2e := Latencies(recs)
 	n := len(HistogramSVG("w", "ms", ttft, Palette[0])) + len(HistogramSVG("w", "ms", itl, Palette[1])) + len(HistogramSVG("w", "ms", e2e, Palette[2]))
-	n += len(LineSVG("w", []string{""}, [][]Point{QueueDepth(recs)}, 5)) + len(LineSVG("w", []string{""}, [][]Point{Running(recs)}, 5)) + len(LineSVG("w", []string{""}, [][]Point{KVTokens(recs, 8)}, 5))
+	n += len(LineSVG("w", "requests", []string{""}, [][]Point{QueueDepth(recs)}, 5)) + len(LineSVG("w", "requests", []string{""}, [][]Point{Running(recs)}, 5)) + len(LineSVG("w", "tokens", []string{""}, [][]Point{KVTokens(recs, 8)}, 5))
 	s := ParseSummary(`{"summary": {"completed_requests": 2, "mean_ttft_ms": 3.0}}`)
 	pools, _ := PlannerReplicas(`{"planner": {"ticks": [{"at_ms": 0.0, "topology": {"decode": {"active_count": 1}}}]}}`)
 	return n + len(s) + len(pools) + len(FormatNum(s["mean_ttft_ms"]))
@@ -269,4 +271,24 @@ func RecordsFromFlat(v []float64) []Record {
 			Terminal: r[4], TTFT: opt(r[5]), ITL: opt(r[6]), E2E: opt(r[7]), Input: int(r[8]), Output: int(r[9]), Status: status})
 	}
 	return out
+}
+
+// DeltaText is a card's comparison with the baseline run: "vs previous: +12.5%" (relative
+// change of v from base), "vs previous: same", or the absolute change when base is 0.
+func DeltaText(v, base float64) string {
+	switch {
+	case v == base:
+		return "vs previous: same"
+	case base == 0:
+		return "vs previous: " + signed(v-base, FormatNum(math.Abs(v-base)))
+	}
+	rel := (v - base) / math.Abs(base) * 100
+	return "vs previous: " + signed(rel, strconv.FormatFloat(math.Abs(rel), 'f', 1, 64)+"%")
+}
+
+func signed(x float64, abs string) string {
+	if x < 0 {
+		return "−" + abs
+	}
+	return "+" + abs
 }

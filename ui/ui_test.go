@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -234,11 +235,11 @@ func TestChartsAreWellFormedSVG(t *testing.T) {
 	if e := HistogramSVG("x", "ms", nil, "red"); !strings.Contains(e, "no samples") {
 		t.Error("empty histogram")
 	}
-	l := LineSVG("Queue", []string{"a", "b"}, [][]Point{{{0, 0}, {1000, 2}}, {{0, 1}}}, 3000)
-	if !strings.Contains(l, "<path d=\"M") || !strings.Contains(l, ">a</text>") || !strings.Contains(l, "3 s") || strings.Contains(l, "NaN") {
+	l := LineSVG("Queue", "requests", []string{"a", "b"}, [][]Point{{{0, 0}, {1000, 2}}, {{0, 1}}}, 3000)
+	if !strings.Contains(l, "<path d=\"M") || !strings.Contains(l, ">a</text>") || !strings.Contains(l, ">3</text>") || !strings.Contains(l, "time (s)") || strings.Contains(l, "NaN") {
 		t.Errorf("line chart: %s", l)
 	}
-	if e := LineSVG("x", nil, nil, 0); !strings.Contains(e, "no data") {
+	if e := LineSVG("x", "", nil, nil, 0); !strings.Contains(e, "no data") {
 		t.Error("empty line chart")
 	}
 }
@@ -316,6 +317,58 @@ func TestKnobsOfferTheCatalog(t *testing.T) {
 	for _, id := range catalog.Models() {
 		if !slices.Contains(models, id) {
 			t.Errorf("model %q is in the catalog but not suggested", id)
+		}
+	}
+}
+
+// Count axes have whole-number ticks, every chart names its axes with units, p50/p99/SLA
+// labels that would overlap go on separate rows, and an SLA bound is drawn.
+func TestChartAxesLabelsAndBounds(t *testing.T) {
+	for v, want := range map[float64]float64{0: 4, 1: 4, 3: 4, 5: 8, 7: 8, 9: 20, 10: 20, 33: 40, 41: 80, 150: 200, 1234: 2000} {
+		if got := countAxisMax(v); got != want {
+			t.Errorf("countAxisMax(%v) = %v, want %v", v, got, want)
+		}
+	}
+	h := HistogramWithBound("Time to first token", "ms", []float64{80, 81, 82, 83, 90}, Palette[0], 200)
+	for _, want := range []string{">latency (ms)</text>", ">requests</text>", `class="bound"`, ">SLA 200</text>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("histogram lacks %q:\n%s", want, h)
+		}
+	}
+	ticks := regexp.MustCompile(`text-anchor="end">([0-9.]+)</text>`).FindAllStringSubmatch(h, -1)
+	for _, m := range ticks {
+		if strings.Contains(m[1], ".") {
+			t.Errorf("fractional count tick %q", m[1])
+		}
+	}
+	// p50 81 and p99 90 are 9 ms apart on a 0–204 ms axis: their labels must not share a row.
+	ys := regexp.MustCompile(`class="marker-label" text-anchor="\w+">p(?:50|99) [0-9.]+</text>`).FindAllString(h, -1)
+	rows := regexp.MustCompile(`y="(\d+)" class="marker-label"`).FindAllStringSubmatch(h, -1)
+	if len(ys) != 2 || len(rows) != 2 || rows[0][1] == rows[1][1] {
+		t.Errorf("p50/p99 labels on one row: %q", rows)
+	}
+	l := LineSVG("Queue depth", "requests", []string{""}, [][]Point{{{0, 0}, {1000, 3}}}, 2000)
+	if !strings.Contains(l, ">requests</text>") || !strings.Contains(l, ">time (s)</text>") {
+		t.Errorf("line chart axis titles: %s", l)
+	}
+}
+
+// The A/B comparison: a baseline histogram is drawn as an outline with a note, and cards
+// show the relative change.
+func TestComparison(t *testing.T) {
+	h := HistogramCompare("TTFT", "ms", []float64{10, 11, 12}, []float64{20, 21, 40}, Palette[0], 0)
+	if !strings.Contains(h, `class="baseline"`) || !strings.Contains(h, "previous run (n = 3)") || !strings.Contains(h, ">40</text>") {
+		t.Errorf("comparison histogram:\n%s", h)
+	}
+	if strings.Contains(HistogramSVG("TTFT", "ms", []float64{10, 11}, Palette[0]), "baseline") {
+		t.Error("baseline drawn without one")
+	}
+	for _, c := range []struct {
+		v, base float64
+		want    string
+	}{{110, 100, "vs previous: +10.0%"}, {90, 100, "vs previous: −10.0%"}, {5, 5, "vs previous: same"}, {3, 0, "vs previous: +3"}} {
+		if got := DeltaText(c.v, c.base); got != c.want {
+			t.Errorf("DeltaText(%v, %v) = %q, want %q", c.v, c.base, got, c.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -109,8 +110,26 @@ func TestUnknownModel(t *testing.T) {
 	}
 	if !strings.Contains(se.Msg, `unknown model "meta-llama/Llama-3.1-9B"; close matches: `) ||
 		!strings.Contains(se.Msg, "meta-llama/Meta-Llama-3.1-8B") ||
-		!strings.HasSuffix(se.Msg, "; or pass a local directory containing config.json") {
+		strings.Contains(se.Msg, "directory") {
 		t.Fatalf("msg = %s", se.Msg)
+	}
+}
+
+// Unknown ids are matched by family and size, not by raw edit distance (which offered GLM-5
+// and Kimi-K3 for `llama3`).
+func TestSuggestModels(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		want []string
+	}{
+		{"llama3", []string{"meta-llama/Meta-Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-8B", "nvidia/Llama-3.1-70B-Instruct-FP8", "nvidia/Llama-3_3-Nemotron-Super-49B-v1"}},
+		{"llama-70b", []string{"meta-llama/Meta-Llama-3.1-70B", "nvidia/Llama-3.1-70B-Instruct-FP8", "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama/Meta-Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-8B"}},
+		{"qwen3-8b", []string{"Qwen/Qwen3-8B"}},
+		{"deepseek", []string{"deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro", "nvidia/DeepSeek-V3.1-NVFP4"}},
+	} {
+		if got := SuggestModels(c.id); !slices.Equal(got, c.want) {
+			t.Errorf("SuggestModels(%q) = %q, want %q", c.id, got, c.want)
+		}
 	}
 }
 

@@ -213,9 +213,13 @@ func LookupModel(id string, files fs.FS) (*Model, error) {
 		}
 		return &c, nil
 	}
-	return nil, &Error{Msg: "unknown model " + quote(id) + "; close matches: " +
-		strings.Join(closeMatches(id, Models(), 3), ", ") + "; or pass a local directory containing config.json"}
+	return nil, &Error{Msg: UnknownModelPrefix + quote(id) + "; close matches: " +
+		strings.Join(SuggestModels(id), ", ")}
 }
+
+// UnknownModelPrefix starts the message of an unknown engine.model; a target that can read
+// local model directories (the CLI) adds that option to such messages.
+const UnknownModelPrefix = "unknown model "
 
 // LookupHardware resolves engine.hardware to a catalog system; an unknown id is an *Error
 // listing the supported ones.
@@ -232,6 +236,104 @@ func LookupHardware(id string) (*Hardware, error) {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// maxSuggestions bounds the ids an unknown-model message lists.
+const maxSuggestions = 6
+
+// SuggestModels returns catalog ids close to an unknown model id, best first: ids whose
+// folded name (organisation, "meta-", case and punctuation dropped) starts with or contains
+// the folded query (`llama3` → the Llama 3.x ids); otherwise ids of the query's family (its
+// leading letters: `llama-70b` → Llama ids, those with the query's size such as `70b` first);
+// otherwise the nearest by edit distance. Ties keep catalog order [decision, docs/timing.md].
+func SuggestModels(id string) []string {
+	load()
+	q := foldName(id)
+	ids := Models()
+	var prefix, inner []string
+	for _, c := range ids {
+		switch f := foldName(c); {
+		case q == "":
+		case strings.HasPrefix(f, q):
+			prefix = append(prefix, c)
+		case strings.Contains(f, q):
+			inner = append(inner, c)
+		}
+	}
+	if found := append(prefix, inner...); len(found) > 0 {
+		return firstN(found, maxSuggestions)
+	}
+	if fam := leadingLetters(q); len(fam) >= 3 {
+		var withSize, family []string
+		size := sizeToken(strings.ToLower(id))
+		for _, c := range ids {
+			f := foldName(c)
+			if !strings.HasPrefix(f, fam) {
+				continue
+			}
+			if size != "" && strings.Contains(strings.ToLower(c), size) {
+				withSize = append(withSize, c)
+			} else {
+				family = append(family, c)
+			}
+		}
+		if found := append(withSize, family...); len(found) > 0 {
+			return firstN(found, maxSuggestions)
+		}
+	}
+	return closeMatches(id, ids, 3)
+}
+
+// foldName folds a model id for suggestions: the part after the organisation, lower case,
+// without a "meta-" prefix, letters and digits only ("meta-llama/Meta-Llama-3.1-8B" →
+// "llama318b").
+func foldName(id string) string {
+	s := strings.ToLower(id)
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimPrefix(s, "meta-")
+	var b strings.Builder
+	for _, r := range s {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// leadingLetters is the family part of a folded name: its letters before the first digit.
+func leadingLetters(s string) string {
+	for i, r := range s {
+		if r >= '0' && r <= '9' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// sizeToken is the first "<digits>b" parameter-count token of a lower-case id ("70b"), or "".
+func sizeToken(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' || (i > 0 && s[i-1] >= '0' && s[i-1] <= '9') {
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j < len(s) && s[j] == 'b' && (j+1 == len(s) || s[j+1] < 'a' || s[j+1] > 'z') {
+			return s[i : j+1]
+		}
+	}
+	return ""
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
 
 // closeMatches returns up to n candidates closest to id by edit distance of the folded
 // names (ties broken by catalog order).

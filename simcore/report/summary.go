@@ -154,14 +154,17 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 
 // isGood applies the inclusive SLA bounds of outputs.md §4.3.
 func isGood(s *SLA, ttft, e2e float64, n int) bool {
-	if s.HasTTFT && ttft > s.TTFTMs {
-		return false
-	}
-	if s.HasE2E && e2e > s.E2EMs {
-		return false
-	}
-	if s.HasITL && n > 1 && (e2e-ttft)/float64(n-1) > s.ITLMs {
-		return false
-	}
-	return true
+	return (!s.HasTTFT || ttftMet(s, ttft)) && (!s.HasE2E || e2eMet(s, e2e)) && (!s.HasITL || itlMet(s, ttft, e2e, n))
+}
+
+// ttftMet is the TTFT bound of outputs.md §4.3 (inclusive).
+func ttftMet(s *SLA, ttft float64) bool { return ttft <= s.TTFTMs }
+
+// e2eMet is the E2E bound of outputs.md §4.3 (inclusive).
+func e2eMet(s *SLA, e2e float64) bool { return e2e <= s.E2EMs }
+
+// itlMet is the ITL bound of outputs.md §4.3: the request's mean gap after the first token,
+// (e2e − ttft)/(n − 1), at most the bound; a one-token request has no gap and meets it.
+func itlMet(s *SLA, ttft, e2e float64, n int) bool {
+	return n <= 1 || (e2e-ttft)/float64(n-1) <= s.ITLMs
 }

@@ -10,10 +10,7 @@ import (
 // tableRows lists the statistics rows of the table view (outputs.md §7.2): label and
 // distribution. A row is shown only when its mean key is in the summary, so the trajectory
 // row appears for agentic-graph sources only [decision, docs/web.md].
-var tableRows = []struct {
-	label string
-	dist  Distribution
-}{
+var tableRows = []tableRowDef{
 	{"Time to First Token (ms)", TTFT},
 	{"Time to Second Token (ms)", TTST},
 	{"Request Latency (ms)", E2ELatency},

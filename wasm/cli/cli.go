@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -43,6 +44,14 @@ const EnvFixedWallTime = "AISIMULATE_FIXED_WALL_TIME_MS"
 // EnvProgress, when "1", turns progress reports on stderr on (the host sets it when stderr is
 // a terminal); --progress does the same.
 const EnvProgress = "AISIMULATE_PROGRESS"
+
+// EnvTable selects the `--format table` style: "readable" (ReadableTable, the host sets it
+// when standard output is a terminal) or "aiperf" (outputs.md §7.2, the default otherwise).
+const EnvTable = "AISIMULATE_TABLE"
+
+// EnvColumns is the terminal width the readable table fits (the host sets it from the
+// terminal when it is not in the environment); 80 when absent or not a positive number.
+const EnvColumns = "COLUMNS"
 
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
@@ -82,10 +91,14 @@ options:
 Example:
   aisimulate predict --stack dynamo --config examples/quickstart.yaml
 
-Run 'aisimulate predict --help' for the prediction options.
+Run 'aisimulate predict --help' for the prediction options and the catalog's hardware,
+'aisimulate predict --list-models' for the models; docs/config.md documents the YAML.
 `
 
-const predictHelp = predictUsage + `
+// predictHelp is `predict --help`: the options, where the configuration is documented, the
+// catalog's hardware ids and how to list its models, and an example.
+func predictHelp() string {
+	return predictUsage + `
 Simulate one serving configuration and write <output-dir>/prediction.json.
 
 options:
@@ -112,6 +125,8 @@ options:
   --detail-top-n N      rows of detail tables (accepted for compatibility)
   --progress            report progress on stderr (on by default when stderr is a terminal)
   --online              wall-clock paced execution (not supported by the dynamo stack)
+  --list-models         print the catalog's model ids (engine.model) and exit
+  --list-hardware       print the catalog's hardware ids (engine.hardware) and exit
 
 Exit status: 0 success, 1 the simulation failed, 2 usage or configuration error,
 130 interrupted.
@@ -119,7 +134,15 @@ Exit status: 0 success, 1 the simulation failed, 2 usage or configuration error,
 Example:
   aisimulate predict --stack dynamo --config examples/quickstart.yaml \
       --set traffic.load.concurrency=16 --output-dir out --overwrite --format json
+
+The configuration is documented in docs/config.md (schema, defaults, validation); the
+quickstart, examples/quickstart.yaml, is a complete one to start from.
+
+engine.model: one of ` + strconv.Itoa(len(catalog.Models())) + ` catalog models (--list-models), e.g.
+  ` + strings.Join(catalog.SuggestModels("llama3")[1:3], ", ") + `
+engine.hardware: ` + wrapIDs(catalog.HardwareIDs(), 17, 90) + `
 `
+}
 
 // usageError is an exit-2 error printed as "usage: …" plus "<prog>: error: <msg>".
 type usageError struct {
@@ -144,6 +167,8 @@ type options struct {
 	detail            []string
 	progress          bool
 	help              bool
+	// listModels / listHardware print the catalog instead of predicting.
+	listModels, listHardware bool
 }
 
 // Main runs `aisimulate` with args (without the program name), the process environment as
@@ -193,7 +218,7 @@ var predictFlags = map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--capture-per-request": false, "--online": false, "--detail": true,
 	"--detail-top-n": true, "--diagnostics-top-n": true, "--diagnostics": true,
-	"--progress": false, "--help": false,
+	"--progress": false, "--help": false, "--list-models": false, "--list-hardware": false,
 }
 
 func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate predict", msg} }
@@ -259,6 +284,10 @@ func parsePredict(args []string) (*options, error) {
 		switch name {
 		case "--help":
 			o.help = true
+		case "--list-models":
+			o.listModels = true
+		case "--list-hardware":
+			o.listHardware = true
 		case "--config":
 			o.config, o.haveConfig = value, true
 		case "--stack":
@@ -298,7 +327,7 @@ func parsePredict(args []string) (*options, error) {
 			}
 		}
 	}
-	if o.help {
+	if o.help || o.listModels || o.listHardware {
 		return o, nil
 	}
 	if len(extra) > 0 {
@@ -337,8 +366,8 @@ func resolveLong(name string) (string, error) {
 
 func sortedFlags() []string {
 	return []string{"--capture-per-request", "--config", "--detail", "--detail-top-n",
-		"--diagnostics", "--diagnostics-top-n", "--format", "--help", "--online", "--output-dir",
-		"--overwrite", "--progress", "--set", "--stack"}
+		"--diagnostics", "--diagnostics-top-n", "--format", "--help", "--list-hardware",
+		"--list-models", "--online", "--output-dir", "--overwrite", "--progress", "--set", "--stack"}
 }
 
 func getenv(env []string, key string) (string, bool) {
@@ -350,42 +379,56 @@ func getenv(env []string, key string) (string, bool) {
 	return "", false
 }
 
+// failPredict prints an error of `predict`: usage errors show predict's usage line (the error
+// line keeps the "aisimulate: error:" form of the original) [decision, docs/config.md].
+func failPredict(stderr io.Writer, err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) && ue.usage == topUsage {
+		ue.usage = predictUsage
+	}
+	return fail(stderr, err)
+}
+
 func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	o, err := parsePredict(args)
 	if err != nil {
-		return fail(stderr, err)
+		return failPredict(stderr, err)
 	}
 	if o.help {
-		io.WriteString(stdout, predictHelp)
+		io.WriteString(stdout, predictHelp())
+		return ExitOK
+	}
+	if o.listModels || o.listHardware {
+		writeCatalog(stdout, o.listModels, o.listHardware)
 		return ExitOK
 	}
 	// 1. The stack is resolved before the configuration is read.
 	if o.stack != spec.Stack {
-		return fail(stderr, &usageError{topUsage, "aisimulate", fmt.Sprintf(
+		return failPredict(stderr, &usageError{topUsage, "aisimulate", fmt.Sprintf(
 			"stack '%s' is unavailable; installed stacks: %s. Pass --stack %s.", o.stack, spec.Stack, spec.Stack)})
 	}
 	var fixedWall *float64
 	if v, ok := getenv(env, EnvFixedWallTime); ok {
 		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return fail(stderr, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"})
+			return failPredict(stderr, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"})
 		}
 		fixedWall = &f
 	}
 	// 2. Read and validate the configuration (nothing is written on error).
 	yamlText, rerr := os.ReadFile(o.config)
 	if rerr != nil {
-		return fail(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
+		return failPredict(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
 	}
 	if _, lerr := spec.LoadConfig(yamlText, o.sets); lerr != nil {
-		return fail(stderr, configFailure(o.config, lerr))
+		return failPredict(stderr, configFailure(o.config, lerr))
 	}
 	if o.online {
-		return fail(stderr, configError(o.config, "runner does not support execution mode 'online'"))
+		return failPredict(stderr, configError(o.config, "runner does not support execution mode 'online'"))
 	}
 	// 3. Check the output directory; it is created only once the run succeeded.
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
-		return fail(stderr, err)
+		return failPredict(stderr, err)
 	}
 	// 4. Run.
 	start := time.Now()
@@ -413,9 +456,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if perr != nil {
 		var se *spec.Error
 		if errors.As(perr, &se) {
-			return fail(stderr, configFailure(o.config, perr))
+			return failPredict(stderr, configFailure(o.config, perr))
 		}
-		return fail(stderr, perr)
+		return failPredict(stderr, perr)
 	}
 	// 5. Write the files atomically, then standard output.
 	files := []outputFile{{"prediction.json", out.PredictionJSON}}
@@ -423,19 +466,81 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		files = append(files, outputFile{"requests.jsonl", out.RequestsJSONL})
 	}
 	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
-		return fail(stderr, err)
+		return failPredict(stderr, err)
 	}
 	if o.format == "json" {
 		stdout.Write(out.StdoutJSON)
 	} else {
-		io.WriteString(stdout, report.Table(out.Summary, o.outputDir))
+		io.WriteString(stdout, table(out, env, o.outputDir))
 	}
 	return ExitOK
 }
 
-// configFailure formats a configuration error as "<config>: <dotted.path>: <reason>".
+// table renders the `--format table` output in the style EnvTable selects.
+func table(out *simcore.Output, env []string, outputDir string) string {
+	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
+		return report.Table(out.Summary, outputDir)
+	}
+	columns := 80
+	if v, ok := getenv(env, EnvColumns); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			columns = n
+		}
+	}
+	return report.ReadableTable(out.Summary, out.Overview, columns, outputDir)
+}
+
+// configFailure formats a configuration error as "<config>: <dotted.path>: <reason>". An
+// unknown model also names the CLI's other way to give one, a local directory (the browser
+// and the edge have no file system to read it from).
 func configFailure(config string, err error) error {
-	return configError(config, err.Error())
+	msg := err.Error()
+	var se *spec.Error
+	if errors.As(err, &se) && se.Path == "engine.model" && strings.HasPrefix(se.Msg, catalog.UnknownModelPrefix) {
+		msg += "; or pass a local directory containing config.json"
+	}
+	return configError(config, msg)
+}
+
+// writeCatalog prints the catalog's model ids and/or hardware ids (with memory per GPU and
+// GPUs per node), one per line.
+func writeCatalog(w io.Writer, models, hardware bool) {
+	if models {
+		for _, id := range catalog.Models() {
+			fmt.Fprintln(w, id)
+		}
+	}
+	if hardware {
+		for _, id := range catalog.HardwareIDs() {
+			h, err := catalog.LookupHardware(id)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(w, "%-20s %6.1f GiB per GPU, %d GPUs per node\n", id, float64(h.MemBytes)/(1<<30), h.GPUsPerNode)
+		}
+	}
+}
+
+// wrapIDs joins ids with ", ", breaking lines before width and indenting continuations.
+func wrapIDs(ids []string, indent, width int) string {
+	var b strings.Builder
+	col := indent
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(",")
+			col++
+			if col+1+len(id) > width {
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				col = indent
+			} else {
+				b.WriteString(" ")
+				col++
+			}
+		}
+		b.WriteString(id)
+		col += len(id)
+	}
+	return b.String()
 }
 
 // errText is the operating-system reason of a file error, without the repeated path.
@@ -589,12 +694,32 @@ func (p *progress) report(fraction float64) {
 		return
 	}
 	p.last, p.shown, p.percent = now, true, pct
-	fmt.Fprintf(p.w, "\rsimulating… %3d%%", pct)
+	fmt.Fprintf(p.w, "\rsimulating… %3d%%%s", pct, eta(now.Sub(p.start), fraction))
+}
+
+// eta is the remaining-time part of a progress line, "  ETA 12 s", extrapolating the time
+// so far linearly over the fraction done (elapsed × (1 − f) / f); padded so a shorter ETA
+// overwrites a longer one; blank until 1% is done.
+func eta(elapsed time.Duration, fraction float64) string {
+	if fraction < 0.01 || fraction >= 1 {
+		return strings.Repeat(" ", 15)
+	}
+	left := elapsed.Seconds() * (1 - fraction) / fraction
+	var s string
+	switch {
+	case left < 60:
+		s = fmt.Sprintf("%d s", int(math.Ceil(left)))
+	case left < 3600:
+		s = fmt.Sprintf("%d min %02d s", int(left)/60, int(left)%60)
+	default:
+		s = fmt.Sprintf("%d h %02d min", int(left)/3600, int(left)%3600/60)
+	}
+	return fmt.Sprintf("  ETA %-9s", s)
 }
 
 func (p *progress) finish() {
 	if p != nil && p.shown {
-		fmt.Fprintf(p.w, "\rsimulating… done\n")
+		fmt.Fprintf(p.w, "\rsimulating… done%s\n", strings.Repeat(" ", 15))
 	}
 }
 

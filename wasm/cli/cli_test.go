@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/canon"
@@ -402,7 +403,7 @@ func TestProgressThrottle(t *testing.T) {
 	p.report(0.5) // start is the zero time: long ago, so this prints
 	p.report(0.6) // within 200 ms: suppressed
 	p.finish()
-	if b.String() != "\rsimulating…  50%\rsimulating… done\n" {
+	if b.String() != "\rsimulating…  50%  ETA 2562047 h 47 min\rsimulating… done               \n" {
 		t.Errorf("progress output %q", b.String())
 	}
 	var nilp *progress
@@ -439,4 +440,23 @@ func FuzzParsePredict(f *testing.F) {
 			t.Fatalf("accepted inconsistent options %+v", o)
 		}
 	})
+}
+
+// The ETA extrapolates the elapsed time over the fraction done.
+func TestProgressETA(t *testing.T) {
+	for _, c := range []struct {
+		elapsed  time.Duration
+		fraction float64
+		want     string
+	}{
+		{time.Second, 0.5, "  ETA 1 s      "},
+		{3 * time.Second, 0.25, "  ETA 9 s      "},
+		{30 * time.Second, 0.2, "  ETA 2 min 00 s"},
+		{time.Hour, 0.5, "  ETA 1 h 00 min"},
+		{time.Second, 0.001, "               "},
+	} {
+		if got := eta(c.elapsed, c.fraction); got != c.want {
+			t.Errorf("eta(%v, %v) = %q, want %q", c.elapsed, c.fraction, got, c.want)
+		}
+	}
 }

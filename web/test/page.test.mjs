@@ -180,9 +180,43 @@ test("the page stays responsive while the worker simulates", async () => {
   await page.close();
 });
 
+// The snippets of README.md and docs/web.md, copied verbatim (only YOUR-HOST replaced), render
+// result cards: the documented one-liner is a complete configuration.
+test("docs embed: the README and docs/web.md snippets run as shown", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-snippet-"));
+  fs.copyFileSync(path.join(ROOT, "examples/quickstart.yaml"), path.join(dir, "quickstart.yaml"));
+  const snippet = (file, re) => {
+    const m = fs.readFileSync(path.join(ROOT, file), "utf8").match(re);
+    assert.ok(m, `no embed snippet in ${file}`);
+    return m[1].replace(/^ {2}/gm, (s) => (file === "README.md" ? "" : s)).replaceAll("https://YOUR-HOST/aisimulate/", srv.url);
+  };
+  const readme = snippet("README.md", /```html\n([\s\S]*?)```/);
+  const docsPage = snippet("docs/web.md", /## Docs embed[\s\S]*?```html\n([\s\S]*?)```/);
+  const docs = await startStatic(dir);
+  try {
+    for (const [name, html] of [["README.md", readme], ["docs/web.md", docsPage]]) {
+      const n = (html.match(/<aisimulate-prediction/g) || []).length;
+      assert.ok(n >= 1, name);
+      fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title></head><body>\n${html}\n</body></html>`);
+      const page = await browser.ctx.newPage();
+      await page.goto(docs.url + "index.html");
+      await page.waitForFunction((n) => {
+        const els = [...document.querySelectorAll("aisimulate-prediction")];
+        return els.length === n && els.every((e) => e.dataset.state === "done" || e.dataset.state === "error");
+      }, n, { timeout: 120000 });
+      const states = await page.evaluate(() => [...document.querySelectorAll("aisimulate-prediction")].map((e) => e.dataset.state + " " + (e.shadowRoot.querySelector(".error") || {}).textContent));
+      assert.deepEqual(states.filter((s) => !s.startsWith("done")), [], `${name}: ${states.join("; ")}`);
+      await page.close();
+    }
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("docs embed: <aisimulate-prediction> renders a live card on another origin", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-embed-"));
-  const yaml = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-toy.yaml"), "utf8");
+  const yaml = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-timing-toy.yaml"), "utf8");
   fs.writeFileSync(path.join(dir, "e2.yaml"), yaml);
   fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
 <script src="${srv.url}embed.js" defer></script></head>
