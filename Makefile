@@ -22,7 +22,7 @@ all: build
 # The wasip1 command module is the whole CLI; the native binary embeds it (host/module/).
 # tools/wasmdata then joins the linker's ~60,000 data segments into a few dozen, which wazero
 # decodes on every start, and tools/wasmjumps makes the forward jumps of every function
-# direct branches instead of trips through its jump table (docs/simulation.md, "Speed").
+# direct branches instead of trips through its jump table (docs/performance.md).
 wasm:
 	GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(WASM) ./wasm/wasip1
 	$(GO) run ./tools/wasmdata $(WASM)

@@ -7,7 +7,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// Attention DP in disaggregated roles (simulation.md §11.5 amended): bytes_per_token: auto
+// Attention DP in disaggregated roles (docs/semantics/simulation.md §11.5 amended): bytes_per_token: auto
 // uses the prefill role's per-rank tensor size (Llama-3.1-8B, 8 KV heads: TP 2 → 2·32·4·128·2
 // = 65536 B/token, whatever attention_data is), GPUs per worker count tensor × attention_data,
 // and two simultaneous requests on dp-2 roles run as E8 (TTFT 1, e2e 4) side by side.

@@ -52,7 +52,7 @@ traffic:
 
 // Detail sections add a `details` member to prediction.json (every other member unchanged)
 // and wrap the JSON stdout as {"details": …, "summary": …}; without them prediction.json has
-// exactly the four members of outputs.md §3.1.
+// exactly the four members of docs/semantics/outputs.md §3.1.
 func TestDetailSections(t *testing.T) {
 	wall := 12.5
 	plain, err := Predict(Input{ConfigYAML: []byte(e2Traffic + fixedEngine), FixedWallTimeMs: &wall})

@@ -11,7 +11,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// The client-visible frontend latency (simulation.md §5.3): every token becomes visible at
+// The client-visible frontend latency (docs/semantics/simulation.md §5.3): every token becomes visible at
 // its engine stamp + frontend_ms; TTFT and E2E grow by exactly that, ITLs do not change, the
 // closed loop releases the next request at the previous one's visible completion, and nothing
 // the schedulers or the planner see moves.

@@ -52,8 +52,8 @@ func FuzzPredictKnobs(f *testing.F) {
       kv_cache: {block_size: %d, capacity: {type: fixed, blocks: %d}}
       timing: {type: fixed, prefill_ms: 1, decode_ms: 1}`, int(replicas)%3+1, int(dp)%2+1, int(mbt)%9000+1, int(maxSeq)%300+1,
 			int(bs)%128+1, capacity)
-		// Higher bits still: MTP bursts (simulation.md §5.4), and disaggregated serving with
-		// both roles alike and a hand-off latency (§11.4, §11.5).
+		// Higher bits still: MTP bursts (docs/semantics/simulation.md §5.4), and disaggregated serving with
+		// both roles alike and a hand-off latency (docs/semantics/simulation.md §11.4, §11.5).
 		extra, workers := "", "\n    aggregated:"+worker
 		if router&8 != 0 {
 			extra += "  nextn: 2\n  nextn_accept_rates: [0.7, 0.5]\n"

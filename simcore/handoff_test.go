@@ -8,7 +8,7 @@ import (
 )
 
 // kv_transfer.handoff_ms: a number is used as is; auto is the default timing model's
-// per-backend value when both roles use default timing, else 0 (simulation.md §11.4).
+// per-backend value when both roles use default timing, else 0 (docs/semantics/simulation.md §11.4).
 func TestHandoffMsResolution(t *testing.T) {
 	const defaultDisagg = "engine: {model: meta-llama/Meta-Llama-3.1-8B-Instruct, hardware: h200_sxm, mode: disaggregated, workers: {prefill: {}, decode: {}}}\n"
 	for _, tc := range []struct {
@@ -48,7 +48,7 @@ func TestHandoffMsPredict(t *testing.T) {
 	wantNum(t, m, "mean_e2e_latency_ms", 16.5)
 }
 
-// TensorRT-LLM runs disaggregated (simulation.md §7 amended): E8 gives TTFT 1 and e2e 4.
+// TensorRT-LLM runs disaggregated (docs/semantics/simulation.md §7 amended): E8 gives TTFT 1 and e2e 4.
 func TestTRTLLMDisaggregatedE8(t *testing.T) {
 	m := summaryOf(t, predict(t, isolatedDisaggregated("  backend: trtllm\n")))
 	wantNum(t, m, "completed_requests", 1)

@@ -111,7 +111,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	return plan, acc, nil
 }
 
-// handoffMs resolves kv_transfer.handoff_ms (simulation.md §11.4): the configured value, or
+// handoffMs resolves kv_transfer.handoff_ms (docs/semantics/simulation.md §11.4): the configured value, or
 // for auto the default timing model's per-backend value when both roles use default timing
 // (the value is part of that model's calibration), else 0.
 func handoffMs(e *spec.Engine) float64 {
@@ -182,7 +182,7 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		}
 		rc.Timing = t
 	}
-	// MTP (simulation.md §5.4): the timing model prices the drafts, the ranks draw bursts.
+	// MTP (docs/semantics/simulation.md §5.4): the timing model prices the drafts, the ranks draw bursts.
 	rc.Timing = perf.WithMTP(rc.Timing, e.NextN)
 	if rc.NextN = e.NextN; rc.NextN > 0 {
 		rc.AcceptRates = e.NextNAcceptRates

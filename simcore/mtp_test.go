@@ -16,7 +16,7 @@ traffic:
   stop: {requests: 1}
 ` + fixedEngine
 
-// MTP bursts (simulation.md §5.4) with every draft accepted (nextn 3): the prompt's pass
+// MTP bursts (docs/semantics/simulation.md §5.4) with every draft accepted (nextn 3): the prompt's pass
 // [0, 2] gives token 1 alone; the decode pass [2, 3] gives 1 + 3 tokens; the pass [3, 4]
 // computes their KV and its burst is clipped to the one token still owed. Tokens at 2, 3, 3,
 // 3, 3, 4: TTFT 2, e2e 4, TPOT (4 − 2)/5 = 0.4; ITL gaps {1, 0, 0, 0, 1} (a burst is one gap

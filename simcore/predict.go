@@ -53,7 +53,7 @@ type Output struct {
 	// SummaryJSON is the summary object in compact canonical JSON plus a newline.
 	SummaryJSON []byte
 	// StdoutJSON is the `--format json` standard output: SummaryJSON, or the details and
-	// the summary when detail sections were requested (outputs.md §7.1).
+	// the summary when detail sections were requested (docs/semantics/outputs.md §7.1).
 	StdoutJSON []byte
 	// Summary is the summary object itself (for the table view and the UI).
 	Summary map[string]any

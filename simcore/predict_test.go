@@ -52,7 +52,7 @@ func wantNum(t *testing.T, m map[string]any, key string, want float64) {
 	}
 }
 
-// E2 of simulation.md §14 and the complete prediction.json of outputs.md §4.7.
+// E2 of docs/semantics/simulation.md §14 and the complete prediction.json of docs/semantics/outputs.md §4.7.
 func TestWorkedE2Golden(t *testing.T) {
 	out := predict(t, `
 traffic:
@@ -65,7 +65,7 @@ traffic:
 		t.Fatal(err)
 	}
 	if string(out.PredictionJSON) != string(want) {
-		t.Errorf("prediction.json differs from outputs.md §4.7:\n%s", out.PredictionJSON)
+		t.Errorf("prediction.json differs from docs/semantics/outputs.md §4.7:\n%s", out.PredictionJSON)
 	}
 }
 
@@ -98,7 +98,7 @@ traffic:
 	}
 }
 
-// Goodput on E4 (outputs.md §4.7).
+// Goodput on E4 (docs/semantics/outputs.md §4.7).
 func TestWorkedE4Goodput(t *testing.T) {
 	base := `
 traffic:
@@ -305,7 +305,7 @@ traffic:
 	}
 }
 
-// Disaggregated SGLang (destination-first, simulation.md §11.3): an isolated request has
+// Disaggregated SGLang (destination-first, docs/semantics/simulation.md §11.3): an isolated request has
 // TTFT 1 (extend pass, no decode part) and e2e 4 with fixed 1/1 timing. When the decode rank
 // cannot hold a second request's pages, its transfer waits for the first to finish.
 func TestSGLangDisaggregatedDestinationFirst(t *testing.T) {

@@ -131,7 +131,7 @@ func TestRandomRunsInvariants(t *testing.T) {
 					t.Fatalf("run %d: admissions out of order: %s", i, sc.Text())
 				}
 			}
-			// A re-admission after preemption may reuse generated tokens too (§4.4 caps the
+			// A re-admission after preemption may reuse generated tokens too (docs/semantics/simulation.md §4.4 caps the
 			// credit by the known sequence, not by the prompt).
 			if r.Reused > r.Input+r.Output {
 				t.Fatalf("run %d: reused more than the sequence: %s", i, sc.Text())

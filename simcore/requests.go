@@ -5,7 +5,7 @@ import "aisimulate/simcore/spec"
 // SyntheticRequests is the number of requests a synthetic configuration (already loaded with
 // its --set assignments, spec.LoadConfig) will release: its stop rule resolved against the
 // load exactly as the simulation resolves it (traffic.stop.requests, or
-// requests_per_load_unit × the load unit, simulation.md), times the turns per session for a
+// requests_per_load_unit × the load unit, docs/semantics/simulation.md), times the turns per session for a
 // synthetic-session source. path is the stop key that sets the count. ok is false for trace
 // sources, whose size is the trace's. The configuration has passed validation, which bounds
 // the stop count (spec.Traffic.StopCount).

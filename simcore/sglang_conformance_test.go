@@ -52,7 +52,7 @@ engine:
 `
 }
 
-// Blocked interval rounds of an idle SGLang rank drain before a later wave (simulation.md §8
+// Blocked interval rounds of an idle SGLang rank drain before a later wave (docs/semantics/simulation.md §8
 // item 4, docs/semantics/simulation.md §8 "prefill_decode_interval"): b, arriving long after
 // a's extend pass armed the interval, is admitted on arrival, as with two attention-DP ranks.
 func TestSGLangIntervalDrainsWhileIdle(t *testing.T) {
@@ -131,7 +131,7 @@ engine:
 	}
 }
 
-// A disaggregated SGLang prefill rank reserves L + 1 tokens, never the output (simulation.md
+// A disaggregated SGLang prefill rank reserves L + 1 tokens, never the output (docs/semantics/simulation.md
 // §11.5 amended): a 3/8 request fits a prefill pool of 2 pages of 4 tokens.
 func TestSGLangDisaggregatedPrefillIgnoresOutput(t *testing.T) {
 	cfg := `

@@ -40,7 +40,7 @@ func trajectoryFixture(t *testing.T) Input {
 	return Input{ConfigYAML: []byte(trajectoryConfig), Files: fstest.MapFS{"agentic_trajectories.jsonl": {Data: data}}, FixedWallTimeMs: &wall, CapturePerRequest: true}
 }
 
-// The 13 trajectory keys of outputs.md §4.6 on a fixture whose plays are worked out by hand
+// The 13 trajectory keys of docs/semantics/outputs.md §4.6 on a fixture whose plays are worked out by hand
 // (trajectoryConfig), and the whole prediction.json as a golden file.
 func TestTrajectoryMetricsGolden(t *testing.T) {
 	out, err := Predict(trajectoryFixture(t))
@@ -57,7 +57,7 @@ func TestTrajectoryMetricsGolden(t *testing.T) {
 	wantNum(t, m, d.Key(report.Max), 12)
 	wantNum(t, m, d.Key(report.Mean), 8)
 	wantNum(t, m, d.Key(report.Std), 4)
-	wantNum(t, m, d.Key(report.Median), 12) // N = 2: the larger value (outputs.md §4.2)
+	wantNum(t, m, d.Key(report.Median), 12) // N = 2: the larger value (docs/semantics/outputs.md §4.2)
 	wantNum(t, m, report.KeyP50TrajectoryE2ELatencyMs, 12)
 	wantNum(t, m, d.Key(report.P99), 12)
 	if len(m) != 77+13 {

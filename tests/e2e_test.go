@@ -134,7 +134,7 @@ func workdir(t *testing.T) string {
 
 var fixedWall = []string{"AISIMULATE_FIXED_WALL_TIME_MS=12.5"}
 
-// e2Golden is prediction.json of simulation.md E2 (outputs.md §4.7), the one golden file the
+// e2Golden is prediction.json of docs/semantics/simulation.md E2 (docs/semantics/outputs.md §4.7), the one golden file the
 // core's tests and these share.
 const e2Golden = "../simcore/testdata/e2_prediction.json"
 
@@ -225,11 +225,11 @@ func TestE2GoldenFilesAndTable(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if want := readFile(t, "testdata/e2.table.txt"); r.stdout != want {
-		t.Errorf("table stdout:\n%s\nwant (outputs.md §7.2):\n%s", r.stdout, want)
+		t.Errorf("table stdout:\n%s\nwant (docs/semantics/outputs.md §7.2):\n%s", r.stdout, want)
 	}
 	got := readFile(t, filepath.Join(dir, "aisimulate-output", "prediction.json"))
 	if want := readFile(t, e2Golden); got != want {
-		t.Errorf("prediction.json:\n%s\nwant (outputs.md §4.7):\n%s", got, want)
+		t.Errorf("prediction.json:\n%s\nwant (docs/semantics/outputs.md §4.7):\n%s", got, want)
 	}
 	if exists(filepath.Join(dir, "aisimulate-output", "requests.jsonl")) {
 		t.Error("requests.jsonl written without --capture-per-request")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Counts the instructions and branch mispredictions of one prediction per binary under
 # valgrind: figures that do not move with the load of a shared machine, unlike wall-clock
-# time, so two builds can be compared exactly (see docs/simulation.md, "Speed").
+# time, so two builds can be compared exactly (see docs/performance.md).
 #   tools/count-instructions.sh CONFIG BIN [BIN...]
 # Each binary gets its own compilation cache, filled by a first run under valgrind: wazero
 # keys the cache by CPU features, which valgrind reports differently from the CPU, and a

@@ -1,4 +1,4 @@
-// Package canon is the one canonical JSON encoder of spec/outputs.md §2: every JSON byte any
+// Package canon is the one canonical JSON encoder of docs/semantics/outputs.md §2: every JSON byte any
 // target emits (prediction.json, requests.jsonl, --format json, the planner digest) goes
 // through it, so all targets write identical bytes.
 package canon
@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (outputs.md §2.1).
+// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (docs/semantics/outputs.md §2.1).
 var ErrNonFinite = errors.New("report: non-finite float in JSON output")
 
 // UnsupportedTypeError reports a value of a Go type the canonical encoder does not know.
@@ -79,7 +79,7 @@ func (enc *Encoder) AppendCompact(dst []byte, v any) ([]byte, error) {
 	return e.buf, nil
 }
 
-// AppendFloat appends the canonical text of a float (§2.1): shortest round-trip digits,
+// AppendFloat appends the canonical text of a float (docs/semantics/outputs.md §2.1): shortest round-trip digits,
 // positional for decimal exponents in [-4, 16), exponential otherwise; -0 is written 0.0.
 func AppendFloat(dst []byte, f float64) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -229,7 +229,7 @@ func (e *encoder) object(m map[string]any, depth int) error {
 	return nil
 }
 
-// appendFloat lays out a finite float per outputs.md §2.1.
+// appendFloat lays out a finite float per docs/semantics/outputs.md §2.1.
 func appendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, "0.0"...) // also negative zero [decision]

@@ -12,7 +12,7 @@ import (
 func TestFloatExamples(t *testing.T) {
 	point1, point2 := 0.1, 0.2
 	point3 := point1 + point2
-	// Every example of outputs.md §2.1, plus boundaries of the positional range.
+	// Every example of docs/semantics/outputs.md §2.1, plus boundaries of the positional range.
 	cases := []struct {
 		v    float64
 		want string
@@ -99,7 +99,7 @@ func TestStrings(t *testing.T) {
 }
 
 func TestPrettyExample(t *testing.T) {
-	// outputs.md §2.3
+	// docs/semantics/outputs.md §2.3
 	v := map[string]any{"b": "é", "a": []any{1, map[string]any{}}}
 	got, err := Pretty(v)
 	if err != nil {
@@ -112,7 +112,7 @@ func TestPrettyExample(t *testing.T) {
 }
 
 func TestCompactExample(t *testing.T) {
-	// outputs.md §2.2
+	// docs/semantics/outputs.md §2.2
 	got, err := Compact(map[string]any{"b": []int{1, 2}, "a": 1})
 	if err != nil || string(got) != `{"a":1,"b":[1,2]}` {
 		t.Fatalf("Compact = %s, %v", got, err)

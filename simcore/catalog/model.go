@@ -86,7 +86,7 @@ type Model struct {
 	CommQuant string `json:"comm_q"`
 }
 
-// KVBytesPerToken is the KV-cache size of one token on one rank (simulation.md §11.4
+// KVBytesPerToken is the KV-cache size of one token on one rank (docs/semantics/simulation.md §11.4
 // `bytes_per_token: auto`): 2·ceil(layers/pp)·ceil(kv_heads/tp)·head_dim·kv_bytes for
 // attention with KV heads, ceil(layers/pp)·(kv_lora_rank+qk_rope_head_dim)·kv_bytes for MLA.
 // kvQuant "" means the model's default; kv_bytes is 1 for fp8/int8 caches, else 2.

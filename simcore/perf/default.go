@@ -34,7 +34,7 @@ type OpCoef struct {
 // (one set per backend, and per model family on a backend where enough rows exist; never per
 // GPU, so hardware differences come only from the hardware facts through the op model):
 // multiplicative factors on the op sum, constant host overheads per pass (ms), host costs per
-// request, and the frontend latency that delays what the client sees (simulation.md §5.3).
+// request, and the frontend latency that delays what the client sees (docs/semantics/simulation.md §5.3).
 type GroupCoef struct {
 	Prefill   float64 `json:"prefill"`
 	Decode    float64 `json:"decode"`
@@ -216,7 +216,7 @@ func (d *Default) DecodeRun(batch int, kv, totalKV int64, start, horizon float64
 }
 
 // FrontendMs is the client-visible frontend latency of a request of input length isl
-// (simulation.md §5.3): the calibrated per-backend value, or the configured one.
+// (docs/semantics/simulation.md §5.3): the calibrated per-backend value, or the configured one.
 func (d *Default) FrontendMs(isl int) float64 {
 	if d.frontendSet {
 		return d.frontend

@@ -17,7 +17,7 @@ const (
 )
 
 // HandoffMs is kv_transfer.handoff_ms: auto for a backend whose prefill and decode roles
-// both use the default timing model (simulation.md §11.4); 0 for an unknown backend, which
+// both use the default timing model (docs/semantics/simulation.md §11.4); 0 for an unknown backend, which
 // validation never lets through.
 func HandoffMs(backend string) float64 {
 	switch backend {

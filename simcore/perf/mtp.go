@@ -2,7 +2,7 @@ package perf
 
 import "aisimulate/simcore/spec"
 
-// Multi-token prediction (MTP) pricing, simulation.md §5.4: every decode request of a pass
+// Multi-token prediction (MTP) pricing, docs/semantics/simulation.md §5.4: every decode request of a pass
 // runs 1 + nextn tokens through the model (its newest token and nextn drafts to verify).
 
 // defaultAcceptRates are engine.nextn_accept_rates when unset: the probability that draft i

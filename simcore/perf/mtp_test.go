@@ -6,7 +6,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// MTP pricing (simulation.md §5.4): the default model prices a decode step of b requests as
+// MTP pricing (docs/semantics/simulation.md §5.4): the default model prices a decode step of b requests as
 // the AIC model does, one step at batch b × (1 + nextn) reading (1 + nextn) × the KV, scaled
 // by (nextn + layers) / layers; nextn 0 leaves a model untouched; prefill is never scaled.
 func TestMTPDefaultPricing(t *testing.T) {

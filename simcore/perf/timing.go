@@ -3,7 +3,7 @@ package perf
 
 import "aisimulate/simcore/internal/grow"
 
-// Timing prices one scheduler pass of a worker rank (simulation.md §5.1). Both answers are in
+// Timing prices one scheduler pass of a worker rank (docs/semantics/simulation.md §5.1). Both answers are in
 // milliseconds and never negative. The simulator calls each method at most once per pass.
 type Timing interface {
 	// PrefillMs is the prefill part of a pass in which batch requests compute prompt tokens;
@@ -21,7 +21,7 @@ type Timing interface {
 	// decode batches), without a dynamic call per pass.
 	DecodeRun(batch int, kv, totalKV int64, start, horizon float64, max int, ends []float64) []float64
 	// FrontendMs is the serving frontend's latency for a request of input length isl
-	// (simulation.md §5.3, client-visible time): it delays when the client sees each token
+	// (docs/semantics/simulation.md §5.3, client-visible time): it delays when the client sees each token
 	// of the request and occupies no GPU; schedulers never see it. ≥ 0.
 	FrontendMs(isl int) float64
 }
@@ -88,7 +88,7 @@ func (f Fixed) DecodeRun(batch int, kv, totalKV int64, start, horizon float64, m
 }
 
 // Polynomial is `timing: {type: polynomial}`, the Mocker's built-in curves
-// (simulation.md §5.1): prefill quadratic in the new tokens T, decode quadratic in the KV
+// (docs/semantics/simulation.md §5.1): prefill quadratic in the new tokens T, decode quadratic in the KV
 // occupancy p, floored at 1 ms; Frontend is the configured `frontend_ms` (default 0).
 type Polynomial struct {
 	Frontend float64

@@ -19,7 +19,7 @@ const SchemaVersion = "1.0"
 // single-objective target) hold.
 const TopN = 10
 
-// wallClockKeys are the summary keys that depend on the host (outputs.md §3.3); candidate
+// wallClockKeys are the summary keys that depend on the host (docs/semantics/outputs.md §3.3); candidate
 // metrics leave them out so the result depends only on the inputs.
 var wallClockKeys = []string{"wall_time_ms", "processed_tokens_per_s", "processed_output_tokens_per_s"}
 
@@ -311,7 +311,7 @@ func fmtG(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-// Table is the `--format table` standard output (aisimulate-cli.md §5.4): one line per row,
+// Table is the `--format table` standard output (docs/recommend.md, "Outputs"): one line per row,
 // "<rank>: <objective>=<value .4g> … used_gpus=N config=<path>", then the result path.
 func (r *Result) Table(outputDir string) string {
 	var b strings.Builder

@@ -7,7 +7,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// Candidate statuses (aisimulate-cli.md §5.1).
+// Candidate statuses (docs/recommend.md, "Scoring and ranking").
 const (
 	StatusFeasible    = "feasible"
 	StatusInfeasible  = "infeasible"
@@ -30,7 +30,7 @@ func num(summary map[string]any, key string) (float64, bool) {
 }
 
 // avgGPUs is the time-averaged provisioned GPUs: gpu_hours / (duration_ms / 3.6e6)
-// (aisimulate-cli.md §5.2); with a Planner it differs from used_gpus.
+// (docs/recommend.md, "Scoring and ranking"); with a Planner it differs from used_gpus.
 func avgGPUs(summary map[string]any) float64 {
 	h, _ := num(summary, "gpu_hours")
 	d, _ := num(summary, "duration_ms")
@@ -40,7 +40,7 @@ func avgGPUs(summary map[string]any) float64 {
 	return h / (d / 3.6e6)
 }
 
-// objectiveValue is one named objective of a summary (aisimulate-cli.md §5.2 table):
+// objectiveValue is one named objective of a summary (docs/recommend.md, "Scoring and ranking"):
 // throughput = output_throughput_tok_s, *_per_gpu divide by avgGPUs, throughput_per_user =
 // mean_output_token_throughput_per_user, goodput = goodput_output_throughput_tok_s, ttft =
 // mean_ttft_ms (+Inf without TTFT samples), e2e_latency = mean_e2e_latency_ms, min_gpus =
@@ -192,7 +192,7 @@ func dominates(a, b []float64) bool {
 }
 
 // ParetoFront keeps the non-dominated feasible candidates, sorted by the last objective
-// ascending, ties by the ranking key (aisimulate-cli.md §5.2).
+// ascending, ties by the ranking key (docs/recommend.md, "Scoring and ranking").
 func ParetoFront(cands []*Candidate) []*Candidate {
 	ranked := Rank(cands)
 	var front []*Candidate

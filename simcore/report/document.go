@@ -2,17 +2,17 @@ package report
 
 import "aisimulate/simcore/canon"
 
-// Document is everything prediction.json holds (outputs.md §3.1), plus the optional details
+// Document is everything prediction.json holds (docs/semantics/outputs.md §3.1), plus the optional details
 // object of --detail. It is the one builder of prediction.json and of the `--format json`
 // standard output, used by every target through simcore.Predict.
 type Document struct {
 	// CapturePerRequest is whether per-request records were asked for.
 	CapturePerRequest bool
-	// PerRequest are the records of outputs.md §6 in record order (ignored without capture).
+	// PerRequest are the records of docs/semantics/outputs.md §6 in record order (ignored without capture).
 	PerRequest []any
-	// Planner is the planner section (outputs.md §5), nil when the Planner is disabled.
+	// Planner is the planner section (docs/semantics/outputs.md §5), nil when the Planner is disabled.
 	Planner any
-	// Summary is the summary object (outputs.md §3.2).
+	// Summary is the summary object (docs/semantics/outputs.md §3.2).
 	Summary map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
@@ -51,7 +51,7 @@ func (d *Document) PredictionJSON() ([]byte, error) { return canon.Pretty(d.tree
 
 // StdoutJSON encodes the `--format json` standard output: the summary object, or
 // {"details": …, "summary": …} when details were requested, compact, then a newline
-// (outputs.md §7.1).
+// (docs/semantics/outputs.md §7.1).
 func (d *Document) StdoutJSON() ([]byte, error) {
 	if d.Details == nil {
 		return d.SummaryJSON()
@@ -60,7 +60,7 @@ func (d *Document) StdoutJSON() ([]byte, error) {
 }
 
 // RequestsJSONL encodes requests.jsonl: the per-request records in compact canonical JSON,
-// one per line (outputs.md §6), the same records and order as prediction.json's per_request;
+// one per line (docs/semantics/outputs.md §6), the same records and order as prediction.json's per_request;
 // empty without capture.
 func (d *Document) RequestsJSONL() ([]byte, error) {
 	lines := []byte{}

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The document's members (outputs.md §3.1): per_request null without capture and [] with
+// The document's members (docs/semantics/outputs.md §3.1): per_request null without capture and [] with
 // capture but no records; details only when requested; requests.jsonl mirrors per_request.
 func TestDocumentLayout(t *testing.T) {
 	sum := map[string]any{KeyCompletedRequests: 0}

@@ -1,10 +1,10 @@
 package report
 
-// The summary keys of prediction.json (outputs.md §3.2, §4.6). Every reader of a summary —
+// The summary keys of prediction.json (docs/semantics/outputs.md §3.2, §4.6). Every reader of a summary —
 // the table view, the browser app, the docs embed (which receives Cards from the module, see
 // docs/web.md) — names keys through these constants, so a key is spelled exactly once.
 
-// Scalar summary keys (outputs.md §3.2).
+// Scalar summary keys (docs/semantics/outputs.md §3.2).
 const (
 	KeyNumRequests                          = "num_requests"
 	KeyCompletedRequests                    = "completed_requests"
@@ -45,10 +45,10 @@ const (
 )
 
 // Distribution is the name part of a distribution's nine keys {stat}_{Distribution}
-// (outputs.md §3.2; only the per-user throughput has no _ms suffix).
+// (docs/semantics/outputs.md §3.2; only the per-user throughput has no _ms suffix).
 type Distribution string
 
-// The distributions of the summary (outputs.md §3.2, §4.6).
+// The distributions of the summary (docs/semantics/outputs.md §3.2, §4.6).
 const (
 	TTFT                         Distribution = "ttft_ms"
 	TTST                         Distribution = "ttst_ms"
@@ -59,10 +59,10 @@ const (
 	TrajectoryE2ELatency         Distribution = "trajectory_e2e_latency_ms"
 )
 
-// Statistic is the {stat} prefix of a distribution key (outputs.md §4.2).
+// Statistic is the {stat} prefix of a distribution key (docs/semantics/outputs.md §4.2).
 type Statistic string
 
-// The nine statistics of every distribution, in the order of outputs.md §3.2.
+// The nine statistics of every distribution, in the order of docs/semantics/outputs.md §3.2.
 const (
 	Mean   Statistic = "mean"
 	Min    Statistic = "min"

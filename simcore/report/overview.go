@@ -90,7 +90,7 @@ func parallelismText(p spec.Parallelism) string {
 }
 
 // attainment counts, per set bound, the completed requests meeting it, with the per-bound
-// tests goodput combines (outputs.md §4.3): a request without a first token meets no TTFT or
+// tests goodput combines (docs/semantics/outputs.md §4.3): a request without a first token meets no TTFT or
 // ITL bound and meets the E2E bound by its terminal time.
 func attainment(s *SLA, res *replay.Result) []BoundAttainment {
 	var out []BoundAttainment

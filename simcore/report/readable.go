@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Table styles: the spec's AIPerf table (outputs.md §7.2, the default when standard output is
+// Table styles: the spec's AIPerf table (docs/semantics/outputs.md §7.2, the default when standard output is
 // not a terminal) and the readable one (ReadableTable) [decision, docs/architecture.md].
 const (
 	TableAIPerf   = "aiperf"

@@ -8,14 +8,14 @@ import (
 	"aisimulate/simcore/internal/replay"
 )
 
-// UUID is the record uuid of a request ordinal (outputs.md §6.2).
+// UUID is the record uuid of a request ordinal (docs/semantics/outputs.md §6.2).
 func UUID(ordinal int32) string {
 	s := fmt.Sprintf("%032x", uint64(ordinal))
 	return s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32]
 }
 
 // RecordOrder sorts terminal requests for records: authored request_id (absent first), then
-// arrival time, then ordinal (= uuid order) (outputs.md §6.1).
+// arrival time, then ordinal (= uuid order) (docs/semantics/outputs.md §6.1).
 func RecordOrder(res *replay.Result) []*engine.Outcome {
 	out := make([]*engine.Outcome, 0, res.Outcomes.Len())
 	for i := 0; i < res.Outcomes.Len(); i++ {
@@ -50,7 +50,7 @@ func lookup(table []string, ref int32) string {
 	return table[ref-1]
 }
 
-// Record is the per-request object of outputs.md §6.3.
+// Record is the per-request object of docs/semantics/outputs.md §6.3.
 func Record(res *replay.Result, r *engine.Outcome, disagg bool) map[string]any {
 	var h *engine.History
 	if i := int(r.Ordinal) - 1; i < len(res.Histories) {

@@ -10,7 +10,7 @@ import (
 )
 
 // Dist is a multiset of float samples, each with a count, for the distribution statistics of
-// outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
+// docs/semantics/outputs.md §4.2. Weighted samples let the pooled ITL hold one entry per pass instead of one
 // per token; the statistics are defined on the sorted multiset, so both give the same bits.
 // Long runs repeat values a lot (the dense benchmark's 131,072 TTFTs take 169 values; the
 // Mooncake conversation trace's 2.7 million pass gaps, 290 thousand), so samples are merged
@@ -363,7 +363,7 @@ func keyFloat(k uint64) float64 {
 
 // Stats computes the statistics: nearest-rank percentiles with rank
 // round_half_away((N−1)·p/100), mean and population std summed over groups of equal values in
-// ascending order (outputs.md §4.2). Empty → all zero.
+// ascending order (docs/semantics/outputs.md §4.2). Empty → all zero.
 func (d *Dist) Stats() Stats {
 	if d.n == 0 {
 		return Stats{}
@@ -404,7 +404,7 @@ func (d *Dist) Stats() Stats {
 	}
 }
 
-// put writes the nine statistics of a distribution into m as {stat}_{name} (outputs.md §3.2).
+// put writes the nine statistics of a distribution into m as {stat}_{name} (docs/semantics/outputs.md §3.2).
 func (s Stats) put(m map[string]any, d Distribution) {
 	m[d.Key(Mean)] = s.Mean
 	m[d.Key(Min)] = s.Min

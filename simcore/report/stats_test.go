@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Percentile ranks of outputs.md §4.2: N = 2 → the median is the larger value; N = 4 → p50
+// Percentile ranks of docs/semantics/outputs.md §4.2: N = 2 → the median is the larger value; N = 4 → p50
 // and p75 take index 2, p90/p95/p99 index 3. Mean and population std of E4's pooled ITL.
 func TestDistStatsSpecExamples(t *testing.T) {
 	var d Dist

@@ -1,5 +1,5 @@
 // Package report turns the collected requests into prediction.json, requests.jsonl and the
-// table view, with the one canonical JSON encoder every target uses (outputs.md).
+// table view, with the one canonical JSON encoder every target uses (docs/semantics/outputs.md).
 package report
 
 import (
@@ -24,7 +24,7 @@ type SLA struct {
 	HasTTFT, HasITL, HasE2E bool
 }
 
-// Summary builds the summary object of outputs.md §3.2.
+// Summary builds the summary object of docs/semantics/outputs.md §3.2.
 func Summary(res *replay.Result, acc Accounting) map[string]any {
 	n := res.Outcomes.Len()
 	ttft, ttst, tpot, e2e := NewDist(n), NewDist(n), NewDist(n), NewDist(n)
@@ -138,7 +138,7 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	ttst.Stats().put(m, TTST)
 	tpot.Stats().put(m, TPOT)
 	itl.Stats().put(m, ITL)
-	perUser := itl.Reciprocal(1000) // 1000/gap over positive gaps (outputs.md §4.1)
+	perUser := itl.Reciprocal(1000) // 1000/gap over positive gaps (docs/semantics/outputs.md §4.1)
 	e2e.Stats().put(m, E2ELatency)
 	perUser.Stats().put(m, OutputTokenThroughputPerUser)
 	if acc.SLA != nil {
@@ -152,18 +152,18 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	return m
 }
 
-// isGood applies the inclusive SLA bounds of outputs.md §4.3.
+// isGood applies the inclusive SLA bounds of docs/semantics/outputs.md §4.3.
 func isGood(s *SLA, ttft, e2e float64, n int) bool {
 	return (!s.HasTTFT || ttftMet(s, ttft)) && (!s.HasE2E || e2eMet(s, e2e)) && (!s.HasITL || itlMet(s, ttft, e2e, n))
 }
 
-// ttftMet is the TTFT bound of outputs.md §4.3 (inclusive).
+// ttftMet is the TTFT bound of docs/semantics/outputs.md §4.3 (inclusive).
 func ttftMet(s *SLA, ttft float64) bool { return ttft <= s.TTFTMs }
 
-// e2eMet is the E2E bound of outputs.md §4.3 (inclusive).
+// e2eMet is the E2E bound of docs/semantics/outputs.md §4.3 (inclusive).
 func e2eMet(s *SLA, e2e float64) bool { return e2e <= s.E2EMs }
 
-// itlMet is the ITL bound of outputs.md §4.3: the request's mean gap after the first token,
+// itlMet is the ITL bound of docs/semantics/outputs.md §4.3: the request's mean gap after the first token,
 // (e2e − ttft)/(n − 1), at most the bound; a one-token request has no gap and meets it.
 func itlMet(s *SLA, ttft, e2e float64, n int) bool {
 	return n <= 1 || (e2e-ttft)/float64(n-1) <= s.ITLMs

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// tableRows lists the statistics rows of the table view (outputs.md §7.2): label and
+// tableRows lists the statistics rows of the table view (docs/semantics/outputs.md §7.2): label and
 // distribution. A row is shown only when its mean key is in the summary, so the trajectory
 // row appears for agentic-graph sources only [decision, docs/web.md].
 var tableRows = []tableRowDef{
@@ -43,7 +43,7 @@ var tableFooter = []struct{ label, key string }{
 	{"First Admission Prefix Cache Reused Ratio", KeyFirstAdmissionPrefixCacheReusedRatio},
 }
 
-// Table renders the `--format table` standard output of outputs.md §7.2 for a summary
+// Table renders the `--format table` standard output of docs/semantics/outputs.md §7.2 for a summary
 // object: the AIPerf-style metrics table, the footer lines, and the path of prediction.json
 // inside outputDir. Every line ends in a newline.
 func Table(summary map[string]any, outputDir string) string {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// e2Summary is the summary of simulation.md E2 (outputs.md §4.7) with a wall time of 12.5 ms.
+// e2Summary is the summary of docs/semantics/simulation.md E2 (docs/semantics/outputs.md §4.7) with a wall time of 12.5 ms.
 func e2Summary() map[string]any {
 	s := map[string]any{
 		"completed_requests": 6, "num_requests": 6, "decode_gpus_per_worker": 1,
@@ -29,7 +29,7 @@ func e2Summary() map[string]any {
 	return s
 }
 
-// e2Table is the byte-exact example of outputs.md §7.2.
+// e2Table is the byte-exact example of docs/semantics/outputs.md §7.2.
 const e2Table = `NVIDIA AIPerf | LLM Metrics
 ┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━┓
 ┃ Metric                                             ┃      avg ┃      min ┃      max ┃      p99 ┃      p90 ┃      p75 ┃  std ┃
@@ -101,7 +101,7 @@ func TestTablePowerRows(t *testing.T) {
 }
 
 func TestFormatNumber(t *testing.T) {
-	// outputs.md §7.2 item 3, plus ties-to-even and grouping edges.
+	// docs/semantics/outputs.md §7.2 item 3, plus ties-to-even and grouping edges.
 	cases := []struct {
 		v    any
 		want string

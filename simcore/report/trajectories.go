@@ -5,7 +5,7 @@ import (
 	"aisimulate/simcore/internal/replay"
 )
 
-// putTrajectories writes the 13 trajectory keys of outputs.md §4.6 for an agentic graph run:
+// putTrajectories writes the 13 trajectory keys of docs/semantics/outputs.md §4.6 for an agentic graph run:
 // a trajectory is a play (replay.Trajectories); it is completed when every request of the
 // play completed (the summary's notion of completed, isCompleted), and its E2E latency is the
 // latest terminal time of its requests minus the earliest arrival time of its requests.
@@ -52,7 +52,7 @@ func putTrajectories(m map[string]any, res *replay.Result) {
 }
 
 // isCompleted tells whether a request counts as completed in the summary: admitted at least
-// once and terminal with status completed (outputs.md §3.2).
+// once and terminal with status completed (docs/semantics/outputs.md §3.2).
 func isCompleted(r *engine.Outcome) bool {
 	return r.Status == engine.Completed && (r.FirstAdmit >= 0 || r.Admissions > 0)
 }

@@ -80,7 +80,7 @@ func ParallelismTree(p Parallelism) map[string]any {
 }
 
 // UsedGPUs is Σ over the candidate's roles of replicas × tensor × pipeline × attention_data
-// (aisimulate-cli.md §5.1 step 6; MoE knobs add no GPUs); unset knobs count 1.
+// (docs/recommend.md, "Scoring and ranking"; MoE knobs add no GPUs); unset knobs count 1.
 func UsedGPUs(tree map[string]any) int {
 	mode := ModeAggregated
 	if m, ok := getPath(tree, "engine.mode"); ok {

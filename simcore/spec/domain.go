@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Domain kinds of a recommendation search field (aisimulate-cli.md §2.8).
+// Domain kinds of a recommendation search field (docs/recommend.md, "Domains").
 const (
 	DomainChoices = "choices"
 	DomainRange   = "range"
@@ -243,7 +243,7 @@ func decodeDomain(d *decoder, path string, v any, f searchField) Domain {
 const maxSteppedValues = 10000
 
 // steppedValues expands min, min+step, … ≤ max with exact decimal arithmetic, so 0.1 steps
-// do not drift (aisimulate-cli.md §2.4: inclusive of max when a step lands on it).
+// do not drift (docs/recommend.md, "Domains": inclusive of max when a step lands on it).
 func steppedValues(minN, maxN, stepN json.Number, integer bool) []any {
 	lo, _ := new(big.Rat).SetString(string(minN))
 	hi, _ := new(big.Rat).SetString(string(maxN))

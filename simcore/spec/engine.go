@@ -200,7 +200,7 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 
 // decodeMTP decodes engine.nextn (int 0..MaxNextN, default 0) and engine.nextn_accept_rates
 // (exactly nextn numbers in [0, 1]; nil when absent or null = the timing model's default),
-// simulation.md §5.4.
+// docs/semantics/simulation.md §5.4.
 func decodeMTP(o *object) (int, []float64) {
 	d := o.d
 	n := 0 // absent or null
@@ -430,7 +430,7 @@ func decodeTiming(o *object) Timing {
 	return t
 }
 
-// frontendMs decodes timing.frontend_ms (simulation.md §5.3): a number ≥ 0, or with default
+// frontendMs decodes timing.frontend_ms (docs/semantics/simulation.md §5.3): a number ≥ 0, or with default
 // timing also "auto" (the calibrated per-backend latency, the default there). set is false
 // for auto and when absent (fixed and polynomial timing then use 0).
 func frontendMs(o *object, auto bool) (ms float64, set bool) {

@@ -21,7 +21,7 @@ const DefaultTraceBlockSize = 512
 // PlannerRule says when a trace format forbids planner.policy=enabled.
 type PlannerRule int
 
-// Planner rules of the trace formats (notes aisimulate-cli.md §2.2, "Cross-field traffic rules").
+// Planner rules of the trace formats (docs/config.md).
 const (
 	// PlannerAllowed: the planner may run.
 	PlannerAllowed PlannerRule = iota
@@ -61,7 +61,7 @@ type TraceFormat struct {
 	NestedTimestamps bool
 }
 
-// TraceFormats is the table of trace formats in the order of the notes (aisimulate-cli.md §6).
+// TraceFormats is the table of trace formats in the order of docs/traces.md.
 var TraceFormats = []TraceFormat{
 	{Name: FormatMooncake, SinglePath: true, DefaultBlockSize: DefaultTraceBlockSize},
 	{Name: FormatMooncakeDelta, SinglePath: true, AggregatedOnly: true, Planner: PlannerOff, DefaultBlockSize: DefaultTraceBlockSize},

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Optimization targets of optimization.target (aisimulate-cli.md §2.9).
+// Optimization targets of optimization.target (docs/recommend.md, "optimization and optimizer").
 const (
 	TargetThroughput        = "throughput"
 	TargetThroughputPerGPU  = "throughput_per_gpu"
@@ -185,7 +185,7 @@ func decodeOptimizer(d *decoder, v any, root map[string]any) Optimizer {
 	return op
 }
 
-// checkEvaluation applies the recommend rules on evaluation.sla (aisimulate-cli.md §2.6, §2.9).
+// checkEvaluation applies the recommend rules on evaluation.sla (docs/recommend.md, "optimization and optimizer").
 func (r *Recommendation) checkEvaluation(d *decoder) {
 	ev := decodeEvaluation(d, r.Tree)
 	if !d.ok() {

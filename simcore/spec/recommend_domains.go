@@ -1,7 +1,7 @@
 package spec
 
 // Collection of the domains of a recommendation: where a domain may stand, the default
-// domains of omitted fields, and the parallelism forms (aisimulate-cli.md §2.8).
+// domains of omitted fields, and the parallelism forms (docs/recommend.md, "Domains").
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func (r *Recommendation) addDefault(path string, values []any, when *Condition) 
 }
 
 // collectDomains finds every domain, supplies the default domains of omitted fields, and
-// rejects domains where none is allowed (aisimulate-cli.md §2.8).
+// rejects domains where none is allowed (docs/recommend.md, "Domains").
 func (r *Recommendation) collectDomains(d *decoder) {
 	if _, ok := r.Tree["engine"].(map[string]any); !ok {
 		if _, present := r.Tree["engine"]; !present {
@@ -163,7 +163,7 @@ func (r *Recommendation) collectRoles(d *decoder) {
 		if !d.ok() {
 			return
 		}
-		// Scheduler default domains (aisimulate-cli.md §2.8).
+		// Scheduler default domains (docs/recommend.md, "Domains").
 		if _, ok := getPath(r.Tree, base+".scheduler.max_batched_tokens"); !ok && !r.hasDomain(base+".scheduler.max_batched_tokens") {
 			mbt := []string{"8192", "16384", "32768"}
 			if role == RoleDecode {

@@ -8,8 +8,8 @@ import (
 	yaml "go.yaml.in/yaml/v2"
 )
 
-// applySet applies one --set PATH=YAML_VALUE assignment to the loaded tree (§1.4 of the
-// CLI notes): the leaf is replaced as a whole, missing intermediate mappings are created,
+// applySet applies one --set PATH=YAML_VALUE assignment to the loaded tree (docs/config.md,
+// "--set PATH=YAML_VALUE"): the leaf is replaced as a whole, missing intermediate mappings are created,
 // sequence indexes are refused. Unknown paths are not checked here; strict decoding rejects
 // them afterwards.
 func applySet(root map[string]any, arg string) *Error { return setValue(root, arg, false) }

@@ -297,7 +297,7 @@ const maxStopCount = 1 << 31
 // StopCount is the number of sessions (requests for plain synthetic traffic) the stop rule of
 // a validated synthetic source resolves to: the explicit count, or
 // max(1, round_half_even(x × load unit)) where the load unit is the concurrency or the rate
-// (notes aisimulate-cli.md §2.2, "Load-relative stop").
+// (docs/config.md).
 func (t Traffic) StopCount() int { return int(t.resolvedStop()) }
 
 // resolvedStop is StopCount as a float, before the bound check.

@@ -110,7 +110,7 @@ type Engine struct {
 	KVCacheQuantMode string
 	FMHAQuantMode    string
 	CommQuantMode    string
-	// NextN is engine.nextn: MTP draft tokens per decode step, 0..MaxNextN (simulation.md §5.4).
+	// NextN is engine.nextn: MTP draft tokens per decode step, 0..MaxNextN (docs/semantics/simulation.md §5.4).
 	NextN int
 	// NextNAcceptRates is engine.nextn_accept_rates: exactly NextN per-draft acceptance
 	// probabilities; nil = the timing model's default (perf.DefaultAcceptRates).
@@ -182,7 +182,7 @@ type Timing struct {
 	Type      string
 	PrefillMs float64 // fixed
 	DecodeMs  float64 // fixed
-	// FrontendMs is the client-visible frontend latency (simulation.md §5.3) when
+	// FrontendMs is the client-visible frontend latency (docs/semantics/simulation.md §5.3) when
 	// FrontendSet; otherwise auto (default timing: the calibrated per-backend value) or 0
 	// (fixed, polynomial).
 	FrontendMs  float64
@@ -194,7 +194,7 @@ type KVTransfer struct {
 	BytesPerToken        int      // 0 = auto
 	BandwidthGBPerSecond *float64 // nil = no transfer delay
 	TimingMode           string   // destination_missing (default) | full_prompt
-	// HandoffMs is the fixed per-request hand-off latency in ms (simulation.md §11.4);
+	// HandoffMs is the fixed per-request hand-off latency in ms (docs/semantics/simulation.md §11.4);
 	// nil = auto (the default timing model's per-backend value, see perf.HandoffMs).
 	HandoffMs *float64
 }

@@ -67,7 +67,7 @@ func groupOfVec(x coefVec, n int) perf.GroupCoef {
 // values are not a per-request cost of the pass but the frontend's latency, which does not
 // delay the other requests and, charged as pass time, would cap a prefill pool's throughput
 // at 1/cost requests per second. That latency is the frontend term, which delays only the
-// request's own tokens (simulation.md §5.3): ≤ 500 ms plus ≤ 2 ms per 1000 prompt tokens
+// request's own tokens (docs/semantics/simulation.md §5.3): ≤ 500 ms plus ≤ 2 ms per 1000 prompt tokens
 // (tokenising and moving the prompt; 10 ms fitted at its bound and was no better: LOGO TTFT
 // 44.7 vs 44.5 %).
 var (

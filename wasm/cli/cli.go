@@ -27,7 +27,7 @@ import (
 // Version is the program version printed by --version; the Makefile sets it with -ldflags.
 var Version = "dev"
 
-// Exit codes of the command (aisimulate-cli.md §1.6).
+// Exit codes of the command (README.md, "Exit codes").
 const (
 	ExitOK          = 0   // success
 	ExitFailure     = 1   // execution failure
@@ -38,7 +38,7 @@ const (
 // DefaultOutputDir is the --output-dir default.
 const DefaultOutputDir = "./aisimulate-output"
 
-// EnvFixedWallTime is the golden-test hook replacing the measured wall time (outputs.md §3.3).
+// EnvFixedWallTime is the golden-test hook replacing the measured wall time (docs/semantics/outputs.md §3.3).
 const EnvFixedWallTime = "AISIMULATE_FIXED_WALL_TIME_MS"
 
 // EnvProgress, when "1", turns progress reports on stderr on (the host sets it when stderr is
@@ -46,7 +46,7 @@ const EnvFixedWallTime = "AISIMULATE_FIXED_WALL_TIME_MS"
 const EnvProgress = "AISIMULATE_PROGRESS"
 
 // EnvTable selects the `--format table` style: "readable" (ReadableTable, the host sets it
-// when standard output is a terminal) or "aiperf" (outputs.md §7.2, the default otherwise).
+// when standard output is a terminal) or "aiperf" (docs/semantics/outputs.md §7.2, the default otherwise).
 const EnvTable = "AISIMULATE_TABLE"
 
 // EnvColumns is the terminal width the readable table fits (the host sets it from the
@@ -56,7 +56,7 @@ const EnvColumns = "COLUMNS"
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
 
-// knownOutputs are the files --overwrite may delete (aisimulate-cli.md §1.7); everything
+// knownOutputs are the files --overwrite may delete (README.md, "Output files"); everything
 // else in the output directory is preserved.
 var knownOutputs = []string{
 	"prediction.json", "recommendation.json", "recommendation.csv", "requests.jsonl",
@@ -725,7 +725,7 @@ func (p *progress) finish() {
 
 // osFS is the fs.FS handed to the simulator: it opens paths as the operating system does,
 // absolute or relative to the working directory (trace paths are relative to the process
-// working directory, aisimulate-cli.md §3.1), so it accepts names fs.ValidPath would not.
+// working directory, docs/traces.md, "Common rules"), so it accepts names fs.ValidPath would not.
 type osFS struct{}
 
 func (osFS) Open(name string) (fs.File, error) { return os.Open(filepath.FromSlash(name)) }

@@ -15,7 +15,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// e2YAML is examples/e2.yaml (simulation.md E2).
+// e2YAML is examples/e2.yaml (docs/semantics/simulation.md E2).
 const e2YAML = `traffic:
   source: {type: synthetic, input_tokens: 32, output_tokens: 4}
   load: {type: concurrency, concurrency: 2}

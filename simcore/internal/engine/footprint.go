@@ -1,13 +1,13 @@
 package engine
 
-// The prefill footprint of a disaggregated prefill rank (simulation.md §11.5 amended): for
+// The prefill footprint of a disaggregated prefill rank (docs/semantics/simulation.md §11.5 amended): for
 // every backend it reserves, charges, admits and rejects by the prompt plus the hidden
 // bootstrap token, never by the output the decode pool will produce. TensorRT-LLM's
 // to-completion rule reads it through trtOut (trtllm.go), SGLang's rem_total charge through
 // reservedOut (rank.go).
 
 // bootstrapOut is the output a disaggregated prefill rank produces for r: the hidden bootstrap
-// token, or none for a prefill-only request (O = 0, simulation.md §3).
+// token, or none for a prefill-only request (O = 0, docs/semantics/simulation.md §3).
 func bootstrapOut(r *Request) int { return min(r.O, 1) }
 
 // admitTokens is the number of tokens the vLLM admission and rejection rules size a waiting

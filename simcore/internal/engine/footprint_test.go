@@ -8,7 +8,7 @@ import (
 )
 
 // The chunk that completes a prompt on a disaggregated prefill rank also reserves the
-// bootstrap token's slot (simulation.md §11.5 amended), for every backend: L 32 at block 16
+// bootstrap token's slot (docs/semantics/simulation.md §11.5 amended), for every backend: L 32 at block 16
 // holds 3 blocks, not 2, while the request waits for its transfer.
 func TestPrefillRankHoldsBootstrapSlot(t *testing.T) {
 	for _, policy := range []Policy{VLLM, TRTLLM, SGLang} {
@@ -33,7 +33,7 @@ func TestPrefillRankHoldsBootstrapSlot(t *testing.T) {
 	}
 }
 
-// A prefill-only request (O = 0, simulation.md §3) produces no bootstrap token, so its prefill
+// A prefill-only request (O = 0, docs/semantics/simulation.md §3) produces no bootstrap token, so its prefill
 // footprint is its prompt alone (docs/semantics/simulation.md §11.5): L 32 fits a vLLM or
 // TensorRT-LLM prefill rank of 2 blocks of 16 and completes there, where L + 1 would need 3.
 func TestPrefillOnlyRequestHasNoBootstrapSlot(t *testing.T) {

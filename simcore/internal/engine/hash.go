@@ -5,7 +5,7 @@ import (
 	"aisimulate/simcore/internal/xmath"
 )
 
-// Block hashing (simulation.md §4.1). Hash values never reach outputs, so we use our own
+// Block hashing (docs/semantics/simulation.md §4.1). Hash values never reach outputs, so we use our own
 // fixed 64-bit function [decision, docs/semantics/simulation.md §4.1]: a block's local hash
 // mixes its maximal runs of equal tokens as (token<<32 | run length), which is a function of
 // the block's tokens alone; seq(i) mixes seq(i−1) with local(i).

@@ -2,7 +2,7 @@ package engine
 
 import "aisimulate/simcore/internal/grow"
 
-// KVPool is one rank's KV block pool with prefix caching (simulation.md §4). Cached copies
+// KVPool is one rank's KV block pool with prefix caching (docs/semantics/simulation.md §4). Cached copies
 // are registered under the hash id of their sequence hash (HashIDs); a hash may have
 // several resident copies (linked through nextCopy). Copies with no references sit in an
 // LRU list and are evicted from its head. All links are int32 indices into blocks; -1 ends
@@ -56,7 +56,7 @@ type kvBlock struct {
 // KVEventKind says what happened to a hash on a rank.
 type KVEventKind uint8
 
-// Event kinds published to the KV router (simulation.md §4.3).
+// Event kinds published to the KV router (docs/semantics/simulation.md §4.3).
 const (
 	KVStored KVEventKind = iota
 	KVRemoved
@@ -136,7 +136,7 @@ func (p *KVPool) ActiveHits(n int) (active int) {
 }
 
 // CanReserve reports whether fresh new blocks can be taken while pinning hits, of which
-// inactiveHits are currently inactive (§4.3: fails iff fresh − free > inactive − pinned).
+// inactiveHits are currently inactive (docs/semantics/simulation.md §4.3: fails iff fresh − free > inactive − pinned).
 func (p *KVPool) CanReserve(fresh, inactiveHits int) bool {
 	return fresh-p.Free() <= p.numInactive-inactiveHits
 }
@@ -262,7 +262,7 @@ func (p *KVPool) Register(b int32, h, parent int32, root bool) {
 }
 
 // Release drops a request's blocks — ids (its leading identified blocks) then anon
-// anonymous ones — last block first (§4.3), so a sequence's leaf blocks enter the LRU before
+// anonymous ones — last block first (docs/semantics/simulation.md §4.3), so a sequence's leaf blocks enter the LRU before
 // their parents and are evicted first. Blocks [uniqueFrom, uniqueTo) are full blocks only
 // this request can reuse: when the request is final (it will never be admitted on this pool
 // again) they become dead blocks that only hold their place in the LRU order; otherwise the

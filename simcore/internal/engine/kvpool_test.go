@@ -83,7 +83,7 @@ func TestKVPoolReleaseMixed(t *testing.T) {
 }
 
 // Match remembers the copies it found, by position: ActiveHits counts the matched hashes with
-// an active copy, and PinMatched prefers an active copy of a hash with several (§4.3) and pins the
+// an active copy, and PinMatched prefers an active copy of a hash with several (docs/semantics/simulation.md §4.3) and pins the
 // inactive one otherwise, taking it out of the LRU.
 func TestKVPoolPinsMatchedCopies(t *testing.T) {
 	p := NewKVPool(8, true, false)

@@ -2,7 +2,7 @@ package engine
 
 import "aisimulate/simcore/internal/rng"
 
-// Multi-token prediction bursts (simulation.md §5.4). A request that emits a decode token in
+// Multi-token prediction bursts (docs/semantics/simulation.md §5.4). A request that emits a decode token in
 // a pass emits 1 + k tokens, all stamped at the pass end: k is the number of leading accepted
 // drafts, drawn from the request's own stream and clipped to what it still owes. A token that
 // completes a prompt (the first token, or the first after a recompute) is a single token. The
@@ -49,7 +49,7 @@ func (k *Rank) emitDecode(r *Request, t float64, w *Worker, p int32) {
 }
 
 // emitDraft records an accepted draft token at t, the time of the token before it: a zero
-// ITL gap (outputs.md §4.1 pools it; per-user throughput skips it).
+// ITL gap (docs/semantics/outputs.md §4.1 pools it; per-user throughput skips it).
 func (r *Request) emitDraft(t float64) {
 	if r.Tokens == 1 {
 		r.SecondToken = t

@@ -33,9 +33,9 @@ type Rank struct {
 	steadySumKnown int64 // Σ known at entry over steady requests
 	steadySumBase  int64 // Σ entry pass over steady requests
 	wakes          wakeHeap
-	// SGLang destination-first hand-offs waiting for their reservation (simulation.md §11.3).
+	// SGLang destination-first hand-offs waiting for their reservation (docs/semantics/simulation.md §11.3).
 	pendingDest []*Request
-	// SGLang state (simulation.md §8).
+	// SGLang state (docs/semantics/simulation.md §8).
 	sgl sglState
 	// Pass counters for FPM samples.
 	passPrefillReqs   int
@@ -80,7 +80,7 @@ func (k *Rank) hasWork() bool {
 
 // Enqueue appends a routed request to the waiting queue. TRT-LLM first clips its output to
 // what the pool and context can hold; a prompt that leaves no room for one output token is
-// rejected at its first pass (simulation.md §7).
+// rejected at its first pass (docs/semantics/simulation.md §7).
 func (k *Rank) Enqueue(r *Request) {
 	k.clipOutput(r)
 	k.waiting = append(k.waiting, r)
@@ -120,7 +120,7 @@ func (k *Rank) popFront() *Request {
 }
 
 // floorMean is ⌊sum/n⌋ for sum ≥ 0, n > 0: the integer mean inputs of the timing model
-// (simulation.md §5.2), unsigned for the reason xmath.CeilDiv is.
+// (docs/semantics/simulation.md §5.2), unsigned for the reason xmath.CeilDiv is.
 func floorMean(sum int64, n int) int { return int(uint64(sum) / uint64(n)) }
 
 // QueuedTokens returns Σ known over waiting requests that have not generated a token
@@ -147,7 +147,7 @@ func (k *Rank) ScheduledKV(pass int64) (n int64) {
 	return n + k.steadyKnown(pass)
 }
 
-// idlePass forms the empty pass of a rank without work in a group pass (simulation.md §9):
+// idlePass forms the empty pass of a rank without work in a group pass (docs/semantics/simulation.md §9):
 // nothing from its previous pass may be finished again.
 func (k *Rank) idlePass() {
 	k.ready = k.ready[:0]
@@ -161,7 +161,7 @@ func (k *Rank) idlePass() {
 
 // reservedOut is the output a rank reserves for r: its remaining output, except on a
 // disaggregated prefill rank, which produces only the hidden bootstrap token and reserves
-// that one, never the output length (simulation.md §11.5 amended).
+// that one, never the output length (docs/semantics/simulation.md §11.5 amended).
 func (k *Rank) reservedOut(r *Request) int {
 	rem := r.remainingOut(k.cfg.MaxModelLen)
 	if k.cfg.Pool == PoolPrefill {
@@ -180,7 +180,7 @@ func (k *Rank) formPass(start float64, w *Worker) (prefill, decode float64) {
 	return k.formVLLMPass(start, w)
 }
 
-// finishPass applies the pass's results at end (simulation.md §6.3), by the backend that
+// finishPass applies the pass's results at end (docs/semantics/simulation.md §6.3), by the backend that
 // formed it.
 func (k *Rank) finishPass(end float64, w *Worker, p int32) {
 	if k.cfg.Policy == SGLang {
@@ -199,7 +199,7 @@ func (k *Rank) addRunning(r *Request) {
 	k.footprintAdded(r)
 }
 
-// passTimes derives the timing-model inputs of the formed pass (simulation.md §5.2).
+// passTimes derives the timing-model inputs of the formed pass (docs/semantics/simulation.md §5.2).
 func (k *Rank) passTimes(pass int64) (prefill, decode float64) {
 	cfg := k.cfg
 	var batchP, decodePhase int
@@ -302,7 +302,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 			}
 			break
 		}
-		// Only vLLM preempts, and only for a request of its running list (§6.2 (a)).
+		// Only vLLM preempts, and only for a request of its running list (docs/semantics/simulation.md §6.2 (a)).
 		if !fromRunning || k.noEvict || len(k.running) == 0 {
 			return blocked
 		}
@@ -322,7 +322,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 	return ok
 }
 
-// registerFull registers every block of r that is now full up to r.computed (§6.2).
+// registerFull registers every block of r that is now full up to r.computed (docs/semantics/simulation.md §6.2).
 func (k *Rank) registerFull(r *Request) {
 	bs := k.cfg.BlockSize
 	full := xmath.FloorDiv(r.computed, bs)
@@ -352,7 +352,7 @@ func (k *Rank) registerFull(r *Request) {
 }
 
 // keepOwn remembers r's registered unique blocks before a preemption releases them, so its
-// re-admission can reuse whatever survives (the prefix lookup of simulation.md §4.3 for
+// re-admission can reuse whatever survives (the prefix lookup of docs/semantics/simulation.md §4.3 for
 // blocks no other request can hold).
 func (k *Rank) keepOwn(r *Request) {
 	r.ownIDs, r.ownGens = r.ownIDs[:0], r.ownGens[:0]
@@ -430,7 +430,7 @@ func (k *Rank) ReleaseSource(r *Request) {
 	k.releaseBlocks(r, true)
 }
 
-// admitted records an admission at pass start in pool with reuse tokens (§6.4).
+// admitted records an admission at pass start in pool with reuse tokens (docs/semantics/simulation.md §6.4).
 func (r *Request) admitted(at float64, pool Pool, reused int) {
 	if pool == PoolDecode && !r.DecodeAdmitted {
 		r.DecodeAdmitted = true

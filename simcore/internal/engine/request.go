@@ -1,6 +1,6 @@
 // Package engine is one serving worker: its ranks' schedulers (vLLM, TensorRT-LLM and SGLang
 // policies) and KV block pools, and the per-request state and collector timestamps they
-// maintain (simulation.md §3–§9).
+// maintain (docs/semantics/simulation.md §3–§9).
 package engine
 
 import (
@@ -210,7 +210,7 @@ func (r *Request) PromptHashIDs(bs int, in *HashIDs) []int32 {
 	return r.hashIDs[:min(xmath.FloorDiv(r.L, bs), r.Shareable(bs))]
 }
 
-// remainingOut is min(O − generated, maxModelLen − known) (§3); maxModelLen 0 = unlimited.
+// remainingOut is min(O − generated, maxModelLen − known) (docs/semantics/simulation.md §3); maxModelLen 0 = unlimited.
 func (r *Request) remainingOut(maxModelLen int) int {
 	rem := r.O - r.generated
 	if maxModelLen > 0 {

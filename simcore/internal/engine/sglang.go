@@ -2,10 +2,10 @@ package engine
 
 import "aisimulate/simcore/internal/xmath"
 
-// SGLang policy (simulation.md §8): every pass is either an extend (prefill) pass or a decode
+// SGLang policy (docs/semantics/simulation.md §8): every pass is either an extend (prefill) pass or a decode
 // pass; admission is budgeted with the new-token ratio; decode pressure retracts requests.
 
-// SGLang server defaults (simulation.md §8).
+// SGLang server defaults (docs/semantics/simulation.md §8).
 const (
 	// sglClipMaxNewTokens is clip_max_new_tokens: the most output tokens one request
 	// reserves in the admission budget.
@@ -34,7 +34,7 @@ const (
 )
 
 // SGLangDefaults returns the per-rank chunked_prefill_size, max_prefill_tokens and
-// schedule_conservativeness of an SGLang worker with dp attention-DP ranks (simulation.md §8:
+// schedule_conservativeness of an SGLang worker with dp attention-DP ranks (docs/semantics/simulation.md §8:
 // the chunk budget is split across ranks, conservativeness × 0.3 with DP > 1).
 func SGLangDefaults(dp int) (chunkedPrefillSize, maxPrefillTokens int, conservativeness float64) {
 	conservativeness = SGLangConservativeness
@@ -45,7 +45,7 @@ func SGLangDefaults(dp int) (chunkedPrefillSize, maxPrefillTokens int, conservat
 }
 
 // DestinationFirst reports whether a disaggregated hand-off to a rank of this configuration
-// reserves its decode blocks before the KV transfer starts (SGLang, simulation.md §11.3)
+// reserves its decode blocks before the KV transfer starts (SGLang, docs/semantics/simulation.md §11.3)
 // rather than after it (source-first: vLLM, TensorRT-LLM).
 func (c *RankConfig) DestinationFirst() bool { return c.Policy == SGLang }
 
@@ -378,7 +378,7 @@ func (k *Rank) complete(r *Request, end float64, w *Worker) {
 	w.Out = append(w.Out, Note{Kind: NoteCompleted, R: r, Rank: k.ID})
 }
 
-// countIntervalRound advances prefill_decode_interval (simulation.md §8 item 4) after every
+// countIntervalRound advances prefill_decode_interval (docs/semantics/simulation.md §8 item 4) after every
 // rank of the worker formed its part of a group pass: an extend pass on any rank blocks prefill
 // on every rank for the next N group rounds, and any other round consumes one of them, whether
 // the rank decoded or was idle.
@@ -411,7 +411,7 @@ func (w *Worker) drainIdleRounds() {
 	}
 }
 
-// The KV slots of an SGLang request run one token ahead of vLLM's (simulation.md §8, as the
+// The KV slots of an SGLang request run one token ahead of vLLM's (docs/semantics/simulation.md §8, as the
 // reference implementation keeps them): a request holds a slot for every known token, the one
 // it just produced included, and a decode pass first takes the slot of the token it produces.
 // The extend pass that completes a prompt gives the first output token its slot at once when

@@ -16,7 +16,7 @@ import (
 // its last token. If a pass could run out of budget or KV blocks (the only cases where the
 // position of a steady request in the running order matters), every steady request is
 // materialised first and the pass runs exactly. Observable results are identical to visiting
-// every request every pass (simulation.md: "any shortcut … as long as every observable result
+// every request every pass (docs/semantics/simulation.md: "any shortcut … as long as every observable result
 // is identical").
 
 type wake struct {

@@ -2,7 +2,7 @@ package engine
 
 import "aisimulate/simcore/internal/xmath"
 
-// TensorRT-LLM policy (simulation.md §7, GUARANTEED_NO_EVICT): the vLLM pass of vllm.go with
+// TensorRT-LLM policy (docs/semantics/simulation.md §7, GUARANTEED_NO_EVICT): the vLLM pass of vllm.go with
 // a different admission and rejection rule and no preemption. A request is admitted only when
 // the pool can hold its whole sequence, ceil((L + O)/block_size) blocks (L + 1 tokens on a
 // disaggregated prefill rank, trtOut), on top of what every running request may still take
@@ -12,12 +12,12 @@ import "aisimulate/simcore/internal/xmath"
 // Every hook below is a no-op on other backends (k.noEvict is false), so the shared code
 // calls them unconditionally.
 
-// clipOutput clips r's output to what the pool and context can hold (simulation.md §7), at
+// clipOutput clips r's output to what the pool and context can hold (docs/semantics/simulation.md §7), at
 // enqueue on an aggregated rank and when a hand-off is materialized on a decode rank. On an
 // aggregated rank a prompt that leaves no room for one output token is rejected at its first
 // pass; a hand-off already has its first token and keeps at least one more to owe (a decode
 // rank that can never hold it rejects it, formVLLMPass (b)). A prefill rank clips nothing: its
-// footprint is the prompt and the bootstrap token (§11.5 amended), the output is the decode
+// footprint is the prompt and the bootstrap token (docs/semantics/simulation.md §11.5 amended), the output is the decode
 // pool's.
 func (k *Rank) clipOutput(r *Request) {
 	cfg := k.cfg
@@ -65,7 +65,7 @@ func (k *Rank) trtRejects(h *Request) bool {
 // trtAdmits is the admission rule: the whole sequence's blocks, less the cached prefix blocks
 // already active on the rank, must fit the free blocks left after every running request's
 // remaining to-completion reservation. A decode rank admits a hand-off with activeHits 0: no
-// prefix credit (§7, §11.3 amended).
+// prefix credit (docs/semantics/simulation.md §7, §11.3 amended).
 func (k *Rank) trtAdmits(h *Request, activeHits int) bool {
 	cfg := k.cfg
 	need := k.trtFootprint(h) - activeHits

@@ -8,7 +8,7 @@ import (
 )
 
 // A TensorRT-LLM prefill rank reserves the prompt and the hidden bootstrap token only
-// (simulation.md §11.5 amended): a 3/8 request on a pool of 2 blocks of 4 tokens is admitted
+// (docs/semantics/simulation.md §11.5 amended): a 3/8 request on a pool of 2 blocks of 4 tokens is admitted
 // with its output left whole for the decode pool, finishes its prefill and is handed off.
 func TestTRTLLMPrefillReservesBootstrapOnly(t *testing.T) {
 	cfg := &RankConfig{Policy: TRTLLM, Pool: PoolPrefill, MaxBatchedTokens: 64, MaxSequences: 1,

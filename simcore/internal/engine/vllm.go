@@ -2,13 +2,13 @@ package engine
 
 import "aisimulate/simcore/internal/xmath"
 
-// vLLM policy (simulation.md §6): each pass schedules running requests first in admission
+// vLLM policy (docs/semantics/simulation.md §6): each pass schedules running requests first in admission
 // order, then materialized hand-offs (decode ranks), then the waiting head FIFO with
 // head-of-line blocking; admission is optimistic and a failed block reservation of a running
 // request preempts the newest running request. TensorRT-LLM shares this pass and differs only
 // in admission, rejection and no preemption (trtllm.go).
 
-// formVLLMPass schedules one vLLM pass at start (simulation.md §6.2) and returns its
+// formVLLMPass schedules one vLLM pass at start (docs/semantics/simulation.md §6.2) and returns its
 // prefill and decode parts. TensorRT-LLM runs the same pass with its own admission and
 // rejection rule (admits, rejects).
 func (k *Rank) formVLLMPass(start float64, w *Worker) (prefill, decode float64) {
@@ -138,7 +138,7 @@ func (k *Rank) formVLLMPass(start float64, w *Worker) (prefill, decode float64) 
 	return k.passTimes(pass)
 }
 
-// rejects applies the context-length and capacity rejection rules (§3, §7).
+// rejects applies the context-length and capacity rejection rules (docs/semantics/simulation.md §3, §7).
 func (k *Rank) rejects(h *Request) bool {
 	cfg := k.cfg
 	if cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen {
@@ -152,7 +152,7 @@ func (k *Rank) rejects(h *Request) bool {
 
 // admits is the admission rule of the waiting head h whose cached prefix holds activeHits
 // blocks already active on the rank: vLLM admits optimistically when the blocks of its known
-// tokens fit the free blocks (§6.2 (c)); TensorRT-LLM reserves to completion (trtAdmits).
+// tokens fit the free blocks (docs/semantics/simulation.md §6.2 (c)); TensorRT-LLM reserves to completion (trtAdmits).
 func (k *Rank) admits(h *Request, activeHits int) bool {
 	if k.noEvict {
 		return k.trtAdmits(h, activeHits)
@@ -162,9 +162,9 @@ func (k *Rank) admits(h *Request, activeHits int) bool {
 }
 
 // admitsHandoff is the admission rule of the materialized head h with hits prefix blocks
-// resident on the decode rank (§11.3): vLLM counts the active ones as credit against the
+// resident on the decode rank (docs/semantics/simulation.md §11.3): vLLM counts the active ones as credit against the
 // blocks of its known tokens; TensorRT-LLM needs its whole to-completion footprint, no prefix
-// credit (§7, §11.3 amended).
+// credit (docs/semantics/simulation.md §7, §11.3 amended).
 func (k *Rank) admitsHandoff(h *Request, hits int) bool {
 	if k.noEvict {
 		return k.trtAdmits(h, 0)
@@ -173,7 +173,7 @@ func (k *Rank) admitsHandoff(h *Request, hits int) bool {
 	return xmath.CeilDiv(h.Known(), cfg.BlockSize)-k.KV.ActiveHits(hits) <= cfg.NumBlocks-k.KV.Active()
 }
 
-// preempt releases victim's KV and pushes it to the front of the waiting queue (§6.2).
+// preempt releases victim's KV and pushes it to the front of the waiting queue (docs/semantics/simulation.md §6.2).
 func (k *Rank) preempt(victim *Request, w *Worker) {
 	k.releaseBlocks(victim, false)
 	if victim.scheduled > 0 {
@@ -189,7 +189,7 @@ func (k *Rank) preempt(victim *Request, w *Worker) {
 	w.Out = append(w.Out, Note{Kind: NotePreempted, R: victim, Rank: k.ID})
 }
 
-// finishVLLMPass applies a vLLM or TensorRT-LLM pass's results at end (simulation.md §6.3).
+// finishVLLMPass applies a vLLM or TensorRT-LLM pass's results at end (docs/semantics/simulation.md §6.3).
 func (k *Rank) finishVLLMPass(end float64, w *Worker, p int32) {
 	cfg := k.cfg
 	anyDone := false

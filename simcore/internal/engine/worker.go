@@ -9,7 +9,7 @@ import (
 // Pool identifies which pool a worker serves.
 type Pool uint8
 
-// Pools in tie order (simulation.md §2.2: agg/prefill = 0, decode = 1).
+// Pools in tie order (docs/semantics/simulation.md §2.2: agg/prefill = 0, decode = 1).
 const (
 	PoolAgg Pool = iota
 	PoolPrefill
@@ -48,7 +48,7 @@ func PolicyOf(backend string) Policy {
 	return VLLM
 }
 
-// RankConfig is the per-rank scheduler configuration (simulation.md §1).
+// RankConfig is the per-rank scheduler configuration (docs/semantics/simulation.md §1).
 type RankConfig struct {
 	Policy           Policy
 	Pool             Pool
@@ -67,10 +67,10 @@ type RankConfig struct {
 	Exact  bool
 	Timing perf.Timing
 	// NextN drafts per decode step and their acceptance probabilities (len NextN), MTP of
-	// simulation.md §5.4; 0 = off. The timing model already prices the drafts.
+	// docs/semantics/simulation.md §5.4; 0 = off. The timing model already prices the drafts.
 	NextN       int
 	AcceptRates []float64
-	// SGLang knobs (simulation.md §8).
+	// SGLang knobs (docs/semantics/simulation.md §8).
 	ChunkedPrefillSize    int
 	MaxPrefillTokens      int
 	Conservativeness      float64
@@ -122,7 +122,7 @@ type Worker struct {
 	blockedRounds int
 }
 
-// FPM is one rank's forward-pass metrics sample (simulation.md §13.8).
+// FPM is one rank's forward-pass metrics sample (docs/semantics/simulation.md §13.8).
 type FPM struct {
 	At                  float64
 	Rank                int32
@@ -171,7 +171,7 @@ func (w *Worker) FormedWork() bool {
 	return false
 }
 
-// StartPass forms a lock-step pass on every rank at now (simulation.md §9) and returns its
+// StartPass forms a lock-step pass on every rank at now (docs/semantics/simulation.md §9) and returns its
 // end time. Rejections found while forming the pass are left in Out.
 func (w *Worker) StartPass(now float64) float64 {
 	blocked := w.blockedRounds > 0
@@ -212,7 +212,7 @@ func (w *Worker) formGroupPass(now float64) float64 {
 }
 
 // FinishPass ends the running pass at its end time: tokens, completions, frees and KV events
-// (simulation.md §6.3). Notes are appended to Out.
+// (docs/semantics/simulation.md §6.3). Notes are appended to Out.
 func (w *Worker) FinishPass() {
 	end := w.PassEnd
 	w.PassEnds = append(grow.Room(w.PassEnds, 1), end)
@@ -246,5 +246,5 @@ func (w *Worker) addRun(p0, p1 int32) {
 
 // GapCounts is the difference array of the pooled ITL's pass-gap weights: the running sum of
 // its first p+1 entries is the number of completed requests whose consecutive tokens spanned
-// the gap from pass p−1 to pass p (outputs.md §4.2), for p ≥ 1.
+// the gap from pass p−1 to pass p (docs/semantics/outputs.md §4.2), for p ≥ 1.
 func (w *Worker) GapCounts() []int32 { return w.runDiff }

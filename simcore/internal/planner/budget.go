@@ -12,7 +12,7 @@ func floorDiv(a, b int) int {
 // ceilDiv is ⌈a/b⌉ for a ≥ 0, b > 0.
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// ClampSingle applies the GPU budget to one pool (simulation.md §13.6): at most
+// ClampSingle applies the GPU budget to one pool (docs/semantics/simulation.md §13.6): at most
 // ⌊maxGPUs/g⌋ workers (maxGPUs < 0 = unlimited), then at least minWorkers, then, when
 // minGPUs > 0 and the pool holds fewer GPUs, grown by the ceiling of the scale minGPUs/total.
 func ClampSingle(desired, g, maxGPUs, minGPUs, minWorkers int) int {
@@ -31,7 +31,7 @@ func ClampSingle(desired, g, maxGPUs, minGPUs, minWorkers int) int {
 	return desired
 }
 
-// ClampPair applies the GPU budget to the disaggregated pair (simulation.md §13.6): when
+// ClampPair applies the GPU budget to the disaggregated pair (docs/semantics/simulation.md §13.6): when
 // p·gp + d·gd exceeds maxGPUs (≥ 0), s = max/total, p' = max(pmin, min(⌊(max − dmin·gd)/gp⌋,
 // ⌊p·s⌋)), d' = max(dmin, ⌊(max − p'·gp)/gd⌋); then, when minGPUs > 0 and the pair holds
 // fewer GPUs, both grow by the ceiling of the same scale minGPUs/total. The floors and

@@ -7,7 +7,7 @@ import (
 	"aisimulate/simcore/canon"
 )
 
-// Metadata is the planner.metadata object of outputs.md §5.
+// Metadata is the planner.metadata object of docs/semantics/outputs.md §5.
 func (p *Planner) Metadata() map[string]any {
 	c := p.s.Config
 	status := "not_attempted"
@@ -49,7 +49,7 @@ func (p *Planner) mode() string {
 }
 
 // IdentityConfig is the object hashed into planner_config_digest: every planner key after
-// defaults (absent optionals as null) plus mode, ttft_ms and itl_ms (outputs.md §5).
+// defaults (absent optionals as null) plus mode, ttft_ms and itl_ms (docs/semantics/outputs.md §5).
 func (p *Planner) IdentityConfig() map[string]any {
 	c := p.s.Config
 	optInt := func(v *int) any {

@@ -1,4 +1,4 @@
-// Package planner decides worker counts for the Dynamo-style planner (simulation.md §13):
+// Package planner decides worker counts for the Dynamo-style planner (docs/semantics/simulation.md §13):
 // wall-time regressions fitted on forward-pass metrics, load predictors, throughput (SLA)
 // scaling, load scaling and the GPU budget. It is a pure library: the event loop
 // (simcore/replay) schedules the ticks, gathers the observations and applies the decisions.
@@ -19,7 +19,7 @@ const (
 	ComponentDecode  = "decode"
 )
 
-// BenchmarkGranularity is G, the grid size of the bootstrap profile (simulation.md §13.4).
+// BenchmarkGranularity is G, the grid size of the bootstrap profile (docs/semantics/simulation.md §13.4).
 const BenchmarkGranularity = 8
 
 // Default SLA bounds used by load scaling with target sla when evaluation.sla lacks them
@@ -40,7 +40,7 @@ type Settings struct {
 // Role is one planner-managed pool and the per-rank capabilities of its workers.
 type Role struct {
 	Component        string      // "agg" | "prefill" | "decode"
-	Timing           perf.Timing // for the bootstrap profile (simulation.md §13.4)
+	Timing           perf.Timing // for the bootstrap profile (docs/semantics/simulation.md §13.4)
 	MaxBatchedTokens int
 	MaxSequences     int
 	MaxKVTokens      int64 // num_gpu_blocks × block_size per rank
@@ -49,7 +49,7 @@ type Role struct {
 	MinWorkers       int   // effective minimum (min_workers, or prefill_/decode_min_workers)
 }
 
-// Observation is what the loop observed at a tick (simulation.md §13.2).
+// Observation is what the loop observed at a tick (docs/semantics/simulation.md §13.2).
 type Observation struct {
 	AtMs float64
 	// Traffic window of requests released in (T − 1000·I_t, T]; filled whenever throughput
@@ -85,9 +85,9 @@ type FPMObs struct {
 // Decision is the outcome of a tick.
 type Decision struct {
 	// Targets are the worker counts (active + starting) per role, nil = unchanged; already
-	// clamped by the GPU budget and minimums (simulation.md §13.6).
+	// clamped by the GPU budget and minimums (docs/semantics/simulation.md §13.6).
 	Targets []*int
-	// Tick is the tick record of outputs.md §5 except "effects",
+	// Tick is the tick record of docs/semantics/outputs.md §5 except "effects",
 	// "runtime_decision.next_tick_ms" and "topology", which the loop fills.
 	Tick map[string]any
 }
@@ -173,7 +173,7 @@ func gcd(a, b int) int {
 	return a
 }
 
-// IntervalMs is the tick period 1000·gcd(enabled intervals) (simulation.md §13.1).
+// IntervalMs is the tick period 1000·gcd(enabled intervals) (docs/semantics/simulation.md §13.1).
 func (p *Planner) IntervalMs() float64 { return p.intervalMs }
 
 // RunsThroughput reports whether throughput logic runs at a tick at atMs (the loop fills the
@@ -197,7 +197,7 @@ func divides(atMs float64, seconds int) bool {
 }
 
 // Bootstrap synthesizes the benchmark samples of a role from its timing model at granularity
-// G = 8 (simulation.md §13.4), passes each to add as (x0, x1, wall seconds) and returns their
+// G = 8 (docs/semantics/simulation.md §13.4), passes each to add as (x0, x1, wall seconds) and returns their
 // number. Prefill: x0 = tokens_k. Decode: (b_i, b_i·c_j). Agg: every pair (tokens_k,
 // b_i·c_j), k outermost, with wall = prefill + decode.
 func Bootstrap(r Role, add func(x0, x1, y float64)) int {
@@ -335,7 +335,7 @@ func chunks(total float64, mbt int, f func(float64) float64) float64 {
 	return s + f(total-float64(float64(n-1)*m))
 }
 
-// ttft is the prefill estimator ttft(q) in seconds (simulation.md §13.4).
+// ttft is the prefill estimator ttft(q) in seconds (docs/semantics/simulation.md §13.4).
 func (rs *roleState) ttft(q float64) float64 {
 	return chunks(q+rs.avgISL.mean(), rs.MaxBatchedTokens, func(c float64) float64 { return rs.reg.Predict(c, 0) })
 }

@@ -7,7 +7,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// Predictor kinds of planner.load_predictor (simulation.md §13.7).
+// Predictor kinds of planner.load_predictor (docs/semantics/simulation.md §13.7).
 const (
 	PredictorConstant = "constant"
 	PredictorKalman   = "kalman"
@@ -16,7 +16,7 @@ const (
 )
 
 // Predictor forecasts the next value of a series observed once per throughput interval
-// (simulation.md §13.7). The zero value is not usable; build one with NewPredictor.
+// (docs/semantics/simulation.md §13.7). The zero value is not usable; build one with NewPredictor.
 type Predictor struct {
 	kind      string
 	log1p     bool

@@ -2,11 +2,11 @@ package planner
 
 import "math"
 
-// minPrediction is the floor of every regression prediction, in seconds (simulation.md §13.4).
+// minPrediction is the floor of every regression prediction, in seconds (docs/semantics/simulation.md §13.4).
 const minPrediction = 1e-6
 
 // Regression is a linear wall-time model fitted by ordinary least squares on centred data
-// over a bucketed window of samples (simulation.md §13.4): 1-D (wall = a + b·x) or 2-D
+// over a bucketed window of samples (docs/semantics/simulation.md §13.4): 1-D (wall = a + b·x) or 2-D
 // (wall = a + b0·x0 + b1·x1).
 type Regression struct {
 	dims       int

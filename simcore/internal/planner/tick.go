@@ -4,7 +4,7 @@ import (
 	"math"
 )
 
-// Throughput (S§13.5) and load (S§13.6) reason codes.
+// Throughput (docs/semantics/simulation.md §13.5) and load (docs/semantics/simulation.md §13.6) reason codes.
 const (
 	ReasonDisabled         = "disabled"
 	ReasonNoTrafficData    = "no_traffic_data"
@@ -260,7 +260,7 @@ func (p *Planner) throughput(obs Observation, ts *tickState) any {
 	return traffic
 }
 
-// prefillReplicas sizes the prefill pool (S§13.5): replicas, engine rps, ttft ms, ready.
+// prefillReplicas sizes the prefill pool (docs/semantics/simulation.md §13.5): replicas, engine rps, ttft ms, ready.
 func (p *Planner) prefillReplicas(rs *roleState, demand, isl, hit float64) (int, float64, float64, bool) {
 	if !rs.reg.Ready() {
 		return 0, 0, 0, false
@@ -286,7 +286,7 @@ func (p *Planner) prefillReplicas(rs *roleState, demand, isl, hit float64) (int,
 	return max(ceilCount(demand/rps), floor, rs.MinWorkers), rps, ttftMs, true
 }
 
-// decodeReplicas sizes the decode pool (S§13.5): replicas, engine rps, itl ms, ready.
+// decodeReplicas sizes the decode pool (docs/semantics/simulation.md §13.5): replicas, engine rps, itl ms, ready.
 func (p *Planner) decodeReplicas(rs *roleState, demand, isl, osl float64) (int, float64, float64, bool) {
 	if !rs.reg.Ready() {
 		return 0, 0, 0, false
@@ -325,7 +325,7 @@ func (p *Planner) decodeReplicas(rs *roleState, demand, isl, osl float64) (int, 
 	return max(ceilCount(demand/rps), rs.MinWorkers), rps, itlMs, true
 }
 
-// aggReplicas sizes the aggregated pool (S§13.5): replicas, engine rps, itl ms, ttft ms, ready.
+// aggReplicas sizes the aggregated pool (docs/semantics/simulation.md §13.5): replicas, engine rps, itl ms, ttft ms, ready.
 func (p *Planner) aggReplicas(rs *roleState, demand, isl, osl, hit float64) (int, float64, float64, float64, bool) {
 	if !rs.reg.Ready() {
 		return 0, 0, 0, 0, false
@@ -446,7 +446,7 @@ func (p *Planner) loadRole(rs *roleState, po PoolObs, ts *tickState) (string, in
 	return ReasonNoChange, n, true
 }
 
-// slaChecks evaluates the regression-based up and down checks of target sla (S§13.6).
+// slaChecks evaluates the regression-based up and down checks of target sla (docs/semantics/simulation.md §13.6).
 func (p *Planner) slaChecks(rs *roleState, es []FPMObs, n int, ts *tickState) (up, down, refused bool) {
 	sens := float64(p.s.Config.LoadScalingDownSensitivity) / 100
 	cons := 0.0
@@ -541,7 +541,7 @@ func (p *Planner) slaChecks(rs *roleState, es []FPMObs, n int, ts *tickState) (u
 }
 
 // thresholdChecks evaluates the per-engine thresholds of targets throughput, latency and load
-// (S§13.6): up if any engine is above, down if all are below.
+// (docs/semantics/simulation.md §13.6): up if any engine is above, down if all are below.
 func thresholdChecks(target string, rs *roleState, es []FPMObs) (up, down bool) {
 	down = true
 	for _, e := range es {

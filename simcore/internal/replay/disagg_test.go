@@ -31,7 +31,7 @@ func prompt32(first uint32) []traffic.Segment {
 	return s
 }
 
-// kv_transfer.handoff_ms (simulation.md §11.4): with fixed timing an isolated request's first
+// kv_transfer.handoff_ms (docs/semantics/simulation.md §11.4): with fixed timing an isolated request's first
 // token and completion both move by exactly handoff_ms (E8: TTFT 1, e2e 4 without), and its
 // prefill blocks stay held on the source until the transfer completes.
 func TestHandoffShiftsTTFTAndE2E(t *testing.T) {
@@ -83,7 +83,7 @@ func TestHandoffPlusBandwidth(t *testing.T) {
 	}
 }
 
-// Attention DP in both disaggregated roles (simulation.md §11.5 amended, §9), for every
+// Attention DP in both disaggregated roles (docs/semantics/simulation.md §11.5 amended, §9), for every
 // backend, with round-robin and KV routers: two requests
 // released together go to prefill ranks 0 and 1 of the one prefill worker and prefill in the
 // same lock-step pass [0, 1] (with dp 1 the second waits for [1, 2]: max_sequences is 1 per
@@ -133,7 +133,7 @@ func TestAttentionDPInBothRoles(t *testing.T) {
 	}
 }
 
-// Lock-step decode group passes (§9): a decode worker with dp 2 whose ranks hold requests of
+// Lock-step decode group passes (docs/semantics/simulation.md §9): a decode worker with dp 2 whose ranks hold requests of
 // different lengths ends every group pass at the same time on both ranks; a request
 // handed off while the group pass runs waits for the next one even if its rank is idle.
 func TestAttentionDPDecodeLockStep(t *testing.T) {
@@ -155,7 +155,7 @@ func TestAttentionDPDecodeLockStep(t *testing.T) {
 }
 
 // TensorRT-LLM decode ranks admit a hand-off only when its whole to-completion footprint fits
-// (simulation.md §7 amended, §11.3), with no prefix credit. Block 16, L 32, O 20: footprint
+// (docs/semantics/simulation.md §7 amended, §11.3), with no prefix credit. Block 16, L 32, O 20: footprint
 // ceil(52/16) = 4 blocks. A decode rank of 7 blocks admits A at 1 (holding 3 blocks, 1 more
 // to come); B's hand-off at 2 finds (7 − 3) − 1 = 3 < 4 available and waits until A completes
 // at 20, although its prompt's 2 blocks are already active there when it repeats A's prompt
@@ -189,7 +189,7 @@ func TestTRTLLMDisaggregatedDecodeReservation(t *testing.T) {
 }
 
 // On a TensorRT-LLM prefill rank the footprint is the prompt plus the bootstrap token, never
-// the output (simulation.md §11.5 amended): with 2 blocks of 16, L 31 fits (ceil(32/16) = 2)
+// the output (docs/semantics/simulation.md §11.5 amended): with 2 blocks of 16, L 31 fits (ceil(32/16) = 2)
 // whatever O is, while L 32 needs 3 and is rejected at its first pass.
 func TestTRTLLMPrefillFootprint(t *testing.T) {
 	p := disaggPlan(engine.TRTLLM, 256, 16, sessions(
@@ -249,7 +249,7 @@ func TestTRTLLMDecodeRejectsWhatNeverFits(t *testing.T) {
 }
 
 // Every backend's prefill rank reserves and charges blocks for the prompt plus the bootstrap
-// token, never the output (simulation.md §11.5 amended). vLLM, blocks of 16 on a prefill rank
+// token, never the output (docs/semantics/simulation.md §11.5 amended). vLLM, blocks of 16 on a prefill rank
 // of 2: L 31 fits (ceil(32/16) = 2), L 32 needs 3 and is rejected at its first pass. SGLang,
 // pages of 1 on a prefill rank of 40: L 32 with O 100 is admitted (33 tokens) although its
 // output would never fit there (the output is the decode rank's business).
@@ -271,7 +271,7 @@ func TestPrefillFootprintIsPromptPlusBootstrap(t *testing.T) {
 	}
 }
 
-// An SGLang decode pass that only retracts counts as a pass (simulation.md §8 step 3), so its
+// An SGLang decode pass that only retracts counts as a pass (docs/semantics/simulation.md §8 step 3), so its
 // victim is re-examined at once: a hand-off whose output outgrows a decode rank of 45 pages of
 // 2 (L 20, O 187) is retracted at 70 output tokens, when its 90 known tokens leave no slot for
 // the token the next pass produces (SGLang's slots run one token ahead, §8), and, as no idle

@@ -5,7 +5,7 @@ import (
 	"aisimulate/simcore/internal/traffic"
 )
 
-// graphState drives an agentic dependency graph (simulation.md §12.4).
+// graphState drives an agentic dependency graph (docs/semantics/simulation.md §12.4).
 type graphState struct {
 	g        *traffic.Graph
 	pending  []int     // unfired dependencies per node
@@ -19,12 +19,12 @@ type graphState struct {
 	nextPlay   int
 	activePlay int
 	// playOfOrdinal is the play of every registered request, by ordinal − 1 (the report's
-	// trajectories, outputs.md §4.6).
+	// trajectories, docs/semantics/outputs.md §4.6).
 	playOfOrdinal []int32
 }
 
 // Trajectories are the plays of an agentic graph run, for the trajectory metrics of
-// outputs.md §4.6.
+// docs/semantics/outputs.md §4.6.
 type Trajectories struct {
 	// Requests is the number of requests (graph nodes) of each play, in play order.
 	Requests []int32

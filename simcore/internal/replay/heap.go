@@ -1,6 +1,6 @@
 package replay
 
-// Event phases (simulation.md §2.2): lower phases run first at equal times.
+// Event phases (docs/semantics/simulation.md §2.2): lower phases run first at equal times.
 const (
 	phasePass     = 1
 	phaseReady    = 2
@@ -8,7 +8,7 @@ const (
 	phaseRelease  = 4
 	phasePlanner  = 6
 	// phaseStart starts a fast-forwarded worker's next regular pass at its true start time,
-	// after everything else due then (simulation.md §2.3 step 7).
+	// after everything else due then (docs/semantics/simulation.md §2.3 step 7).
 	phaseStart = 7
 )
 

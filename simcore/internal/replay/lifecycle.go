@@ -7,7 +7,7 @@ import (
 	"aisimulate/simcore/internal/planner"
 )
 
-// Worker lifecycle states (simulation.md §1, §13.6).
+// Worker lifecycle states (docs/semantics/simulation.md §1, §13.6).
 const (
 	stateActive uint8 = iota
 	stateStarting
@@ -97,7 +97,7 @@ func (c *cluster) op(ps *poolState, w int32, kind string) {
 	}
 }
 
-// tick runs the planner at now (simulation.md §13).
+// tick runs the planner at now (docs/semantics/simulation.md §13).
 func (c *cluster) tick() {
 	pr := c.pl
 	c.plannerPending--
@@ -205,7 +205,7 @@ func topologyJSON(po planner.PoolObs) map[string]any {
 		"draining_count": len(po.Draining), "starting": ids(po.Starting), "starting_count": len(po.Starting)}
 }
 
-// applyTarget moves a pool to target (active + starting) workers (simulation.md §13.6).
+// applyTarget moves a pool to target (active + starting) workers (docs/semantics/simulation.md §13.6).
 func (c *cluster) applyTarget(ps *poolState, target int) {
 	count := 0
 	for _, s := range ps.states {
@@ -301,7 +301,7 @@ func (c *cluster) maybeRemove(ps *poolState, w *engine.Worker) {
 	}
 }
 
-// plannerSection is prediction.json's planner object (outputs.md §5).
+// plannerSection is prediction.json's planner object (docs/semantics/outputs.md §5).
 func (c *cluster) plannerSection() map[string]any {
 	pr := c.pl
 	ticks := pr.ticks

@@ -234,7 +234,7 @@ func (c *cluster) anyWork() bool {
 func (c *cluster) loop() {
 	for c.events.len()+c.passes.len() > 0 {
 		if c.events.len()+c.passes.len() == c.plannerPending && !c.anyWork() {
-			break // planner ticks never keep the run alive on their own (simulation.md §2.4)
+			break // planner ticks never keep the run alive on their own (docs/semantics/simulation.md §2.4)
 		}
 		t := c.nextEvent().at
 		if c.cutoff > 0 && t > c.cutoff {
@@ -313,7 +313,7 @@ func (c *cluster) handle(e *event) {
 	}
 }
 
-// backfill starts sessions of a closed loop while slots are free (simulation.md §12.2).
+// backfill starts sessions of a closed loop while slots are free (docs/semantics/simulation.md §12.2).
 func (c *cluster) backfill() {
 	wl := &c.plan.Workload
 	if wl.OpenLoop || wl.Graph != nil {
@@ -479,7 +479,7 @@ func (c *cluster) placed(ps *poolState, r *engine.Request, p router.Placement) {
 	c.markDirty(p.Worker)
 }
 
-// startPasses starts a pass on every idle worker with work (simulation.md §2.3 step 7).
+// startPasses starts a pass on every idle worker with work (docs/semantics/simulation.md §2.3 step 7).
 func (c *cluster) startPasses() {
 	// Only workers marked dirty (a pass ended, work was placed, a hand-off arrived) can start
 	// a pass; they are visited in pool order then worker id, as if every worker were checked.
@@ -585,7 +585,7 @@ func (c *cluster) poolOf(w *engine.Worker) *poolState {
 	return c.agg
 }
 
-// finishPass processes a pass completion (simulation.md §2.3 step 1).
+// finishPass processes a pass completion (docs/semantics/simulation.md §2.3 step 1).
 func (c *cluster) finishPass(w *engine.Worker) {
 	ps := c.poolOf(w)
 	w.FinishPass()
@@ -681,7 +681,7 @@ func (c *cluster) terminal(r *engine.Request) {
 		c.retire(r)
 		return
 	}
-	// Remaining turns of a failed session are canceled (simulation.md §12.3).
+	// Remaining turns of a failed session are canceled (docs/semantics/simulation.md §12.3).
 	for k := ss.next; k < len(ss.s.Turns); k++ {
 		x := c.newRequest(&ss.s.Turns[k])
 		x.Session, x.Turn = r.Session, int32(k)
@@ -692,7 +692,7 @@ func (c *cluster) terminal(r *engine.Request) {
 	*ss = sessionState{}
 	c.freeSlots = append(c.freeSlots, r.Session)
 	if f > 0 {
-		// The closed loop's client frees its slot at the visible completion (§5.3).
+		// The closed loop's client frees its slot at the visible completion (docs/semantics/simulation.md §5.3).
 		c.events.push(event{at: r.Terminal, phase: phaseRelease, kind: relSlot, tie: c.nextDynSeq()})
 	} else {
 		c.activeSess--
@@ -703,7 +703,7 @@ func (c *cluster) terminal(r *engine.Request) {
 
 // visible moves a terminal request's token times and completion from engine stamps to the
 // times the client sees them: stamp + the timing model's frontend latency for its input
-// length (simulation.md §5.3). It returns that latency (0: nothing moves). Only what is
+// length (docs/semantics/simulation.md §5.3). It returns that latency (0: nothing moves). Only what is
 // recorded about the request moves; no scheduler has seen or will see these times.
 func (c *cluster) visible(r *engine.Request) float64 {
 	ps := c.agg
@@ -734,7 +734,7 @@ func (c *cluster) retire(r *engine.Request) {
 	c.free = append(c.free, r)
 }
 
-// handoff moves a finished prefill to the decode pool (simulation.md §11.2).
+// handoff moves a finished prefill to the decode pool (docs/semantics/simulation.md §11.2).
 func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 	r.SourceHeld = c.now
 	p, ok := c.dec.router.Place(r, c.now)
@@ -754,7 +754,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 		r.DecodeOverlapTokens = min(p.Overlap*c.dec.plan.Router.BlockSize, r.L)
 	}
 	tr := &c.plan.Transfer
-	// d_ms = handoff_ms + bandwidth term (simulation.md §11.4).
+	// d_ms = handoff_ms + bandwidth term (docs/semantics/simulation.md §11.4).
 	d := tr.HandoffMs
 	if tr.BandwidthGBs > 0 {
 		tokens := r.L
@@ -770,7 +770,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 	r.TransferMs = d
 	dst := p.Worker.Ranks[p.Rank]
 	if dst.Config().DestinationFirst() {
-		// Destination-first (simulation.md §11.3): the decode rank reserves the request's
+		// Destination-first (docs/semantics/simulation.md §11.3): the decode rank reserves the request's
 		// blocks before the transfer starts; if it cannot, the transfer waits in FIFO order
 		// and is retried after each decode pass of that worker.
 		if !dst.ReserveDestination(r) {
@@ -795,7 +795,7 @@ func (c *cluster) retryDestinations(w *engine.Worker) {
 func (c *cluster) transferDone(r *engine.Request) {
 	r.SourceWorker.Ranks[r.SourceRank].ReleaseSource(r)
 	r.SourceReleased = c.now
-	// The freed blocks may admit a prefill that waits for room (§2.3 step 7).
+	// The freed blocks may admit a prefill that waits for room (docs/semantics/simulation.md §2.3 step 7).
 	c.markDirty(r.SourceWorker)
 	if c.pl != nil {
 		c.maybeRemove(c.pre, r.SourceWorker)

@@ -1,6 +1,6 @@
 // Package replay is the virtual-time event loop: it releases the workload, routes requests
 // to pools of workers, runs their passes, hands disaggregated requests from prefill to decode
-// and collects what happened to every request (simulation.md §2, §11, §12).
+// and collects what happened to every request (docs/semantics/simulation.md §2, §11, §12).
 package replay
 
 import (
@@ -39,7 +39,7 @@ type PoolPlan struct {
 	StartupMs     float64
 }
 
-// Transfer prices the disaggregated KV hand-off (simulation.md §11.4).
+// Transfer prices the disaggregated KV hand-off (docs/semantics/simulation.md §11.4).
 type Transfer struct {
 	BytesPerToken int64
 	// BandwidthGBs is decimal GB/s; 0 means no delay (null bandwidth).

@@ -211,7 +211,7 @@ func TestKVRouterQueue(t *testing.T) {
 }
 
 // A rank that runs out of work while another rank of its worker continues forms empty passes:
-// nothing of its last pass is finished again (attention DP, simulation.md §9).
+// nothing of its last pass is finished again (attention DP, docs/semantics/simulation.md §9).
 func TestIdleRankFormsEmptyPasses(t *testing.T) {
 	p := aggPlan(256, 4, sessions(
 		timedTurn{0, traffic.Turn{InputLength: 8, OutputLength: 2, Prompt: tokens(1, 2, 3, 4, 5, 6, 7, 8)}},

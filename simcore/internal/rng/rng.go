@@ -1,4 +1,4 @@
-// Package rng provides the named pseudo-random streams of simulation.md §2.5: xoshiro256**
+// Package rng provides the named pseudo-random streams of docs/semantics/simulation.md §2.5: xoshiro256**
 // seeded by SplitMix64 from master_seed XOR fnv1a64(stream name). One stream per purpose,
 // so a change in one purpose never shifts the draws of another.
 package rng

@@ -2,7 +2,7 @@ package rng
 
 import "testing"
 
-// Test vectors from simulation.md §2.5.
+// Test vectors from docs/semantics/simulation.md §2.5.
 func TestSpecVectors(t *testing.T) {
 	if got := FNV1a64("router.agg"); got != 0xf31466b9a02b8a5b {
 		t.Fatalf("fnv1a64(router.agg) = %#x", got)

@@ -1,6 +1,6 @@
 // Package router places released requests onto (worker, rank) pairs of a pool: round robin,
 // or the KV-aware router with its prefix indexer, active-load bookkeeping, cost function,
-// seeded tie-breaks and temperature sampling (simulation.md §10, §11.1).
+// seeded tie-breaks and temperature sampling (docs/semantics/simulation.md §10, §11.1).
 package router
 
 import (
@@ -167,7 +167,7 @@ func (rt *Router) roundRobin() Placement {
 	return Placement{Worker: next, Rank: rank, Overlap: -1}
 }
 
-// kvPlace computes every candidate's cost and picks one (§10.2–§10.4).
+// kvPlace computes every candidate's cost and picks one (docs/semantics/simulation.md §10.2–§10.4).
 func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placement, bool) {
 	cfg := &rt.cfg
 	bs := cfg.BlockSize
@@ -226,7 +226,7 @@ func (rt *Router) kvPlace(r *engine.Request, now float64, mayQueue bool) (Placem
 	return Placement{Worker: s.worker, Rank: s.rank, Overlap: rt.overlap[i], BestOverlap: best}, true
 }
 
-// pick selects a candidate index from rt.costs (§10.3).
+// pick selects a candidate index from rt.costs (docs/semantics/simulation.md §10.3).
 func (rt *Router) pick() int {
 	costs := rt.costs
 	if rt.cfg.Temperature <= 0 {
@@ -354,7 +354,7 @@ func (s *sched) activePrefill(now float64) int64 {
 	return 0
 }
 
-// PrefillDone removes r's prefill tokens from its rank's load (§10.2).
+// PrefillDone removes r's prefill tokens from its rank's load (docs/semantics/simulation.md §10.2).
 func (rt *Router) PrefillDone(r *engine.Request, w *engine.Worker, rank int32, now float64) {
 	if !r.RouteAptLive {
 		return
@@ -413,7 +413,7 @@ func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now floa
 	}
 }
 
-// Events applies a rank's KV events, published at the end of a pass (§10.2).
+// Events applies a rank's KV events, published at the end of a pass (docs/semantics/simulation.md §10.2).
 func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
 	s := rt.schedOf(w, rank)
 	if s == nil || !rt.cfg.UseEvents {
@@ -439,7 +439,7 @@ func (rt *Router) Events(w *engine.Worker, rank int32, evs []engine.KVEvent) {
 func (rt *Router) Queued() int { return len(rt.queue) - rt.qHead }
 
 // Drain places queued requests from the head while the queueing condition no longer holds
-// (§10.4); place is called for each placed request.
+// (docs/semantics/simulation.md §10.4); place is called for each placed request.
 func (rt *Router) Drain(now float64, place func(*engine.Request, Placement)) {
 	for rt.qHead < len(rt.queue) {
 		r := rt.queue[rt.qHead]

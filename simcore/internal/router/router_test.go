@@ -13,7 +13,7 @@ import (
 )
 
 // With prefill_load_model aic, elapsed time on the oldest prefill decays the whole backlog
-// (simulation.md §10.5): at half the anchor's expected time half its tokens count as done.
+// (docs/semantics/simulation.md §10.5): at half the anchor's expected time half its tokens count as done.
 func TestAICLoadModelDecay(t *testing.T) {
 	cfg := Config{Policy: KV, BlockSize: 4, TrackPrefill: true, UseEvents: true, OverlapScoreCredit: 1, PrefillLoadScale: 1,
 		QueueThreshold: 1e9, ExpectedPrefillMs: func(L, prefix int) float64 { return float64(L-prefix) / 100 }}

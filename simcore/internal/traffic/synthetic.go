@@ -9,8 +9,8 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// Synthetic builds the workload of a synthetic or synthetic-session source (notes
-// aisimulate-cli.md §3.3). blockSize is the engine block size of the entry role: prompts are
+// Synthetic builds the workload of a synthetic or synthetic-session source (docs/semantics/simulation.md
+// §12). blockSize is the engine block size of the entry role: prompts are
 // synthesised block by block so prefix groups share whole engine blocks.
 func Synthetic(t spec.Traffic, blockSize int) Workload {
 	src, load := t.Source, t.Load

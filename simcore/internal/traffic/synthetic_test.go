@@ -10,7 +10,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// Poisson arrivals at 8 req/s from traffic.arrivals seed 42 (simulation.md §2.5).
+// Poisson arrivals at 8 req/s from traffic.arrivals seed 42 (docs/semantics/simulation.md §2.5).
 func TestPoissonArrivalVector(t *testing.T) {
 	tr := spec.Traffic{
 		Source: spec.Source{Type: spec.SourceSynthetic, InputTokens: 32, OutputTokens: 4},

@@ -229,7 +229,7 @@ func clipText(s string, n int) string {
 }
 
 // interner maps authored hash ids to dense token ids in first-seen order across a file
-// (dynamo.md §2.8), so 64-bit ids never alias when narrowed to 32-bit tokens. Small ids (the
+// (docs/traces.md, "Common rules"), so 64-bit ids never alias when narrowed to 32-bit tokens. Small ids (the
 // usual dense Mooncake ids) are kept in a slice, others in a map.
 type interner struct {
 	dense []uint32 // dense[h] = id+1, 0 = unseen

@@ -110,7 +110,7 @@ func checkDelay(file string, line int, name string, v *float64) (float64, error)
 }
 
 // loadAgenticMooncake reads an agentic_mooncake trace: the v2 form with a header line and
-// dependencies, or the legacy wait_for form (aisimulate-cli.md §6.3, dynamo.md §2.3).
+// dependencies, or the legacy wait_for form (docs/traces.md, "agentic_mooncake").
 func (c *traceCtx) loadAgenticMooncake() (*Workload, error) {
 	file := c.src.Paths[0]
 	lr, err := c.openTrace(file)

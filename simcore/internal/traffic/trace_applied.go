@@ -17,7 +17,7 @@ type appliedRow struct {
 }
 
 // loadAppliedCompute reads an applied_compute_agentic trace: each episode becomes one session
-// of num_turns+1 requests over a growing context (aisimulate-cli.md §6.4).
+// of num_turns+1 requests over a growing context (docs/traces.md, "applied_compute_agentic").
 func (c *traceCtx) loadAppliedCompute() (*Workload, error) {
 	file := c.src.Paths[0]
 	lr, err := c.openTrace(file)

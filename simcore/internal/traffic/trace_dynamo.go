@@ -75,7 +75,7 @@ type dynLink struct {
 	hasConsumer, hasCh bool
 }
 
-// loadDynamo reads Dynamo request trace v1 shards (aisimulate-cli.md §6.5, dynamo.md §2.5).
+// loadDynamo reads Dynamo request trace v1 shards (docs/traces.md, "dynamo").
 func (c *traceCtx) loadDynamo() (*Workload, error) {
 	var reqs []dynReq
 	var links []dynLink

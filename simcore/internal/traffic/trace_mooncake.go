@@ -162,7 +162,7 @@ func parseCore(r *mooncakeRow, file string, line int, in *interner, blockSize in
 	return c, nil
 }
 
-// loadMooncake reads a mooncake or mooncake-delta trace (aisimulate-cli.md §6.1, §6.2).
+// loadMooncake reads a mooncake or mooncake-delta trace (docs/traces.md, "mooncake" and "mooncake-delta").
 func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 	file := c.src.Paths[0]
 	lr, err := c.openTrace(file)

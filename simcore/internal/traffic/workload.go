@@ -44,7 +44,7 @@ type Turn struct {
 	SharedKnown  bool
 	// OutputTokens, when non-nil, are the token ids the request generates (a multi-turn
 	// source whose next prompt repeats them sets this so prefix reuse across turns is exact);
-	// nil means the default rule of simulation.md §4.1.
+	// nil means the default rule of docs/semantics/simulation.md §4.1.
 	OutputTokens []Segment
 }
 
@@ -77,7 +77,7 @@ type Workload struct {
 	Graph *Graph
 }
 
-// Graph is an agentic dependency graph (simulation.md §12.4).
+// Graph is an agentic dependency graph (docs/semantics/simulation.md §12.4).
 type Graph struct {
 	Nodes []Node
 	// Lanes limits concurrently active plays; 0 = unlimited.

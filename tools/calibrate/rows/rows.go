@@ -173,7 +173,7 @@ type Timings struct {
 }
 
 // Simulated reports whether the accuracy harness can replay the row as built: disaggregated
-// roles with attention data parallelism are rejected by the offline simulator (simulation.md
+// roles with attention data parallelism are rejected by the offline simulator (docs/semantics/simulation.md
 // §11.5), and aggregated workers of more than 64 attention-DP ranks exceed the harness's
 // per-row memory limit; only the surrogate prices those.
 func (t *Timings) Simulated() bool {

@@ -133,7 +133,7 @@ func TestSimAggFixedTiming(t *testing.T) {
 	if !(small.TTFT.Eval(g) > 2*hi.TTFT.Eval(g)) {
 		t.Fatalf("capacity-bound TTFT %.1f vs %.1f", small.TTFT.Eval(g), hi.TTFT.Eval(g))
 	}
-	// TensorRT-LLM admits a request only with room for isl + osl (simulation.md §7): the
+	// TensorRT-LLM admits a request only with room for isl + osl (docs/semantics/simulation.md §7): the
 	// same cache holds 7 of its requests, and 8 only with 8 × 1100 tokens, where it replays
 	// exactly like vLLM's 8.
 	trtSmall := SimAgg(d, "trtllm", 64, 1000, 100, 8*1050, 8192)
@@ -219,7 +219,7 @@ func TestSimulated(t *testing.T) {
 	}
 	dp := &Timings{PrefillPar: spec.Parallelism{AttentionData: 1}, DecodePar: spec.Parallelism{AttentionData: 8}}
 	if dp.Simulated() {
-		t.Fatal("disaggregated attention DP is not simulated (simulation.md §11.5)")
+		t.Fatal("disaggregated attention DP is not simulated (docs/semantics/simulation.md §11.5)")
 	}
 }
 

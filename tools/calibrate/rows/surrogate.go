@@ -9,7 +9,7 @@ import (
 // FrontendKTokMs·v[7]. The closed-loop schedule of a concurrency load does not depend on
 // pass durations, so one replay gives mean TTFT and TPOT as such forms and the fit can move
 // the coefficients without replaying again. (The frontend latency also delays each closed-loop
-// release by the same amount, simulation.md §5.3; the surrogate keeps the release at the
+// release by the same amount, docs/semantics/simulation.md §5.3; the surrogate keeps the release at the
 // engine completion, so its TTFT is the engine's plus the frontend latency.)
 type Vec [8]float64
 
@@ -76,7 +76,7 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 	}
 	// Requests in flight are bounded by the KV cache at their mean footprint isl + osl/2
 	// (the scheduler preempts or holds back the excess); TensorRT-LLM admits a request only
-	// with room for its whole sequence, isl + osl (simulation.md §7).
+	// with room for its whole sequence, isl + osl (docs/semantics/simulation.md §7).
 	footprint := isl + osl/2
 	if backend == "trtllm" {
 		footprint = isl + osl
