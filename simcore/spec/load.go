@@ -28,6 +28,17 @@ func LoadConfig(yamlText []byte, sets []string) (*Config, error) {
 }
 
 func load(yamlText []byte, sets []string) (*Config, *Error) {
+	root, err := parseRoot(yamlText, sets, false)
+	if err != nil {
+		return nil, err
+	}
+	return decodeRoot(root)
+}
+
+// parseRoot parses a configuration into its top-level mapping and applies the --set
+// assignments left to right: for predict (recommend false) or for recommend, whose --set may
+// also reach optimization and optimizer and write domains.
+func parseRoot(yamlText []byte, sets []string, recommend bool) (map[string]any, *Error) {
 	tree, perr := parseYAML(yamlText)
 	if perr != nil {
 		return nil, &Error{Msg: "malformed YAML: " + yamlErrText(perr)}
@@ -38,14 +49,18 @@ func load(yamlText []byte, sets []string) (*Config, *Error) {
 		if tree == nil {
 			got = "an empty document"
 		}
-		return nil, &Error{Msg: fmt.Sprintf("configuration must contain one YAML mapping (with at least an engine section), got %s", got)}
+		sections := "with at least an engine section"
+		if recommend {
+			sections = "with engine and optimization sections"
+		}
+		return nil, &Error{Msg: fmt.Sprintf("configuration must contain one YAML mapping (%s), got %s", sections, got)}
 	}
 	for _, s := range sets {
-		if err := applySet(root, s); err != nil {
+		if err := setValue(root, s, recommend); err != nil {
 			return nil, err
 		}
 	}
-	return decodeRoot(root)
+	return root, nil
 }
 
 func decodeRoot(root map[string]any) (*Config, *Error) {

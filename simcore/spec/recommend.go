@@ -1,9 +1,6 @@
 package spec
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Optimization targets of optimization.target (docs/recommend.md, "optimization and optimizer").
 const (
@@ -89,22 +86,9 @@ func LoadRecommendation(yamlText []byte, sets []string) (*Recommendation, error)
 }
 
 func loadRecommendation(yamlText []byte, sets []string) (*Recommendation, *Error) {
-	tree, perr := parseYAML(yamlText)
-	if perr != nil {
-		return nil, &Error{Msg: "malformed YAML: " + yamlErrText(perr)}
-	}
-	root, isMap := tree.(map[string]any)
-	if !isMap {
-		got := describe(tree)
-		if tree == nil {
-			got = "an empty document"
-		}
-		return nil, &Error{Msg: fmt.Sprintf("configuration must contain one YAML mapping (with engine and optimization sections), got %s", got)}
-	}
-	for _, s := range sets {
-		if err := setValue(root, s, true); err != nil {
-			return nil, err
-		}
+	root, err := parseRoot(yamlText, sets, true)
+	if err != nil {
+		return nil, err
 	}
 	d := &decoder{}
 	r := &Recommendation{}

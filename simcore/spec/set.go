@@ -8,14 +8,12 @@ import (
 	yaml "go.yaml.in/yaml/v2"
 )
 
-// applySet applies one --set PATH=YAML_VALUE assignment to the loaded tree (docs/config.md,
-// "--set PATH=YAML_VALUE"): the leaf is replaced as a whole, missing intermediate mappings are created,
-// sequence indexes are refused. Unknown paths are not checked here; strict decoding rejects
-// them afterwards.
-func applySet(root map[string]any, arg string) *Error { return setValue(root, arg, false) }
-
-// setValue is applySet for predict (recommend false: the recommend-only sections are not in
-// the schema) or for recommend (true: --set optimization.target=pareto is allowed).
+// setValue applies one --set PATH=YAML_VALUE assignment to the loaded tree (docs/config.md,
+// "--set PATH=YAML_VALUE"): the leaf is replaced as a whole, missing intermediate mappings are
+// created, sequence indexes are refused. Unknown paths are not checked here; strict decoding
+// rejects them afterwards. recommend false is predict's schema, where the recommend-only
+// sections do not exist; true also allows optimization and optimizer
+// (--set optimization.target=pareto).
 func setValue(root map[string]any, arg string, recommend bool) *Error {
 	eq := strings.IndexByte(arg, '=')
 	if eq < 0 {
