@@ -38,6 +38,9 @@ type Input struct {
 	FixedWallTimeMs *float64
 	// Progress, when non-nil, is called now and then with the fraction of work done (0..1).
 	Progress func(fraction float64)
+	// MemoryBudget is the memory, in bytes, the run may need by the estimate made before it
+	// starts (budget.go); a larger run is refused with a *spec.Error. 0 = DefaultMemoryBudget.
+	MemoryBudget int64
 }
 
 // ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
@@ -80,6 +83,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	}
 	if adjust != nil {
 		adjust(plan)
+	}
+	if err := checkPlanMemory(cfg, plan, &in); err != nil {
+		return nil, err
 	}
 	t0 := 0.0
 	if in.Clock != nil {

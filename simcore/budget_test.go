@@ -1,0 +1,72 @@
+package simcore
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
+
+// The runs that used to exhaust the module's memory (a makeslice panic for a huge KV
+// capacity, an out-of-memory for thousands of replicas or billions of requests) are refused
+// before anything is allocated, naming the field that sets the size.
+func TestMemoryBudgetRefusals(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		sets    []string
+		capture bool
+		path    string
+		fit     string
+	}{
+		{[]string{"engine.workers.aggregated.kv_cache.capacity.blocks=1000000000"}, false, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		{[]string{"engine.workers.aggregated.kv_cache.capacity.blocks=9223372036854775807"}, false, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		{[]string{"engine.workers.aggregated.kv_cache.capacity={type: fixed, bytes: 9223372036854775807}",
+			"engine.workers.aggregated.kv_cache.bytes_per_token=131072"}, false, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		{[]string{"engine.workers.aggregated.parallelism.replicas=8000"}, false, "engine.workers.aggregated.parallelism.replicas", "at most 4915 replicas fit"},
+		{[]string{"traffic.stop.requests=1000000000000"}, false, "traffic.stop.requests", "requests fit"},
+		{[]string{"traffic.stop.requests=10000000", "traffic.load.concurrency=10000000"}, false, "traffic.load.concurrency", "reduce it"},
+		{[]string{"traffic.stop.requests=300000"}, true, "traffic.stop.requests", "requests fit"},
+	}
+	for _, c := range cases {
+		_, err := Predict(Input{ConfigName: "q.yaml", ConfigYAML: quick, Sets: c.sets, CapturePerRequest: c.capture})
+		var se *spec.Error
+		if !errors.As(err, &se) {
+			t.Errorf("%v: want a *spec.Error, got %v", c.sets, err)
+			continue
+		}
+		if se.Path != c.path || !strings.Contains(se.Msg, c.fit) || !strings.Contains(se.Msg, "3.0 GiB a run may use") {
+			t.Errorf("%v: got %s: %s; want path %s and %q", c.sets, se.Path, se.Msg, c.path, c.fit)
+		}
+	}
+}
+
+// A caller's smaller budget (the edge worker's) applies the same estimate.
+func TestMemoryBudgetOfCaller(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{ConfigName: "q.yaml", ConfigYAML: quick, MemoryBudget: 512 << 10}
+	_, err = Predict(in)
+	var se *spec.Error
+	if !errors.As(err, &se) || se.Path != "engine.workers.aggregated.kv_cache.capacity" || !strings.Contains(se.Msg, "512.0 KiB a run may use") {
+		t.Fatalf("got %v", err)
+	}
+	in.MemoryBudget = 64 << 20
+	if _, err := Predict(in); err != nil {
+		t.Fatalf("the quickstart example fits in 64 MiB: %v", err)
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[float64]string{0: "0 bytes", 1023: "1023 bytes", 1536: "1.5 KiB", 3 << 30: "3.0 GiB", 4e19: "34.7 EiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%v) = %q, want %q", n, got, want)
+		}
+	}
+}
