@@ -80,7 +80,9 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 		what = fmt.Sprintf("%.0f requests × %d bytes of outcome state and per-request record (--capture-per-request)", requests, int64(perRequest))
 	}
 	terms = append(terms, memoryTerm{bytes: requests * perRequest, path: requestsPath, what: what,
-		fit: func(room float64) string { return fmt.Sprintf("at most %.0f requests fit", math.Floor(room/perRequest)) }})
+		fit: func(room float64) string {
+			return fmt.Sprintf("at most %.0f requests fit", math.Floor(room/perRequest))
+		}})
 	if w := plan.Workload; !w.OpenLoop && w.Graph == nil && w.Concurrency > 0 {
 		inFlight := math.Min(float64(w.Concurrency), requests)
 		terms = append(terms, memoryTerm{bytes: inFlight * float64(inFlightBytes), path: "traffic.load.concurrency",
