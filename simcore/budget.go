@@ -139,3 +139,19 @@ func checkPlanMemory(cfg *spec.Config, plan *replay.Plan, in *Input) error {
 	}
 	return checkMemory(cfg, plan, requests, path, in.CapturePerRequest, in.MemoryBudget)
 }
+
+// MaxConfigBytes is the largest configuration text a run accepts (1 MiB, docs/robustness.md):
+// every target reads at most this much, so a device such as /dev/zero given as the
+// configuration is refused at once instead of being read until memory runs out.
+const MaxConfigBytes = 1 << 20
+
+// checkConfigSize refuses configuration text over MaxConfigBytes.
+func checkConfigSize(text []byte) error {
+	if len(text) > MaxConfigBytes {
+		return &spec.Error{Path: "", Msg: ConfigTooLarge}
+	}
+	return nil
+}
+
+// ConfigTooLarge is the reason given for configuration text over MaxConfigBytes.
+var ConfigTooLarge = fmt.Sprintf("the configuration is larger than %d bytes (1 MiB), the limit on configuration text (docs/robustness.md); shorten it or move long inputs into a trace file", MaxConfigBytes)

@@ -73,6 +73,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if err != nil {
 		return nil, &spec.Error{Path: "", Msg: err.Error()}
 	}
+	if err := checkConfigSize(in.ConfigYAML); err != nil {
+		return nil, err
+	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err

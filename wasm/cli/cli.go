@@ -11,9 +11,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -46,16 +44,6 @@ const EnvProgress = "AISIMULATE_PROGRESS"
 
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
-
-// knownOutputs are the files --overwrite may delete (aisimulate-cli.md §1.7); everything
-// else in the output directory is preserved.
-var knownOutputs = []string{
-	"prediction.json", "recommendation.json", "recommendation.csv", "requests.jsonl",
-	"resource-plan.json", "resource-runtime.json", "execution-events.jsonl",
-	"afd-replay-spec.json", "afd-qualification.json",
-}
-
-var numberedRecommendation = regexp.MustCompile(`^[0-9]{4}\.yaml$`)
 
 const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend} ...\n"
 
@@ -379,9 +367,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		fixedWall = &f
 	}
 	// 2. Read and validate the configuration (nothing is written on error).
-	yamlText, rerr := os.ReadFile(o.config)
+	yamlText, rerr := readConfig(o.config)
 	if rerr != nil {
-		return fail(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
+		return fail(stderr, rerr)
 	}
 	if _, lerr := spec.LoadConfig(yamlText, o.sets); lerr != nil {
 		return fail(stderr, configFailure(o.config, lerr))
@@ -424,9 +412,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		return fail(stderr, perr)
 	}
 	// 5. Write the files atomically, then standard output.
-	files := []outputFile{{"prediction.json", out.PredictionJSON}}
+	files := []outputFile{bytesOutput("prediction.json", out.PredictionJSON)}
 	if o.capturePerRequest {
-		files = append(files, outputFile{"requests.jsonl", out.RequestsJSONL})
+		files = append(files, bytesOutput("requests.jsonl", out.RequestsJSONL))
 	}
 	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return fail(stderr, err)
@@ -441,7 +429,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 
 // configFailure formats a configuration error as "<config>: <dotted.path>: <reason>".
 func configFailure(config string, err error) error {
-	return configError(config, err.Error())
+	return configError(config, shortReason(err.Error()))
 }
 
 // errText is the operating-system reason of a file error, without the repeated path.
@@ -493,88 +481,6 @@ func checkOutputDir(dir string, overwrite bool) error {
 	}
 	if !errors.Is(statErr, fs.ErrNotExist) {
 		return &usageError{topUsage, "aisimulate", "output directory " + dir + ": " + errText(statErr)}
-	}
-	return nil
-}
-
-type outputFile struct {
-	name string
-	data []byte
-}
-
-// writeOutputs creates dir, writes every file to a temporary name in it, deletes the stale
-// known outputs (with overwrite), and renames the new files into place. On error the
-// temporary files are removed and no known output has been replaced.
-func writeOutputs(dir string, files []outputFile, overwrite bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("could not create output directory %s: %s", dir, errText(err))
-	}
-	temps := make([]string, 0, len(files))
-	cleanup := func() {
-		for _, t := range temps {
-			os.Remove(t)
-		}
-	}
-	for _, f := range files {
-		tmp, err := os.CreateTemp(dir, "."+f.name+".tmp-*")
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(err))
-		}
-		temps = append(temps, tmp.Name())
-		_, werr := tmp.Write(f.data)
-		cerr := tmp.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			cleanup()
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(werr))
-		}
-	}
-	if overwrite {
-		if err := removeStaleOutputs(dir, files); err != nil {
-			cleanup()
-			return err
-		}
-	}
-	for i, f := range files {
-		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
-			cleanup()
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(err))
-		}
-	}
-	return nil
-}
-
-// removeStaleOutputs deletes the known outputs (files or symlinks) that this run does not
-// rewrite; the rewritten ones are replaced by rename. Other files are preserved.
-func removeStaleOutputs(dir string, files []outputFile) error {
-	writing := map[string]bool{}
-	for _, f := range files {
-		writing[f.name] = true
-	}
-	var stale []string
-	for _, name := range knownOutputs {
-		if !writing[name] {
-			stale = append(stale, filepath.Join(dir, name))
-		}
-	}
-	if entries, err := os.ReadDir(filepath.Join(dir, "recommendations")); err == nil {
-		for _, e := range entries {
-			if numberedRecommendation.MatchString(e.Name()) {
-				stale = append(stale, filepath.Join(dir, "recommendations", e.Name()))
-			}
-		}
-	}
-	for _, p := range stale {
-		st, err := os.Lstat(p)
-		if err != nil || st.IsDir() {
-			continue // absent, or a directory: not ours to delete
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("could not remove old output %s: %s", p, errText(err))
-		}
 	}
 	return nil
 }
