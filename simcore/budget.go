@@ -23,9 +23,14 @@ const DefaultMemoryBudget = 3 << 30
 const (
 	requestBytes  = 2 * engine.OutcomeBytes
 	inFlightBytes = 2*engine.RequestBytes + 1024
-	// captureBytes is one per-request record while requests.jsonl and prediction.json's
-	// per_request are encoded (measured: 100,000 captured requests take about 1.8 GB).
-	captureBytes = 20 << 10
+	// streamedCaptureBytes is one captured request when the outputs are streamed
+	// (Input.StreamOutputs): its place in the record order plus slack; records are encoded
+	// one at a time.
+	streamedCaptureBytes = 64
+	// heldCaptureBytes is one captured request when the outputs are returned as bytes (the
+	// browser and the edge): its pretty prediction.json record (about 2 KB) and its
+	// requests.jsonl line (about 1.4 KB), held as bytes and copied once more into a string.
+	heldCaptureBytes = 8 << 10
 )
 
 // memoryTerm is one part of the estimate and the configuration field that sets its size.
@@ -43,7 +48,7 @@ type memoryTerm struct {
 // naming the field of the largest term when the total exceeds budget (0 = DefaultMemoryBudget).
 // requests is the number of requests the workload releases and requestsPath the field that
 // sets it. Sizes are float64 so that no product of configured values can overflow.
-func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requestsPath string, capture bool, budget int64) error {
+func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requestsPath string, captureBytes int64, budget int64) error {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
 	}
@@ -75,8 +80,8 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 	pool("decode", plan.Decode)
 	perRequest := float64(requestBytes)
 	what := fmt.Sprintf("%.0f requests × %d bytes of outcome state", requests, requestBytes)
-	if capture {
-		perRequest += captureBytes
+	if captureBytes > 0 {
+		perRequest += float64(captureBytes)
 		what = fmt.Sprintf("%.0f requests × %d bytes of outcome state and per-request record (--capture-per-request)", requests, int64(perRequest))
 	}
 	terms = append(terms, memoryTerm{bytes: requests * perRequest, path: requestsPath, what: what,
@@ -137,7 +142,14 @@ func checkPlanMemory(cfg *spec.Config, plan *replay.Plan, in *Input) error {
 			requests = float64(len(g.Nodes))
 		}
 	}
-	return checkMemory(cfg, plan, requests, path, in.CapturePerRequest, in.MemoryBudget)
+	var capture int64
+	switch {
+	case in.CapturePerRequest && in.StreamOutputs:
+		capture = streamedCaptureBytes
+	case in.CapturePerRequest:
+		capture = heldCaptureBytes
+	}
+	return checkMemory(cfg, plan, requests, path, capture, in.MemoryBudget)
 }
 
 // MaxConfigBytes is the largest configuration text a run accepts (1 MiB, docs/robustness.md):

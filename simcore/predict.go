@@ -5,7 +5,9 @@
 package simcore
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"aisimulate/simcore/internal/engine"
@@ -41,6 +43,10 @@ type Input struct {
 	// MemoryBudget is the memory, in bytes, the run may need by the estimate made before it
 	// starts (budget.go); a larger run is refused with a *spec.Error. 0 = DefaultMemoryBudget.
 	MemoryBudget int64
+	// StreamOutputs leaves Output.PredictionJSON and Output.RequestsJSONL nil: the caller
+	// writes them with Output.WritePrediction and Output.WriteRequests (the CLI, into its
+	// temporary files).
+	StreamOutputs bool
 }
 
 // ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
@@ -49,10 +55,16 @@ const ProgressSteps = replay.ProgressSteps
 
 // Output is the result of a successful prediction.
 type Output struct {
-	// PredictionJSON is prediction.json: pretty canonical JSON ending in one newline.
+	// PredictionJSON is prediction.json: pretty canonical JSON ending in one newline; nil
+	// with Input.StreamOutputs.
 	PredictionJSON []byte
-	// RequestsJSONL is requests.jsonl (one compact record per line), nil without capture.
+	// RequestsJSONL is requests.jsonl (one compact record per line), nil without capture
+	// and with Input.StreamOutputs.
 	RequestsJSONL []byte
+	// WritePrediction and WriteRequests write prediction.json and requests.jsonl (the same
+	// bytes as PredictionJSON and RequestsJSONL) encoding one per-request record at a time,
+	// so captured records are never all held in memory (docs/robustness.md, "Memory").
+	WritePrediction, WriteRequests func(io.Writer) error
 	// SummaryJSON is the summary object in compact canonical JSON plus a newline.
 	SummaryJSON []byte
 	// StdoutJSON is the `--format json` standard output: SummaryJSON, or the details and
@@ -122,19 +134,24 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		Summary:           report.Summary(res, acc),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary}
+	out := &Output{Summary: doc.Summary, WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {
 		order := report.RecordOrder(res)
-		doc.PerRequest = make([]any, 0, len(order))
-		for _, r := range order {
-			doc.PerRequest = append(doc.PerRequest, report.Record(res, r, plan.Disaggregated))
-		}
-		if out.RequestsJSONL, err = doc.RequestsJSONL(); err != nil {
+		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}
+	}
+	if !in.StreamOutputs {
+		var b bytes.Buffer
+		if err := doc.WritePrediction(&b); err != nil {
 			return nil, err
 		}
-	}
-	if out.PredictionJSON, err = doc.PredictionJSON(); err != nil {
-		return nil, err
+		out.PredictionJSON = b.Bytes()
+		if in.CapturePerRequest {
+			var r bytes.Buffer
+			if err := doc.WriteRequests(&r); err != nil {
+				return nil, err
+			}
+			out.RequestsJSONL = r.Bytes()
+		}
 	}
 	if out.SummaryJSON, err = doc.SummaryJSON(); err != nil {
 		return nil, err

@@ -392,6 +392,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		Files:             osFS{},
 		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs:   fixedWall,
+		StreamOutputs:     true,
 	}
 	var prog *progress
 	if o.progress {
@@ -412,9 +413,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		return fail(stderr, perr)
 	}
 	// 5. Write the files atomically, then standard output.
-	files := []outputFile{bytesOutput("prediction.json", out.PredictionJSON)}
+	files := []outputFile{{"prediction.json", out.WritePrediction}}
 	if o.capturePerRequest {
-		files = append(files, bytesOutput("requests.jsonl", out.RequestsJSONL))
+		files = append(files, outputFile{"requests.jsonl", out.WriteRequests})
 	}
 	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return fail(stderr, err)

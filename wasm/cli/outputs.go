@@ -32,11 +32,6 @@ type outputFile struct {
 	write func(io.Writer) error
 }
 
-// bytesOutput is an outputFile holding its bytes already.
-func bytesOutput(name string, data []byte) outputFile {
-	return outputFile{name, func(w io.Writer) error { _, err := w.Write(data); return err }}
-}
-
 // Permissions requested for outputs; the process umask applies, as for any tool's outputs
 // (the native host forwards them to the operating system, docs/robustness.md).
 const (
