@@ -1,6 +1,7 @@
 package simcore
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strings"
@@ -30,7 +31,7 @@ func TestMemoryBudgetRefusals(t *testing.T) {
 		{[]string{"engine.workers.aggregated.parallelism.replicas=8000"}, false, "engine.workers.aggregated.parallelism.replicas", "at most 4915 replicas fit"},
 		{[]string{"traffic.stop.requests=1000000000000"}, false, "traffic.stop.requests", "requests fit"},
 		{[]string{"traffic.stop.requests=10000000", "traffic.load.concurrency=10000000"}, false, "traffic.load.concurrency", "reduce it"},
-		{[]string{"traffic.stop.requests=300000"}, true, "traffic.stop.requests", "requests fit"},
+		{[]string{"traffic.stop.requests=1000000"}, true, "traffic.stop.requests", "requests fit"},
 	}
 	for _, c := range cases {
 		_, err := Predict(Input{ConfigName: "q.yaml", ConfigYAML: quick, Sets: c.sets, CapturePerRequest: c.capture})
@@ -68,5 +69,40 @@ func TestByteSize(t *testing.T) {
 		if got := byteSize(n); got != want {
 			t.Errorf("byteSize(%v) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// Streamed outputs are the bytes of the held ones.
+func TestStreamOutputsSameBytes(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := 1.0
+	in := Input{ConfigName: "q.yaml", ConfigYAML: quick, CapturePerRequest: true, FixedWallTimeMs: &wall, Sets: []string{"traffic.stop.requests=20"}}
+	held, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.StreamOutputs = true
+	streamed, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.PredictionJSON != nil || streamed.RequestsJSONL != nil {
+		t.Errorf("StreamOutputs still returned the bytes")
+	}
+	var pred, req bytes.Buffer
+	if err := streamed.WritePrediction(&pred); err != nil {
+		t.Fatal(err)
+	}
+	if err := streamed.WriteRequests(&req); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pred.Bytes(), held.PredictionJSON) || !bytes.Equal(req.Bytes(), held.RequestsJSONL) {
+		t.Errorf("streamed outputs differ from the held ones")
+	}
+	if !bytes.Contains(held.PredictionJSON, []byte(`"per_request_records": 20`)) || bytes.Count(held.RequestsJSONL, []byte{'\n'}) != 20 {
+		t.Errorf("the capture does not hold 20 records")
 	}
 }
