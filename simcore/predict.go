@@ -43,6 +43,9 @@ type Input struct {
 	// MemoryBudget is the memory, in bytes, the run may need by the estimate made before it
 	// starts (budget.go); a larger run is refused with a *spec.Error. 0 = DefaultMemoryBudget.
 	MemoryBudget int64
+	// MaxRequests, when positive, refuses with a *LimitError a run of more requests (a
+	// synthetic stop rule's count, a trace's requests after decompression and expansion).
+	MaxRequests int
 	// StreamOutputs leaves Output.PredictionJSON and Output.RequestsJSONL nil: the caller
 	// writes them with Output.WritePrediction and Output.WriteRequests (the CLI, into its
 	// temporary files).
@@ -85,7 +88,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if err != nil {
 		return nil, &spec.Error{Path: "", Msg: err.Error()}
 	}
-	if err := checkConfigSize(in.ConfigYAML); err != nil {
+	if err := CheckConfigInput(in.ConfigYAML, in.Sets); err != nil {
 		return nil, err
 	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)

@@ -371,6 +371,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		return fail(stderr, rerr)
 	}
+	if err := simcore.CheckConfigInput(yamlText, o.sets); err != nil {
+		return fail(stderr, configFailure(o.config, err))
+	}
 	if _, lerr := spec.LoadConfig(yamlText, o.sets); lerr != nil {
 		return fail(stderr, configFailure(o.config, lerr))
 	}

@@ -153,6 +153,9 @@ func (c *traceCtx) sessionWorkload(sessions []Session) *Workload {
 	if !c.timestamps {
 		w.Concurrency = c.load.Concurrency
 	}
+	for _, s := range sessions {
+		w.Requests += len(s.Turns)
+	}
 	return w
 }
 
