@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -100,6 +101,7 @@ func Main(args []string) int {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-signals
+		undoRunning()
 		fmt.Fprintln(os.Stderr, "\naisimulate: interrupted; no outputs were written")
 		os.Exit(ExitInterrupted)
 	}()
@@ -248,10 +250,19 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	if ctx.Err() != nil {
 		return ExitInterrupted
 	}
+	files := newOutputFS("/")
+	running.Lock()
+	running.fs = files
+	running.Unlock()
+	defer func() {
+		running.Lock()
+		running.fs = nil
+		running.Unlock()
+	}()
 	mc := wazero.NewModuleConfig().
 		WithName("aisimulate").
 		WithArgs(append([]string{"aisimulate"}, cfg.Args...)...).
-		WithFSConfig(wazero.NewFSConfig().WithDirMount("/", "/")).
+		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(files, "/")).
 		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
 		WithRandSource(rand.Reader).
 		WithStderr(guestErr)

@@ -5,7 +5,9 @@
 package simcore
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"aisimulate/simcore/internal/engine"
@@ -38,6 +40,16 @@ type Input struct {
 	FixedWallTimeMs *float64
 	// Progress, when non-nil, is called now and then with the fraction of work done (0..1).
 	Progress func(fraction float64)
+	// MemoryBudget is the memory, in bytes, the run may need by the estimate made before it
+	// starts (budget.go); a larger run is refused with a *spec.Error. 0 = DefaultMemoryBudget.
+	MemoryBudget int64
+	// MaxRequests, when positive, refuses with a *LimitError a run of more requests (a
+	// synthetic stop rule's count, a trace's requests after decompression and expansion).
+	MaxRequests int
+	// StreamOutputs leaves Output.PredictionJSON and Output.RequestsJSONL nil: the caller
+	// writes them with Output.WritePrediction and Output.WriteRequests (the CLI, into its
+	// temporary files).
+	StreamOutputs bool
 }
 
 // ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
@@ -46,10 +58,16 @@ const ProgressSteps = replay.ProgressSteps
 
 // Output is the result of a successful prediction.
 type Output struct {
-	// PredictionJSON is prediction.json: pretty canonical JSON ending in one newline.
+	// PredictionJSON is prediction.json: pretty canonical JSON ending in one newline; nil
+	// with Input.StreamOutputs.
 	PredictionJSON []byte
-	// RequestsJSONL is requests.jsonl (one compact record per line), nil without capture.
+	// RequestsJSONL is requests.jsonl (one compact record per line), nil without capture
+	// and with Input.StreamOutputs.
 	RequestsJSONL []byte
+	// WritePrediction and WriteRequests write prediction.json and requests.jsonl (the same
+	// bytes as PredictionJSON and RequestsJSONL) encoding one per-request record at a time,
+	// so captured records are never all held in memory (docs/robustness.md, "Memory").
+	WritePrediction, WriteRequests func(io.Writer) error
 	// SummaryJSON is the summary object in compact canonical JSON plus a newline.
 	SummaryJSON []byte
 	// StdoutJSON is the `--format json` standard output: SummaryJSON, or the details and
@@ -72,6 +90,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
 	}
+	if err := CheckConfigInput(in.ConfigYAML, in.Sets); err != nil {
+		return nil, err
+	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err
@@ -82,6 +103,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	}
 	if adjust != nil {
 		adjust(plan)
+	}
+	if err := checkPlanMemory(cfg, plan, &in); err != nil {
+		return nil, err
 	}
 	t0 := 0.0
 	if in.Clock != nil {
@@ -115,19 +139,24 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		Summary:           report.Summary(res, acc),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res)}
+	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {
 		order := report.RecordOrder(res)
-		doc.PerRequest = make([]any, 0, len(order))
-		for _, r := range order {
-			doc.PerRequest = append(doc.PerRequest, report.Record(res, r, plan.Disaggregated))
-		}
-		if out.RequestsJSONL, err = doc.RequestsJSONL(); err != nil {
+		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}
+	}
+	if !in.StreamOutputs {
+		var b bytes.Buffer
+		if err := doc.WritePrediction(&b); err != nil {
 			return nil, err
 		}
-	}
-	if out.PredictionJSON, err = doc.PredictionJSON(); err != nil {
-		return nil, err
+		out.PredictionJSON = b.Bytes()
+		if in.CapturePerRequest {
+			var r bytes.Buffer
+			if err := doc.WriteRequests(&r); err != nil {
+				return nil, err
+			}
+			out.RequestsJSONL = r.Bytes()
+		}
 	}
 	if out.SummaryJSON, err = doc.SummaryJSON(); err != nil {
 		return nil, err

@@ -24,9 +24,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"aisimulate/simcore"
-	"aisimulate/simcore/spec"
 	jsapi "aisimulate/wasm/jsapi"
 )
 
@@ -34,8 +34,8 @@ import (
 const (
 	// MaxBodyBytes bounds the request body (YAML plus trace files).
 	MaxBodyBytes = 16 << 20
-	// MaxConfigBytes bounds the YAML text (as the CLI's 1 MiB parsing limit).
-	MaxConfigBytes = 1 << 20
+	// MaxConfigBytes bounds the YAML text (the limit of every target, simcore.MaxConfigBytes).
+	MaxConfigBytes = simcore.MaxConfigBytes
 	// MaxRequests bounds the simulated requests: synthetic stop counts (sessions × turns for
 	// session sources) and trace lines.
 	MaxRequests = 200000
@@ -47,6 +47,12 @@ const (
 	// Counting steps, not time, keeps the limit deterministic; Workers freeze the clock while
 	// code runs anyway.
 	MaxProgressReports = 100 * 65536 / simcore.ProgressSteps
+	// MaxMemoryBytes is the memory a call may need by simcore's estimate made before it runs
+	// (KV block state, per-request state, captured records held as text): 96 MiB of the
+	// 128 MB a Workers isolate may use, the rest for the module, the body and the response.
+	MaxMemoryBytes = 96 << 20
+	// BodyTimeout bounds the wait for the request body: a client that stalls gets 408.
+	BodyTimeout = 30 * time.Second
 )
 
 // Server is the HTTP API; Env reads deployment variables (AISIMULATE_FIXED_WALL_TIME_MS).
@@ -58,6 +64,8 @@ type Server struct {
 	Clock func() float64
 	// MaxProgress overrides MaxProgressReports when positive (tests).
 	MaxProgress int
+	// BodyWait overrides BodyTimeout when positive (tests).
+	BodyWait time.Duration
 }
 
 type apiError struct {
@@ -87,6 +95,12 @@ func cors(h http.Header) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cors(w.Header())
+	defer func() {
+		// Every failure is a JSON body, a crash of the handler included.
+		if p := recover(); p != nil {
+			fail(w, http.StatusInternalServerError, "", fmt.Sprintf("aisimulate predict failed: internal error: %v", p))
+		}
+	}()
 	if r.Method == http.MethodOptions {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -120,7 +134,15 @@ func truthy(v string) bool {
 }
 
 func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	wait := BodyTimeout
+	if s.BodyWait > 0 {
+		wait = s.BodyWait
+	}
+	body, err := readBody(w, r, wait)
+	if errors.Is(err, errBodyTimeout) {
+		fail(w, http.StatusRequestTimeout, "", err.Error())
+		return
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -156,10 +178,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("configuration exceeds the %d-byte parsing limit", MaxConfigBytes))
 		return
 	}
-	if path, msg := checkRequestCount(req.YAML, req.Sets, req.Files); msg != "" {
-		fail(w, http.StatusRequestEntityTooLarge, path, msg)
+	if err := simcore.CheckConfigInput(req.YAML, req.Sets); err != nil {
+		fail(w, http.StatusBadRequest, "", err.Error())
 		return
 	}
+	req.MemoryBudget, req.MaxRequests = MaxMemoryBytes, MaxRequests
 	if s.Env != nil {
 		if v := s.Env("AISIMULATE_FIXED_WALL_TIME_MS"); v != "" {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
@@ -217,6 +240,31 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
+// errBodyTimeout is the error of a body that did not arrive within BodyTimeout.
+var errBodyTimeout = errors.New("the request body did not arrive in time; send it whole")
+
+// readBody reads at most MaxBodyBytes of the body, giving up after wait.
+func readBody(w http.ResponseWriter, r *http.Request, wait time.Duration) ([]byte, error) {
+	type result struct {
+		body []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		done <- result{b, err}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.body, res.err
+	case <-timer.C:
+		r.Body.Close()
+		return nil, errBodyTimeout
+	}
+}
+
 // parseMultipart reads the "config" part (field or file) and every other part as a file
 // named by its filename (or field name).
 func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string][]byte, err error) {
@@ -257,34 +305,4 @@ func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string]
 		return nil, nil, errors.New(`multipart body has no "config" part with the YAML`)
 	}
 	return cfg, files, nil
-}
-
-// checkRequestCount rejects configurations that would simulate more than MaxRequests
-// requests. It loads the configuration with the request's --set assignments the way the
-// simulator does (spec.LoadConfig) and counts with the simulator's own stop rules
-// (simcore.SyntheticRequests: requests, *_per_load_unit × the load unit, sessions × turns);
-// a trace counts the lines of the uploaded files. A configuration that does not load is left
-// to the simulator, which reports the error.
-func checkRequestCount(cfg []byte, sets []string, files map[string][]byte) (path, msg string) {
-	c, err := spec.LoadConfig(cfg, sets)
-	if err != nil {
-		return "", ""
-	}
-	if n, p, ok := simcore.SyntheticRequests(c); ok {
-		if n > MaxRequests {
-			return p, fmt.Sprintf("the configuration simulates %.0f requests; the edge API simulates at most %d requests per call (use the CLI for larger runs)", n, MaxRequests)
-		}
-		return "", ""
-	}
-	if c.Traffic.Source.Type != spec.SourceTrace {
-		return "", ""
-	}
-	lines := 0
-	for _, data := range files {
-		lines += bytes.Count(data, []byte{'\n'})
-	}
-	if lines > MaxRequests {
-		return spec.PathTracePaths, fmt.Sprintf("uploaded traces have more than %d lines; the edge API simulates at most %d requests per call", MaxRequests, MaxRequests)
-	}
-	return "", ""
 }

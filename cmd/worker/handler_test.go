@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -196,13 +197,23 @@ func FuzzParseMultipart(f *testing.F) {
 	})
 }
 
-func FuzzCheckRequestCount(f *testing.F) {
-	f.Add([]byte("traffic: {stop: {requests: 5}}"))
-	f.Add([]byte("traffic: {source: {type: trace}}"))
-	f.Fuzz(func(t *testing.T, cfg []byte) {
-		path, msg := checkRequestCount(cfg, nil, map[string][]byte{"a": []byte("\n\n")})
-		if (path == "") != (msg == "") && path != "" {
-			t.Fatalf("path %q msg %q", path, msg)
+// FuzzHandler posts arbitrary bodies (YAML, or multipart with trace files) to /v1/predict:
+// every answer is 200, or a JSON error with a 4xx status; never a crash (500).
+func FuzzHandler(f *testing.F) {
+	f.Add([]byte(e2), "", "")
+	f.Add([]byte(e2), "", "set=engine.workers.aggregated.parallelism.replicas=80000")
+	f.Add([]byte(e2), "", "capture_per_request=1&set=traffic.stop.requests=3")
+	f.Add([]byte(strings.Repeat("{a: ", 300)), "", "")
+	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"config\"\r\n\r\ntraffic: {source: {type: trace, format: mooncake, paths: [t]}, load: {type: concurrency, concurrency: 1}}\r\n--b\r\nContent-Disposition: form-data; name=\"t\"; filename=\"t\"\r\n\r\n{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 2, \"hash_ids\": [1]}\r\n--b--\r\n"), "multipart/form-data; boundary=b", "")
+	f.Fuzz(func(t *testing.T, body []byte, ctype, query string) {
+		q, _ := url.ParseQuery(query)
+		w := serve(t, &Server{MaxProgress: 2}, "POST", "/v1/predict?"+q.Encode(), ctype, body)
+		if w.Code == 200 {
+			return
+		}
+		e := errBody(t, w)
+		if w.Code >= 500 || e.Error == "" {
+			t.Fatalf("status %d: %+v", w.Code, e)
 		}
 	})
 }

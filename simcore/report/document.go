@@ -16,6 +16,9 @@ type Document struct {
 	Summary map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
+	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
+	// WritePrediction and WriteRequests encode them (stream.go), so they are never all held.
+	Stream *RecordStream
 }
 
 // tree is prediction.json as canonical-encoder input: coverage, details (only when
@@ -29,6 +32,9 @@ func (d *Document) tree() map[string]any {
 			list = []any{}
 		}
 		perRequest, records = list, len(list)
+		if d.Stream != nil && d.Stream.Len > 0 {
+			perRequest, records = []any{streamMarker}, d.Stream.Len
+		}
 	}
 	doc := map[string]any{
 		"coverage": map[string]any{

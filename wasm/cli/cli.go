@@ -11,9 +11,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
-	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +34,9 @@ const (
 	ExitInterrupted = 130 // interrupted (set by the host; the module never sees signals)
 )
 
+// captureGCPercent is the collector's GOGC for a --capture-per-request run.
+const captureGCPercent = 50
+
 // DefaultOutputDir is the --output-dir default.
 const DefaultOutputDir = "./aisimulate-output"
 
@@ -55,16 +57,6 @@ const EnvColumns = "COLUMNS"
 
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
-
-// knownOutputs are the files --overwrite may delete (README.md, "Output files"); everything
-// else in the output directory is preserved.
-var knownOutputs = []string{
-	"prediction.json", "recommendation.json", "recommendation.csv", "requests.jsonl",
-	"resource-plan.json", "resource-runtime.json", "execution-events.jsonl",
-	"afd-replay-spec.json", "afd-qualification.json",
-}
-
-var numberedRecommendation = regexp.MustCompile(`^[0-9]{4}\.yaml$`)
 
 const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend} ...\n"
 
@@ -416,9 +408,12 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		fixedWall = &f
 	}
 	// 2. Read and validate the configuration (nothing is written on error).
-	yamlText, rerr := os.ReadFile(o.config)
+	yamlText, rerr := readConfig(o.config)
 	if rerr != nil {
-		return failPredict(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
+		return failPredict(stderr, rerr)
+	}
+	if err := simcore.CheckConfigInput(yamlText, o.sets); err != nil {
+		return failPredict(stderr, configFailure(o.config, err))
 	}
 	if _, lerr := spec.LoadConfig(yamlText, o.sets); lerr != nil {
 		return failPredict(stderr, configFailure(o.config, lerr))
@@ -441,6 +436,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		Files:             osFS{},
 		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs:   fixedWall,
+		StreamOutputs:     true,
 	}
 	var prog *progress
 	if o.progress {
@@ -450,6 +446,11 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	if prog != nil {
 		in.Progress = prog.report
+	}
+	if o.capturePerRequest {
+		// A captured run keeps a history per request: collecting at 50 % growth instead of
+		// 100 % keeps 1,000,000 captured requests under 1 GB (docs/robustness.md, "Memory").
+		debug.SetGCPercent(captureGCPercent)
 	}
 	out, perr := predict(in)
 	prog.finish()
@@ -461,9 +462,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		return failPredict(stderr, perr)
 	}
 	// 5. Write the files atomically, then standard output.
-	files := []outputFile{{"prediction.json", out.PredictionJSON}}
+	files := []outputFile{{"prediction.json", out.WritePrediction}}
 	if o.capturePerRequest {
-		files = append(files, outputFile{"requests.jsonl", out.RequestsJSONL})
+		files = append(files, outputFile{"requests.jsonl", out.WriteRequests})
 	}
 	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return failPredict(stderr, err)
@@ -499,7 +500,7 @@ func configFailure(config string, err error) error {
 	if errors.As(err, &se) && se.Path == "engine.model" && strings.HasPrefix(se.Msg, catalog.UnknownModelPrefix) {
 		msg += "; or pass a local directory containing config.json"
 	}
-	return configError(config, msg)
+	return configError(config, shortReason(msg))
 }
 
 // writeCatalog prints the catalog's model ids and/or hardware ids (with memory per GPU and
@@ -592,88 +593,6 @@ func checkOutputDir(dir string, overwrite bool) error {
 	}
 	if !errors.Is(statErr, fs.ErrNotExist) {
 		return &usageError{topUsage, "aisimulate", "output directory " + dir + ": " + errText(statErr)}
-	}
-	return nil
-}
-
-type outputFile struct {
-	name string
-	data []byte
-}
-
-// writeOutputs creates dir, writes every file to a temporary name in it, deletes the stale
-// known outputs (with overwrite), and renames the new files into place. On error the
-// temporary files are removed and no known output has been replaced.
-func writeOutputs(dir string, files []outputFile, overwrite bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("could not create output directory %s: %s", dir, errText(err))
-	}
-	temps := make([]string, 0, len(files))
-	cleanup := func() {
-		for _, t := range temps {
-			os.Remove(t)
-		}
-	}
-	for _, f := range files {
-		tmp, err := os.CreateTemp(dir, "."+f.name+".tmp-*")
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(err))
-		}
-		temps = append(temps, tmp.Name())
-		_, werr := tmp.Write(f.data)
-		cerr := tmp.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			cleanup()
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(werr))
-		}
-	}
-	if overwrite {
-		if err := removeStaleOutputs(dir, files); err != nil {
-			cleanup()
-			return err
-		}
-	}
-	for i, f := range files {
-		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
-			cleanup()
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(err))
-		}
-	}
-	return nil
-}
-
-// removeStaleOutputs deletes the known outputs (files or symlinks) that this run does not
-// rewrite; the rewritten ones are replaced by rename. Other files are preserved.
-func removeStaleOutputs(dir string, files []outputFile) error {
-	writing := map[string]bool{}
-	for _, f := range files {
-		writing[f.name] = true
-	}
-	var stale []string
-	for _, name := range knownOutputs {
-		if !writing[name] {
-			stale = append(stale, filepath.Join(dir, name))
-		}
-	}
-	if entries, err := os.ReadDir(filepath.Join(dir, "recommendations")); err == nil {
-		for _, e := range entries {
-			if numberedRecommendation.MatchString(e.Name()) {
-				stale = append(stale, filepath.Join(dir, "recommendations", e.Name()))
-			}
-		}
-	}
-	for _, p := range stale {
-		st, err := os.Lstat(p)
-		if err != nil || st.IsDir() {
-			continue // absent, or a directory: not ours to delete
-		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("could not remove old output %s: %s", p, errText(err))
-		}
 	}
 	return nil
 }

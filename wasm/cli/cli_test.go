@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,13 @@ func fakeOutput(t *testing.T, capture bool) *simcore.Output {
 		t.Fatal(err)
 	}
 	sj = append(sj, '\n')
-	return &simcore.Output{PredictionJSON: pred, RequestsJSONL: jsonl, SummaryJSON: sj, StdoutJSON: sj, Summary: summary}
+	return &simcore.Output{PredictionJSON: pred, RequestsJSONL: jsonl, SummaryJSON: sj, StdoutJSON: sj, Summary: summary,
+		WritePrediction: writeBytes(pred), WriteRequests: writeBytes(jsonl)}
+}
+
+// writeBytes is an Output writer of fixed bytes.
+func writeBytes(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := w.Write(data); return err }
 }
 
 type run struct {
@@ -269,6 +276,7 @@ func TestJSONFormatCaptureAndDetail(t *testing.T) {
 	// JSON stdout with details (simcore's TestDetailSections); the CLI writes what it gets.
 	detailed := *out
 	detailed.PredictionJSON = []byte("{\"details\": \"from the simulator\"}\n")
+	detailed.WritePrediction = writeBytes(detailed.PredictionJSON)
 	detailed.StdoutJSON = []byte("{\"details\":1,\"summary\":{}}\n")
 	r = runCLI(t, dir, nil, &detailed, nil, "predict", "--stack", "dynamo", "-c", "e2.yaml",
 		"--format", "json", "--detail", "time,summary", "--output-dir", "d")

@@ -244,13 +244,13 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	// recommendation.json and .csv first (with --overwrite this also removes the old
 	// numbered configurations), then recommendations/NNNN.yaml.
-	if err := writeOutputs(o.outputDir, []outputFile{{"recommendation.json", res.JSON}, {"recommendation.csv", res.CSV}}, o.overwrite); err != nil {
+	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
 	if len(res.Configs) > 0 {
 		var files []outputFile
 		for _, f := range res.Configs {
-			files = append(files, outputFile{path.Base(f.Name), f.Data})
+			files = append(files, bytesFile(path.Base(f.Name), f.Data))
 		}
 		if err := writeOutputs(filepath.Join(o.outputDir, "recommendations"), files, false); err != nil {
 			return failRecommend(stderr, o.config, err)

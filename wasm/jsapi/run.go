@@ -45,6 +45,12 @@ type Request struct {
 	Clock func() float64
 	// Progress receives the fraction of work done, nil = ignore.
 	Progress func(fraction float64)
+	// MemoryBudget is simcore.Input.MemoryBudget: the memory a run may need by the estimate
+	// made before it starts (0 = the module's default).
+	MemoryBudget int64
+	// MaxRequests is simcore.Input.MaxRequests: more requests are refused with KindLimit
+	// (0 = no limit).
+	MaxRequests int
 	// Check, when non-nil, is called with every progress report; a non-nil error aborts the
 	// run with KindLimit (a hook for time or work budgets; it can only fire while simcore
 	// reports progress).
@@ -125,6 +131,8 @@ func Run(r Request) (res Result) {
 		Clock:             r.Clock,
 		FixedWallTimeMs:   r.FixedWallTimeMs,
 		Progress:          progress,
+		MemoryBudget:      r.MemoryBudget,
+		MaxRequests:       r.MaxRequests,
 	}
 	if len(r.Files) > 0 {
 		in.Files = NewMemFS(r.Files)
@@ -143,6 +151,10 @@ func Run(r Request) (res Result) {
 
 // Classify turns a Predict error into an Error: *spec.Error is bad input, the rest failures.
 func Classify(configName string, err error) *Error {
+	var le *simcore.LimitError
+	if errors.As(err, &le) {
+		return &Error{Kind: KindLimit, Path: le.Path, Msg: le.Msg, Message: configName + ": " + le.Error()}
+	}
 	var se *spec.Error
 	if errors.As(err, &se) {
 		return &Error{Kind: KindConfig, Path: se.Path, Msg: se.Msg, Message: configName + ": " + se.Error()}

@@ -55,6 +55,8 @@ type traceCtx struct {
 	// timestamps is true for a trace_timestamps load (open loop at the authored times).
 	timestamps bool
 	speedup    float64
+	// lim counts what the run has read (limits.go).
+	lim *traceLimits
 }
 
 func newTraceCtx(src spec.Source, load spec.Load, files fs.FS) *traceCtx {
@@ -62,6 +64,7 @@ func newTraceCtx(src spec.Source, load spec.Load, files fs.FS) *traceCtx {
 	// unset block_size, as spec fills it in.
 	f, _ := spec.LookupTraceFormat(src.Format)
 	c := &traceCtx{src: src, load: load, files: files, blockSize: f.DefaultBlockSize, speedup: 1,
+		lim:        &traceLimits{},
 		timestamps: load.Type == spec.LoadTraceTimestamps}
 	if src.BlockSize != nil {
 		c.blockSize = *src.BlockSize
@@ -103,6 +106,9 @@ func (c *traceCtx) sessionWorkload(sessions []Session) *Workload {
 	if !c.timestamps {
 		w.Concurrency = c.load.Concurrency
 	}
+	for _, s := range sessions {
+		w.Requests += len(s.Turns)
+	}
 	return w
 }
 
@@ -122,6 +128,7 @@ type lineReader struct {
 	r    *bufio.Reader
 	buf  []byte
 	line int // 1-based number of the line last returned
+	lim  *traceLimits
 }
 
 // openTrace opens one trace file; gzip is detected by the .gz suffix or the gzip magic bytes.
@@ -130,7 +137,7 @@ func (c *traceCtx) openTrace(name string) (*lineReader, error) {
 	if err != nil {
 		return nil, fileError(name, "cannot open trace file (%s); check traffic.source.paths", unwrapPathError(err))
 	}
-	lr := &lineReader{name: name, f: f}
+	lr := &lineReader{name: name, f: f, lim: c.lim}
 	br := bufio.NewReaderSize(f, 64<<10)
 	magic, _ := br.Peek(2)
 	if strings.HasSuffix(name, ".gz") || (len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
@@ -140,9 +147,9 @@ func (c *traceCtx) openTrace(name string) (*lineReader, error) {
 			return nil, fileError(name, "not a valid gzip file (%v)", err)
 		}
 		lr.gz = gz
-		lr.r = bufio.NewReaderSize(gz, 64<<10)
+		lr.r = bufio.NewReaderSize(&countingReader{gz, c.lim, name}, 64<<10)
 	} else {
-		lr.r = br
+		lr.r = bufio.NewReaderSize(&countingReader{br, c.lim, name}, 64<<10)
 	}
 	return lr, nil
 }
@@ -159,20 +166,28 @@ func (lr *lineReader) next() (line []byte, ok bool, err error) {
 	for {
 		lr.buf = lr.buf[:0]
 		eof := false
-		for {
+		blank, serr := skipBlank(lr.r)
+		lr.line += blank
+		for serr == nil {
 			chunk, rerr := lr.r.ReadSlice('\n')
 			lr.buf = append(lr.buf, chunk...)
+			if len(lr.buf) > MaxTraceLineBytes {
+				return nil, false, lineTooLong(lr.name, lr.line+1)
+			}
 			if rerr == nil {
 				break
 			}
 			if rerr == bufio.ErrBufferFull {
 				continue
 			}
-			if rerr == io.EOF {
-				eof = true
-				break
-			}
-			return nil, false, fileError(lr.name, "read error after line %d (%v)", lr.line, rerr)
+			serr = rerr
+		}
+		if serr == io.EOF {
+			eof = true
+		} else if se, ok := serr.(*spec.Error); ok {
+			return nil, false, se
+		} else if serr != nil {
+			return nil, false, fileError(lr.name, "read error after line %d (%v)", lr.line, serr)
 		}
 		if eof && len(lr.buf) == 0 {
 			return nil, false, nil
@@ -184,6 +199,9 @@ func (lr *lineReader) next() (line []byte, ok bool, err error) {
 		}
 		b = bytes.TrimSpace(b)
 		if len(b) > 0 {
+			if err := lr.lim.addRow(lr.name, lr.line); err != nil {
+				return nil, false, err
+			}
 			return b, true, nil
 		}
 		if eof {

@@ -51,6 +51,9 @@ func (c *traceCtx) loadAppliedCompute() (*Workload, error) {
 			return nil, rowError(file, line, "final_assistant_response_length is required and must be between 0 and %d", maxOutputTokens)
 		}
 		n := *r.NumTurns
+		if err := c.lim.expand(file, line, n+1); err != nil {
+			return nil, err
+		}
 		if int64(len(r.AssistantResponseLength)) != n || int64(len(r.ToolCallOutputLength)) != n || int64(len(r.ToolCallLatency)) != n {
 			return nil, rowError(file, line, "assistant_response_length, tool_call_output_length and tool_call_latency must each have num_turns = %d entries (got %d, %d, %d)", n, len(r.AssistantResponseLength), len(r.ToolCallOutputLength), len(r.ToolCallLatency))
 		}

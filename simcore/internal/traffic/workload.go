@@ -63,6 +63,9 @@ type Session struct {
 type Workload struct {
 	// Sessions is the number of sessions Next will yield.
 	Sessions int
+	// Requests is the number of turns of all sessions of a trace workload (0 for synthetic
+	// workloads, whose count is their stop rule's, and for graphs, whose count is their nodes').
+	Requests int
 	// Next returns the next session in workload order; ok is false after the last.
 	Next func() (s Session, ok bool)
 	// OpenLoop is true when sessions are released at ArrivalMs (rate and trace-timestamp

@@ -1,0 +1,133 @@
+package simcore
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
+
+// The runs that used to exhaust the module's memory (a makeslice panic for a huge KV
+// capacity, an out-of-memory for thousands of replicas or billions of requests) are refused
+// before anything is allocated, naming the field that sets the size.
+func TestMemoryBudgetRefusals(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		sets    []string
+		capture bool
+		path    string
+		fit     string
+	}{
+		{[]string{"engine.workers.aggregated.kv_cache.capacity.blocks=1000000000"}, false, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		{[]string{"engine.workers.aggregated.kv_cache.capacity.blocks=9223372036854775807"}, false, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		{[]string{"engine.workers.aggregated.kv_cache.capacity={type: fixed, bytes: 9223372036854775807}",
+			"engine.workers.aggregated.kv_cache.bytes_per_token=131072"}, false, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		{[]string{"engine.workers.aggregated.parallelism.replicas=8000"}, false, "engine.workers.aggregated.parallelism.replicas", "at most 4915 replicas fit"},
+		{[]string{"traffic.stop.requests=1000000000000"}, false, "traffic.stop.requests", "requests fit"},
+		{[]string{"traffic.stop.requests=10000000", "traffic.load.concurrency=10000000"}, false, "traffic.load.concurrency", "reduce it"},
+		{[]string{"traffic.stop.requests=1000000"}, true, "traffic.stop.requests", "requests fit"},
+	}
+	// A fixed KV capacity of 16,384 blocks of 64 tokens, so the limits do not move with the
+	// memory model.
+	fixed := []string{"engine.workers.aggregated.kv_cache.block_size=64",
+		"engine.workers.aggregated.kv_cache.capacity={type: fixed, blocks: 16384}"}
+	for _, c := range cases {
+		sets := append(append([]string{}, fixed...), c.sets...)
+		_, err := Predict(Input{ConfigName: "q.yaml", ConfigYAML: quick, Sets: sets, CapturePerRequest: c.capture})
+		var se *spec.Error
+		if !errors.As(err, &se) {
+			t.Errorf("%v: want a *spec.Error, got %v", c.sets, err)
+			continue
+		}
+		if se.Path != c.path || !strings.Contains(se.Msg, c.fit) || !strings.Contains(se.Msg, "3.0 GiB a run may use") {
+			t.Errorf("%v: got %s: %s; want path %s and %q", c.sets, se.Path, se.Msg, c.path, c.fit)
+		}
+	}
+}
+
+// A caller's smaller budget (the edge worker's) applies the same estimate.
+func TestMemoryBudgetOfCaller(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{ConfigName: "q.yaml", ConfigYAML: quick, MemoryBudget: 512 << 10}
+	_, err = Predict(in)
+	var se *spec.Error
+	if !errors.As(err, &se) || se.Path != "engine.workers.aggregated.kv_cache.capacity" || !strings.Contains(se.Msg, "512.0 KiB a run may use") {
+		t.Fatalf("got %v", err)
+	}
+	in.MemoryBudget = 64 << 20
+	if _, err := Predict(in); err != nil {
+		t.Fatalf("the quickstart example fits in 64 MiB: %v", err)
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[float64]string{0: "0 bytes", 1023: "1023 bytes", 1536: "1.5 KiB", 3 << 30: "3.0 GiB", 4e19: "34.7 EiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%v) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// Streamed outputs are the bytes of the held ones.
+func TestStreamOutputsSameBytes(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := 1.0
+	in := Input{ConfigName: "q.yaml", ConfigYAML: quick, CapturePerRequest: true, FixedWallTimeMs: &wall, Sets: []string{"traffic.stop.requests=20"}}
+	held, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.StreamOutputs = true
+	streamed, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.PredictionJSON != nil || streamed.RequestsJSONL != nil {
+		t.Errorf("StreamOutputs still returned the bytes")
+	}
+	var pred, req bytes.Buffer
+	if err := streamed.WritePrediction(&pred); err != nil {
+		t.Fatal(err)
+	}
+	if err := streamed.WriteRequests(&req); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pred.Bytes(), held.PredictionJSON) || !bytes.Equal(req.Bytes(), held.RequestsJSONL) {
+		t.Errorf("streamed outputs differ from the held ones")
+	}
+	if !bytes.Contains(held.PredictionJSON, []byte(`"per_request_records": 20`)) || bytes.Count(held.RequestsJSONL, []byte{'\n'}) != 20 {
+		t.Errorf("the capture does not hold 20 records")
+	}
+}
+
+// Deeply nested text is refused before parsing; real nesting and brackets in quotes and
+// comments are not counted against the limit.
+func TestConfigNesting(t *testing.T) {
+	deep := strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000)
+	err := CheckConfigText([]byte("traffic:\n  x: " + deep))
+	if err == nil || !strings.Contains(err.Error(), "line 2 nests collections more than 100 levels deep") {
+		t.Errorf("flow nesting: %v", err)
+	}
+	if err := CheckConfigText([]byte(strings.Repeat("- ", 101) + "x\n")); err == nil {
+		t.Errorf("dash nesting accepted")
+	}
+	ok := "a: {b: [1, {c: 2}]}\n# " + strings.Repeat("[", 500) + "\nd: '" + strings.Repeat("{", 500) + "'\ne: \"\\\"" + strings.Repeat("[", 500) + "\"\n- - x\n"
+	if err := CheckConfigText([]byte(ok)); err != nil {
+		t.Errorf("legitimate text refused: %v", err)
+	}
+	if err := CheckConfigText(make([]byte, MaxConfigBytes+1)); err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+		t.Errorf("size: %v", err)
+	}
+}

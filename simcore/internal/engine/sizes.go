@@ -1,0 +1,15 @@
+package engine
+
+import "unsafe"
+
+// Sizes of the engine's per-block and per-request records, for the up-front memory estimate
+// of a run (simcore/budget.go, docs/robustness.md). unsafe.Sizeof is a compile-time constant;
+// int is 64 bits on wasm as on amd64, so the native value equals the module's.
+const (
+	// KVBlockBytes is one KV block's state in a rank's pool (NewKVPool allocates n of them).
+	KVBlockBytes = int64(unsafe.Sizeof(kvBlock{}))
+	// OutcomeBytes is one request's outcome row, kept for the whole run.
+	OutcomeBytes = int64(unsafe.Sizeof(Outcome{}))
+	// RequestBytes is one in-flight request's scheduling state.
+	RequestBytes = int64(unsafe.Sizeof(Request{}))
+)

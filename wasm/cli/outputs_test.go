@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A rename that cannot happen (a directory in the way of a new file) is found before any old
+// output is touched: the old prediction.json and requests.jsonl stay as they were.
+func TestFailedWriteChangesNothing(t *testing.T) {
+	for _, c := range []struct {
+		blocked string
+		capture bool
+	}{{"requests.jsonl", true}, {"prediction.json", false}} {
+		dir := t.TempDir()
+		writeConfig(t, dir)
+		out := filepath.Join(dir, "out")
+		must(t, os.MkdirAll(filepath.Join(out, c.blocked), 0o755))
+		for _, name := range []string{"prediction.json", "requests.jsonl", "recommendation.csv"} {
+			if name != c.blocked {
+				must(t, os.WriteFile(filepath.Join(out, name), []byte("old"), 0o644))
+			}
+		}
+		args := []string{"predict", "--stack", "dynamo", "-c", "e2.yaml", "--output-dir", "out", "--overwrite"}
+		if c.capture {
+			args = append(args, "--capture-per-request")
+		}
+		r := runCLI(t, dir, nil, fakeOutput(t, c.capture), nil, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "could not write out/"+c.blocked+": a directory of that name is in the way") {
+			t.Errorf("%s blocked: %d %q", c.blocked, r.code, r.stderr)
+		}
+		entries, _ := os.ReadDir(out)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+			if e.Name() != c.blocked {
+				if b, _ := os.ReadFile(filepath.Join(out, e.Name())); string(b) != "old" {
+					t.Errorf("%s blocked: %s changed to %q", c.blocked, e.Name(), b)
+				}
+			}
+		}
+		if len(names) != 3 {
+			t.Errorf("%s blocked: the directory holds %v, want the three old entries", c.blocked, names)
+		}
+	}
+}
+
+// --overwrite deletes numbered recommendation files only in a real recommendations
+// directory of the output directory, never through a symbolic link to somewhere else.
+func TestOverwriteDoesNotFollowSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir)
+	elsewhere := filepath.Join(dir, "elsewhere")
+	must(t, os.MkdirAll(elsewhere, 0o755))
+	must(t, os.WriteFile(filepath.Join(elsewhere, "0001.yaml"), []byte("precious"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(dir, "out"), 0o755))
+	must(t, os.Symlink(elsewhere, filepath.Join(dir, "out", "recommendations")))
+	r := runCLI(t, dir, nil, fakeOutput(t, false), nil, "predict", "--stack", "dynamo", "-c", "e2.yaml", "--output-dir", "out", "--overwrite")
+	if r.code != 0 {
+		t.Fatalf("got %d %q", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(elsewhere, "0001.yaml")); string(b) != "precious" {
+		t.Errorf("a file behind the symlink was deleted: %q %v", b, err)
+	}
+}
+
+// A failed write removes the output directories the run created.
+func TestFailedWriteRemovesCreatedDirectories(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir)
+	failing := outputFile{"prediction.json", func(io.Writer) error { return errors.New("disk on fire") }}
+	err := writeOutputs(filepath.Join(dir, "a", "b"), []outputFile{failing}, false)
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("created directory left behind: %v", err)
+	}
+}
+
+// The configuration is read up to 1 MiB: an endless device or a larger file is a
+// configuration error at once, and a reason quoting a huge value is cut.
+func TestConfigSizeCap(t *testing.T) {
+	dir := t.TempDir()
+	r := runCLI(t, dir, nil, nil, nil, "predict", "--stack", "dynamo", "-c", "/dev/zero")
+	if r.code != 2 || !strings.HasSuffix(r.stderr, "/dev/zero: the configuration is larger than 1048576 bytes (1 MiB), the limit on configuration text (docs/robustness.md); shorten it or move long inputs into a trace file\n") {
+		t.Errorf("/dev/zero: %d %q", r.code, r.stderr)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "big.yaml"), []byte("traffic: '"+strings.Repeat("x", 1<<20)+"'\n"), 0o644))
+	r = runCLI(t, dir, nil, nil, nil, "predict", "--stack", "dynamo", "-c", "big.yaml")
+	if r.code != 2 || !strings.Contains(r.stderr, "larger than 1048576 bytes") {
+		t.Errorf("big file: %d %q", r.code, r.stderr)
+	}
+	writeConfig(t, dir)
+	r = runCLI(t, dir, nil, nil, nil, "predict", "--stack", "dynamo", "-c", "e2.yaml", "--set", "traffic.source."+strings.Repeat("x", 100<<10)+"=1")
+	if r.code != 2 || len(r.stderr) > 2000 || !strings.Contains(r.stderr, "more bytes)") {
+		t.Errorf("long value: %d, %d bytes of stderr: %.300q", r.code, len(r.stderr), r.stderr)
+	}
+}
