@@ -8,7 +8,8 @@
 //     measured serving runs replayed
 //     by the surrogate scheduler (tools/calibrate/rows), minimising the capped TTFT APE +
 //     1.5 × TPOT APE by an L1 regression (fit.go) on the rows whose curve is not held out
-//     (rows.HeldOut) and that the accuracy harness can simulate;
+//     (rows.HeldOut) and that the accuracy harness can simulate (TensorRT-LLM disaggregated
+//     rows excepted: fit.go trains);
 //  3. the per-backend hand-off latency (kv_transfer.handoff_ms: auto), the median residual
 //     of disaggregated TTFT at low concurrency with everything else in place (handoff.go).
 //
