@@ -1,9 +1,10 @@
 package main
 
 import (
-	"aisimulate/tools/calibrate/rows"
 	"math"
 	"testing"
+
+	"aisimulate/tools/calibrate/rows"
 )
 
 func TestSolve(t *testing.T) {
