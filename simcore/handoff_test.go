@@ -16,9 +16,9 @@ func TestHandoffMsResolution(t *testing.T) {
 		sets []string
 		want float64
 	}{
-		{"auto vllm", nil, perf.HandoffVLLMMs},
-		{"auto sglang", []string{"engine.backend=sglang"}, perf.HandoffSGLangMs},
-		{"auto trtllm", []string{"engine.backend=trtllm"}, perf.HandoffTRTLLMMs},
+		{"auto vllm", nil, perf.HandoffMs("vllm")},
+		{"auto sglang", []string{"engine.backend=sglang"}, perf.HandoffMs("sglang")},
+		{"auto trtllm", []string{"engine.backend=trtllm"}, perf.HandoffMs("trtllm")},
 		{"explicit", []string{"engine.kv_transfer={handoff_ms: 12.5}"}, 12.5},
 		{"explicit zero", []string{"engine.backend=sglang", "engine.kv_transfer={handoff_ms: 0}"}, 0},
 		{"auto with fixed prefill timing", []string{"engine.backend=sglang", "engine.workers.prefill.timing={type: fixed, prefill_ms: 1, decode_ms: 1}"}, 0},
@@ -36,7 +36,12 @@ func TestHandoffMsResolution(t *testing.T) {
 			t.Errorf("%s: handoff %g ms, want %g", tc.name, plan.Transfer.HandoffMs, tc.want)
 		}
 	}
-	if perf.HandoffSGLangMs <= 0 {
+	for _, b := range perf.Backends {
+		if _, ok := perf.DefaultCalibration().HandoffMs[b]; !ok {
+			t.Errorf("the calibration has no hand-off latency for %s", b)
+		}
+	}
+	if perf.HandoffMs("sglang") <= 0 {
 		t.Error("SGLang's calibrated hand-off latency is not positive")
 	}
 }

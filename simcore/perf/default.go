@@ -110,6 +110,9 @@ type Calibration struct {
 	Families map[string]FamilyCoef `json:"families"`
 	Backends map[string]GroupCoef  `json:"backends"` // per backend
 	Groups   map[string]GroupCoef  `json:"groups"`   // "<backend>/<family>"
+	// HandoffMs is the per-request disaggregated hand-off latency per backend, ms
+	// (kv_transfer.handoff_ms: auto; HandoffMs).
+	HandoffMs map[string]float64 `json:"handoff_ms"`
 }
 
 //go:embed calibration.json

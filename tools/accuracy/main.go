@@ -111,15 +111,12 @@ func main() {
 				continue
 			}
 			g, _ := c.Group(p.Row.Backend, p.Family())
-			preds[i].TTFT, preds[i].TPOT = p.Predict(g, c.Family(p.Family()))
+			preds[i].TTFT, preds[i].TPOT = p.Predict(g, c.Family(p.Family()), c.HandoffMs[p.Row.Backend])
 		}
 	} else {
 		for i := range rs {
 			r := &rs[i]
 			preds[i] = rows.Prediction{Row: r}
-			if !r.InScope() {
-				continue
-			}
 			t, err := rows.Build(r, c)
 			if err != nil {
 				preds[i].Err = err
@@ -147,7 +144,7 @@ func writeRows(path string, preds []rows.Prediction, c *perf.Calibration) error 
 	b.WriteString("id\tcurve\theld\tgroup\tmode\tmodel\tfamily\tconc\tisl\tosl\tgemm\ttp\tdp\tep\tpred_ttft\tmeas_ttft\tpred_tpot\tmeas_tpot\n")
 	for _, p := range preds {
 		r := p.Row
-		if p.Err != nil || !r.InScope() || p.TTFT <= 0 {
+		if p.Err != nil || p.TTFT <= 0 {
 			continue
 		}
 		fam, tp, dp, ep := "", 0, 0, 0

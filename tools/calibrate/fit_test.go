@@ -3,6 +3,8 @@ package main
 import (
 	"math"
 	"testing"
+
+	"aisimulate/tools/calibrate/rows"
 )
 
 func TestSolve(t *testing.T) {
@@ -54,5 +56,21 @@ func TestL1RecoversCoefficients(t *testing.T) {
 	got = l1(ts[:40], coefVec{1, 1, 1, 1}, lo, coefHi, free)
 	if got[0] != 0.9 {
 		t.Fatalf("bounded coefficient %.4f, want 0.9", got[0])
+	}
+}
+
+// Every backend's rows train the backend and family fits except TensorRT-LLM's disaggregated
+// rows, whose TPOT reflects MTP the CSV does not record (fit.go trains).
+func TestTrains(t *testing.T) {
+	for _, tc := range []struct {
+		backend, mode string
+		want          bool
+	}{
+		{"trtllm", "agg", true}, {"trtllm", "disagg", false},
+		{"sglang", "disagg", true}, {"vllm", "disagg", true}, {"vllm", "agg", true},
+	} {
+		if got := trains(&rows.Row{Backend: tc.backend, Mode: tc.mode}); got != tc.want {
+			t.Errorf("%s %s: trains %v, want %v", tc.backend, tc.mode, got, tc.want)
+		}
 	}
 }

@@ -8,7 +8,10 @@
 //     measured serving runs replayed
 //     by the surrogate scheduler (tools/calibrate/rows), minimising the capped TTFT APE +
 //     1.5 × TPOT APE by an L1 regression (fit.go) on the rows whose curve is not held out
-//     (rows.HeldOut) and that the accuracy harness can simulate.
+//     (rows.HeldOut) and that the accuracy harness can simulate (TensorRT-LLM disaggregated
+//     rows excepted: fit.go trains);
+//  3. the per-backend hand-off latency (kv_transfer.handoff_ms: auto), the median residual
+//     of disaggregated TTFT at low concurrency with everything else in place (handoff.go).
 //
 // Only the fitted coefficients are written; no measured value is stored.
 //
@@ -42,6 +45,7 @@ func main() {
 	logoRows := flag.String("logo-rows", "", "with -logo: also write every scored row's prediction to this file (outside the repository: it holds measured values)")
 	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
 	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend (0: per backend only)")
+	flag.BoolVar(&fitTRTLLMDisagg, "fit-trtllm-disagg", fitTRTLLMDisagg, "fit the group and family coefficients on TensorRT-LLM disaggregated rows too (the committed file does not)")
 	flag.Parse()
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
@@ -382,6 +386,9 @@ func roundAll(c *perf.Calibration) {
 	for k, g := range c.Groups {
 		g.FrontendMs, g.FrontendKTokMs = 0, 0
 		c.Groups[k] = g
+	}
+	for k, v := range c.HandoffMs {
+		c.HandoffMs[k] = sig(v)
 	}
 	for k, f := range c.Families {
 		f.Prefill, f.Decode = sig(f.Prefill), sig(f.Decode)

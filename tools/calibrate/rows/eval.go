@@ -29,11 +29,7 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 			dp := p.T.AggPar.AttentionData
 			ranks := dp * p.T.AggWorkers
 			conc := (r.Concurrency + ranks - 1) / ranks
-			budget := 8192
-			if r.Backend == "sglang" && dp > 1 {
-				budget = 8192 / dp
-			}
-			p.Agg = SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, budget)
+			p.Agg = SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, PassBudget(r.Backend, dp))
 		}
 		out[i] = p
 	}
@@ -46,9 +42,10 @@ func (p *Prepared) Family() string { return perf.FamilyOf(p.T.Model) }
 // GroupKey is the row's group calibration key (perf.GroupKey).
 func (p *Prepared) GroupKey() string { return perf.GroupKey(p.Row.Backend, p.Family()) }
 
-// Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g
-// and family factors f (the surrogate replay's raw op sums carry no calibration).
-func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef) (ttft, tpot float64) {
+// Predict returns the predicted mean TTFT and TPOT of a prepared row under group factors g,
+// family factors f (the surrogate replay's raw op sums carry no calibration) and, for a
+// disaggregated row, the hand-off latency handoffMs.
+func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef, handoffMs float64) (ttft, tpot float64) {
 	r := p.Row
 	if r.Mode == "disagg" {
 		for _, d := range []*perf.Default{p.T.Prefill, p.T.Decode} {
@@ -57,7 +54,7 @@ func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef) (ttft, tpot floa
 		}
 		pr, dr := r.Prefill, r.Decode
 		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
-		return SimDisagg(p.T.Prefill, p.T.Decode, r.Concurrency, r.ISL, r.OSL, pr, dr, 8192)
+		return SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, r.ISL, r.OSL, pr, dr, p.T.KVTokens, handoffMs)
 	}
 	ge := g
 	ge.Prefill *= f.Prefill
@@ -101,9 +98,6 @@ func WriteReport(w io.Writer, preds []Prediction) {
 	var failed []Prediction
 	for _, p := range preds {
 		r := p.Row
-		if !r.InScope() {
-			continue
-		}
 		key := r.System + "/" + r.Backend + "/" + r.Mode
 		g := groups[key]
 		if g == nil {
@@ -155,7 +149,7 @@ func WriteReport(w io.Writer, preds []Prediction) {
 		}
 		return 100 * float64(s.N) / float64(s.Eligible)
 	}
-	fmt.Fprintf(w, "coverage: aggregated %d/%d (%.1f%%), vLLM/SGLang disaggregated %d/%d (%.1f%%)\n",
+	fmt.Fprintf(w, "coverage: aggregated %d/%d (%.1f%%), disaggregated %d/%d (%.1f%%)\n",
 		aggCov.N, aggCov.Eligible, pct(aggCov), disCov.N, disCov.Eligible, pct(disCov))
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "not priced (%d):\n", len(failed))

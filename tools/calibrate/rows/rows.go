@@ -140,12 +140,6 @@ func (r *Row) Quant() perf.Quant {
 	return q
 }
 
-// InScope reports whether the simulator is expected to price the row (TRT-LLM
-// disaggregated serving is outside the offline simulator, as in the reference tool).
-func (r *Row) InScope() bool {
-	return !(r.Mode == "disagg" && r.Backend == "trtllm")
-}
-
 func clean(p spec.Parallelism) spec.Parallelism {
 	for _, v := range []*int{&p.Tensor, &p.Pipeline, &p.AttentionData, &p.MoeTensor, &p.MoeExpert, &p.Replicas} {
 		if *v < 1 {
@@ -172,16 +166,21 @@ type Timings struct {
 	Inferred bool
 }
 
-// Simulated reports whether the accuracy harness can replay the row as built: disaggregated
-// roles with attention data parallelism are rejected by the offline simulator (docs/semantics/simulation.md
-// §11.5), and aggregated workers of more than 64 attention-DP ranks exceed the harness's
-// per-row memory limit; only the surrogate prices those.
+// Simulated reports whether the accuracy harness can replay the row as built: a worker of
+// more than MaxSimulatedDP attention-DP ranks (aggregated, prefill or decode) exceeds the
+// harness's per-row memory limit; only the surrogate prices those. Every backend's
+// disaggregated rows, with or without attention DP in a role, are simulated
+// (docs/semantics/simulation.md §7, §11.5).
 func (t *Timings) Simulated() bool {
 	if t.Agg != nil {
-		return t.AggPar.AttentionData <= 64
+		return t.AggPar.AttentionData <= MaxSimulatedDP
 	}
-	return t.PrefillPar.AttentionData <= 1 && t.DecodePar.AttentionData <= 1
+	return t.PrefillPar.AttentionData <= MaxSimulatedDP && t.DecodePar.AttentionData <= MaxSimulatedDP
 }
+
+// MaxSimulatedDP is the most attention-DP ranks per worker the accuracy harness replays
+// within its per-row memory limit.
+const MaxSimulatedDP = 64
 
 var idTP = regexp.MustCompile(`_tp(\d+)_`)
 

@@ -9,22 +9,26 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// A synthetic two-row CSV in the measured-runs format (values invented for the test).
+// A synthetic CSV in the measured-runs format (values invented for the test): an aggregated
+// vLLM row, an SGLang disaggregated row, a TensorRT-LLM disaggregated row and a disaggregated
+// row with attention DP in its decode role.
 const sample = `curve_id,id,concurrency,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms,measured_on
 aaa,row_agg_tp8_x,16,vllm,0.19.0,meta-llama/Llama-3.1-70B,h200_sxm,fp8,agg,1024,128,fp8,fp8,16,8,1,1,1,1,,,,,,,,,,,,,,,100,10,2026-01-01
 bbb,row_dis,32,sglang,0.5.9,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,disagg,2048,256,fp8,fp8_block,,,,,,,1,2,8,1,1,1,8,4,1,8,1,1,1,8,200,20,2026-01-01
+ccc,row_trt_dis,64,trtllm,1.2.0,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,disagg,1024,1024,fp8,fp8_block,,,,,,,1,2,8,1,1,1,8,64,1,8,1,1,1,8,300,15,2026-01-01
+ddd,row_dp_dis,64,sglang,0.5.9,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,disagg,1024,1024,fp8,fp8_block,,,,,,,1,1,8,1,1,1,8,64,1,1,1,8,1,8,300,15,2026-01-01
 `
 
 func TestReadAndBuild(t *testing.T) {
 	rs, err := Read(strings.NewReader(sample))
-	if err != nil || len(rs) != 2 {
+	if err != nil || len(rs) != 4 {
 		t.Fatalf("read %d rows: %v", len(rs), err)
 	}
 	a, d := &rs[0], &rs[1]
 	if a.Concurrency != 16 || a.Agg.Par.Tensor != 8 || a.TTFT != 100 || a.TPOT != 10 || a.Group() != "h200_sxm/vllm" {
 		t.Fatalf("agg row %+v", a)
 	}
-	if d.Prefill.Workers != 2 || d.Prefill.Par.Tensor != 8 || d.Decode.Workers != 1 || d.Decode.Par.MoeExpert != 8 || !d.InScope() {
+	if d.Prefill.Workers != 2 || d.Prefill.Par.Tensor != 8 || d.Decode.Workers != 1 || d.Decode.Par.MoeExpert != 8 {
 		t.Fatalf("disagg row %+v", d)
 	}
 	c := perf.DefaultCalibration()
@@ -208,6 +212,9 @@ func TestTraceSpread(t *testing.T) {
 	}
 }
 
+// Every row of the sample is simulated, TensorRT-LLM disaggregated and attention DP in a
+// disaggregated role included (docs/semantics/simulation.md §7, §11.5); only a worker of more than
+// MaxSimulatedDP attention-DP ranks is left to the surrogate.
 func TestSimulated(t *testing.T) {
 	rs, _ := Read(strings.NewReader(sample))
 	c := perf.DefaultCalibration()
@@ -217,9 +224,65 @@ func TestSimulated(t *testing.T) {
 			t.Fatalf("%s: simulated=%v err=%v", rs[i].ID, tm != nil && tm.Simulated(), err)
 		}
 	}
-	dp := &Timings{PrefillPar: spec.Parallelism{AttentionData: 1}, DecodePar: spec.Parallelism{AttentionData: 8}}
-	if dp.Simulated() {
-		t.Fatal("disaggregated attention DP is not simulated (docs/semantics/simulation.md §11.5)")
+	dp, _ := Build(&rs[3], c)
+	if dp.DecodePar.AttentionData != 8 || dp.DecodePar.Tensor != 1 {
+		t.Fatalf("decode role of the attention-DP row: %+v", dp.DecodePar)
+	}
+	if !strings.Contains(ConfigYAML(&rs[3], dp), "tensor: 1, pipeline: 1, attention_data: 8") {
+		t.Fatalf("the replay configuration drops the decode role's attention DP:\n%s", ConfigYAML(&rs[3], dp))
+	}
+	for _, tc := range []struct {
+		tm   Timings
+		want bool
+	}{
+		{Timings{PrefillPar: spec.Parallelism{AttentionData: 1}, DecodePar: spec.Parallelism{AttentionData: MaxSimulatedDP}}, true},
+		{Timings{PrefillPar: spec.Parallelism{AttentionData: MaxSimulatedDP + 8}, DecodePar: spec.Parallelism{AttentionData: 1}}, false},
+		{Timings{PrefillPar: spec.Parallelism{AttentionData: 1}, DecodePar: spec.Parallelism{AttentionData: MaxSimulatedDP + 8}}, false},
+	} {
+		if got := tc.tm.Simulated(); got != tc.want {
+			t.Errorf("prefill dp %d, decode dp %d: simulated %v, want %v", tc.tm.PrefillPar.AttentionData, tc.tm.DecodePar.AttentionData, got, tc.want)
+		}
+	}
+}
+
+// SimDisagg adds the hand-off latency to TTFT one for one, and a source-first decode rank
+// whose KV cache holds fewer sequences than its share of the load runs what fits while the
+// rest wait: TensorRT-LLM reserves whole sequences (isl + osl), so with room for 8 of its
+// 16 sequences each decode lasts twice the 8-sequence TPOT; vLLM counts mean footprints
+// (isl + osl/2); SGLang (destination-first, reserved before the hand-off) is not bounded.
+func TestSimDisagg(t *testing.T) {
+	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
+	hw, _ := catalog.LookupHardware("h200_sxm")
+	par := spec.Parallelism{Tensor: 1}
+	d, err := perf.NewDefaultWith(perf.DefaultCalibration(), m, hw, "trtllm", par, perf.Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := Role{Workers: 1, Par: par}
+	const isl, osl = 1000, 200
+	ttft0, tpot0 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 0)
+	ttft1, tpot1 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 125)
+	if !near(ttft1-ttft0, 125, 1e-9) || tpot1 != tpot0 {
+		t.Fatalf("hand-off 125 ms: TTFT %.3f → %.3f, TPOT %.4f → %.4f", ttft0, ttft1, tpot0, tpot1)
+	}
+	ctx := isl + osl/2
+	if want := d.DecodeMs(16, 16*int64(ctx), ctx, 0); !near(tpot0, want, 1e-12) {
+		t.Fatalf("unbounded TPOT %.4f, want the 16-sequence pass %.4f", tpot0, want)
+	}
+	_, tpotFull := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 8*(isl+osl), 0)
+	if want := 2 * d.DecodeMs(8, 8*int64(ctx), ctx, 0); !near(tpotFull, want, 1e-12) {
+		t.Fatalf("TensorRT-LLM with room for 8 of 16: TPOT %.4f, want %.4f", tpotFull, want)
+	}
+	// Room for 16 mean footprints holds all of vLLM's 16 sequences, 14 of TensorRT-LLM's.
+	mean := int64(16 * ctx)
+	if _, v := SimDisagg(d, d, "vllm", 16, isl, osl, role, role, mean, 0); v != tpot0 {
+		t.Fatalf("vLLM with room for 16 mean footprints: TPOT %.4f, want %.4f", v, tpot0)
+	}
+	if _, v := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, mean, 0); !near(v, 16.0/14*d.DecodeMs(14, 14*int64(ctx), ctx, 0), 1e-12) {
+		t.Fatalf("TensorRT-LLM with room for 14 whole sequences: TPOT %.4f", v)
+	}
+	if _, s := SimDisagg(d, d, "sglang", 16, isl, osl, role, role, 8*(isl+osl), 0); s != tpot0 {
+		t.Fatalf("SGLang decode is not bounded by the surrogate: TPOT %.4f, want %.4f", s, tpot0)
 	}
 }
 

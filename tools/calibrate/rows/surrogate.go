@@ -74,17 +74,7 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 	if budget <= 0 {
 		budget = 8192
 	}
-	// Requests in flight are bounded by the KV cache at their mean footprint isl + osl/2
-	// (the scheduler preempts or holds back the excess); TensorRT-LLM admits a request only
-	// with room for its whole sequence, isl + osl (docs/semantics/simulation.md §7).
-	footprint := isl + osl/2
-	if backend == "trtllm" {
-		footprint = isl + osl
-	}
-	maxActive := int(kvTokens / int64(footprint))
-	if maxActive < 1 {
-		maxActive = 1
-	}
+	maxActive := maxInFlight(backend, kvTokens, isl, osl)
 	total := 10 * conc
 	released := conc
 	cohorts := []*cohort{{n: conc}}
@@ -263,6 +253,31 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 	return res
 }
 
+// maxInFlight is the number of requests a rank of kvTokens KV tokens holds at once: the KV
+// cache bounds them at their mean footprint isl + osl/2 (the scheduler preempts or holds back
+// the excess); TensorRT-LLM admits a request only with room for its whole sequence, isl + osl
+// (docs/semantics/simulation.md §7). At least 1.
+func maxInFlight(backend string, kvTokens int64, isl, osl int) int {
+	footprint := isl + osl/2
+	if backend == "trtllm" {
+		footprint = isl + osl
+	}
+	n := int(kvTokens / int64(footprint))
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+// PassBudget is the prompt-token budget of one pass on a rank: 8192 tokens, which SGLang
+// shares among a worker's dp attention-DP ranks.
+func PassBudget(backend string, dp int) int {
+	if backend == "sglang" && dp > 1 {
+		return 8192 / dp
+	}
+	return 8192
+}
+
 func insertAfter(s []*cohort, i int, c *cohort) []*cohort {
 	s = append(s, nil)
 	copy(s[i+2:], s[i+1:])
@@ -272,12 +287,15 @@ func insertAfter(s []*cohort, i int, c *cohort) []*cohort {
 
 // SimDisagg estimates a disaggregated row analytically: decode ranks run a steady batch of
 // ceil(conc / decode ranks) sequences at mean context isl + osl/2; prefill ranks see the first
-// wave of conc/prefill-ranks prompts at once (in passes of up to budget tokens) and afterwards
-// a desynchronised stream with M/D/1 queueing at their utilisation.
-func SimDisagg(pre, dec *perf.Default, conc, isl, osl int, pr, dr Role, budget int) (ttft, tpot float64) {
-	if budget <= 0 {
-		budget = 8192
-	}
+// wave of conc/prefill-ranks prompts at once (in passes of up to PassBudget tokens) and
+// afterwards a desynchronised stream with M/D/1 queueing at their utilisation. Every first
+// token becomes visible after the hand-off latency handoffMs (docs/semantics/simulation.md §11.4) and the
+// frontend latency. kvTokens is a decode rank's KV capacity: a source-first backend (vLLM,
+// TensorRT-LLM: the hand-off lands before the decode rank admits it, docs/semantics/simulation.md §7, §11.3)
+// runs at most maxInFlight of its batch at once and the rest wait after their first token, so
+// each request's decode lasts batch / maxInFlight times as long; SGLang reserves the blocks
+// before the hand-off (destination-first), and the surrogate does not bound its batch.
+func SimDisagg(pre, dec *perf.Default, backend string, conc, isl, osl int, pr, dr Role, kvTokens int64, handoffMs float64) (ttft, tpot float64) {
 	pr.Par, dr.Par = clean(pr.Par), clean(dr.Par)
 	if pr.Workers < 1 {
 		pr.Workers = 1
@@ -285,10 +303,17 @@ func SimDisagg(pre, dec *perf.Default, conc, isl, osl int, pr, dr Role, budget i
 	if dr.Workers < 1 {
 		dr.Workers = 1
 	}
+	budget := PassBudget(backend, pr.Par.AttentionData)
 	dRanks := dr.Workers * dr.Par.AttentionData
 	bd := (conc + dRanks - 1) / dRanks
 	ctx := isl + osl/2
-	tpot = dec.DecodeMs(bd, int64(bd)*int64(ctx), ctx, 0)
+	run, wait := bd, 1.0
+	if backend != "sglang" {
+		if c := maxInFlight(backend, kvTokens, isl, osl); c < bd {
+			run, wait = c, float64(bd)/float64(c)
+		}
+	}
+	tpot = wait * dec.DecodeMs(run, int64(run)*int64(ctx), ctx, 0)
 	pRanks := float64(pr.Workers * pr.Par.AttentionData)
 	cp := float64(conc) / pRanks
 	k := budget / isl
@@ -300,10 +325,6 @@ func SimDisagg(pre, dec *perf.Default, conc, isl, osl int, pr, dr Role, budget i
 		if k < 1 {
 			k = 1
 		}
-	}
-	passTokens := k * isl
-	if passTokens > budget && budget >= isl {
-		passTokens = budget
 	}
 	tk := pre.PrefillMs(k, isl, 0)
 	n := float64(int((cp + float64(k) - 1) / float64(k)))
@@ -321,6 +342,6 @@ func SimDisagg(pre, dec *perf.Default, conc, isl, osl int, pr, dr Role, budget i
 			steady = wave
 		}
 	}
-	ttft = 0.1*wave + 0.9*steady + pre.FrontendMs(isl)
+	ttft = 0.1*wave + 0.9*steady + handoffMs + pre.FrontendMs(isl)
 	return ttft, tpot
 }
