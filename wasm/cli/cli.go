@@ -205,13 +205,13 @@ func configError(config, msg string) error {
 	return &usageError{topUsage, "aisimulate", config + ": " + msg}
 }
 
-// predictFlags maps every long option to whether it takes a value.
-var predictFlags = map[string]bool{
+// predictArgs reads predict's options; the map says whether each takes a value.
+var predictArgs = argParser{usage: predictErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--capture-per-request": false, "--online": false, "--detail": true,
 	"--detail-top-n": true, "--diagnostics-top-n": true, "--diagnostics": true,
 	"--progress": false, "--help": false, "--list-models": false, "--list-hardware": false,
-}
+}}
 
 func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate predict", msg} }
 
@@ -219,60 +219,7 @@ func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate
 // prefixes of long options, -c VALUE / -cVALUE, and -- ending the options.
 func parsePredict(args []string) (*options, error) {
 	o := &options{stack: "engine", outputDir: DefaultOutputDir, format: "table"}
-	var extra []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			extra = append(extra, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			extra = append(extra, a)
-			continue
-		}
-		name, value, hasValue := a, "", false
-		if strings.HasPrefix(a, "--") {
-			if eq := strings.IndexByte(a, '='); eq >= 0 {
-				name, value, hasValue = a[:eq], a[eq+1:], true
-			}
-			full, err := resolveLong(name)
-			if err != nil {
-				return nil, err
-			}
-			if full == "" {
-				extra = append(extra, a)
-				continue
-			}
-			name = full
-		} else {
-			switch {
-			case a == "-h":
-				name = "--help"
-			case strings.HasPrefix(a, "-c"):
-				name = "--config"
-				if len(a) > 2 {
-					value, hasValue = strings.TrimPrefix(a[2:], "="), true
-				}
-			default:
-				extra = append(extra, a)
-				continue
-			}
-		}
-		display := name
-		if name == "--config" {
-			display = "-c/--config"
-		}
-		if predictFlags[name] {
-			if !hasValue {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" && !isNegativeNumber(args[i+1])) {
-					return nil, predictErr("argument " + display + ": expected one argument")
-				}
-				i++
-				value = args[i]
-			}
-		} else if hasValue {
-			return nil, predictErr("argument " + display + ": ignored explicit argument '" + value + "'")
-		}
+	extra, err := predictArgs.parse(args, func(name, value string) error {
 		switch name {
 		case "--help":
 			o.help = true
@@ -292,7 +239,7 @@ func parsePredict(args []string) (*options, error) {
 			o.overwrite = true
 		case "--format":
 			if value != "table" && value != "json" {
-				return nil, predictErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
+				return predictErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
 			}
 			o.format = value
 		case "--capture-per-request":
@@ -304,20 +251,24 @@ func parsePredict(args []string) (*options, error) {
 		case "--detail":
 			secs, err := report.ParseDetailSections(value)
 			if err != nil {
-				return nil, predictErr("argument --detail: " + err.Error())
+				return predictErr("argument --detail: " + err.Error())
 			}
 			o.detail = report.MergeDetailSections(o.detail, secs)
 		case "--diagnostics":
 			if value != "power" {
-				return nil, predictErr(fmt.Sprintf("argument --diagnostics: invalid choice: '%s' (choose from 'power')", value))
+				return predictErr(fmt.Sprintf("argument --diagnostics: invalid choice: '%s' (choose from 'power')", value))
 			}
 			o.detail = report.MergeDetailSections(o.detail, []string{"energy"})
 		case "--detail-top-n", "--diagnostics-top-n":
 			n, err := strconv.Atoi(value)
 			if err != nil || n <= 0 {
-				return nil, predictErr(fmt.Sprintf("argument %s: must be a positive integer, got '%s'", name, value))
+				return predictErr(fmt.Sprintf("argument %s: must be a positive integer, got '%s'", name, value))
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if o.help || o.listModels || o.listHardware {
 		return o, nil
@@ -334,32 +285,6 @@ func parsePredict(args []string) (*options, error) {
 func isNegativeNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
-}
-
-// resolveLong expands a long option or a unique prefix of one; "" means unknown.
-func resolveLong(name string) (string, error) {
-	if _, ok := predictFlags[name]; ok {
-		return name, nil
-	}
-	var matches []string
-	for _, f := range sortedFlags() {
-		if strings.HasPrefix(f, name) {
-			matches = append(matches, f)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return "", nil
-	case 1:
-		return matches[0], nil
-	}
-	return "", predictErr(fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(matches, ", ")))
-}
-
-func sortedFlags() []string {
-	return []string{"--capture-per-request", "--config", "--detail", "--detail-top-n",
-		"--diagnostics", "--diagnostics-top-n", "--format", "--help", "--list-hardware",
-		"--list-models", "--online", "--output-dir", "--overwrite", "--progress", "--set", "--stack"}
 }
 
 func getenv(env []string, key string) (string, bool) {

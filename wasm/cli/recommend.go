@@ -53,11 +53,11 @@ Example:
       --set optimizer.max_trials=64 --output-dir out --overwrite
 `
 
-// recommendFlags maps every long option of recommend to whether it takes a value.
-var recommendFlags = map[string]bool{
+// recommendArgs reads recommend's options; the map says whether each takes a value.
+var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false,
-}
+}}
 
 // recommendOptions are the parsed `recommend` flags.
 type recommendOptions struct {
@@ -80,60 +80,7 @@ func recommendErr(msg string) error {
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
 	o := &recommendOptions{stack: "engine", outputDir: DefaultOutputDir, format: "table"}
-	var extra []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			extra = append(extra, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			extra = append(extra, a)
-			continue
-		}
-		name, value, hasValue := a, "", false
-		if strings.HasPrefix(a, "--") {
-			if eq := strings.IndexByte(a, '='); eq >= 0 {
-				name, value, hasValue = a[:eq], a[eq+1:], true
-			}
-			full, err := resolveRecommendLong(name)
-			if err != nil {
-				return nil, err
-			}
-			if full == "" {
-				extra = append(extra, a)
-				continue
-			}
-			name = full
-		} else {
-			switch {
-			case a == "-h":
-				name = "--help"
-			case strings.HasPrefix(a, "-c"):
-				name = "--config"
-				if len(a) > 2 {
-					value, hasValue = strings.TrimPrefix(a[2:], "="), true
-				}
-			default:
-				extra = append(extra, a)
-				continue
-			}
-		}
-		display := name
-		if name == "--config" {
-			display = "-c/--config"
-		}
-		if recommendFlags[name] {
-			if !hasValue {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && args[i+1] != "-" && !isNegativeNumber(args[i+1])) {
-					return nil, recommendErr("argument " + display + ": expected one argument")
-				}
-				i++
-				value = args[i]
-			}
-		} else if hasValue {
-			return nil, recommendErr("argument " + display + ": ignored explicit argument '" + value + "'")
-		}
+	extra, err := recommendArgs.parse(args, func(name, value string) error {
 		switch name {
 		case "--help":
 			o.help = true
@@ -149,12 +96,16 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 			o.overwrite = true
 		case "--format":
 			if value != "table" && value != "json" {
-				return nil, recommendErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
+				return recommendErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
 			}
 			o.format = value
 		case "--progress":
 			o.progress = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if o.help {
 		return o, nil
@@ -166,26 +117,6 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 		return nil, recommendErr("the following arguments are required: -c/--config")
 	}
 	return o, nil
-}
-
-// resolveRecommendLong expands a long option or a unique prefix of one; "" means unknown.
-func resolveRecommendLong(name string) (string, error) {
-	if _, ok := recommendFlags[name]; ok {
-		return name, nil
-	}
-	var matches []string
-	for _, f := range []string{"--config", "--format", "--help", "--output-dir", "--overwrite", "--progress", "--set", "--stack"} {
-		if strings.HasPrefix(f, name) {
-			matches = append(matches, f)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return "", nil
-	case 1:
-		return matches[0], nil
-	}
-	return "", recommendErr(fmt.Sprintf("ambiguous option: %s could match %s", name, strings.Join(matches, ", ")))
 }
 
 // runRecommend is `aisimulate recommend`: validate, check the output directory, search,
