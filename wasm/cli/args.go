@@ -107,3 +107,51 @@ func (p argParser) names() []string {
 	sort.Strings(names)
 	return names
 }
+
+// commonOptions are the options predict and recommend share.
+type commonOptions struct {
+	config     string
+	haveConfig bool
+	stack      string
+	sets       []string
+	outputDir  string
+	overwrite  bool
+	format     string
+	progress   bool
+	help       bool
+}
+
+// newCommonOptions holds the shared defaults: the original's default stack (refused with a
+// hint, README "Decisions"), the default output directory and the table format.
+func newCommonOptions() commonOptions {
+	return commonOptions{stack: "engine", outputDir: DefaultOutputDir, format: "table"}
+}
+
+// set applies a shared option; handled is false for the command's own options. usage builds
+// the command's usage error.
+func (o *commonOptions) set(name, value string, usage func(string) error) (handled bool, err error) {
+	switch name {
+	case "--help":
+		o.help = true
+	case "--config":
+		o.config, o.haveConfig = value, true
+	case "--stack":
+		o.stack = value
+	case "--set":
+		o.sets = append(o.sets, value)
+	case "--output-dir":
+		o.outputDir = value
+	case "--overwrite":
+		o.overwrite = true
+	case "--format":
+		if value != "table" && value != "json" {
+			return true, usage(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
+		}
+		o.format = value
+	case "--progress":
+		o.progress = true
+	default:
+		return false, nil
+	}
+	return true, nil
+}

@@ -147,18 +147,10 @@ func (e *usageError) Error() string { return e.msg }
 
 // options are the parsed `predict` flags.
 type options struct {
-	config            string
-	haveConfig        bool
-	stack             string
-	sets              []string
-	outputDir         string
-	overwrite         bool
-	format            string
+	commonOptions
 	capturePerRequest bool
 	online            bool
 	detail            []string
-	progress          bool
-	help              bool
 	// listModels / listHardware print the catalog instead of predicting.
 	listModels, listHardware bool
 }
@@ -218,30 +210,16 @@ func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate
 // parsePredict parses `predict` arguments like argparse: --opt VALUE, --opt=VALUE, unique
 // prefixes of long options, -c VALUE / -cVALUE, and -- ending the options.
 func parsePredict(args []string) (*options, error) {
-	o := &options{stack: "engine", outputDir: DefaultOutputDir, format: "table"}
+	o := &options{commonOptions: newCommonOptions()}
 	extra, err := predictArgs.parse(args, func(name, value string) error {
+		if handled, err := o.set(name, value, predictErr); handled {
+			return err
+		}
 		switch name {
-		case "--help":
-			o.help = true
 		case "--list-models":
 			o.listModels = true
 		case "--list-hardware":
 			o.listHardware = true
-		case "--config":
-			o.config, o.haveConfig = value, true
-		case "--stack":
-			o.stack = value
-		case "--set":
-			o.sets = append(o.sets, value)
-		case "--output-dir":
-			o.outputDir = value
-		case "--overwrite":
-			o.overwrite = true
-		case "--format":
-			if value != "table" && value != "json" {
-				return predictErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
-			}
-			o.format = value
 		case "--capture-per-request":
 			o.capturePerRequest = true
 		case "--online":

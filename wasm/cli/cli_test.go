@@ -154,9 +154,9 @@ func TestParsePredictForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := options{config: "a.yaml", haveConfig: true, stack: "dynamo", sets: []string{"x.y=1", "z=2"},
-		outputDir: "out", overwrite: true, format: "json", capturePerRequest: true,
-		detail: []string{"summary", "memory", "energy"}, progress: true}
+	want := options{commonOptions: commonOptions{config: "a.yaml", haveConfig: true, stack: "dynamo",
+		sets: []string{"x.y=1", "z=2"}, outputDir: "out", overwrite: true, format: "json", progress: true},
+		capturePerRequest: true, detail: []string{"summary", "memory", "energy"}}
 	if !equalOptions(*o, want) {
 		t.Fatalf("parsed %+v\nwant   %+v", *o, want)
 	}

@@ -61,15 +61,7 @@ var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 
 // recommendOptions are the parsed `recommend` flags.
 type recommendOptions struct {
-	config     string
-	haveConfig bool
-	stack      string
-	sets       []string
-	outputDir  string
-	overwrite  bool
-	format     string
-	progress   bool
-	help       bool
+	commonOptions
 }
 
 func recommendErr(msg string) error {
@@ -79,30 +71,10 @@ func recommendErr(msg string) error {
 // parseRecommend parses `recommend` arguments with the argparse conventions of predict:
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
-	o := &recommendOptions{stack: "engine", outputDir: DefaultOutputDir, format: "table"}
+	o := &recommendOptions{newCommonOptions()}
 	extra, err := recommendArgs.parse(args, func(name, value string) error {
-		switch name {
-		case "--help":
-			o.help = true
-		case "--config":
-			o.config, o.haveConfig = value, true
-		case "--stack":
-			o.stack = value
-		case "--set":
-			o.sets = append(o.sets, value)
-		case "--output-dir":
-			o.outputDir = value
-		case "--overwrite":
-			o.overwrite = true
-		case "--format":
-			if value != "table" && value != "json" {
-				return recommendErr(fmt.Sprintf("argument --format: invalid choice: '%s' (choose from 'table', 'json')", value))
-			}
-			o.format = value
-		case "--progress":
-			o.progress = true
-		}
-		return nil
+		_, err := o.set(name, value, recommendErr)
+		return err
 	})
 	if err != nil {
 		return nil, err

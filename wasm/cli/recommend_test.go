@@ -14,8 +14,8 @@ func TestParseRecommendForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := recommendOptions{config: "a.yaml", haveConfig: true, stack: "dynamo", sets: []string{"optimization.target=pareto", "x=1"},
-		outputDir: "out", overwrite: true, format: "json", progress: true}
+	want := recommendOptions{commonOptions{config: "a.yaml", haveConfig: true, stack: "dynamo",
+		sets: []string{"optimization.target=pareto", "x=1"}, outputDir: "out", overwrite: true, format: "json", progress: true}}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("got %+v\nwant %+v", *o, want)
 	}
