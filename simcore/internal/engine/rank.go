@@ -35,6 +35,9 @@ type Rank struct {
 	wakes          wakeHeap
 	// SGLang destination-first hand-offs waiting for their reservation (docs/semantics/simulation.md §11.3).
 	pendingDest []*Request
+	// destGrowth is Σ handoffGrowth over the hand-offs reserved on this rank that have not
+	// joined its running batch yet (docs/semantics/simulation.md §11.3, decode pre-allocation).
+	destGrowth int
 	// SGLang state (docs/semantics/simulation.md §8).
 	sgl sglState
 	// Pass counters for FPM samples.

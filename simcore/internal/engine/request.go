@@ -98,6 +98,7 @@ type Request struct {
 	// Disaggregated hand-off.
 	TransferMs   float64 // KV transfer delay once the transfer starts
 	destBlocks   int     // SGLang: blocks reserved (anonymous) on the decode rank before the transfer
+	destGrowth   int     // SGLang: output tokens the decode reservation booked for r (handoffGrowth)
 	SourceWorker *Worker
 	SourceRank   int32
 	DecodeTarget *Worker

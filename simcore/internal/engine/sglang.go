@@ -78,14 +78,51 @@ func (k *Rank) ReserveDestination(r *Request) bool {
 	return false
 }
 
+// takeDestination is SGLang's decode pre-allocation (docs/semantics/simulation.md §11.3): the
+// hand-off's ceil((L+1)/page) pages are set aside only when free + evictable tokens, less the
+// new-token-ratio reservation of the requests already running or reserved on the rank
+// (Σ min(remaining_out, clip) × ratio, as rem_total of the extend path, §8), exceed its
+// page footprint plus its own output reservation g = min(O − 1, clip) (the candidate's c + r
+// of §8). A rank with nothing running or reserved only needs the pages (no stall).
 func (k *Rank) takeDestination(r *Request) bool {
-	need := xmath.CeilDiv(r.L+1, k.cfg.BlockSize)
+	bs := k.cfg.BlockSize
+	need := xmath.CeilDiv(r.L+1, bs)
 	if !k.KV.CanReserve(need, 0) {
 		return false
 	}
+	g := k.handoffGrowth(r)
+	if len(k.running) > 0 || k.destGrowth > 0 {
+		growth := k.destGrowth
+		for _, q := range k.running {
+			growth += min(k.reservedOut(q), sglClipMaxNewTokens)
+		}
+		remTotal := float64((k.KV.Free()+k.KV.Inactive())*bs) - float64(growth)*k.sgl.ratio
+		if float64(need*bs+g) >= remTotal {
+			return false
+		}
+	}
 	k.KV.TakeAnon(need)
 	r.destBlocks = need
+	r.destGrowth = g
+	k.destGrowth += g
 	return true
+}
+
+// handoffGrowth is the output a hand-off reserves on its decode rank: the tokens after the
+// first (which arrives with the transfer), capped by max_model_len and clip_max_new_tokens.
+func (k *Rank) handoffGrowth(r *Request) int {
+	g := r.O - 1
+	if m := k.cfg.MaxModelLen; m > 0 {
+		g = min(g, m-(r.L+1))
+	}
+	return max(0, min(g, sglClipMaxNewTokens))
+}
+
+// dropDestGrowth removes r's booked output from the rank's pending reservations once it runs
+// (its growth is then counted with the running batch) or never arrives.
+func (k *Rank) dropDestGrowth(r *Request) {
+	k.destGrowth -= r.destGrowth
+	r.destGrowth = 0
 }
 
 // RetryDestinations reserves waiting hand-offs from the head while blocks allow and returns
@@ -106,6 +143,7 @@ func (k *Rank) ReleaseDestination(r *Request) {
 		k.KV.Release(nil, r.destBlocks, 0, 0, true)
 		r.destBlocks = 0
 	}
+	k.dropDestGrowth(r)
 }
 
 func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64) {
@@ -120,6 +158,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		k.mHead++
 		h.computed = h.Known() // its reserved pages hold the slots of L + 1 tokens
 		h.admitted(start, PoolDecode, 0)
+		k.dropDestGrowth(h)
 		k.addRunning(h)
 	}
 	if k.mHead == len(k.materialized) {
