@@ -251,6 +251,8 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		return ExitInterrupted
 	}
 	files := newOutputFS("/")
+	// A write the module saw as EIO is reported with its real reason (host/writeerror.go).
+	guestErr.w = writeErrorText{w: stderr, fs: files}
 	running.Lock()
 	running.fs = files
 	running.Unlock()

@@ -3,8 +3,10 @@ package host
 import (
 	"io/fs"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -24,6 +26,9 @@ type outputFS struct {
 	temps   map[string]bool   // temporary files created and not renamed or removed
 	aside   map[string]string // moved-aside name → original name
 	created []string          // directories created, in order
+	root    string            // the host directory the module's paths are relative to
+	// writeErr is the real reason of the last write the module saw as EIO (writeerror.go).
+	writeErr syscall.Errno
 }
 
 // The output writer's names (wasm/cli/outputs.go): ".<name>.tmp-N" while a new file is being
@@ -34,7 +39,7 @@ var (
 )
 
 func newOutputFS(root string) *outputFS {
-	return &outputFS{FS: sysfs.DirFS(root), temps: map[string]bool{}, aside: map[string]string{}}
+	return &outputFS{FS: sysfs.DirFS(root), root: root, temps: map[string]bool{}, aside: map[string]string{}}
 }
 
 // OpenFile implements experimentalsys.FS.
@@ -47,6 +52,9 @@ func (o *outputFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMo
 		o.mu.Lock()
 		o.temps[p] = true
 		o.mu.Unlock()
+	}
+	if errno == 0 && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR) != 0 {
+		f = &outputFile{File: f, fs: o, hostPath: filepath.Join(o.root, filepath.FromSlash(p)), writeAt: writeAtHost}
 	}
 	return f, errno
 }

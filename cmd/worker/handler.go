@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -55,13 +56,10 @@ const (
 	BodyTimeout = 30 * time.Second
 )
 
-// Server is the HTTP API; Env reads deployment variables (AISIMULATE_FIXED_WALL_TIME_MS).
+// Server is the HTTP API; Env reads deployment variables (EnvFixedWallTimeMs).
 type Server struct {
 	// Env returns an environment/binding value ("" when unset).
 	Env func(string) string
-	// Clock is the wall clock handed to the simulator (nil = none; Workers freeze time
-	// during computation anyway, so the wall-time keys are 0.0 there).
-	Clock func() float64
 	// MaxProgress overrides MaxProgressReports when positive (tests).
 	MaxProgress int
 	// BodyWait overrides BodyTimeout when positive (tests).
@@ -153,7 +151,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Clock: s.Clock, Sets: q["set"],
+	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Sets: q["set"],
 		Detail: strings.Join(q["detail"], ",")}
 	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
@@ -183,13 +181,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.MemoryBudget, req.MaxRequests = MaxMemoryBytes, MaxRequests
-	if s.Env != nil {
-		if v := s.Env("AISIMULATE_FIXED_WALL_TIME_MS"); v != "" {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				req.FixedWallTimeMs = &f
-			}
-		}
+	wall, err := s.fixedWallTimeMs()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, "", err.Error())
+		return
 	}
+	req.FixedWallTimeMs = &wall
 	budget := MaxProgressReports
 	if s.MaxProgress > 0 {
 		budget = s.MaxProgress
@@ -305,4 +302,26 @@ func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string]
 		return nil, nil, errors.New(`multipart body has no "config" part with the YAML`)
 	}
 	return cfg, files, nil
+}
+
+// EnvFixedWallTimeMs names the deployment binding that sets the three wall-clock keys.
+const EnvFixedWallTimeMs = "AISIMULATE_FIXED_WALL_TIME_MS"
+
+// fixedWallTimeMs is the wall time the API reports: the binding's value, else 0. The API
+// never measures it: Workers freeze the clock while code runs, so a measurement would be 0
+// or the time of whatever I/O happened to interleave (docs/web.md, "Limits"). A binding that
+// is not a finite non-negative number is a deployment error, not silently ignored.
+func (s *Server) fixedWallTimeMs() (float64, error) {
+	v := ""
+	if s.Env != nil {
+		v = s.Env(EnvFixedWallTimeMs)
+	}
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return 0, fmt.Errorf("the deployment binding %s is %q: set it to a finite number of milliseconds >= 0 (such as 1.0) or remove it", EnvFixedWallTimeMs, v)
+	}
+	return f, nil
 }

@@ -74,6 +74,41 @@ func TestPredictFixedWallTimeFromEnv(t *testing.T) {
 	}
 }
 
+// Without the binding the API reports the three wall-clock keys as 0.0, always (docs/web.md):
+// it never measures, so every call with the same input returns the same bytes.
+func TestPredictWallTimeIsZeroWithoutBinding(t *testing.T) {
+	s := &Server{Env: func(string) string { return "" }}
+	first := serve(t, s, "POST", "/v1/predict", "application/yaml", []byte(e2))
+	if first.Code != 200 {
+		t.Fatalf("%d %s", first.Code, first.Body)
+	}
+	for _, want := range []string{"\"wall_time_ms\": 0.0\n", `"processed_tokens_per_s": 0.0,`, `"processed_output_tokens_per_s": 0.0,`} {
+		if !strings.Contains(first.Body.String(), want) {
+			t.Errorf("body lacks %s", want)
+		}
+	}
+	if again := serve(t, s, "POST", "/v1/predict", "application/yaml", []byte(e2)); again.Body.String() != first.Body.String() {
+		t.Errorf("two calls with the same input differ")
+	}
+}
+
+// A binding that is not a usable number is a deployment error naming the binding, not
+// silently ignored.
+func TestPredictBadWallTimeBindingIsAnError(t *testing.T) {
+	for _, v := range []string{"fast", "NaN", "-1", "+Inf"} {
+		s := &Server{Env: func(k string) string {
+			if k == EnvFixedWallTimeMs {
+				return v
+			}
+			return ""
+		}}
+		w := serve(t, s, "POST", "/v1/predict", "application/yaml", []byte(e2))
+		if w.Code != 500 || !strings.Contains(w.Body.String(), EnvFixedWallTimeMs) || !strings.Contains(w.Body.String(), "remove it") {
+			t.Errorf("%q: %d %s", v, w.Code, w.Body)
+		}
+	}
+}
+
 func TestPredictMultipartWithCapture(t *testing.T) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)

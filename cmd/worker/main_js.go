@@ -3,18 +3,21 @@
 package main
 
 import (
-	"syscall/js"
-
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
 )
 
 func main() {
-	perf := js.Global().Get("performance")
-	s := &Server{Env: cloudflare.Getenv}
-	if perf.Type() == js.TypeObject {
-		now := perf.Get("now").Call("bind", perf)
-		s.Clock = func() float64 { return now.Invoke().Float() }
+	workers.Serve(&Server{Env: bindingText})
+}
+
+// bindingText is the text binding named key, "" when the deployment does not set it
+// (cloudflare.Getenv spells a missing binding as JavaScript's String(undefined), "<undefined>").
+func bindingText(key string) string {
+	switch v := cloudflare.Getenv(key); v {
+	case "<undefined>", "<null>":
+		return ""
+	default:
+		return v
 	}
-	workers.Serve(s)
 }

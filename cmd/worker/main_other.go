@@ -7,15 +7,13 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"time"
 )
 
 // main (native) serves the same API on 127.0.0.1 for debugging, without workerd.
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8787", "listen address (loopback only by default)")
 	flag.Parse()
-	start := time.Now()
-	s := &Server{Env: os.Getenv, Clock: func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }}
+	s := &Server{Env: os.Getenv}
 	log.Printf("aisimulate edge API (native debug server) on http://%s", *addr)
 	log.Fatal(http.ListenAndServe(*addr, s))
 }

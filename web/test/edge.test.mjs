@@ -40,6 +40,10 @@ test("POST raw YAML returns prediction.json; capture adds requests.jsonl as a se
   assert.equal(j.summary.completed_requests, 6);
   assert.equal(j.summary.duration_ms, 15);
   assert.equal(j.per_request, null);
+  // No AISIMULATE_FIXED_WALL_TIME_MS binding here: the wall-clock keys are 0.0 (docs/web.md).
+  assert.equal(j.summary.wall_time_ms, 0);
+  assert.equal(j.summary.processed_tokens_per_s, 0);
+  assert.match(text, /"wall_time_ms": 0\.0\n/);
   const m = await postEdge(edge.url, e2, {}, true);
   assert.equal(m.status, 200);
   assert.match(m.contentType, /^multipart\/mixed; boundary=/);

@@ -1,0 +1,118 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"syscall"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+)
+
+// WASI in wazero v1.12.0 has no errno for a full disk: a write failing with ENOSPC (or
+// EDQUOT, EFBIG) reaches the module as EIO, which Go's wasip1 runtime prints as "I/O error".
+// The host's output files learn the real reason by retrying the failed write once on a file
+// of their own, remember it, and the module's stderr has "I/O error" replaced by it
+// (docs/robustness.md, "Output files").
+
+// guestEIOText is how Go's wasip1 runtime spells EIO (syscall.EIO.Error() in the module).
+var guestEIOText = []byte("I/O error")
+
+// outputFile is a file the module opened for writing: wazero's file, plus what the retry
+// of a failed write needs.
+type outputFile struct {
+	experimentalsys.File
+	fs       *outputFS
+	hostPath string
+	// writeAt retries a failed write on the host (an *os.File of hostPath; a test injects
+	// a failing one).
+	writeAt func(hostPath string, b []byte, off int64) (int, error)
+}
+
+// writeAtHost writes b at off of the host file hostPath through a descriptor of its own.
+func writeAtHost(hostPath string, b []byte, off int64) (int, error) {
+	f, err := os.OpenFile(hostPath, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.WriteAt(b, off)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// Write implements experimentalsys.File.
+func (f *outputFile) Write(b []byte) (int, experimentalsys.Errno) {
+	n, errno := f.File.Write(b)
+	if errno != experimentalsys.EIO {
+		return n, errno
+	}
+	off, serr := f.File.Seek(0, io.SeekCurrent)
+	if serr != 0 {
+		return n, errno
+	}
+	m, retryErrno := f.retry(b[n:], off)
+	if retryErrno == 0 {
+		if _, serr := f.File.Seek(off+int64(m), io.SeekStart); serr != 0 {
+			return n, errno
+		}
+	}
+	return n + m, retryErrno
+}
+
+// Pwrite implements experimentalsys.File.
+func (f *outputFile) Pwrite(b []byte, off int64) (int, experimentalsys.Errno) {
+	n, errno := f.File.Pwrite(b, off)
+	if errno != experimentalsys.EIO {
+		return n, errno
+	}
+	m, retryErrno := f.retry(b[n:], off+int64(n))
+	return n + m, retryErrno
+}
+
+// retry writes b at off once more on the host; a failure is remembered with its real reason
+// and returned to the module as EIO (all WASI can say).
+func (f *outputFile) retry(b []byte, off int64) (int, experimentalsys.Errno) {
+	n, err := f.writeAt(f.hostPath, b, off)
+	if err == nil {
+		return n, 0
+	}
+	f.fs.rememberWriteError(err)
+	return n, experimentalsys.EIO
+}
+
+// rememberWriteError keeps the reason of a write that wazero could only pass on as EIO.
+func (o *outputFS) rememberWriteError(err error) {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) || errno == syscall.EIO {
+		return
+	}
+	o.mu.Lock()
+	o.writeErr = errno
+	o.mu.Unlock()
+}
+
+// writeError is the real reason of the last failed write the module saw as EIO (0 = none).
+func (o *outputFS) writeError() syscall.Errno {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.writeErr
+}
+
+// writeErrorText passes the module's stderr through, with "I/O error" replaced by the real
+// reason once a write of the module failed for a reason WASI cannot name. The module writes
+// each message in one piece, so the phrase is not split across writes.
+type writeErrorText struct {
+	w  io.Writer
+	fs *outputFS
+}
+
+func (t writeErrorText) Write(p []byte) (int, error) {
+	if errno := t.fs.writeError(); errno != 0 && bytes.Contains(p, guestEIOText) {
+		_, err := t.w.Write(bytes.ReplaceAll(p, guestEIOText, []byte(errno.Error())))
+		return len(p), err
+	}
+	return t.w.Write(p)
+}

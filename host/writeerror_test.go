@@ -1,0 +1,99 @@
+//go:build unix
+
+package host
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+)
+
+// eioFile is a file whose writes fail as wazero reports a full disk: EIO.
+type eioFile struct{ experimentalsys.File }
+
+func (eioFile) Write([]byte) (int, experimentalsys.Errno)         { return 0, experimentalsys.EIO }
+func (eioFile) Pwrite([]byte, int64) (int, experimentalsys.Errno) { return 0, experimentalsys.EIO }
+
+// openFailing opens root/out.tmp through the output file system with writes failing as EIO
+// and the host's retry doing what retryWrite does.
+func openFailing(t *testing.T, retryWrite func(string, []byte, int64) (int, error)) (*outputFS, experimentalsys.File) {
+	t.Helper()
+	o := newOutputFS(t.TempDir())
+	f, errno := o.OpenFile("out.tmp", experimentalsys.O_CREAT|experimentalsys.O_WRONLY, 0)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	of, ok := f.(*outputFile)
+	if !ok {
+		t.Fatalf("a file opened for writing is a %T, want *outputFile", f)
+	}
+	of.File = eioFile{of.File}
+	of.writeAt = retryWrite
+	t.Cleanup(func() { f.Close() })
+	return o, f
+}
+
+// A write failing with ENOSPC on the host reaches the module as EIO (all WASI can say), and
+// the module's "I/O error" on stderr reads "no space left on device".
+func TestFullDiskIsReportedAsNoSpace(t *testing.T) {
+	full := func(string, []byte, int64) (int, error) {
+		return 0, &os.PathError{Op: "write", Path: "out.tmp", Err: syscall.ENOSPC}
+	}
+	for name, write := range map[string]func(experimentalsys.File) experimentalsys.Errno{
+		"write":  func(f experimentalsys.File) experimentalsys.Errno { _, e := f.Write([]byte("x")); return e },
+		"pwrite": func(f experimentalsys.File) experimentalsys.Errno { _, e := f.Pwrite([]byte("x"), 4); return e },
+	} {
+		o, f := openFailing(t, full)
+		if errno := write(f); errno != experimentalsys.EIO {
+			t.Fatalf("%s: errno %v, want EIO", name, errno)
+		}
+		if got := o.writeError(); got != syscall.ENOSPC {
+			t.Fatalf("%s: remembered %v, want ENOSPC", name, got)
+		}
+		var out bytes.Buffer
+		w := writeErrorText{w: &out, fs: o}
+		msg := "aisimulate predict failed: write out/.prediction.json.tmp-1: I/O error\n"
+		if n, err := w.Write([]byte(msg)); n != len(msg) || err != nil {
+			t.Fatalf("%s: Write = %d, %v", name, n, err)
+		}
+		if want := "aisimulate predict failed: write out/.prediction.json.tmp-1: no space left on device\n"; out.String() != want {
+			t.Fatalf("%s: stderr %q, want %q", name, out.String(), want)
+		}
+	}
+}
+
+// Without a remembered reason (or when the host only saw EIO too) the text passes unchanged.
+func TestIOErrorWithoutRealReasonIsUnchanged(t *testing.T) {
+	o, f := openFailing(t, func(string, []byte, int64) (int, error) { return 0, syscall.EIO })
+	if _, errno := f.Write([]byte("x")); errno != experimentalsys.EIO {
+		t.Fatalf("errno %v, want EIO", errno)
+	}
+	var out bytes.Buffer
+	msg := "write x: I/O error\n"
+	writeErrorText{w: &out, fs: o}.Write([]byte(msg))
+	if out.String() != msg {
+		t.Fatalf("stderr %q, want it unchanged", out.String())
+	}
+}
+
+// A retry that succeeds (the space came back) completes the write at the file's offset.
+func TestWriteRetrySucceedsOnHost(t *testing.T) {
+	o, f := openFailing(t, writeAtHost)
+	if n, errno := f.Write([]byte("hello")); n != 5 || errno != 0 {
+		t.Fatalf("Write = %d, %v; want 5, 0", n, errno)
+	}
+	if n, errno := f.Write([]byte(" world")); n != 6 || errno != 0 {
+		t.Fatalf("Write = %d, %v; want 6, 0", n, errno)
+	}
+	got, err := os.ReadFile(filepath.Join(o.root, "out.tmp"))
+	if err != nil || string(got) != "hello world" {
+		t.Fatalf("file %q, %v; want %q", got, err, "hello world")
+	}
+	if o.writeError() != 0 {
+		t.Fatalf("a successful retry remembered %v", o.writeError())
+	}
+}
