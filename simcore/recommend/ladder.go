@@ -8,7 +8,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// ladderGPUs are the GPUs per worker the default ladder tries (recommend.md §2).
+// ladderGPUs are the GPUs per worker the default ladder tries (docs/recommend.md, "Domains": the default ladder).
 var ladderGPUs = []int{1, 2, 4, 8, 16}
 
 // ladderer builds the parallelism parameters of a recommendation.
