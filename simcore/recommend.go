@@ -36,6 +36,10 @@ type RecommendInput struct {
 	// Progress, when non-nil, is called after every round with the trials done, the trial
 	// budget and the best feasible score so far (−Inf when none).
 	Progress func(done, total int, best float64)
+	// Evaluate, when non-nil, evaluates one round's requests (in any order, at once or not)
+	// and returns each outcome's canonical JSON (EncodeOutcome) aligned with the requests; an
+	// error ends the recommendation. Nil evaluates them here one after the other.
+	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
 }
 
 // NewRecommendation validates a recommendation configuration and builds its search: the
@@ -61,15 +65,15 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 // timeoutSignal carries a work-budget overrun out of Predict through its Progress callback.
 type timeoutSignal struct{}
 
-// EvaluateCandidate predicts one candidate configuration exactly as `predict` would predict
+// evaluateYAML predicts one candidate configuration exactly as `predict` would predict
 // its recommendations/NNNN.yaml (the same text through the same loader), with the wall time
 // fixed at 0 and a work budget of budgetSteps event-loop steps.
-func EvaluateCandidate(configName string, tree map[string]any, files fs.FS, budgetSteps int64) (out recommend.Outcome) {
+func evaluateYAML(configName string, yamlText []byte, files fs.FS, budgetSteps int64) (out recommend.Outcome) {
 	zero := 0.0
 	steps := int64(0)
 	in := Input{
 		ConfigName:      configName,
-		ConfigYAML:      spec.EmitYAML(tree),
+		ConfigYAML:      yamlText,
 		Files:           files,
 		FixedWallTimeMs: &zero,
 		Progress: func(float64) {
@@ -100,6 +104,34 @@ func EvaluateCandidate(configName string, tree map[string]any, files fs.FS, budg
 	return recommend.Outcome{Summary: res.Summary}
 }
 
+// evaluateRound evaluates one round's requests with in.Evaluate (here, one after the other,
+// when nil) and decodes the outcomes in request order.
+func evaluateRound(reqs []EvaluationRequest, in RecommendInput) ([]recommend.Outcome, error) {
+	var raw [][]byte
+	if in.Evaluate != nil && len(reqs) > 0 {
+		var err error
+		if raw, err = in.Evaluate(reqs); err != nil {
+			return nil, err
+		}
+		if len(raw) != len(reqs) {
+			return nil, fmt.Errorf("internal error: %d outcomes for %d evaluation requests", len(raw), len(reqs))
+		}
+	} else {
+		for _, r := range reqs {
+			raw = append(raw, Evaluate(r, in.Files))
+		}
+	}
+	outcomes := make([]recommend.Outcome, len(raw))
+	for i, b := range raw {
+		o, err := DecodeOutcome(b)
+		if err != nil {
+			return nil, err
+		}
+		outcomes[i] = o
+	}
+	return outcomes, nil
+}
+
 // WorkBudget is the per-candidate work budget of an optimizer section, in event-loop steps.
 func WorkBudget(opt spec.Optimizer) int64 {
 	return int64(opt.CandidateTimeoutSeconds * WorkStepsPerSecond)
@@ -125,11 +157,15 @@ func Recommend(in RecommendInput) (*recommend.Result, error) {
 		if len(round) == 0 {
 			break
 		}
-		var outcomes []recommend.Outcome
+		var reqs []EvaluationRequest
 		for _, p := range round {
 			if p.Evaluate {
-				outcomes = append(outcomes, EvaluateCandidate(in.ConfigName, p.Candidate.Tree, in.Files, budget))
+				reqs = append(reqs, NewEvaluationRequest(in.ConfigName, p.Candidate.Tree, budget))
 			}
+		}
+		outcomes, err := evaluateRound(reqs, in)
+		if err != nil {
+			return nil, err
 		}
 		if err := search.Observe(outcomes); err != nil {
 			return nil, err
