@@ -6,7 +6,7 @@ GO      ?= go
 BIN     := bin/aisimulate
 WASM    := host/module/aisimulate.wasm
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X aisimulate/wasm/cli.Version=$(VERSION)
+LDFLAGS := -s -w -X aisimulate/simcore.Version=$(VERSION)
 # Files gofmt checks: every Go file outside node_modules and build output.
 GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path '*/node_modules/*' -not -path './.git/*' -not -path './build/*')
 

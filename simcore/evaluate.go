@@ -126,3 +126,9 @@ func EvaluateCandidate(configName string, tree map[string]any, files fs.FS, budg
 	}
 	return o
 }
+
+// Version is the program version: printed by --version, recorded in recommendation.json's
+// provenance, and compared by `recommend --remote` with the version an edge worker reports
+// (the same version means the same core, hence the same outcomes). Every build sets it with
+// -ldflags "-X aisimulate/simcore.Version=…" (Makefile, mk/web.mk).
+var Version = "dev"

@@ -23,8 +23,6 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// Version is the program version printed by --version; the Makefile sets it with -ldflags.
-var Version = "dev"
 
 // Exit codes of the command (README.md, "Exit codes").
 const (
@@ -167,7 +165,7 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 		io.WriteString(stdout, topHelp)
 		return ExitOK
 	case "--version":
-		fmt.Fprintf(stdout, "aisimulate %s\n", Version)
+		fmt.Fprintf(stdout, "aisimulate %s\n", simcore.Version)
 		return ExitOK
 	case "predict":
 		return runPredict(args[1:], env, stdout, stderr)

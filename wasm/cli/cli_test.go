@@ -119,7 +119,7 @@ func TestHelpVersionAndUsage(t *testing.T) {
 		t.Errorf("predict -h: code %d stdout %q", r.code, r.stdout)
 	}
 	r = runCLI(t, "", nil, nil, nil, "--version")
-	if r.code != 0 || r.stdout != "aisimulate "+Version+"\n" {
+	if r.code != 0 || r.stdout != "aisimulate "+simcore.Version+"\n" {
 		t.Errorf("--version: %d %q", r.code, r.stdout)
 	}
 	for _, c := range []struct {

@@ -123,7 +123,7 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		ConfigYAML:      yamlText,
 		Sets:            o.sets,
 		Files:           osFS{},
-		ModuleVersion:   Version,
+		ModuleVersion:   simcore.Version,
 		FixedWallTimeMs: fixedWall,
 	}
 	// Configuration errors (domains, the ladder's model and hardware) before anything else.
