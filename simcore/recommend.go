@@ -51,6 +51,9 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := choosePredictors(rec, in.Files); err != nil {
+		return nil, nil, err
+	}
 	facts := recommend.Facts{Model: func(id string) (*catalog.Model, error) {
 		m, err := catalog.LookupModel(id, in.Files)
 		return m, configError(err, "")

@@ -35,6 +35,10 @@ type Param struct {
 	// Branch marks a parallelism preset (ladder or list): every value gets at least one trial
 	// when the budget allows.
 	Branch bool
+	// Labels name the values of a planner sub-item (conditions refer to them) and Shows
+	// are how recommendation.json's candidate config shows them; nil for other parameters.
+	Labels []string
+	Shows  []any
 	// when is the index of the categorical parameter this one depends on (-1: always
 	// active) and whenOK says which of its values activate this one.
 	when   int
@@ -81,6 +85,7 @@ func NewSpace(rec *spec.Recommendation, facts Facts) (*Space, error) {
 		}
 		s.Params = append(s.Params, p)
 	}
+	s.addPlannerParams()
 	par, err := lad.parallelismParams()
 	if err != nil {
 		return nil, err
@@ -131,12 +136,15 @@ func (s *Space) resolveWhenAt(p *Param, c *spec.Condition, before int) bool {
 	}
 	for i := 0; i < before; i++ {
 		q := s.Params[i]
-		if len(q.Paths) == 1 && q.Paths[0] == c.Path && !q.Continuous {
+		if q.Name == c.Path && !q.Continuous {
 			p.when = i
 			p.whenOK = make([]bool, len(q.Values))
 			any := false
 			for j, v := range q.Values {
 				str, _ := v[0].(string)
+				if q.Labels != nil {
+					str = q.Labels[j]
+				}
 				for _, w := range c.Values {
 					if str == w {
 						p.whenOK[j] = true
@@ -200,12 +208,34 @@ func (s *Space) Concrete(pt Point) (map[string]any, string, error) {
 // ConfigOf is the search-space point as a mapping from parameter path to value (active
 // parameters only), as recommendation.json's candidate `config` shows it.
 func (s *Space) ConfigOf(pt Point) map[string]any {
+	out := map[string]any{}
+	for i, p := range s.Params {
+		if math.IsNaN(pt[i]) || p.Shows == nil {
+			continue
+		}
+		out[p.Name] = spec.PlainTree(p.Shows[int(pt[i])])
+	}
 	paths, values := s.Assignments(pt)
-	out := make(map[string]any, len(paths))
 	for i, p := range paths {
-		out[p] = spec.PlainTree(values[i])
+		if !s.shown(p) {
+			out[p] = spec.PlainTree(values[i])
+		}
 	}
 	return out
+}
+
+// shown reports whether path is written by a parameter ConfigOf shows by its label.
+func (s *Space) shown(path string) bool {
+	for _, p := range s.Params {
+		if p.Shows != nil {
+			for _, q := range p.Paths {
+				if q == path {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ascendingNumbers reports whether values are numbers in strictly ascending order.

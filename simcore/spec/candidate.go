@@ -55,6 +55,7 @@ func (r *Recommendation) Candidate(paths []string, values []any) map[string]any 
 			deletePath(t, "router."+k)
 		}
 	}
+	r.applyPlanner(t)
 	return t
 }
 
@@ -110,28 +111,7 @@ func UsedGPUs(tree map[string]any) int {
 // candidates (it may hold for some values only).
 func (r *Recommendation) checkConcrete() *Error {
 	for _, mode := range r.Modes {
-		var paths []string
-		var values []any
-		paths = append(paths, "engine.mode")
-		values = append(values, mode)
-		for _, dm := range r.Domains {
-			if dm.Path == "engine.mode" {
-				continue
-			}
-			paths = append(paths, dm.Path)
-			if dm.Kind == DomainChoices {
-				values = append(values, dm.Choices[0])
-			} else {
-				values = append(values, NumberValue(dm.Min, dm.Int))
-			}
-		}
-		for _, ps := range r.Parallelism {
-			if ps.Ladder || len(ps.Presets) == 0 {
-				continue
-			}
-			paths = append(paths, "engine.workers."+ps.Role+".parallelism")
-			values = append(values, ParallelismTree(ps.Presets[0]))
-		}
+		paths, values := r.firstValues(mode)
 		cand := r.Candidate(paths, values)
 		if _, err := decodeRoot(cand); err != nil {
 			searched := false
@@ -154,6 +134,40 @@ func (r *Recommendation) checkConcrete() *Error {
 		}
 	}
 	return nil
+}
+
+// firstValues are the paths and values of the candidate of one mode with the first value of
+// every domain (the explicit parallelism presets' first shapes included).
+func (r *Recommendation) firstValues(mode string) (paths []string, values []any) {
+	paths = append(paths, "engine.mode")
+	values = append(values, mode)
+	for _, dm := range r.Domains {
+		if dm.Path == "engine.mode" {
+			continue
+		}
+		paths = append(paths, dm.Path)
+		if dm.Kind == DomainChoices {
+			values = append(values, dm.Choices[0])
+		} else {
+			values = append(values, NumberValue(dm.Min, dm.Int))
+		}
+	}
+	if r.Planner != nil {
+		for _, g := range r.Planner.Groups {
+			for j, k := range g.Keys {
+				paths = append(paths, "planner."+k)
+				values = append(values, g.Entries[0].Values[j])
+			}
+		}
+	}
+	for _, ps := range r.Parallelism {
+		if ps.Ladder || len(ps.Presets) == 0 {
+			continue
+		}
+		paths = append(paths, "engine.workers."+ps.Role+".parallelism")
+		values = append(values, ParallelismTree(ps.Presets[0]))
+	}
+	return paths, values
 }
 
 func (r *Recommendation) anySearchedBelow(path string) bool {

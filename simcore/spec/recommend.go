@@ -72,6 +72,10 @@ type Recommendation struct {
 	Optimizer    Optimizer
 	// SLA is evaluation.sla (nil when absent).
 	SLA *SLA
+	// Planner is the planner search when some candidate may enable the planner (nil
+	// otherwise).
+	Planner         *PlannerSearch
+	plannerControls []plannerControl
 }
 
 // LoadRecommendation parses a recommendation configuration, applies --set assignments (which
@@ -112,6 +116,10 @@ func loadRecommendation(yamlText []byte, sets []string) (*Recommendation, *Error
 		return nil, d.err
 	}
 	r.checkEvaluation(d)
+	if !d.ok() {
+		return nil, d.err
+	}
+	r.finishPlanner(d)
 	if !d.ok() {
 		return nil, d.err
 	}

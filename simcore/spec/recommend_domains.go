@@ -15,9 +15,6 @@ var routerNumericDefaults = map[string][]string{
 	"temperature":          {"0.0", "0.2", "0.5", "1.0"},
 }
 
-// plannerPresetItems are the planner sub-items AISimulate searches through presets.
-var plannerPresetItems = []string{"scaling_policy", "fpm_sampling", "load_sensitivity", "load_predictor"}
-
 // takeDomain validates and removes the domain at path, if the tree holds one there.
 func (r *Recommendation) takeDomain(d *decoder, path string, when *Condition) bool {
 	v, ok := getPath(r.Tree, path)
@@ -356,27 +353,6 @@ func (r *Recommendation) collectRouter(d *decoder) {
 	}
 }
 
-func (r *Recommendation) collectPlanner(d *decoder) {
-	v, present := r.Tree["planner"]
-	if !present {
-		return
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		d.failf("planner", "adapter section 'planner' must be a mapping, got %s", describe(v))
-		return
-	}
-	for _, k := range plannerPresetItems {
-		if _, ok := m[k]; ok {
-			d.failf("planner."+k, "planner preset sub-items are not supported by this simulator's recommend; write the planner knobs concretely (domains are allowed on policy, min_workers, prefill_min_workers and decode_min_workers)")
-			return
-		}
-	}
-	for _, k := range []string{"policy", "min_workers", "prefill_min_workers", "decode_min_workers"} {
-		r.takeDomain(d, "planner."+k, nil)
-	}
-}
-
 // rejectDomains reports the first domain node (or preset) left in the tree.
 func rejectDomains(d *decoder, path string, v any) {
 	switch x := v.(type) {
@@ -384,7 +360,7 @@ func rejectDomains(d *decoder, path string, v any) {
 		if isDomainNode(x) {
 			d.failf(path, "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, "+
 				"worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs "+
-				"and planner policy/min workers; write a concrete value")
+				"and planner policy/min workers/sub-items; write a concrete value")
 			return
 		}
 		if _, ok := x["preset"]; ok {

@@ -59,8 +59,8 @@ func TestRecommendationRejections(t *testing.T) {
 		{"optimizer algorithm", aggRecYAML, []string{"optimizer.algorithm=grid"}, "optimizer.algorithm", "must be one of bayesian, random; got string \"grid\""},
 		{"optimizer max_trials", aggRecYAML, []string{"optimizer.max_trials=0"}, "optimizer.max_trials", "must be greater than 0, got 0"},
 		{"optimizer unknown key", aggRecYAML, []string{"optimizer.budget=3"}, "optimizer", "unknown key \"budget\"; allowed keys: algorithm, candidate_timeout_seconds, max_trials, parallelism, seed"},
-		{"domain on model", aggRecYAML, []string{"engine.model={choices: [a, b]}"}, "engine.model", "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs and planner policy/min workers; write a concrete value"},
-		{"domain on stop", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: concurrency}, stop: {requests: {choices: [1, 2]}}}"}, "traffic.stop.requests", "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs and planner policy/min workers; write a concrete value"},
+		{"domain on model", aggRecYAML, []string{"engine.model={choices: [a, b]}"}, "engine.model", "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs and planner policy/min workers/sub-items; write a concrete value"},
+		{"domain on stop", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: concurrency}, stop: {requests: {choices: [1, 2]}}}"}, "traffic.stop.requests", "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs and planner policy/min workers/sub-items; write a concrete value"},
 		{"domain with two kinds", aggRecYAML, []string{"engine.backend={choices: [vllm], range: {min: 1, max: 2}}"}, "engine.backend", "a domain is exactly one of {choices: [...]} or {range: {min, max, step, scale}}, got keys ['choices', 'range']"},
 		{"bare list", aggRecYAML, []string{"engine.backend=[vllm, sglang]"}, "engine.backend", "must be one of vllm, sglang, trtllm; got a list"},
 		{"empty choices", aggRecYAML, []string{"engine.backend={choices: []}"}, "engine.backend.choices", "must list at least one value"},
@@ -84,7 +84,16 @@ func TestRecommendationRejections(t *testing.T) {
 		{"unused role", aggRecYAML, []string{"engine.workers.decode={}"}, "engine.workers.decode", "no candidate mode (aggregated) uses the decode role; remove it or add its mode to engine.mode"},
 		{"router knob domain with round_robin", aggRecYAML, []string{"router={policy: round_robin, temperature: {choices: [0.0, 1.0]}}"}, "router.temperature", "a domain here needs kv_router in router.policy; round_robin takes no router knobs"},
 		{"router load model without none", aggRecYAML, []string{"router={policy: {choices: [round_robin, kv_router]}, prefill_load_model: {type: {choices: [aic]}}}"}, "router.prefill_load_model.type.choices", "must contain 'none' when router.policy may be round_robin"},
-		{"planner presets", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: default}}"}, "planner.scaling_policy", "planner preset sub-items are not supported by this simulator's recommend; write the planner knobs concretely (domains are allowed on policy, min_workers, prefill_min_workers and decode_min_workers)"},
+		{"throughput scaling without a goodput target", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: [load_180_5, throughput_180_5]}}"}, "planner.scaling_policy.preset", "['throughput_180_5'] enable throughput scaling, which needs the planner target sla (a goodput optimization.target) and evaluation.sla.ttft_ms with itl_ms; remove them or change the target"},
+		{"throughput scaling with an e2e SLA", aggRecYAML, []string{"optimization.target=goodput", "evaluation={sla: {e2e_ms: 100}}", "planner={scaling_policy: {preset: [hybrid_600_5]}}"}, "planner.scaling_policy.preset", "['hybrid_600_5'] enable throughput scaling, which needs the planner target sla (a goodput optimization.target) and evaluation.sla.ttft_ms with itl_ms; remove them or change the target"},
+		{"only throughput policies", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: false}, enable_throughput_scaling: true, enable_load_scaling: false}"}, "planner.scaling_policy", "every scaling policy enables throughput scaling, which needs the planner target sla (a goodput optimization.target) and evaluation.sla.ttft_ms with itl_ms; add a load-scaling policy"},
+		{"unknown preset name", aggRecYAML, []string{"planner={policy: enabled, fpm_sampling: {preset: [small, huge]}}"}, "planner.fpm_sampling.preset.1", "unknown fpm_sampling preset 'huge'; allowed: ['small', 'default', 'large', 'fine']"},
+		{"incomplete preset mapping", aggRecYAML, []string{"planner={policy: enabled, load_sensitivity: {preset: [{load_scaling_down_sensitivity: 70, x: 1}]}}"}, "planner.load_sensitivity.preset.0", "load_sensitivity preset entries must cover exactly all knobs; missing=['load_min_observations'], unknown=['x']"},
+		{"knob with an active preset", aggRecYAML, []string{"planner={policy: enabled, enable_load_scaling: true, max_num_fpm_samples: 32}"}, "planner.scaling_policy.preset", "cannot be combined with independent knobs ['enable_load_scaling']; remove them or set planner.scaling_policy: {preset: false}"},
+		{"preset true", aggRecYAML, []string{"planner={policy: enabled, load_sensitivity: {preset: true}}"}, "planner.load_sensitivity.preset", "must be default, false, {} or a list of preset names or complete mappings, got true"},
+		{"predictor type with a preset", aggRecYAML, []string{"planner={policy: enabled, load_predictor: {preset: default, type: {choices: [arima]}}}"}, "planner.load_predictor.type", "only applies with preset: false; remove it or turn the preset off"},
+		{"bad custom scaling mapping", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: [{enable_throughput_scaling: true, enable_load_scaling: true, throughput_adjustment_interval_seconds: 5, load_adjustment_interval_seconds: 5}]}}"}, "planner.scaling_policy.preset.0", "load_adjustment_interval_seconds (5) must be less than throughput_adjustment_interval_seconds (5) when both scaling modes are enabled"},
+		{"bucket not a square", aggRecYAML, []string{"planner={policy: enabled, fpm_sampling: {preset: [{max_num_fpm_samples: 32, fpm_sample_bucket_size: 5}]}}"}, "planner.fpm_sampling.preset.0.fpm_sample_bucket_size", "must be a perfect square (1, 4, 9, 16, 25, …), got 5"},
 		{"kv_capacity_fraction", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: kv_capacity_fraction, fraction: 0.5}, stop: {requests: 4}}"}, "traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate"},
 		{"concrete part still validated", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: concurrency, concurrency: {choices: [1, 2]}}, stop: {requests: 0}}"}, "traffic.stop.requests", "must be greater than 0, got 0"},
 		{"set crosses a non-mapping", aggRecYAML, []string{"optimization.target=ttft", "optimization.target.x=1"}, "", "--set path 'optimization.target.x' crosses a non-mapping value (target is string \"ttft\"); replace that value as a whole instead"},
@@ -253,5 +262,89 @@ func TestEmitYAMLRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(back, tree) {
 			t.Errorf("round trip changed the tree:\n%v\n%v\n%s", tree, back, out)
 		}
+	}
+}
+
+// Planner sub-items: the scaling policies the target allows, the groups they need, their
+// conditions, and the concrete planner section of a candidate.
+func TestRecommendationPlannerSearch(t *testing.T) {
+	sla := []string{"optimization.target=goodput", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}"}
+	// A throughput target keeps the default policies without throughput scaling and searches
+	// only the load sensitivity.
+	r := loadRec(t, aggRecYAML, "planner={}")
+	ps := r.Planner
+	if ps == nil || ps.Target != "throughput" || ps.PolicyWhen == nil {
+		t.Fatalf("planner search %+v", ps)
+	}
+	var items, labels []string
+	for _, g := range ps.Groups {
+		items = append(items, g.Item+"/"+g.Needs)
+	}
+	for _, e := range ps.Groups[0].Entries {
+		labels = append(labels, e.Label)
+	}
+	if !reflect.DeepEqual(items, []string{"scaling_policy/", "load_sensitivity/load"}) ||
+		!reflect.DeepEqual(labels, []string{"disabled", "load_180_5", "load_180_10"}) || ps.Intervals != nil {
+		t.Errorf("groups %v, scaling %v, intervals %v", items, labels, ps.Intervals)
+	}
+	if got := domainPaths(r); got[len(got)-1] != "planner.policy" {
+		t.Errorf("planner.policy is not a default domain: %v", got)
+	}
+	// A goodput target with TTFT and ITL bounds keeps every policy and adds FPM sampling and
+	// the predictor pre-sweep over the throughput intervals.
+	r = loadRec(t, aggRecYAML, append(sla, "planner={policy: enabled}")...)
+	ps = r.Planner
+	if ps.Target != TargetSLA || len(ps.Groups) != 3 || len(ps.Groups[0].Entries) != 7 || ps.Groups[1].Item != PlannerFPMSampling ||
+		len(ps.Predictors) != 11 || !reflect.DeepEqual(ps.Intervals, []int{180, 600}) || ps.PolicyWhen != nil {
+		t.Fatalf("goodput planner search %+v", ps)
+	}
+	// A candidate: hybrid_600_5 with the "fine" FPM sampling and the "aggressive" sensitivity;
+	// the predictor of interval 600 is its winner (kalman_reactive_log1p).
+	ps.Winners[600] = 10
+	tree := r.Candidate([]string{"planner.enable_throughput_scaling", "planner.enable_load_scaling",
+		"planner.throughput_adjustment_interval_seconds", "planner.load_adjustment_interval_seconds",
+		"planner.max_num_fpm_samples", "planner.fpm_sample_bucket_size",
+		"planner.load_scaling_down_sensitivity", "planner.load_min_observations"},
+		[]any{true, true, json.Number("600"), json.Number("5"), json.Number("128"), json.Number("64"), json.Number("70"), json.Number("3")})
+	got, _ := json.Marshal(tree["planner"])
+	want := `{"enable_load_scaling":true,"enable_throughput_scaling":true,"fpm_sample_bucket_size":64,"kalman_min_points":3,"kalman_q_level":10.0,"kalman_q_trend":1.0,"kalman_r":5.0,"load_adjustment_interval_seconds":5,"load_min_observations":3,"load_predictor":"kalman","load_predictor_log1p":true,"load_scaling_down_sensitivity":70,"max_num_fpm_samples":128,"policy":"enabled","target":"sla","throughput_adjustment_interval_seconds":600}`
+	if string(got) != want {
+		t.Errorf("planner\n%s\nwant\n%s", got, want)
+	}
+	if _, err := decodeRoot(tree); err != nil {
+		t.Errorf("the candidate is not a valid prediction: %v", err)
+	}
+	// The disabled scaling policy under an enabled planner is a disabled planner; so is an
+	// interval without a winner left to constant_last.
+	tree = r.Candidate([]string{"planner.enable_throughput_scaling", "planner.enable_load_scaling",
+		"planner.throughput_adjustment_interval_seconds", "planner.load_adjustment_interval_seconds"}, []any{false, false, nil, nil})
+	if got, _ := json.Marshal(tree["planner"]); string(got) != `{"policy":"disabled"}` {
+		t.Errorf("disabled scaling policy: %s", got)
+	}
+	tree = r.Candidate([]string{"planner.enable_throughput_scaling", "planner.enable_load_scaling",
+		"planner.throughput_adjustment_interval_seconds", "planner.load_adjustment_interval_seconds",
+		"planner.max_num_fpm_samples", "planner.fpm_sample_bucket_size"},
+		[]any{true, false, json.Number("180"), json.Number("5"), json.Number("64"), json.Number("16")})
+	if p := tree["planner"].(map[string]any); p["load_predictor"] != "constant" || p["load_predictor_log1p"] != false || p["kalman_r"] != nil {
+		t.Errorf("constant_last: %v", p)
+	}
+	// Independent knobs: their product without the invalid combinations.
+	r = loadRec(t, aggRecYAML, append(sla, "planner={policy: enabled, scaling_policy: {preset: false}, enable_throughput_scaling: false, enable_load_scaling: true, load_adjustment_interval_seconds: {choices: [5, 200]}}")...)
+	var shows []string
+	for _, e := range r.Planner.Groups[0].Entries {
+		b, _ := json.Marshal(e.Show)
+		shows = append(shows, string(b))
+	}
+	if want := []string{
+		`{"enable_load_scaling":true,"enable_throughput_scaling":false,"load_adjustment_interval_seconds":5,"throughput_adjustment_interval_seconds":180}`,
+		`{"enable_load_scaling":true,"enable_throughput_scaling":false,"load_adjustment_interval_seconds":5,"throughput_adjustment_interval_seconds":600}`,
+		`{"enable_load_scaling":true,"enable_throughput_scaling":false,"load_adjustment_interval_seconds":200,"throughput_adjustment_interval_seconds":600}`,
+	}; !reflect.DeepEqual(shows, want) {
+		t.Errorf("independent scaling policies\n%v\nwant\n%v", shows, want)
+	}
+	// A planner that can only be disabled is concrete.
+	r = loadRec(t, aggRecYAML, "planner={policy: disabled, scaling_policy: {preset: [load_180_5]}}")
+	if r.Planner != nil || !reflect.DeepEqual(r.Tree["planner"], map[string]any{"policy": "disabled"}) {
+		t.Errorf("disabled planner: %+v %v", r.Planner, r.Tree["planner"])
 	}
 }

@@ -80,6 +80,10 @@ func (p *Predictor) Add(v float64) {
 	}
 }
 
+// MinPoints is the number of observations the predictor needs before it forecasts (until
+// then Predict repeats the last value).
+func (p *Predictor) MinPoints() int { return p.minPoints }
+
 // Points is the number of accepted observations.
 func (p *Predictor) Points() int { return len(p.vals) }
 
