@@ -15,6 +15,7 @@ func FuzzLoadRecommendation(f *testing.F) {
 	f.Add([]byte(aggRecYAML + "router: {policy: {choices: [round_robin, kv_router]}, temperature: {range: {min: 0.1, max: 1.0, scale: log}}}\n"))
 	f.Add([]byte(aggRecYAML + "traffic: {source: {type: synthetic}, load: {type: concurrency, concurrency: {range: {min: 1, max: 9, step: 2}}}, stop: {requests: 4}}\n"))
 	f.Add([]byte("optimization: {target: pareto}\nengine: {model: m, hardware: auto, workers: {aggregated: {parallelism: {preset: [{replicas: 1}]}}}}\n"))
+	f.Add([]byte(aggRecYAML + "evaluation: {sla: {ttft_ms: 100, itl_ms: 10}}\nplanner: {scaling_policy: {preset: [load_180_5, hybrid_600_5, {enable_throughput_scaling: false, enable_load_scaling: true, throughput_adjustment_interval_seconds: 60, load_adjustment_interval_seconds: 10}]}, fpm_sampling: {preset: false}, max_num_fpm_samples: {choices: [16, 32]}, load_predictor: {preset: false, type: {choices: [kalman]}}}\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := LoadRecommendation(data, nil)
