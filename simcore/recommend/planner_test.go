@@ -50,25 +50,7 @@ func TestPlannerParams(t *testing.T) {
 		t.Errorf("planner %v", p)
 	}
 	// A search over the space never writes an inactive sub-item.
-	s := NewSearch(sp, opt(spec.AlgorithmRandom, 48, 3))
-	for {
-		round, err := s.Propose(4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(round) == 0 {
-			break
-		}
-		var outs []Outcome
-		for _, p := range round {
-			if p.Evaluate {
-				outs = append(outs, synthEvaluate(p.Candidate.Tree))
-			}
-		}
-		if err := s.Observe(outs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := driveSearch(t, sp, opt(spec.AlgorithmRandom, 48, 3), 4)
 	enabled := 0
 	for _, c := range s.Candidates() {
 		pl, _ := c.Tree["planner"].(map[string]any)

@@ -81,6 +81,16 @@ func synthEvaluate(tree map[string]any) Outcome {
 // runSearch drives a whole search with rounds of the given size and returns the result.
 func runSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Result {
 	t.Helper()
+	res, err := driveSearch(t, sp, opt, roundSize).Result(Provenance{ModuleVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// driveSearch runs every round of a search, evaluating with synthEvaluate.
+func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Search {
+	t.Helper()
 	s := NewSearch(sp, opt)
 	for {
 		round, err := s.Propose(roundSize)
@@ -103,11 +113,7 @@ func runSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Resu
 			t.Fatal(err)
 		}
 	}
-	res, err := s.Result(Provenance{ModuleVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return s
 }
 
 func opt(alg string, trials int, seed uint64) spec.Optimizer {
