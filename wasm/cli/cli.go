@@ -23,7 +23,6 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-
 // Exit codes of the command (README.md, "Exit codes").
 const (
 	ExitOK          = 0   // success
