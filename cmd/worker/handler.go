@@ -3,14 +3,20 @@
 // workerd by `make serve-edge`; `go run ./cmd/worker` serves the same API natively for
 // debugging. API (docs/web.md):
 //
-//	GET  /v1/health                        → {"status":"ok","api_version":1,"limits":{…}}
+//	GET  /v1/health                        → {"status":"ok","api_version":1,"module_version":…,"limits":{…}}
 //	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
 //	     "config" part plus trace files     → prediction.json (or multipart/mixed with
 //	                                           prediction.json and requests.jsonl)
+//	POST /v1/predict?evaluate=1             body: a simcore.EvaluationRequest as JSON, or multipart/form-data
+//	     with a "request" part plus trace files → the candidate's outcome (simcore.Evaluate's bytes)
+//	POST /v1/recommend[?set=PATH=VALUE…][&outputs=all] body: recommendation YAML, or multipart/form-data
+//	     with a "config" part plus trace files → recommendation.json (or multipart/mixed with
+//	                                           recommendation.json, .csv and recommendations/NNNN.yaml)
 //
 // Errors are JSON {"error": message, "path": dotted config path or ""}: 400 bad input, 405
-// wrong method, 413 over a limit, 500 simulator failure. Responses carry permissive CORS
-// headers. The worker makes no outbound requests.
+// wrong method, 413 over a limit (with "limit": "body", "work" or "memory"), 500 simulator
+// failure. Responses carry permissive CORS headers and X-Aisimulate-Version (simcore.Version).
+// The worker makes no outbound requests.
 package main
 
 import (
@@ -143,8 +149,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.predict(w, r)
+	case "/v1/recommend":
+		if r.Method != http.MethodPost {
+			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/recommend with a recommendation YAML body")
+			return
+		}
+		s.recommend(w, r)
 	default:
-		fail(w, http.StatusNotFound, "", "not found: use POST /v1/predict or GET /v1/health")
+		fail(w, http.StatusNotFound, "", "not found: use POST /v1/predict, POST /v1/recommend or GET /v1/health")
 	}
 }
 
