@@ -51,17 +51,26 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	files := uploadedFS(up.files)
-	limit := s.maxSteps()
-	meter := &workMeter{limit: limit, files: files, limits: s.evaluatorLimits}
-	res, err := simcore.Recommend(simcore.RecommendInput{
+	in := simcore.RecommendInput{
 		ConfigName:      recommendName,
 		ConfigYAML:      up.main,
 		Sets:            q["set"],
 		Files:           files,
 		ModuleVersion:   simcore.Version,
 		FixedWallTimeMs: &wall,
-		Evaluate:        meter.evaluate,
-	})
+	}
+	_, rec, err := simcore.NewRecommendation(in)
+	if err != nil {
+		s.failRecommend(w, err)
+		return
+	}
+	meter := newWorkMeter(s.maxSteps(), rec.Optimizer.MaxTrials, files, s.evaluatorLimits)
+	if meter.used > meter.limit {
+		s.failRecommend(w, meter.overWork())
+		return
+	}
+	in.Evaluate = meter.evaluate
+	res, err := simcore.Recommend(in)
 	if err != nil {
 		s.failRecommend(w, err)
 		return
@@ -93,15 +102,29 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// workMeter evaluates a recommendation's candidates within one call's work limit: the steps
-// every evaluation is charged (simcore.EvaluateWithin) summed over the candidates may not
-// exceed limit. The count is of simulated work, not time, so the same call always succeeds
-// or always fails.
+// SearchStepsPerTrial is what one trial of the search itself (proposal, model refit,
+// scoring; a cache hit too) is charged against the work limit, in event-loop steps. Measured
+// under workerd: examples/recommend-small.yaml with max_trials 320 spends about 16 ms per
+// trial outside its candidates' simulations, the time of about 7,000 steps at the rate
+// MaxProgressReports assumes (6.5 million steps in about 15 s), rounded up to whole progress
+// chunks (docs/web.md, "Recommend").
+const SearchStepsPerTrial = 2 * simcore.ProgressSteps
+
+// workMeter evaluates a recommendation's candidates within one call's work limit: every
+// trial's SearchStepsPerTrial (all max_trials of them are run, so they are charged up front)
+// plus the steps every evaluation is charged (simcore.EvaluateWithin) may not exceed limit.
+// The count is of simulated work, not time, so the same call always succeeds or always fails.
 type workMeter struct {
 	limit, used int64
+	trials      int
 	evaluated   int
 	files       fs.FS
 	limits      func(maxSteps int64) simcore.EvaluatorLimits
+}
+
+// newWorkMeter is a meter of limit steps charged for trials trials of the search.
+func newWorkMeter(limit int64, trials int, files fs.FS, limits func(int64) simcore.EvaluatorLimits) *workMeter {
+	return &workMeter{limit: limit, used: int64(trials) * SearchStepsPerTrial, trials: trials, files: files, limits: limits}
 }
 
 // evaluate is simcore.RecommendInput.Evaluate: the round's requests one after the other.
@@ -131,11 +154,11 @@ func (m *workMeter) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error)
 	return out, nil
 }
 
-// overWork is the 413 of a recommendation whose candidates need more work than one call may do.
+// overWork is the 413 of a recommendation that needs more work than one call may do.
 func (m *workMeter) overWork() error {
 	return &simcore.EvaluatorLimitError{Limit: simcore.LimitWork, Path: "optimizer.max_trials", Msg: fmt.Sprintf(
-		"the recommendation needs more than the %d event-loop steps this service runs per call, summed over its candidates (%d evaluated within it); lower optimizer.max_trials or the workload (traffic.stop), or run it with the CLI: `aisimulate recommend` (with --remote URL it sends the candidates to this service one at a time)",
-		m.limit, m.evaluated)}
+		"the recommendation needs more than the %d event-loop steps this service runs per call (%d trials × %d steps of search, plus the simulation of every candidate; %d candidates were evaluated within it); lower optimizer.max_trials or the workload (traffic.stop), or run it with the CLI: `aisimulate recommend` (with --remote URL it sends the candidates to this service one at a time)",
+		m.limit, m.trials, SearchStepsPerTrial, m.evaluated)}
 }
 
 // failRecommend answers a failed recommendation: a limit of this service 413, a configuration

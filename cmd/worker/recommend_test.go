@@ -118,22 +118,40 @@ func TestRecommendNothingFeasibleIs200(t *testing.T) {
 	}
 }
 
-// The work of all candidates together is bounded: over it, 413 "work" advising fewer trials
-// or the CLI; a bound that the whole search fits gives the same result as no bound.
+// The work of the whole recommendation is bounded: every trial's search steps plus every
+// candidate's charged steps, summed. A limit at the exact sum gives simcore.Recommend's
+// result; one progress chunk less is 413 "work" advising fewer trials or the CLI, and a limit
+// the trials alone pass is refused before anything runs.
 func TestRecommendWorkBudget(t *testing.T) {
 	yaml := smallRecommendation(t)
-	w := serve(t, &Server{MaxProgress: 3}, "POST", recommendTarget(""), "application/yaml", yaml)
-	e := errBody(t, w)
-	if w.Code != 413 || e.Limit != "work" || e.Path != "optimizer.max_trials" ||
-		!strings.Contains(e.Error, "12288 event-loop steps") || !strings.Contains(e.Error, "aisimulate recommend") {
-		t.Fatalf("%d %+v", w.Code, e)
+	sets := []string{"optimizer.max_trials=8"}
+	// The sum, measured with a meter that cannot run out.
+	meter := newWorkMeter(1<<60, 8, nil, (&Server{}).evaluatorLimits)
+	zero := 0.0
+	if _, err := simcore.Recommend(simcore.RecommendInput{ConfigName: recommendName, ConfigYAML: yaml, Sets: sets, FixedWallTimeMs: &zero, Evaluate: meter.evaluate}); err != nil {
+		t.Fatal(err)
 	}
-	// The sum, not each candidate: every candidate alone fits 12288 steps.
-	for _, trials := range []string{"1", "2"} {
-		one := serve(t, &Server{MaxProgress: 3}, "POST", recommendTarget("", "optimizer.max_trials="+trials), "application/yaml", yaml)
-		if one.Code != 200 || !bytes.Equal(one.Body.Bytes(), localRecommend(t, yaml, []string{"optimizer.max_trials=" + trials}).JSON) {
-			t.Fatalf("%s trials: %d %.300s", trials, one.Code, one.Body)
-		}
+	if meter.evaluated < 2 || meter.used%simcore.ProgressSteps != 0 || meter.used < 8*SearchStepsPerTrial+int64(meter.evaluated)*simcore.ProgressSteps {
+		t.Fatalf("charged %d steps for 8 trials and %d evaluations", meter.used, meter.evaluated)
+	}
+	reports := int(meter.used / simcore.ProgressSteps)
+	w := serve(t, &Server{MaxProgress: reports}, "POST", recommendTarget("", sets...), "application/yaml", yaml)
+	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), localRecommend(t, yaml, sets).JSON) {
+		t.Fatalf("at the sum: %d %.300s", w.Code, w.Body)
+	}
+	w = serve(t, &Server{MaxProgress: reports - 1}, "POST", recommendTarget("", sets...), "application/yaml", yaml)
+	e := errBody(t, w)
+	if w.Code != 413 || e.Limit != "work" || e.Path != "optimizer.max_trials" || strings.Contains(e.Error, " 0 candidates were evaluated") ||
+		!strings.Contains(e.Error, "max_trials") || !strings.Contains(e.Error, "aisimulate recommend") {
+		t.Fatalf("below the sum: %d %+v", w.Code, e)
+	}
+	w = serve(t, &Server{MaxProgress: 8*SearchStepsPerTrial/simcore.ProgressSteps - 1}, "POST", recommendTarget("", sets...), "application/yaml", yaml)
+	if e := errBody(t, w); w.Code != 413 || e.Limit != "work" || !strings.Contains(e.Error, " 0 candidates were evaluated") {
+		t.Fatalf("trials alone: %d %+v", w.Code, e)
+	}
+	// The default limit runs the default 320 trials of the example.
+	if w := serve(t, &Server{}, "POST", recommendTarget("", "optimizer.max_trials=320"), "application/yaml", yaml); w.Code != 200 {
+		t.Fatalf("320 trials: %d %.300s", w.Code, w.Body)
 	}
 }
 
