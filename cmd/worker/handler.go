@@ -72,21 +72,33 @@ type Server struct {
 	BodyWait time.Duration
 }
 
-// apiError is every error body. Limit names the limit of a 413: "body" (MaxBodyBytes),
-// "work" (the event-loop steps of one call) or "memory" (MaxMemoryBytes), so a client can
-// tell a call this service will not run from a bad one (docs/web.md, "Limits").
+// apiError is every error body. Limit names the limit of a 413: "body" (MaxBodyBytes,
+// MaxConfigBytes), "work" (the event-loop steps of one call), "memory" (MaxMemoryBytes) or
+// "requests" (MaxRequests), so a client can tell a call this service will not run from a bad
+// one (docs/web.md, "Limits").
 type apiError struct {
 	Error string `json:"error"`
 	Path  string `json:"path"`
 	Limit string `json:"limit,omitempty"`
 }
 
-// Limit names of a 413 body (apiError.Limit).
+// Limit names of a 413 body (apiError.Limit). "memory" is simcore.LimitMemory: /v1/predict
+// reports a run over MaxMemoryBytes as a configuration error (400) like every target, while
+// an evaluation or a recommendation answers 413 "memory" (simcore.EvaluatorLimitError).
 const (
-	limitBody   = "body"
-	limitWork   = simcore.LimitWork
-	limitMemory = simcore.LimitMemory
+	limitBody     = "body"
+	limitWork     = simcore.LimitWork
+	limitRequests = "requests"
 )
+
+// configFits answers 413 "body" for configuration text over MaxConfigBytes.
+func configFits(w http.ResponseWriter, text []byte) bool {
+	if len(text) <= MaxConfigBytes {
+		return true
+	}
+	tooLarge(w, limitBody, "", fmt.Sprintf("configuration exceeds the %d-byte parsing limit", MaxConfigBytes))
+	return false
+}
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, _ := json.Marshal(v)
@@ -138,7 +150,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "module_version": simcore.Version, "limits": map[string]int{
 			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles,
-			"max_event_loop_steps": MaxProgressReports * simcore.ProgressSteps}})
+			"max_event_loop_steps": MaxProgressReports * simcore.ProgressSteps, "max_memory_bytes": MaxMemoryBytes,
+			"search_steps_per_trial": SearchStepsPerTrial}})
 	case "/v1/predict":
 		if r.Method != http.MethodPost {
 			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
@@ -236,8 +249,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "", "empty configuration: send the YAML as the body or as a multipart part named config")
 		return
 	}
-	if len(req.YAML) > MaxConfigBytes {
-		fail(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("configuration exceeds the %d-byte parsing limit", MaxConfigBytes))
+	if !configFits(w, req.YAML) {
 		return
 	}
 	if err := simcore.CheckConfigInput(req.YAML, req.Sets); err != nil {
@@ -252,10 +264,12 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	}
 	req.FixedWallTimeMs = &wall
 	budget := s.maxProgress()
+	overWork := false
 	reports := 0
 	req.Check = func() error {
 		reports++
 		if reports > budget {
+			overWork = true
 			return fmt.Errorf("the simulation exceeded the edge API's work budget (%d event-loop steps); use the CLI for runs this long", budget*simcore.ProgressSteps)
 		}
 		return nil
@@ -266,7 +280,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		case jsapi.KindConfig:
 			fail(w, http.StatusBadRequest, res.Err.Path, res.Err.Message)
 		case jsapi.KindLimit:
-			fail(w, http.StatusRequestEntityTooLarge, res.Err.Path, res.Err.Message)
+			limit := limitRequests
+			if overWork {
+				limit = limitWork
+			}
+			tooLarge(w, limit, res.Err.Path, res.Err.Message)
 		default:
 			fail(w, http.StatusInternalServerError, "", res.Err.Message)
 		}

@@ -257,7 +257,7 @@ func TestWorkBudgetIs413(t *testing.T) {
 	long := strings.NewReplacer("output_tokens: 4", "output_tokens: 140000", "concurrency: 2", "concurrency: 1",
 		"requests: 6", "requests: 3", "blocks: 256", "blocks: 4096").Replace(e2)
 	w := serve(t, &Server{MaxProgress: 1}, "POST", "/v1/predict", "", []byte(long))
-	if w.Code != 413 || !strings.Contains(errBody(t, w).Error, "work budget") {
+	if e := errBody(t, w); w.Code != 413 || !strings.Contains(e.Error, "work budget") || e.Limit != "work" {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	if w := serve(t, &Server{}, "POST", "/v1/predict", "", []byte(long)); w.Code != 200 {

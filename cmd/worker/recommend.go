@@ -41,6 +41,9 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "", "empty configuration: send the recommendation YAML as the body or as a multipart part named config")
 		return
 	}
+	if !configFits(w, up.main) {
+		return
+	}
 	if err := simcore.CheckConfigInput(up.main, q["set"]); err != nil {
 		s.failRecommend(w, err)
 		return

@@ -193,6 +193,10 @@ func TestRecommendBadConfig(t *testing.T) {
 			t.Errorf("%s %.20q: %d %+v", c.target, c.body, w.Code, e)
 		}
 	}
+	big := append([]byte("# "+strings.Repeat("x", MaxConfigBytes)+"\n"), yaml...)
+	if w := serve(t, &Server{}, "POST", "/v1/recommend", "application/yaml", big); w.Code != 413 || errBody(t, w).Limit != "body" {
+		t.Errorf("configuration over 1 MiB: %d %s", w.Code, w.Body)
+	}
 	if w := serve(t, &Server{}, "GET", "/v1/recommend", "", nil); w.Code != 405 {
 		t.Errorf("GET: %d", w.Code)
 	}
