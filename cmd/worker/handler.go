@@ -14,7 +14,7 @@
 //	                                           recommendation.json, .csv and recommendations/NNNN.yaml)
 //
 // Errors are JSON {"error": message, "path": dotted config path or ""}: 400 bad input, 405
-// wrong method, 413 over a limit (with "limit": "body", "work" or "memory"), 500 simulator
+// wrong method, 413 over a limit (with "limit": "body", "work", "memory" or "requests"), 500 simulator
 // failure. Responses carry permissive CORS headers and X-Aisimulate-Version (simcore.Version).
 // The worker makes no outbound requests.
 package main
