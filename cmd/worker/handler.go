@@ -366,11 +366,14 @@ func parseMultipart(body []byte, boundary, mainPart, mainWhat string) (main []by
 			main = data
 			continue
 		}
-		if fn := p.FileName(); fn != "" {
+		if fn := partFileName(p); fn != "" {
 			name = fn
 		}
 		if name == "" {
 			return nil, nil, errors.New("multipart part without a name")
+		}
+		if _, dup := files[name]; dup {
+			return nil, nil, fmt.Errorf("two multipart parts name the file %q; send each file once", name)
 		}
 		files[name] = data
 		if len(files) > MaxFiles {
@@ -381,6 +384,17 @@ func parseMultipart(body []byte, boundary, mainPart, mainWhat string) (main []by
 		return nil, nil, fmt.Errorf("multipart body has no %q part with %s", mainPart, mainWhat)
 	}
 	return main, files, nil
+}
+
+// partFileName is the filename parameter of a part exactly as sent: the path the
+// configuration names (traces/a.jsonl). Part.FileName would keep only its last element, so
+// two traces of one name in different folders would become one file.
+func partFileName(p *multipart.Part) string {
+	_, params, err := mime.ParseMediaType(p.Header.Get("Content-Disposition"))
+	if err != nil {
+		return ""
+	}
+	return params["filename"]
 }
 
 // EnvFixedWallTimeMs names the deployment binding that sets the three wall-clock keys.

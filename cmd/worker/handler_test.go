@@ -221,6 +221,31 @@ func TestParseMultipart(t *testing.T) {
 	}
 }
 
+// A file part is named by its whole path: traces of one name in two folders stay two files,
+// and one path sent twice is an error rather than a silent replacement.
+func TestParseMultipartKeepsPaths(t *testing.T) {
+	body := func(names ...string) (*bytes.Buffer, string) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("config", "engine: {}")
+		for _, n := range names {
+			fw, _ := mw.CreateFormFile("file", n)
+			io.WriteString(fw, n)
+		}
+		mw.Close()
+		return &buf, mw.Boundary()
+	}
+	b, boundary := body("a/t.jsonl", "b/t.jsonl")
+	_, files, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML")
+	if err != nil || len(files) != 2 || string(files["a/t.jsonl"]) != "a/t.jsonl" || string(files["b/t.jsonl"]) != "b/t.jsonl" {
+		t.Fatalf("files %v err %v", files, err)
+	}
+	b, boundary = body("a/t.jsonl", "a/t.jsonl")
+	if _, _, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML"); err == nil || !strings.Contains(err.Error(), `"a/t.jsonl"`) {
+		t.Fatalf("duplicate: %v", err)
+	}
+}
+
 func FuzzParseMultipart(f *testing.F) {
 	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"config\"\r\n\r\nengine: {}\r\n--b--\r\n"), "b")
 	f.Add([]byte("--x\r\n\r\n--x--"), "x")
