@@ -212,12 +212,37 @@ func TestParseMultipart(t *testing.T) {
 	fw, _ = mw.CreateFormField("other.jsonl")
 	io.WriteString(fw, "x")
 	mw.Close()
-	cfg, files, err := parseMultipart(buf.Bytes(), mw.Boundary())
+	cfg, files, err := parseMultipart(buf.Bytes(), mw.Boundary(), "config", "the YAML")
 	if err != nil || string(cfg) != "engine: {}" || string(files["t.jsonl"]) != "{}\n" || string(files["other.jsonl"]) != "x" || len(files) != 2 {
 		t.Fatalf("cfg %q files %v err %v", cfg, files, err)
 	}
-	if _, _, err := parseMultipart([]byte("--b--\r\n"), "b"); err == nil || !strings.Contains(err.Error(), "config") {
+	if _, _, err := parseMultipart([]byte("--b--\r\n"), "b", "config", "the YAML"); err == nil || !strings.Contains(err.Error(), "config") {
 		t.Errorf("missing config: %v", err)
+	}
+}
+
+// A file part is named by its whole path: traces of one name in two folders stay two files,
+// and one path sent twice is an error rather than a silent replacement.
+func TestParseMultipartKeepsPaths(t *testing.T) {
+	body := func(names ...string) (*bytes.Buffer, string) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		mw.WriteField("config", "engine: {}")
+		for _, n := range names {
+			fw, _ := mw.CreateFormFile("file", n)
+			io.WriteString(fw, n)
+		}
+		mw.Close()
+		return &buf, mw.Boundary()
+	}
+	b, boundary := body("a/t.jsonl", "b/t.jsonl")
+	_, files, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML")
+	if err != nil || len(files) != 2 || string(files["a/t.jsonl"]) != "a/t.jsonl" || string(files["b/t.jsonl"]) != "b/t.jsonl" {
+		t.Fatalf("files %v err %v", files, err)
+	}
+	b, boundary = body("a/t.jsonl", "a/t.jsonl")
+	if _, _, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML"); err == nil || !strings.Contains(err.Error(), `"a/t.jsonl"`) {
+		t.Fatalf("duplicate: %v", err)
 	}
 }
 
@@ -225,7 +250,7 @@ func FuzzParseMultipart(f *testing.F) {
 	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"config\"\r\n\r\nengine: {}\r\n--b--\r\n"), "b")
 	f.Add([]byte("--x\r\n\r\n--x--"), "x")
 	f.Fuzz(func(t *testing.T, body []byte, boundary string) {
-		cfg, files, err := parseMultipart(body, boundary)
+		cfg, files, err := parseMultipart(body, boundary, "config", "the YAML")
 		if err == nil && (cfg == nil || len(files) > MaxFiles) {
 			t.Fatalf("accepted without config or with %d files", len(files))
 		}
@@ -257,7 +282,7 @@ func TestWorkBudgetIs413(t *testing.T) {
 	long := strings.NewReplacer("output_tokens: 4", "output_tokens: 140000", "concurrency: 2", "concurrency: 1",
 		"requests: 6", "requests: 3", "blocks: 256", "blocks: 4096").Replace(e2)
 	w := serve(t, &Server{MaxProgress: 1}, "POST", "/v1/predict", "", []byte(long))
-	if w.Code != 413 || !strings.Contains(errBody(t, w).Error, "work budget") {
+	if e := errBody(t, w); w.Code != 413 || !strings.Contains(e.Error, "work budget") || e.Limit != "work" {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
 	if w := serve(t, &Server{}, "POST", "/v1/predict", "", []byte(long)); w.Code != 200 {

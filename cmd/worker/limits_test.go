@@ -26,7 +26,7 @@ func TestEdgeRefusals(t *testing.T) {
 	} {
 		w := serve(t, &Server{}, "POST", c.target, "application/yaml", []byte(c.body))
 		e := errBody(t, w)
-		if w.Code != c.status || e.Path != c.path || !strings.Contains(e.Error, c.msg) {
+		if wantLimit := map[int]string{413: "requests"}[c.status]; w.Code != c.status || e.Path != c.path || !strings.Contains(e.Error, c.msg) || e.Limit != wantLimit {
 			t.Errorf("%.80s: %d %+v; want %d %s …%s…", c.target, w.Code, e, c.status, c.path, c.msg)
 		}
 	}

@@ -1,10 +1,13 @@
 // The edge worker under workerd: health, CORS, raw-YAML and multipart bodies, error JSON with
-// the config path (400), wrong method (405), unknown route (404), limits (413).
+// the config path (400), wrong method (405), unknown route (404), limits (413), the module
+// version, candidate evaluation (?evaluate=1) and whole recommendations (/v1/recommend).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { ROOT, startWorkerd, postEdge } from "./lib.mjs";
+import { ROOT, CLI, startWorkerd, postEdge, parseMultipart, assertSameText } from "./lib.mjs";
 
 let edge;
 const e2 = fs.readFileSync(path.join(ROOT, "web/testdata/identity/01-fixed-e2.yaml"), "utf8");
@@ -21,6 +24,87 @@ test("GET /v1/health reports status and limits", async () => {
   assert.equal(j.api_version, 1);
   assert.equal(j.limits.max_body_bytes, 16 << 20);
   assert.equal(j.limits.max_requests, 200000);
+});
+
+/** Runs bin/aisimulate with args in cwd; resolves {code, stdout, stderr}. */
+function runAisimulate(args, cwd) {
+  return new Promise((resolve) => {
+    execFile(CLI, args, { cwd, timeout: 120000, maxBuffer: 1 << 28,
+      env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: "0",
+        AISIMULATE_WAZERO_CACHE: process.env.AISIMULATE_WAZERO_CACHE || path.join(ROOT, "build/wazero-cache") } },
+    (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+test("the worker reports the version of the CLI built from the same tree, on every response", async () => {
+  const cli = await runAisimulate(["--version"], ROOT);
+  assert.equal(cli.code, 0, cli.stderr);
+  const version = cli.stdout.trim().replace(/^aisimulate /, "");
+  assert.ok(version.length > 0);
+  const r = await fetch(edge.url + "/v1/health");
+  assert.equal((await r.json()).module_version, version);
+  assert.equal(r.headers.get("x-aisimulate-version"), version);
+  const bad = await fetch(edge.url + "/nope");
+  assert.equal(bad.headers.get("x-aisimulate-version"), version);
+  const pre = await fetch(edge.url + "/v1/predict", { method: "OPTIONS", headers: { Origin: "https://docs.example", "Access-Control-Request-Method": "POST" } });
+  assert.equal(pre.headers.get("x-aisimulate-version"), version);
+  assert.match(pre.headers.get("access-control-expose-headers"), /X-Aisimulate-Version/i);
+});
+
+test("POST /v1/predict?evaluate=1 answers a candidate's outcome; the worker's own limits are 413", async () => {
+  const post = (body) => fetch(edge.url + "/v1/predict?evaluate=1", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+  const r = await post(JSON.stringify({ config_name: "c.yaml", config_yaml: e2, budget_steps: 600000000 }));
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get("content-type"), /^application\/json/);
+  const text = await r.text();
+  // Compact canonical JSON: keys sorted, floats keep their point.
+  assert.match(text, /^\{"reason":"","status":"","summary":\{/);
+  assert.match(text, /"duration_ms":15\.0/);
+  // The summary is the prediction's (both with the wall-clock keys at 0).
+  const p = await (await fetch(edge.url + "/v1/predict", { method: "POST", body: e2 })).json();
+  assert.deepEqual(JSON.parse(text).summary, p.summary);
+  // An unsupported candidate is an outcome, still 200.
+  const u = await post(JSON.stringify({ config_name: "c.yaml", config_yaml: e2.replace("h200_sxm", "no_such_gpu"), budget_steps: 600000000 }));
+  assert.equal(u.status, 200);
+  const uj = await u.json();
+  assert.equal(uj.status, "unsupported");
+  assert.match(uj.reason, /^engine\.hardware: unknown hardware/);
+  // Malformed JSON is 400; a candidate over the worker's memory budget is 413 "memory".
+  assert.equal((await post("{")).status, 400);
+  const big = e2.replace(/blocks: \d+/, "blocks: 4000000");
+  assert.notEqual(big, e2);
+  const m = await post(JSON.stringify({ config_name: "c.yaml", config_yaml: big, budget_steps: 600000000 }));
+  assert.equal(m.status, 413);
+  const mj = await m.json();
+  assert.equal(mj.limit, "memory");
+  assert.match(mj.path, /kv_cache\.capacity$/);
+});
+
+test("POST /v1/recommend runs a small recommendation: the CLI's recommendation.json, every file with outputs=all", async () => {
+  const yaml = fs.readFileSync(path.join(ROOT, "examples/recommend-small.yaml"), "utf8");
+  const set = "optimizer.max_trials=6";
+  const r = await fetch(edge.url + "/v1/recommend?outputs=all&set=" + encodeURIComponent(set), { method: "POST", body: yaml });
+  assert.equal(r.status, 200);
+  const ct = r.headers.get("content-type");
+  assert.match(ct, /^multipart\/mixed; boundary=/);
+  const parts = parseMultipart(ct, await r.text());
+  // The CLI on the same inputs (the same configuration name, the wall time fixed at 0).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-"));
+  try {
+    fs.writeFileSync(path.join(dir, "recommendation.yaml"), yaml);
+    const cli = await runAisimulate(["recommend", "--stack", "dynamo", "--config", "recommendation.yaml", "--set", set, "--output-dir", "out"], dir);
+    assert.equal(cli.code, 0, cli.stderr);
+    const want = ["recommendation.json", "recommendation.csv",
+      ...fs.readdirSync(path.join(dir, "out/recommendations")).sort().map((n) => "recommendations/" + n)];
+    assert.deepEqual(Object.keys(parts), want);
+    for (const n of want) assertSameText(parts[n], fs.readFileSync(path.join(dir, "out", n), "utf8"), n);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  // A bad domain is 400 at its field.
+  const bad = await fetch(edge.url + "/v1/recommend?set=" + encodeURIComponent("engine.model={choices: [a, b]}"), { method: "POST", body: yaml });
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).path, "engine.model");
 });
 
 test("CORS preflight", async () => {
