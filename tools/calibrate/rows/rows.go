@@ -305,13 +305,13 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	mk := func(p spec.Parallelism) (*perf.Default, int64, error) {
 		p = fixPar(m, clean(p))
 		defer func() { t.lastPar = p }()
-		mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
+		mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0, 0)
 		if err != nil && allOnes(p) {
 			// The row records no parallelism although the model cannot fit one GPU:
 			// assume the smallest power-of-two expert-parallel group that holds it.
 			for n := 2; n <= 64 && err != nil; n *= 2 {
 				p = inferPar(m, n)
-				mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
+				mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0, 0)
 			}
 			t.Inferred = err == nil
 		}
