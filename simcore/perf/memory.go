@@ -84,6 +84,11 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	}
 	if memoryFraction <= 0 {
 		memoryFraction = DefaultMemoryFraction(backend, hw, par)
+		if memoryFraction <= 0 {
+			return Memory{Capacity: hw.MemBytes, Fraction: memoryFraction}, &Error{Worker: true, Key: "kv_cache.capacity",
+				Msg: "SGLang's default mem_fraction_static on " + hw.ID + " is " + strconv.FormatFloat(memoryFraction, 'g', -1, 64) +
+					": its CUDA-graph reserve for " + strconv.Itoa(par.AttentionData) + " attention-DP ranks exceeds the GPU's memory; set memory_fraction explicitly"}
+		}
 	}
 	if maxBatchedTokens <= 0 {
 		maxBatchedTokens = DefaultMaxBatchedTokens

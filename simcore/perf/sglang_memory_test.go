@@ -2,6 +2,7 @@ package perf
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"aisimulate/simcore/spec"
@@ -79,5 +80,24 @@ func TestSGLangDeepSeekFP8FourGPUs(t *testing.T) {
 	}
 	if _, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", spec.Parallelism{Tensor: 4}, Quant{}, 0.95, 0, 8192, 0); err != nil {
 		t.Fatalf("with mem_fraction_static 0.95: %v", err)
+	}
+}
+
+// With many attention-DP ranks SGLang's CUDA-graph reserve exceeds the GPU: 72 DP ranks on
+// GB200 reserve 512 + 24576 + 1024 + 9216 + 4.5·512·72 = 201216 MiB of 189472.5 → −0.062.
+// The default is then an error asking for an explicit fraction, not a negative budget.
+func TestSGLangFractionExhausted(t *testing.T) {
+	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
+	par := spec.Parallelism{Tensor: 1, AttentionData: 72, MoeExpert: 72}
+	if f := SGLangMemFractionStatic(mustHW(t, "gb200").MemBytes, par); f != -0.062 {
+		t.Fatalf("fraction %v, want -0.062", f)
+	}
+	_, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", par, Quant{}, 0, 0, 8192, 0)
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Key != "kv_cache.capacity" || !strings.Contains(pe.Msg, "set memory_fraction explicitly") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", par, Quant{}, 0.85, 0, 8192, 0); err != nil {
+		t.Fatalf("explicit fraction: %v", err)
 	}
 }
