@@ -198,7 +198,7 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 			return nil, configError(err, role)
 		}
 		n, err := perf.KVCapacityBlocksQ(model, hw, e.Backend, par, rq, w.KVCache.Capacity.MemoryFraction,
-			w.KVCache.Capacity.CUDAGraphReservedBytes, rc.BlockSize, rc.MaxBatchedTokens)
+			w.KVCache.Capacity.CUDAGraphReservedBytes, rc.BlockSize, rc.MaxBatchedTokens, e.NextN)
 		if err != nil {
 			return nil, capacityError(err, role)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
@@ -114,5 +115,35 @@ func TestMTPLowering(t *testing.T) {
 	rc := plan.Agg.Rank
 	if rc.NextN != 2 || len(rc.AcceptRates) != 2 || rc.AcceptRates[0] != perf.DefaultAcceptRates(2)[0] || rc.AcceptRates[1] != perf.DefaultAcceptRates(2)[1] {
 		t.Errorf("nextn %d rates %v, want 2 and the defaults", rc.NextN, rc.AcceptRates)
+	}
+}
+
+// engine.nextn > 0 makes the MTP draft layer's weights resident, so a default capacity holds
+// exactly the blocks the memory model leaves after them (docs/timing.md "MTP draft weights").
+func TestMTPWeightsShrinkDefaultCapacity(t *testing.T) {
+	sets := []string{"engine.model=deepseek-ai/DeepSeek-R1", "engine.hardware=b200_sxm", "engine.backend=trtllm",
+		"engine.workers.aggregated.parallelism={tensor: 8}", "engine.workers.aggregated.kv_cache={capacity: {type: default}}",
+		"engine.workers.aggregated.timing={type: default}"}
+	blocks := func(extra ...string) int {
+		cfg, err := spec.LoadConfig([]byte(mtpRequest), append(append([]string(nil), sets...), extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, _, err := lower(cfg, &Input{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plan.Agg.Rank.NumBlocks
+	}
+	m, _ := catalog.LookupModel("deepseek-ai/DeepSeek-R1", nil)
+	hw, _ := catalog.LookupHardware("b200_sxm")
+	par := spec.Parallelism{Tensor: 8}
+	want0, err0 := perf.KVCapacityBlocksQ(m, hw, "trtllm", par, perf.Quant{}, 0.9, 0, 32, 8192, 0)
+	want1, err1 := perf.KVCapacityBlocksQ(m, hw, "trtllm", par, perf.Quant{}, 0.9, 0, 32, 8192, 1)
+	if err0 != nil || err1 != nil || want1 >= want0 {
+		t.Fatalf("memory model: %d %v, %d %v", want0, err0, want1, err1)
+	}
+	if got0, got1 := blocks(), blocks("engine.nextn=1"); got0 != want0 || got1 != want1 {
+		t.Errorf("blocks nextn 0: %d (want %d), nextn 1: %d (want %d)", got0, want0, got1, want1)
 	}
 }

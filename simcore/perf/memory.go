@@ -7,10 +7,12 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// DefaultMemoryFraction is capacity.memory_fraction when unset: 0.9 (vLLM, TRT-LLM), 0.88 (SGLang).
-func DefaultMemoryFraction(backend string) float64 {
+// DefaultMemoryFraction is capacity.memory_fraction when unset: 0.9 for vLLM and TensorRT-LLM;
+// SGLang's mem_fraction_static derived from the GPU's memory and the worker's parallelism
+// (SGLangMemFractionStatic).
+func DefaultMemoryFraction(backend string, hw *catalog.Hardware, par spec.Parallelism) float64 {
 	if backend == "sglang" {
-		return 0.88
+		return SGLangMemFractionStatic(hw.MemBytes, par)
 	}
 	return 0.9
 }
@@ -20,8 +22,12 @@ const DefaultMaxBatchedTokens = 8192
 
 // Memory is the per-GPU memory budget of one worker rank (bytes).
 type Memory struct {
-	Capacity    int64
+	Capacity int64
+	// Fraction is the memory fraction the budget used (the given one or the backend default).
+	Fraction float64
+	// Weights counts every resident weight, the MTP draft layers (MTPWeights) included.
 	Weights     int64
+	MTPWeights  int64
 	Activations int64
 	Runtime     int64 // hardware other_mem plus NCCL buffers
 	CUDAGraph   int64
@@ -57,13 +63,17 @@ func tpIndex(tp int) int {
 	return 3
 }
 
-// MemoryModel sizes one rank's memory: weights (quantised, sharded by TP/PP/EP), activations
-// (2·max_batched_tokens·heads·head_dim·coef, floored at 70 MiB, 90 MiB ×1.15 for SGLang),
-// runtime reserve (other_mem + NCCL buffers, ×1.2 for SGLang), CUDA-graph reserve, and the KV
-// budget: vLLM/SGLang take memory_fraction of the total, TRT-LLM of the free memory
-// (×(1−0.015) reserved).
+// MemoryModel sizes one rank's memory: weights (quantised, sharded by TP/PP/EP; with nextn > 0
+// also the MTP draft layers, mtpWeightBytes), activations (2·max_batched_tokens·heads·head_dim·
+// coef, floored at 70 MiB, 90 MiB ×1.15 for SGLang), runtime reserve (other_mem + NCCL
+// buffers, ×1.2 for SGLang), CUDA-graph reserve, and the KV budget (docs/timing.md "Memory
+// model and KV capacity"): vLLM takes memory_fraction of the total minus everything else,
+// TensorRT-LLM memory_fraction of the free memory (×(1−0.015) reserved), SGLang
+// mem_fraction_static of the memory left after the runtime, minus the weights — its
+// activations and CUDA graphs live in the rest (1 − fraction), as SGLang sizes its pool.
+// memoryFraction 0 is the backend default (DefaultMemoryFraction).
 func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
-	memoryFraction float64, cudaGraphReservedBytes int64, maxBatchedTokens int) (Memory, error) {
+	memoryFraction float64, cudaGraphReservedBytes int64, maxBatchedTokens, nextn int) (Memory, error) {
 	q, err := q.Resolve(m)
 	if err != nil {
 		return Memory{}, err
@@ -73,7 +83,12 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 		return Memory{}, err
 	}
 	if memoryFraction <= 0 {
-		memoryFraction = DefaultMemoryFraction(backend)
+		memoryFraction = DefaultMemoryFraction(backend, hw, par)
+		if memoryFraction <= 0 {
+			return Memory{Capacity: hw.MemBytes, Fraction: memoryFraction}, &Error{Worker: true, Key: "kv_cache.capacity",
+				Msg: "SGLang's default mem_fraction_static on " + hw.ID + " is " + strconv.FormatFloat(memoryFraction, 'g', -1, 64) +
+					": its CUDA-graph reserve for " + strconv.Itoa(par.AttentionData) + " attention-DP ranks exceeds the GPU's memory; set memory_fraction explicitly"}
+		}
 	}
 	if maxBatchedTokens <= 0 {
 		maxBatchedTokens = DefaultMaxBatchedTokens
@@ -81,7 +96,9 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	s := newShape(m, par, q)
 	var mem Memory
 	mem.Capacity = hw.MemBytes
-	mem.Weights = int64(s.weightBytesPerGPU())
+	mem.Fraction = memoryFraction
+	mem.MTPWeights = int64(mtpWeightBytes(m, par, q, nextn))
+	mem.Weights = int64(s.weightBytesPerGPU()) + mem.MTPWeights
 	fam := familyKey(m)
 	coef := actCoef[fam][tpIndex(par.Tensor)]
 	floor := float64(70 << 20)
@@ -103,9 +120,14 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	nonKV := float64(mem.Weights + mem.Activations + mem.Runtime + mem.CUDAGraph)
 	capF := float64(mem.Capacity)
 	var kv float64
-	if backend == "trtllm" {
+	switch backend {
+	case "trtllm":
 		kv = float64((capF-nonKV)*memoryFraction) * (1 - 0.015)
-	} else {
+	case "sglang":
+		// SGLang: pool = (memory free at start-up)·mem_fraction_static − weights, where the
+		// free memory is the capacity less the runtime (CUDA context, NCCL buffers).
+		kv = float64((capF-float64(mem.Runtime))*memoryFraction) - float64(mem.Weights+mem.CUDAGraph)
+	default:
 		kv = float64(capF*memoryFraction) - nonKV
 	}
 	mem.KVBudget = int64(kv)
@@ -129,17 +151,18 @@ func gib(b int64) string {
 // KV-cache mode ("" = model default). An error when the weights do not fit.
 func KVCapacityBlocks(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism,
 	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, kvQuant string) (int, error) {
-	return KVCapacityBlocksQ(m, hw, backend, par, Quant{KVCache: kvQuant}, memoryFraction, cudaGraphReservedBytes, blockSize, 0)
+	return KVCapacityBlocksQ(m, hw, backend, par, Quant{KVCache: kvQuant}, memoryFraction, cudaGraphReservedBytes, blockSize, 0, 0)
 }
 
-// KVCapacityBlocksQ is KVCapacityBlocks with every quantisation mode and the scheduler's
-// max_batched_tokens (0 = 8192) given explicitly.
+// KVCapacityBlocksQ is KVCapacityBlocks with every quantisation mode, the scheduler's
+// max_batched_tokens (0 = 8192) and engine.nextn (MTP drafts: their layers' weights are
+// resident) given explicitly.
 func KVCapacityBlocksQ(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
-	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, maxBatchedTokens int) (int, error) {
+	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, maxBatchedTokens, nextn int) (int, error) {
 	if blockSize <= 0 {
 		blockSize = 1
 	}
-	mem, err := MemoryModel(m, hw, backend, par, q, memoryFraction, cudaGraphReservedBytes, maxBatchedTokens)
+	mem, err := MemoryModel(m, hw, backend, par, q, memoryFraction, cudaGraphReservedBytes, maxBatchedTokens, nextn)
 	if err != nil {
 		return 0, err
 	}

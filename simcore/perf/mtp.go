@@ -1,6 +1,9 @@
 package perf
 
-import "aisimulate/simcore/spec"
+import (
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
+)
 
 // Multi-token prediction (MTP) pricing, docs/semantics/simulation.md §5.4: every decode request of a pass
 // runs 1 + nextn tokens through the model (its newest token and nextn drafts to verify).
@@ -70,4 +73,34 @@ func (d *Default) decodeStepMs(b, ctx float64) float64 {
 	layers := float64(d.s.m.Layers)
 	scale := (float64(d.nextn) + layers) / layers // AIC mtp_scale_factor
 	return float64(scale * d.forward(b*k, b*k, d.decodeAttn(b*k, ctx*k)))
+}
+
+// mtpWeightBytes is the per-GPU weight of the MTP draft layers that are resident when
+// engine.nextn > 0 (0 otherwise). The model config gives the number of such layers
+// (num_nextn_predict_layers / mtp_num_hidden_layers, at least 1: servers reuse one layer for
+// every draft) but not their size, so it is derived from DeepSeek-V3's MTP module (its
+// technical report §2.2): one decoder layer of the model's kind — full attention and, in MoE
+// models, the routed and shared experts, sharded like the main layers and at their
+// quantisation — plus the projection of the concatenated embedding and hidden state, 2h × h
+// in bf16 on every GPU. The embedding and the output head are the main model's (SGLang and
+// TensorRT-LLM share them with the draft), so they are not counted again. The draft layers sit
+// on the last pipeline stage, so they are not divided by the pipeline size. DeepSeek-V3:
+// 11.6 B parameters (the checkpoint's 14 B add its own copies of the embedding and head).
+func mtpWeightBytes(m *catalog.Model, par spec.Parallelism, q Quant, nextn int) float64 {
+	if nextn <= 0 {
+		return 0
+	}
+	layer := *m
+	layer.Layers, layer.AttnLayers = 1, 1
+	layer.SlidingLayers, layer.LinearLayers, layer.FirstDenseLayers = 0, 0, 0
+	layer.MoELayers = 0
+	if m.Experts > 0 {
+		layer.MoELayers = 1
+	}
+	layer.Vocab = 0
+	one := newShape(&layer, spec.Parallelism{Tensor: par.Tensor, Pipeline: 1, AttentionData: par.AttentionData,
+		MoeTensor: par.MoeTensor, MoeExpert: par.MoeExpert}, q)
+	h := float64(m.Hidden)
+	proj := 2 * h * h * weightBytes("bf16")
+	return float64(max(m.MTPLayers, 1)) * (one.weightBytesPerGPU() + proj)
 }

@@ -78,3 +78,29 @@ func TestMTPKeepsFrontendLatency(t *testing.T) {
 		}
 	}
 }
+
+// With engine.nextn > 0 the MTP draft layer's weights are resident. DeepSeek-R1 FP8 (block)
+// TP8, by hand, per GPU: MLA attention q_a 1536·7168 + q_b 16·192·1536 + kv_a 576·7168 +
+// kv_b 16·256·512 + o 7168·16·128 = 36,634,624 B at 1 byte; router 256·7168·2 = 3,670,016 B;
+// shared expert (2·256 + 256)·7168 = 5,505,024 B; 256 routed experts of (512 + 256)·7168 =
+// 1,409,286,144 B; eh_proj 2·7168·7168·2 = 205,520,896 B: 1,660,616,704 B in all.
+func TestMTPWeightsExact(t *testing.T) {
+	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
+	hw := mustHW(t, "b200_sxm")
+	par := spec.Parallelism{Tensor: 8}
+	base, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 8192, 0)
+	if err != nil || base.MTPWeights != 0 {
+		t.Fatalf("nextn 0: %+v %v", base, err)
+	}
+	for _, nextn := range []int{1, 3} { // one resident layer serves every draft
+		mem, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 8192, nextn)
+		if err != nil || mem.MTPWeights != 1660616704 || mem.Weights != base.Weights+1660616704 || mem.KVBudget >= base.KVBudget {
+			t.Fatalf("nextn %d: MTP weights %d (want 1660616704), weights %d vs %d, %v", nextn, mem.MTPWeights, mem.Weights, base.Weights, err)
+		}
+	}
+	// TP1 parameter count: 11,610,030,080 ≈ 11.6 B (DeepSeek-V3's 14 B MTP module less the
+	// embedding and head copies the servers share with the main model).
+	if got := mtpWeightBytes(ds, spec.Parallelism{Tensor: 1, MoeTensor: 1, MoeExpert: 1}, Quant{Gemm: "bf16", MoE: "bf16"}, 1) / 2; got != 11610030080 {
+		t.Errorf("MTP parameters %v, want 11610030080", got)
+	}
+}

@@ -110,7 +110,7 @@ func (l *ladderer) shapes(role string) ([]spec.Parallelism, error) {
 
 func (l *ladderer) fits(m *catalog.Model, hw *catalog.Hardware, p spec.Parallelism) bool {
 	for _, b := range l.backends {
-		if _, err := perf.KVCapacityBlocksQ(m, hw, b, p, perf.Quant{}, perf.DefaultMemoryFraction(b), 0, spec.DefaultBlockSize(b), 0); err == nil {
+		if _, err := perf.KVCapacityBlocksQ(m, hw, b, p, perf.Quant{}, 0, 0, spec.DefaultBlockSize(b), 0, 0); err == nil {
 			return true
 		}
 	}

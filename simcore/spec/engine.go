@@ -31,10 +31,11 @@ func DefaultBlockSize(backend string) int {
 	}
 }
 
-// DefaultMemoryFraction is capacity.memory_fraction of a backend when unset.
+// DefaultMemoryFraction is capacity.memory_fraction of a backend when unset: 0.9, or 0 for
+// SGLang, whose default the memory model derives from the GPU's memory (docs/timing.md).
 func DefaultMemoryFraction(backend string) float64 {
 	if backend == BackendSGLang {
-		return 0.88
+		return 0
 	}
 	return 0.9
 }

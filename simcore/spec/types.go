@@ -166,7 +166,7 @@ const (
 type Capacity struct {
 	Type                   string
 	Blocks                 int     // fixed
-	MemoryFraction         float64 // default; backend default 0.9 (SGLang 0.88)
+	MemoryFraction         float64 // default; backend default 0.9 (SGLang 0: derived from the GPU)
 	CUDAGraphReservedBytes int64   // default
 }
 

@@ -56,6 +56,7 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Wr
 		all[i] = prep[i].Row
 	}
 	writeLOGOTables(w, res, all, names)
+	writeErrorBudget(w, errorBudget(res))
 	if dump != nil {
 		fmt.Fprintln(dump, "id\tcampaign\tbackend\tmode\tsystem\tmodel\tconc\tisl\tosl\tpred_ttft\tmeas_ttft\tpred_tpot\tmeas_tpot")
 		for _, r := range res {

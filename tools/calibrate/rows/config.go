@@ -38,7 +38,7 @@ func ConfigYAML(r *Row, t *Timings) string {
 		fmt.Fprintf(&b, "  kvcache_quant_mode: %s\n", q.KVCache)
 	}
 	b.WriteString("  workers:\n")
-	role := func(name string, workers int, p spec.Parallelism) {
+	role := func(name string, workers int, p spec.Parallelism, fraction float64) {
 		p = clean(p)
 		if workers < 1 {
 			workers = 1
@@ -51,22 +51,27 @@ func ConfigYAML(r *Row, t *Timings) string {
 		fmt.Fprintf(&b, "      parallelism: {replicas: %d, tensor: %d, pipeline: %d, attention_data: %d, moe_tensor: %d, moe_expert: %d}\n",
 			workers, p.Tensor, p.Pipeline, p.AttentionData, p.MoeTensor, p.MoeExpert)
 		fmt.Fprintf(&b, "      scheduler: {max_sequences: %d}\n", seqs)
-		b.WriteString("      kv_cache: {prefix_caching: false, capacity: {type: default}}\n")
+		if fraction > 0 {
+			fmt.Fprintf(&b, "      kv_cache: {prefix_caching: false, capacity: {type: default, memory_fraction: %g}}\n", fraction)
+		} else {
+			b.WriteString("      kv_cache: {prefix_caching: false, capacity: {type: default}}\n")
+		}
 		b.WriteString("      timing: {type: default}\n")
 	}
 	if r.Mode == "disagg" {
-		pp, dp := r.Prefill.Par, r.Decode.Par
+		pp, dp, pw, dw := r.Prefill.Par, r.Decode.Par, r.Prefill.Workers, r.Decode.Workers
+		var pf, df float64
 		if t != nil {
-			pp, dp = t.PrefillPar, t.DecodePar
+			pp, dp, pw, dw, pf, df = t.PrefillPar, t.DecodePar, t.PrefillWorkers, t.DecodeWorkers, t.PrefillFraction, t.DecodeFraction
 		}
-		role("prefill", r.Prefill.Workers, pp)
-		role("decode", r.Decode.Workers, dp)
+		role("prefill", pw, pp, pf)
+		role("decode", dw, dp, df)
 	} else {
-		p, workers := r.Agg.Par, 1
+		p, workers, f := r.Agg.Par, 1, 0.0
 		if t != nil {
-			p, workers = t.AggPar, t.AggWorkers
+			p, workers, f = t.AggPar, t.AggWorkers, t.AggFraction
 		}
-		role("aggregated", workers, p)
+		role("aggregated", workers, p, f)
 	}
 	return b.String()
 }

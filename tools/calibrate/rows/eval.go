@@ -54,6 +54,7 @@ func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef, handoffMs float6
 		}
 		pr, dr := r.Prefill, r.Decode
 		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
+		pr.Workers, dr.Workers = p.T.PrefillWorkers, p.T.DecodeWorkers
 		return SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, r.ISL, r.OSL, pr, dr, p.T.KVTokens, handoffMs)
 	}
 	ge := g

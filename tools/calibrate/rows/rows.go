@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -161,7 +162,15 @@ type Timings struct {
 	AggPar, PrefillPar, DecodePar spec.Parallelism
 	// AggWorkers is the aggregated role's replica count (1 unless ranksFromBatch repairs it).
 	AggWorkers int
-	lastPar    spec.Parallelism
+	// PrefillWorkers and DecodeWorkers are a disaggregated row's worker counts: the recorded
+	// ones, else the decode pool that holds the row's concurrency (heldDecodeWorkers) and the
+	// prefill pool rate-matched to it (ratedPrefillWorkers).
+	PrefillWorkers, DecodeWorkers int
+	// AggFraction, PrefillFraction, DecodeFraction are the roles' capacity.memory_fraction:
+	// 0 (the backend default) unless an SGLang row needs a larger one (sglangFractions).
+	AggFraction, PrefillFraction, DecodeFraction float64
+	lastPar                                      spec.Parallelism
+	lastFraction                                 float64
 	// Inferred is true when the row's parallelism was missing and inferred (see Build).
 	Inferred bool
 }
@@ -304,14 +313,31 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	q := r.Quant()
 	mk := func(p spec.Parallelism) (*perf.Default, int64, error) {
 		p = fixPar(m, clean(p))
-		defer func() { t.lastPar = p }()
-		mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
+		fraction := 0.0
+		defer func() { t.lastPar, t.lastFraction = p, fraction }()
+		memory := func() (perf.Memory, error) {
+			fraction = 0
+			mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0, 0)
+			if err != nil && r.Backend == "sglang" {
+				// SGLang's derived default cannot hold the recorded deployment, which ran:
+				// it was started with a larger --mem-fraction-static, which the CSV does
+				// not record.
+				for _, f := range sglangFractions {
+					fraction = f
+					if mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, f, 0, 0, 0); err == nil {
+						break
+					}
+				}
+			}
+			return mem, err
+		}
+		mem, err := memory()
 		if err != nil && allOnes(p) {
 			// The row records no parallelism although the model cannot fit one GPU:
 			// assume the smallest power-of-two expert-parallel group that holds it.
 			for n := 2; n <= 64 && err != nil; n *= 2 {
 				p = inferPar(m, n)
-				mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0)
+				mem, err = memory()
 			}
 			t.Inferred = err == nil
 		}
@@ -328,17 +354,25 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		if t.Prefill, _, err = mk(r.Prefill.Par); err != nil {
 			return nil, err
 		}
-		t.PrefillPar = t.lastPar
+		t.PrefillPar, t.PrefillFraction = t.lastPar, t.lastFraction
 		if t.Decode, t.KVTokens, err = mk(r.Decode.Par); err != nil {
 			return nil, err
 		}
-		t.DecodePar = t.lastPar
+		t.DecodePar, t.DecodeFraction = t.lastPar, t.lastFraction
+		t.DecodeWorkers = r.Decode.Workers
+		if t.DecodeWorkers < 1 {
+			t.DecodeWorkers = t.heldDecodeWorkers(r)
+		}
+		t.PrefillWorkers = r.Prefill.Workers
+		if t.PrefillWorkers < 1 {
+			t.PrefillWorkers = t.ratedPrefillWorkers(r)
+		}
 		return t, nil
 	}
 	if t.Agg, t.KVTokens, err = mk(idPar(r.ID, clean(r.Agg.Par))); err != nil {
 		return nil, err
 	}
-	t.AggPar, t.AggWorkers = t.lastPar, 1
+	t.AggPar, t.AggWorkers, t.AggFraction = t.lastPar, 1, t.lastFraction
 	if n := r.ranksFromBatch(t.KVTokens * int64(t.AggPar.AttentionData)); n > t.AggPar.AttentionData {
 		// The recorded deployment cannot hold the load: it ran n ranks of batch_size
 		// requests — attention-DP ranks of one worker for TensorRT-LLM MoE models (over the
@@ -350,7 +384,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 			if t.Agg, t.KVTokens, err = mk(p); err != nil {
 				return nil, err
 			}
-			t.AggPar = t.lastPar
+			t.AggPar, t.AggFraction = t.lastPar, t.lastFraction
 		} else {
 			t.AggWorkers = (n + p.AttentionData - 1) / p.AttentionData
 		}
@@ -367,3 +401,52 @@ func (r *Row) ranksFromBatch(kvTokens int64) int {
 	}
 	return (r.Concurrency + r.BatchSize - 1) / r.BatchSize
 }
+
+// heldDecodeWorkers is the decode worker count of a disaggregated row that does not record
+// it: the fewest workers whose KV caches hold every in-flight request's footprint (the
+// source-first admission footprint of maxInFlight: ISL + OSL for TensorRT-LLM, ISL + OSL/2
+// otherwise) — the measured TPOT of such rows stays that of a batch decoding all of them, as
+// the aggregated batch-size repair (ranksFromBatch) assumes. At most maxRatedWorkers.
+func (t *Timings) heldDecodeWorkers(r *Row) int {
+	perWorker := int64(maxInFlight(r.Backend, t.KVTokens, r.ISL, r.OSL)) * int64(t.DecodePar.AttentionData)
+	n := int((int64(r.Concurrency) + perWorker - 1) / perWorker)
+	return min(max(n, 1), maxRatedWorkers)
+}
+
+// ratedPrefillWorkers is the prefill worker count of a disaggregated row that does not record
+// it: the fewest workers whose prompt throughput, derated by 0.9, keeps up with the decode
+// pool's request rate at the row's concurrency — the rate matching by which the reference's
+// disaggregated search sizes its pools (seq/s = min(prefill seq/s × N_p × 0.9, decode seq/s ×
+// N_d × 0.92), docs/timing.md "Row repairs"), so a measured, tuned deployment is not
+// replayed with a prefill pool that queues for minutes. The decode pool's rate is ranks × batch / (OSL × TPOT) with batch =
+// ceil(concurrency / ranks) at the mean context ISL + OSL/2; a prefill worker passes
+// min(1, budget / ISL) prompts per pass per attention-DP rank. At most maxRatedWorkers.
+func (t *Timings) ratedPrefillWorkers(r *Row) int {
+	dRanks := t.DecodeWorkers * t.DecodePar.AttentionData
+	b := (r.Concurrency + dRanks - 1) / dRanks
+	ctx := r.ISL + r.OSL/2
+	tpot := t.Decode.DecodeMs(b, int64(b)*int64(ctx), ctx, 0)
+	pdp := t.PrefillPar.AttentionData
+	k := max(PassBudget(r.Backend, pdp)/max(r.ISL, 1), 1)
+	pass := t.Prefill.PrefillMs(k, r.ISL, 0)
+	if tpot <= 0 || pass <= 0 || r.OSL <= 0 {
+		return 1
+	}
+	decodeRate := float64(dRanks*b) / (float64(r.OSL) * tpot) // requests per ms
+	workerRate := float64(pdp*k) / pass
+	n := int(math.Ceil(decodeRate / (prefillRateDerate * workerRate)))
+	return min(max(n, 1), maxRatedWorkers)
+}
+
+// prefillRateDerate is the reference's prefill pipeline-bubble factor of rate matching.
+const prefillRateDerate = 0.9
+
+// maxRatedWorkers bounds the inferred prefill worker count (the most any recorded row has
+// is 40).
+const maxRatedWorkers = 64
+
+// sglangFractions are the memory fractions an SGLang row is replayed with, the smallest that
+// holds it, when SGLang's derived default (perf.SGLangMemFractionStatic) cannot: 0.88 (SGLang's
+// former fixed default, which the reference estimator falls back to), then 0.92 and 0.95
+// (the values serving recipes pass for large MoE models on few GPUs).
+var sglangFractions = [...]float64{0.88, 0.92, 0.95}

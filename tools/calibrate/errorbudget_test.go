@@ -1,0 +1,50 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"aisimulate/tools/calibrate/rows"
+)
+
+// The budget's points on four hand-made rows: two curves, one deployment measured in two
+// campaigns, one DeepSeek-R1 TensorRT-LLM disaggregated row at twice its measured TPOT.
+func TestErrorBudget(t *testing.T) {
+	agg := func(curve, date string, conc int, ttft, tpot float64) *rows.Row {
+		return &rows.Row{CurveID: curve, Backend: "vllm", Mode: "agg", Model: "m", System: "h200_sxm", ISL: 1024, OSL: 128,
+			Concurrency: conc, MeasuredOn: date, TTFT: ttft, TPOT: tpot}
+	}
+	ds := &rows.Row{CurveID: "d", Backend: "trtllm", Mode: "disagg", Model: "deepseek-ai/DeepSeek-R1", System: "gb200",
+		Concurrency: 4, MeasuredOn: "2026-02-01", TTFT: 1000, TPOT: 5}
+	res := []logoResult{
+		{agg("a", "2026-01-01", 4, 100, 10), 150, 12}, // APE 0.5 / 0.2
+		{agg("a", "2026-01-01", 8, 200, 20), 300, 24}, // 0.5 / 0.2
+		{agg("b", "2026-02-01", 4, 120, 10), 150, 12}, // same deployment as row 1, another campaign: 0.25 / 0.2
+		{ds, 500, 10}, // 0.5 / 1
+	}
+	near := func(name string, a, b float64) {
+		if math.Abs(a-b) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, a, b)
+		}
+	}
+	lines := errorBudget(res)
+	// (a) curve a's median log error is log 1.5 / log 1.2: corrected exactly; curves b and d
+	// (one row each) too. All error removed: 100·(0.5+0.5+0.25+0.5)/4 = 43.75 TTFT points,
+	// 100·(0.2+0.2+0.2+1)/4 = 40 TPOT points.
+	near("(a) ttft", lines[0].ttft, 43.75)
+	near("(a) tpot", lines[0].tpot, 40)
+	// (b) rows 1 and 3 share the deployment: 100 predicts 120 (APE 1/6), 120 predicts 100
+	// (0.2); TPOT 10 and 10: 0.
+	if lines[1].rows != 2 {
+		t.Fatalf("(b) rows %d, want 2", lines[1].rows)
+	}
+	near("(b) ttft", lines[1].ttft, 100*(1.0/6+0.2)/4)
+	near("(b) tpot", lines[1].tpot, 0)
+	// (c) the TensorRT-LLM disaggregated row: 12.5 / 25 points; (d) the same row is MTP
+	// (measured TPOT 5 ≤ 0.6 × 10), halving its prediction removes all 25 points.
+	near("(c) ttft", lines[2].ttft, 12.5)
+	near("(c) tpot", lines[2].tpot, 25)
+	if lines[3].rows != 1 || lines[3].note != "halving their predicted TPOT removes 25.0 TPOT points" {
+		t.Errorf("(d) %+v", lines[3])
+	}
+}
