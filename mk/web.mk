@@ -9,7 +9,12 @@
 
 WEB_GO       ?= go
 WEB_GOFLAGS  ?=
-WEB_LDFLAGS  ?= -s -w
+# The program version (the Makefile's VERSION) is linked into every module as into the CLI's,
+# so recommendation.json's provenance.module_version is the same on every target. The stamp
+# file changes only when the version does, and then rebuilds the modules.
+WEB_VERSION_STAMP := build/version.txt
+$(shell mkdir -p build && { test "$$(cat $(WEB_VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' || printf '%s' '$(VERSION)' > $(WEB_VERSION_STAMP); })
+WEB_LDFLAGS  ?= -s -w -X aisimulate/simcore.Version=$(VERSION)
 WEB_OUT      ?= build/web
 WORKER_OUT   ?= build/worker
 WEB_NODE_MODULES := web/node_modules/.package-lock.json
@@ -28,12 +33,12 @@ build/.gitignore:
 	@mkdir -p build
 	@printf '*\n' > $@
 
-$(WEB_OUT)/core.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
+$(WEB_OUT)/core.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./wasm/jsapi/core
 	$(WEB_GO) run ./tools/wasmjumps $@
 
-$(WEB_OUT)/ui.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
+$(WEB_OUT)/ui.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/ui
 	$(WEB_GO) run ./tools/wasmjumps $@
@@ -52,7 +57,7 @@ serve-web: web
 
 worker: build/.gitignore $(WORKER_OUT)/app.wasm
 
-$(WORKER_OUT)/app.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
+$(WORKER_OUT)/app.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	$(WEB_GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/worker
 	$(WEB_GO) run ./tools/wasmjumps $@
