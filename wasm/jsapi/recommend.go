@@ -9,6 +9,7 @@ import (
 	"aisimulate/simcore"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
+	"aisimulate/wasm/jsapi/recview"
 )
 
 // RecommendRequest starts a recommendation driven round by round from JavaScript (the
@@ -166,60 +167,9 @@ type RecommendResult struct {
 	Configs []recommend.File
 	// Feasible counts the feasible candidates (0 is the CLI's exit status 1).
 	Feasible int
-	// View is the JSON of a View.
+	// View is the JSON of a recview.View.
 	View string
 }
-
-// View is what the Recommend view shows of a result: the ranked rows and one chart point per
-// simulated candidate.
-type View struct {
-	// Target is optimization.target; Objectives its objective names.
-	Target     string   `json:"target"`
-	Objectives []string `json:"objectives"`
-	// XKey and YKey name the chart's axes: the objectives throughput_per_gpu and
-	// throughput_per_user of recommend's Pareto view.
-	XKey string `json:"x_key"`
-	YKey string `json:"y_key"`
-	// Rows are the ranked recommendations (top 10, or the Pareto front).
-	Rows []ViewRow `json:"rows"`
-	// Points are the simulated candidates in candidate order.
-	Points []ViewPoint `json:"points"`
-}
-
-// ViewRow is one ranked recommendation.
-type ViewRow struct {
-	Rank        int                 `json:"rank"`
-	CandidateID string              `json:"candidate_id"`
-	Score       *float64            `json:"score"`
-	Objectives  map[string]*float64 `json:"objectives"`
-	UsedGPUs    int                 `json:"used_gpus"`
-	// Metrics are the RowMetrics of the candidate's summary.
-	Metrics map[string]*float64 `json:"metrics"`
-	// File is recommendations/NNNN.yaml; Config its text.
-	File    string `json:"file"`
-	Config  string `json:"config"`
-	Summary string `json:"summary"`
-}
-
-// ViewPoint is one simulated candidate on the chart.
-type ViewPoint struct {
-	CandidateID string   `json:"candidate_id"`
-	Status      string   `json:"status"`
-	Feasible    bool     `json:"feasible"`
-	X           *float64 `json:"x"`
-	Y           *float64 `json:"y"`
-	UsedGPUs    int      `json:"used_gpus"`
-	Score       *float64 `json:"score"`
-	// Rank is the candidate's row rank, 0 when it is not a row.
-	Rank int `json:"rank"`
-	// Config is the concrete configuration (what predict runs), Summary its one-line summary.
-	Config  string `json:"config"`
-	Summary string `json:"summary"`
-}
-
-// RowMetrics are the summary metrics the ranked table shows besides score and GPUs.
-var RowMetrics = []string{"goodput_output_throughput_tok_s", "output_throughput_tok_s", "mean_ttft_ms",
-	"mean_tpot_ms", "mean_output_token_throughput_per_user"}
 
 // Result encodes the finished search (Next returned done) with the wall time measured since
 // StartRecommendation (or the fixed one).
@@ -252,9 +202,9 @@ func finite(x float64) *float64 {
 	return &x
 }
 
-func (r *Recommendation) view(res *recommend.Result) View {
-	v := View{Target: r.rec.Optimization.Target, Objectives: res.Objectives,
-		XKey: spec.TargetThroughputPerGPU, YKey: spec.TargetThroughputPerUser, Rows: []ViewRow{}, Points: []ViewPoint{}}
+func (r *Recommendation) view(res *recommend.Result) recview.View {
+	v := recview.View{Target: r.rec.Optimization.Target, Objectives: res.Objectives,
+		XKey: spec.TargetThroughputPerGPU, YKey: spec.TargetThroughputPerUser, Rows: []recview.Row{}, Points: []recview.Point{}}
 	rank := map[*recommend.Candidate]int{}
 	for i, row := range res.Rows {
 		c := row.Candidate
@@ -264,17 +214,17 @@ func (r *Recommendation) view(res *recommend.Result) View {
 			obj[n] = finite(c.Objectives[j])
 		}
 		m := map[string]*float64{}
-		for _, k := range RowMetrics {
-			m[k] = finite(recommend.SummaryNumber(c.Summary, k))
+		for _, k := range recview.RowMetrics {
+			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
 		}
-		v.Rows = append(v.Rows, ViewRow{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
+		v.Rows = append(v.Rows, recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
 			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: ConfigSummary(c.Tree)})
 	}
 	for _, c := range r.search.Candidates() {
 		if c.Summary == nil {
 			continue
 		}
-		p := ViewPoint{CandidateID: c.ID, Status: c.Status, Feasible: c.Status == recommend.StatusFeasible,
+		p := recview.Point{CandidateID: c.ID, Status: c.Status, Feasible: c.Status == recommend.StatusFeasible,
 			X: finite(recommend.ObjectiveValue(v.XKey, c.Summary, c.UsedGPUs)), Y: finite(recommend.ObjectiveValue(v.YKey, c.Summary, c.UsedGPUs)),
 			UsedGPUs: c.UsedGPUs, Rank: rank[c], Config: string(spec.EmitYAML(c.Tree)), Summary: ConfigSummary(c.Tree)}
 		if p.Feasible {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore"
+	"aisimulate/wasm/jsapi/recview"
 )
 
 func readSmall(t *testing.T) []byte {
@@ -75,7 +76,7 @@ func TestRecommendationMatchesSimcoreRecommend(t *testing.T) {
 			t.Errorf("config %d differs", i)
 		}
 	}
-	var v View
+	var v recview.View
 	if err := json.Unmarshal([]byte(got.View), &v); err != nil {
 		t.Fatal(err)
 	}
