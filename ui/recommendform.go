@@ -173,7 +173,6 @@ func multiValue(value, choice string, on bool) string {
 	return strings.Join(out, ",")
 }
 
-
 // splitComma splits a multi knob's value into its choices.
 func splitComma(value string) []string {
 	var out []string
