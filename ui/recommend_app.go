@@ -365,7 +365,7 @@ func (a *App) renderRecResults() *vecty.HTML {
 				})), vecty.Text("Download recommendation.csv")),
 				vecty.If(len(res.configs) > 0, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendations-yaml"), event.Click(func(*vecty.Event) {
 					download("recommendations.yaml", "application/yaml", YAMLBundle(res.configs))
-				})), vecty.Text("Download recommendations.yaml ("+strconv.Itoa(len(res.configs))+" configurations)"))),
+				})), vecty.Text("Download recommendations.yaml ("+countText(len(res.configs), "configuration")+")"))),
 			),
 			elem.Div(vecty.Markup(vecty.Class("chart-box", "pareto"), prop.ID("rec-chart"), onChart, vecty.UnsafeHTML(res.chart))),
 			a.renderRecTable(res),

@@ -212,6 +212,9 @@ func TestParseRecommendView(t *testing.T) {
 	if err != nil || v.Target != "goodput" || len(v.Rows) != 1 || *v.Rows[0].Score != 3 {
 		t.Errorf("view %+v, %v", v, err)
 	}
+	if countText(1, "file") != "1 file" || countText(3, "file") != "3 files" {
+		t.Error("countText")
+	}
 	if OptionalNum(nil) != "–" || OptionalNum(f(1234)) != "1234" {
 		t.Error("OptionalNum")
 	}

@@ -106,3 +106,11 @@ func OptionalNum(p *float64) string {
 	}
 	return FormatNum(*p)
 }
+
+// countText is "1 configuration", "3 configurations".
+func countText(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprint(n) + " " + noun + "s"
+}

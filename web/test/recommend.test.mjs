@@ -10,11 +10,13 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, FIXED_WALL, runCLI, startStatic, launchChromium, assertSameText, withTimeout } from "./lib.mjs";
+import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout } from "./lib.mjs";
 
 const EXAMPLES = path.join(ROOT, "examples");
 const SMALL = "recommend-small.yaml";
 const SMALL_YAML = fs.readFileSync(path.join(EXAMPLES, SMALL), "utf8");
+
+const SHOTS = path.join(ROOT, "web/test-results");
 
 let srv, browser, page, cli;
 
@@ -40,6 +42,11 @@ export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [] } = {}) {
 
 before(async () => {
   assert.ok(fs.existsSync(CLI), `${CLI} missing: run make build`);
+  // recommendation.json records the module version: the CLI and core.wasm must be built from
+  // the same tree (make build web).
+  const cliVersion = await new Promise((resolve) => execFile(CLI, ["--version"], (e, out) => resolve(String(out).trim().split(" ").pop())));
+  const webVersion = (await loadNodeCore()).version;
+  assert.equal(webVersion, cliVersion, "bin/aisimulate and build/web are of different versions: run make build web");
   cli = await runRecommendCLI(SMALL);
   assert.equal(cli.code, 0, "CLI recommend: " + cli.stderr);
   srv = await startStatic();
@@ -163,6 +170,8 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     assert.match(await p.textContent("#rec-status"), /^Recommendation finished in .* 20 trials, /);
 
     const st = await viewState(p);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await p.screenshot({ path: path.join(SHOTS, "recommend.png"), fullPage: true });
     assert.deepEqual(st.rows.map((r) => r.id), refDoc.views.top_n, "table rows in the CLI's rank order");
     assert.deepEqual(st.rows.map((r) => r.rank), st.rows.map((_, i) => i + 1));
     const simulated = refDoc.candidates.filter((c) => c.metrics !== null);
@@ -241,6 +250,28 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     const yamlNow = await p.inputValue("#yaml");
     assert.ok(yamlNow.includes(`backend: ${otherCand.prediction_config.engine.backend}`), "chart point opened its candidate");
     assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+test("Cancel stops a running sweep and the next run starts afresh", { timeout: 180000 }, async () => {
+  const p = await browser.ctx.newPage();
+  try {
+    await p.goto(srv.url);
+    await p.click("#tab-recommend");
+    await p.fill("#rec-max-trials", "320");
+    await p.dispatchEvent("#rec-max-trials", "change");
+    await p.click("#rec-run");
+    await p.waitForSelector("#rec-cancel", { timeout: 30000 });
+    await p.click("#rec-cancel");
+    await p.waitForFunction(() => /^Cancelled/.test(document.getElementById("rec-status").textContent), null, { timeout: 30000 });
+    assert.equal(await p.$("#rec-table"), null, "no result after a cancel");
+    await p.fill("#rec-max-trials", "8");
+    await p.dispatchEvent("#rec-max-trials", "change");
+    await p.click("#rec-run");
+    await p.waitForSelector("#rec-table tbody tr", { timeout: 120000 });
+    assert.match(await p.textContent("#rec-status"), /^Recommendation finished in .* 8 trials, /);
   } finally {
     await p.close();
   }
