@@ -213,7 +213,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	vecty.Rerender(a)
 	// In the one-column layout the results are below the configuration: bring them into view
 	// once the new results are laid out.
-	scrollToResultsJS.Invoke(narrowLayoutPx)
+	scrollToResultsJS.Invoke(narrowLayoutPx, "results")
 }
 
 // buildCharts draws the charts of the latest run, with the baseline run in grey when set.
@@ -259,11 +259,12 @@ func (a *App) buildCharts() {
 // (static/style.css, the max-width media query of .layout).
 const narrowLayoutPx = 900
 
-// scrollToResultsJS scrolls #results to the top of a viewport at most maxWidth wide, two
-// animation frames later (after vecty has rendered and the browser laid out the results).
-var scrollToResultsJS = js.Global().Get("Function").New("maxWidth", `
+// scrollToResultsJS scrolls the element with the given id (#results, #rec-results) to the top
+// of a viewport at most maxWidth wide, two animation frames later (after vecty has rendered
+// and the browser laid out the results).
+var scrollToResultsJS = js.Global().Get("Function").New("maxWidth", "id", `
   requestAnimationFrame(() => requestAnimationFrame(() => {
-    const el = document.getElementById("results");
+    const el = document.getElementById(id);
     if (el && window.innerWidth <= maxWidth) el.scrollIntoView({ block: "start" });
   }));`)
 
@@ -507,20 +508,6 @@ func (a *App) renderConfig() *vecty.HTML {
 		}
 	}
 	editorErr := a.runErr != nil && a.runErr.Kind != "cancelled" && len(a.fieldErr) == 0
-	names := make([]string, 0, len(a.files))
-	for n := range a.files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fileItems := vecty.List{}
-	for _, n := range names {
-		name := n
-		fileItems = append(fileItems, elem.ListItem(
-			elem.Code(vecty.Text(name)),
-			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" "+FormatNum(float64(len(a.files[name])))+" B ")),
-			elem.Button(vecty.Markup(vecty.Class("link"), event.Click(func(*vecty.Event) { delete(a.files, name); vecty.Rerender(a) })), vecty.Text("remove")),
-		))
-	}
 	return elem.Section(vecty.Markup(vecty.Class("panel", "config")),
 		elem.Div(vecty.Markup(vecty.Class("field", "wide")),
 			elem.Label(vecty.Markup(prop.For("preset")), vecty.Text("Preset")),
@@ -557,14 +544,33 @@ func (a *App) renderConfig() *vecty.HTML {
 			)),
 			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.errMessage()))),
 		),
-		elem.Div(vecty.Markup(vecty.Class("files")),
-			elem.Label(vecty.Markup(vecty.Class("button", "secondary")),
-				vecty.Text("Add trace files…"),
-				elem.Input(vecty.Markup(prop.ID("upload"), prop.Type(prop.TypeFile), vecty.Property("multiple", true), vecty.Class("hidden"), event.Change(a.onFiles))),
-			),
-			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" Paths in traffic.source.paths match uploads by name.")),
-			vecty.If(len(names) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list")), fileItems)),
+		a.renderFiles(),
+	)
+}
+
+// renderFiles is the trace upload control and the list of uploads (shared by both views).
+func (a *App) renderFiles() *vecty.HTML {
+	names := make([]string, 0, len(a.files))
+	for n := range a.files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fileItems := vecty.List{}
+	for _, n := range names {
+		name := n
+		fileItems = append(fileItems, elem.ListItem(
+			elem.Code(vecty.Text(name)),
+			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" "+FormatNum(float64(len(a.files[name])))+" B ")),
+			elem.Button(vecty.Markup(vecty.Class("link"), event.Click(func(*vecty.Event) { delete(a.files, name); vecty.Rerender(a) })), vecty.Text("remove")),
+		))
+	}
+	return elem.Div(vecty.Markup(vecty.Class("files")),
+		elem.Label(vecty.Markup(vecty.Class("button", "secondary")),
+			vecty.Text("Add trace files…"),
+			elem.Input(vecty.Markup(prop.ID("upload"), prop.Type(prop.TypeFile), vecty.Property("multiple", true), vecty.Class("hidden"), event.Change(a.onFiles))),
 		),
+		elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" Paths in traffic.source.paths match uploads by name.")),
+		vecty.If(len(names) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list")), fileItems)),
 	)
 }
 

@@ -206,6 +206,7 @@ func (a *App) finishRecommend(res js.Value, err *RunError) {
 	out.view, out.chart = v, ParetoSVG(v)
 	r.result = out
 	vecty.Rerender(a)
+	scrollToResultsJS.Invoke(narrowLayoutPx, "rec-results")
 }
 
 // openCandidate opens a candidate's concrete configuration as a prediction and runs it.
@@ -308,6 +309,7 @@ func (a *App) renderRecConfig() *vecty.HTML {
 			)),
 			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("rec-editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.recErrMessage()))),
 		),
+		a.renderFiles(),
 	)
 }
 
