@@ -95,6 +95,39 @@ for (const poolSize of [1, 3]) {
   });
 }
 
+test("a sweep over an uploaded trace: every pool worker reads the upload, bytes equal the CLI's", { timeout: 180000 }, async () => {
+  const dir = path.join(ROOT, "web/testdata/identity");
+  const sweep = `traffic:
+  source: {type: trace, format: mooncake, paths: [small_trace.jsonl]}
+  load: {type: trace_timestamps, speedup: {choices: [1.0, 2.0]}}
+engine:
+  mode: aggregated
+  model: Qwen/Qwen3-8B
+  hardware: h200_sxm
+  backend: {choices: [vllm, sglang]}
+  workers:
+    aggregated:
+      parallelism: {replicas: {choices: [1, 2]}, tensor: 1}
+      kv_cache: {capacity: {type: fixed, blocks: 20000}}
+      timing: {type: polynomial}
+optimization: {target: throughput, constraints: {max_candidate_gpus: 2}}
+optimizer: {max_trials: 6, parallelism: 3, seed: 3}
+`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-trace-"));
+  fs.writeFileSync(path.join(tmp, "trace-sweep.yaml"), sweep);
+  fs.copyFileSync(path.join(dir, "small_trace.jsonl"), path.join(tmp, "small_trace.jsonl"));
+  const ref = await runRecommendCLI("trace-sweep.yaml", { cwd: tmp });
+  fs.rmSync(tmp, { recursive: true, force: true });
+  assert.equal(ref.code, 0, ref.stderr);
+  assert.ok(JSON.parse(ref.json).counts.feasible >= 3, "the sweep simulates several candidates");
+  const files = { "small_trace.jsonl": fs.readFileSync(path.join(dir, "small_trace.jsonl"), "utf8") };
+  const web = await recommendInPage(page, sweep, { configName: "trace-sweep.yaml", fixedWallTimeMs: FIXED_WALL, poolSize: 3, files });
+  assert.ok(web.ok, web.message);
+  assertSameText(web.json, ref.json, "trace sweep recommendation.json");
+  assertSameText(web.csv, ref.csv, "trace sweep recommendation.csv");
+  assert.deepEqual(web.configs, ref.configs);
+});
+
 test("recommend reports configuration errors as the CLI does", { timeout: 120000 }, async () => {
   const bad = SMALL_YAML.replace("target: goodput", "target: fastest");
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-bad-"));
