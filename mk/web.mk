@@ -9,12 +9,9 @@
 
 WEB_GO       ?= go
 WEB_GOFLAGS  ?=
-# The program version (the Makefile's VERSION) is linked into every module as into the CLI's,
-# so recommendation.json's provenance.module_version is the same on every target. The stamp
-# file changes only when the version does, and then rebuilds the modules.
-WEB_VERSION_STAMP := build/version.txt
-$(shell mkdir -p build && { test "$$(cat $(WEB_VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' || printf '%s' '$(VERSION)' > $(WEB_VERSION_STAMP); })
-WEB_LDFLAGS  ?= -s -w -X aisimulate/simcore.Version=$(VERSION)
+# The main Makefile's linker flags: -s -w and -X aisimulate/simcore.Version=$(VERSION), so the
+# worker and the browser modules report the version bin/aisimulate reports.
+WEB_LDFLAGS  ?= $(LDFLAGS)
 WEB_OUT      ?= build/web
 WORKER_OUT   ?= build/worker
 WEB_NODE_MODULES := web/node_modules/.package-lock.json
@@ -23,6 +20,13 @@ WEB_GO_SRC   := $(shell find simcore wasm ui cmd/ui cmd/worker -name '*.go' -o -
 WEB_STATIC   := $(wildcard static/*)
 # The post-link pass run on every module: a change to it rebuilds them.
 WEB_WASM_TOOL := $(wildcard tools/wasmjumps/*.go tools/internal/wasmbin/*.go)
+# The version the modules are stamped with, recorded in a file rewritten (when make reads
+# this file) only when the version differs: every module depends on it, so a new commit, tag
+# or dirty tree rebuilds them and a build that names another version never survives. The
+# build folder ignores itself (build/.gitignore) from the start.
+WEB_VERSION_STAMP := build/.version
+$(shell mkdir -p build && { test -f build/.gitignore || printf '*\n' > build/.gitignore; } && \
+  { test "$$(cat $(WEB_VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' || printf '%s' '$(VERSION)' > $(WEB_VERSION_STAMP); })
 
 .PHONY: web serve-web worker serve-edge test-web web-deps web-chromium web-size
 
