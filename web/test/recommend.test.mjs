@@ -178,8 +178,9 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     await p.fill("#rec-yaml", SMALL_YAML.replace("target: goodput", "target: goodput\n  strict_sla: true"));
     await p.fill("#rec-max-trials", "20");
     await p.dispatchEvent("#rec-max-trials", "change");
+    // vecty renders on the next animation frame.
+    await p.waitForFunction(() => /max_trials: 20\n/.test(document.getElementById("rec-yaml").value), null, { timeout: 10000 });
     const yaml = await p.inputValue("#rec-yaml");
-    assert.match(yaml, /max_trials: 20\n/, "the form edits the YAML");
     assert.match(yaml, /strict_sla: true\n/);
     // The CLI on the same text.
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-ui-"));
