@@ -21,7 +21,8 @@
 // outcomes are placed by request index, so the result is byte-identical to the CLI's whatever
 // the pool size. configs are recommendations/NNNN.yaml as [{name, data}]; view is what the
 // Recommend view draws (ranked rows, one chart point per simulated candidate). onProgress
-// receives {trials, total, best} (best null until a candidate is feasible) after every round.
+// receives {trials, total, best, poolSize, pointsJson} after every round (best null until a
+// candidate is feasible; pointsJson the chart points of the round's simulated candidates).
 //
 //   aisimulate.cancel()   // stops every running prediction and recommendation: the worker is terminated and a
 //                         // fresh one started (it loads core.wasm again, from the HTTP cache)
@@ -206,7 +207,7 @@
         if (run.cancelled) return null;
         const obs = await call("recommendObserve", st.id, outcomes);
         if (!obs.ok) throw coreError(obs.error);
-        if (onProgress) onProgress({ trials: obs.trials, total: obs.total, best: obs.best, poolSize: size });
+        if (onProgress) onProgress({ trials: obs.trials, total: obs.total, best: obs.best, poolSize: size, pointsJson: obs.pointsJson });
       }
       const r = await call("recommendResult", st.id);
       if (!r.ok) throw coreError(r.error);

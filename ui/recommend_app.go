@@ -37,6 +37,9 @@ type recommendState struct {
 	started, taken float64
 	err            *RunError
 	result         *recommendResult
+	// live are the points simulated so far while a search runs; liveChart draws them.
+	live      []recview.Point
+	liveChart string
 }
 
 // recommendResult is a finished recommendation as the view shows and downloads it.
@@ -123,6 +126,7 @@ func (a *App) RunRecommend() {
 		return
 	}
 	r.running, r.trials, r.total, r.best, r.poolSize, r.err, r.result = true, 0, 0, nil, 0, nil, nil
+	r.live, r.liveChart = nil, ""
 	a.fieldErr, a.notice = nil, ""
 	r.started = now()
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeRecHash(r.yamlText))
@@ -142,6 +146,12 @@ func (a *App) RunRecommend() {
 		if b := p.Get("best"); b.Type() == js.TypeNumber {
 			f := b.Float()
 			r.best = &f
+		}
+		if pj := p.Get("pointsJson"); pj.Type() == js.TypeString {
+			if pts, err := ParsePoints(pj.String()); err == nil && len(pts) > 0 {
+				r.live = append(r.live, pts...)
+				r.liveChart = ParetoSVG(&recview.View{Points: r.live})
+			}
 		}
 		vecty.Rerender(a)
 		return nil
@@ -350,6 +360,11 @@ func (a *App) recStatus() string {
 func (a *App) renderRecResults() *vecty.HTML {
 	r := &a.rec
 	var body vecty.List
+	if r.running && r.liveChart != "" {
+		// A figure, not a div: a different tag from the result's first element (the downloads)
+		// makes vecty replace it rather than reconcile vecty children with UnsafeHTML.
+		body = vecty.List{elem.Figure(vecty.Markup(vecty.Class("chart-box", "pareto"), prop.ID("rec-live-chart"), vecty.UnsafeHTML(r.liveChart)))}
+	}
 	if res := r.result; res != nil {
 		onChart := event.Click(func(e *vecty.Event) {
 			el := e.Target.Call("closest", "[data-candidate]")

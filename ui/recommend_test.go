@@ -212,6 +212,10 @@ func TestParseRecommendView(t *testing.T) {
 	if err != nil || v.Target != "goodput" || len(v.Rows) != 1 || *v.Rows[0].Score != 3 {
 		t.Errorf("view %+v, %v", v, err)
 	}
+	pts, err := ParsePoints(`[{"candidate_id":"candidate-000002","status":"infeasible","feasible":false,"x":1.5,"y":2,"used_gpus":1,"score":null,"rank":0,"config":"","summary":""}]`)
+	if err != nil || len(pts) != 1 || pts[0].CandidateID != "candidate-000002" || *pts[0].X != 1.5 || pts[0].Feasible {
+		t.Errorf("points %+v, %v", pts, err)
+	}
 	if countText(1, "file") != "1 file" || countText(3, "file") != "3 files" {
 		t.Error("countText")
 	}

@@ -18,6 +18,13 @@ func ParseRecommendView(text string) (*recview.View, error) {
 	return &v, nil
 }
 
+// ParsePoints decodes the chart points the core reports after a round.
+func ParsePoints(text string) ([]recview.Point, error) {
+	var pts []recview.Point
+	err := json.Unmarshal([]byte(text), &pts)
+	return pts, err
+}
+
 // Axis titles of the Pareto chart: recommend's objectives throughput_per_gpu
 // (output_throughput_tok_s / average GPUs) and throughput_per_user
 // (mean_output_token_throughput_per_user), docs/recommend.md "Scoring and ranking".

@@ -44,6 +44,7 @@ type Recommendation struct {
 	clock       func() float64
 	t0          float64
 	pending     int  // requests handed out by Next and not yet observed
+	pointsSent  int  // candidates NewPoints has reported
 	waiting     bool // a round was handed out and awaits Observe
 	finished    bool
 }
@@ -204,7 +205,7 @@ func finite(x float64) *float64 {
 
 func (r *Recommendation) view(res *recommend.Result) recview.View {
 	v := recview.View{Target: r.rec.Optimization.Target, Objectives: res.Objectives,
-		XKey: spec.TargetThroughputPerGPU, YKey: spec.TargetThroughputPerUser, Rows: []recview.Row{}, Points: []recview.Point{}}
+		XKey: chartXKey, YKey: chartYKey, Rows: []recview.Row{}, Points: []recview.Point{}}
 	rank := map[*recommend.Candidate]int{}
 	for i, row := range res.Rows {
 		c := row.Candidate
@@ -221,18 +222,47 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: ConfigSummary(c.Tree)})
 	}
 	for _, c := range r.search.Candidates() {
-		if c.Summary == nil {
-			continue
+		if c.Summary != nil {
+			v.Points = append(v.Points, pointOf(c, rank[c]))
 		}
-		p := recview.Point{CandidateID: c.ID, Status: c.Status, Feasible: c.Status == recommend.StatusFeasible,
-			X: finite(recommend.ObjectiveValue(v.XKey, c.Summary, c.UsedGPUs)), Y: finite(recommend.ObjectiveValue(v.YKey, c.Summary, c.UsedGPUs)),
-			UsedGPUs: c.UsedGPUs, Rank: rank[c], Config: string(spec.EmitYAML(c.Tree)), Summary: ConfigSummary(c.Tree)}
-		if p.Feasible {
-			p.Score = finite(c.Score)
-		}
-		v.Points = append(v.Points, p)
 	}
 	return v
+}
+
+// The chart's axes: the objectives of recommend's Pareto view (docs/recommend.md).
+const (
+	chartXKey = spec.TargetThroughputPerGPU
+	chartYKey = spec.TargetThroughputPerUser
+)
+
+// pointOf is a simulated candidate's chart point (rank 0: not a row, or not ranked yet).
+func pointOf(c *recommend.Candidate, rank int) recview.Point {
+	p := recview.Point{CandidateID: c.ID, Status: c.Status, Feasible: c.Status == recommend.StatusFeasible,
+		X:        finite(recommend.ObjectiveValue(chartXKey, c.Summary, c.UsedGPUs)),
+		Y:        finite(recommend.ObjectiveValue(chartYKey, c.Summary, c.UsedGPUs)),
+		UsedGPUs: c.UsedGPUs, Rank: rank, Config: string(spec.EmitYAML(c.Tree)), Summary: ConfigSummary(c.Tree)}
+	if p.Feasible {
+		p.Score = finite(c.Score)
+	}
+	return p
+}
+
+// NewPoints are the chart points of the candidates simulated since the previous call, as
+// JSON ([]recview.Point): the Recommend view draws them while the search runs.
+func (r *Recommendation) NewPoints() string {
+	cands := r.search.Candidates()
+	pts := []recview.Point{}
+	for _, c := range cands[r.pointsSent:] {
+		if c.Summary != nil {
+			pts = append(pts, pointOf(c, 0))
+		}
+	}
+	r.pointsSent = len(cands)
+	b, err := json.Marshal(pts)
+	if err != nil {
+		return "[]"
+	}
+	return string(b)
 }
 
 // ConfigSummary is a candidate's configuration in one line: backend, hardware, mode, each

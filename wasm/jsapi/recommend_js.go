@@ -18,12 +18,13 @@ var nextRecommendation = 1
 //	evaluate(requestJson, {files}) → outcomeJson
 //	recommendStart(yamlText, {configName, sets, files, fixedWallTimeMs}) → {ok, id, parallelism, total, error}
 //	recommendNext(id) → {ok, done, requests: [requestJson…], trials, total, best, error}
-//	recommendObserve(id, [outcomeJson…]) → {ok, trials, total, best, error}
+//	recommendObserve(id, [outcomeJson…]) → {ok, trials, total, best, pointsJson, error}
 //	recommendResult(id) → {ok, recommendationJson, recommendationCsv, configs: [{name, data}],
 //	    feasible, viewJson, error}   (ends the search)
 //	recommendClose(id)               (drops a search, e.g. when cancelled)
 //
-// best is null until a candidate is feasible. evaluate is what each Web Worker of the
+// best is null until a candidate is feasible; pointsJson holds the chart points of the
+// candidates the round simulated (Recommendation.NewPoints). evaluate is what each Web Worker of the
 // evaluation pool runs; the other calls are the search coordinator's (docs/web.md).
 func registerRecommend(core js.Value) {
 	core.Set("evaluate", js.FuncOf(evaluateJS))
@@ -169,6 +170,7 @@ func recommendObserveJS(_ js.Value, args []js.Value) any {
 		if e = rc.Observe(outs); e == nil {
 			out := newObject()
 			out.Set("ok", true)
+			out.Set("pointsJson", rc.NewPoints())
 			progressJS(out, rc)
 			return out
 		}

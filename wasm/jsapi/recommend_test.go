@@ -23,8 +23,9 @@ func readSmall(t *testing.T) []byte {
 // drive runs a whole recommendation through Next/Observe, evaluating each round's requests
 // with EvaluateJSON in reverse order (as a pool finishing out of order would) and placing
 // the outcomes by request index.
-func drive(t *testing.T, rc *Recommendation) *RecommendResult {
+func drive(t *testing.T, rc *Recommendation) (*RecommendResult, []recview.Point) {
 	t.Helper()
+	var live []recview.Point
 	for {
 		reqs, done, e := rc.Next()
 		if e != nil {
@@ -40,12 +41,17 @@ func drive(t *testing.T, rc *Recommendation) *RecommendResult {
 		if e := rc.Observe(outs); e != nil {
 			t.Fatal(e.Message)
 		}
+		var pts []recview.Point
+		if err := json.Unmarshal([]byte(rc.NewPoints()), &pts); err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, pts...)
 	}
 	res, e := rc.Result()
 	if e != nil {
 		t.Fatal(e.Message)
 	}
-	return res
+	return res, live
 }
 
 // A recommendation driven round by round gives simcore.Recommend's bytes.
@@ -59,7 +65,7 @@ func TestRecommendationMatchesSimcoreRecommend(t *testing.T) {
 	if rc.Parallelism() != 4 {
 		t.Errorf("parallelism = %d, want optimizer.parallelism 4", rc.Parallelism())
 	}
-	got := drive(t, rc)
+	got, live := drive(t, rc)
 	want, err := simcore.Recommend(simcore.RecommendInput{ConfigName: "recommend-small.yaml", ConfigYAML: yamlText,
 		ModuleVersion: simcore.Version, FixedWallTimeMs: &wall})
 	if err != nil {
@@ -120,6 +126,17 @@ func TestRecommendationMatchesSimcoreRecommend(t *testing.T) {
 	}
 	if strings.Join(points, ",") != strings.Join(simulated, ",") || len(points) == 0 {
 		t.Errorf("points %v\nsimulated %v", points, simulated)
+	}
+	// The points reported round by round are the final ones without ranks.
+	if len(live) != len(v.Points) {
+		t.Fatalf("%d live points, %d final", len(live), len(v.Points))
+	}
+	for i, p := range live {
+		want := v.Points[i]
+		want.Rank = 0
+		if p.CandidateID != want.CandidateID || p.Status != want.Status || *p.X != *want.X || *p.Y != *want.Y || p.Rank != 0 || p.Config != want.Config {
+			t.Errorf("live point %d = %+v, want %+v", i, p, want)
+		}
 	}
 }
 

@@ -192,14 +192,20 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     // Run, recording every status text (progress).
     await p.evaluate(() => {
       window.__statuses = [];
+      window.__livePoints = 0;
       new MutationObserver(() => {
         const s = document.getElementById("rec-status");
         if (s) window.__statuses.push(s.textContent);
+        const live = document.querySelectorAll("#rec-live-chart circle.pt").length;
+        window.__livePoints = Math.max(window.__livePoints, live);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     await p.click("#rec-run");
     await p.waitForSelector("#rec-table tbody tr", { timeout: 180000 });
     const statuses = await p.evaluate(() => window.__statuses);
+    const livePoints = await p.evaluate(() => window.__livePoints);
+    assert.ok(livePoints > 0, "the chart fills while the search runs");
+    assert.equal(await p.$("#rec-live-chart"), null, "the live chart gives way to the result's");
     assert.ok(statuses.some((s) => /^Trials \d+\/20 · best score /.test(s)), "progress shown: " + statuses.join(" | "));
     assert.match(await p.textContent("#rec-status"), /^Recommendation finished in .* 20 trials, /);
 
