@@ -12,7 +12,19 @@
 // On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
 // dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
 //
-//   aisimulate.cancel()   // stops every running prediction: the worker is terminated and a
+//   const {recommendationJson, recommendationCsv, configs, feasible, view} =
+//     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress})
+//
+// recommend runs `aisimulate recommend`: the search coordinator runs in the simulation worker,
+// each round's candidate evaluations on a pool of Web Workers (poolSize, default
+// navigator.hardwareConcurrency, capped by optimizer.parallelism), each loading core.wasm once;
+// outcomes are placed by request index, so the result is byte-identical to the CLI's whatever
+// the pool size. configs are recommendations/NNNN.yaml as [{name, data}]; view is what the
+// Recommend view draws (ranked rows, one chart point per simulated candidate). onProgress
+// receives {trials, total, best, poolSize, pointsJson} after every round (best null until a
+// candidate is feasible; pointsJson the chart points of the round's simulated candidates).
+//
+//   aisimulate.cancel()   // stops every running prediction and recommendation: the worker is terminated and a
 //                         // fresh one started (it loads core.wasm again, from the HTTP cache)
 "use strict";
 (function () {
@@ -33,6 +45,7 @@
       if (m.type === "fatal") { readyReject(new Error(m.message)); return; }
       const p = pending.get(m.id);
       if (!p) return;
+      if (m.type === "reply") { pending.delete(m.id); settleReply(p, m); return; }
       if (m.type === "progress") { if (p.onProgress) p.onProgress(m.fraction); return; }
       pending.delete(m.id);
       const r = m.result;
@@ -86,10 +99,145 @@
     });
   }
 
+  // settleReply resolves or rejects an op call's promise with a worker's reply.
+  function settleReply(p, m) {
+    if (m.error !== undefined) {
+      const e = new Error("aisimulate recommend failed: " + m.error);
+      e.kind = "failed"; e.path = ""; e.msg = e.message;
+      p.reject(e);
+    } else {
+      p.resolve(m.value);
+    }
+  }
+
+  // call sends one op to the simulation worker (the search coordinator).
+  function call(opName, ...args) {
+    start();
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject, onProgress: null });
+      worker.postMessage({ id, op: opName, args });
+    });
+  }
+
+  // The evaluation pool: Web Workers that each load core.wasm once and evaluate many
+  // candidates, one at a time. Started on demand, kept between runs, stopped by cancel().
+  const pool = [];
+  let runCounter = 0;
+  const activeRuns = new Set();
+
+  function poolWorker(i) {
+    if (pool[i]) return pool[i];
+    const w = new Worker(new URL("sim-worker.js", base).href, { name: "aisimulate-pool" });
+    const pw = { worker: w, pending: new Map(), nextId: 1 };
+    w.onmessage = (ev) => {
+      const m = ev.data;
+      if (m.type !== "reply") return;
+      const p = pw.pending.get(m.id);
+      if (!p) return;
+      pw.pending.delete(m.id);
+      settleReply(p, m);
+    };
+    w.onerror = (ev) => {
+      const waiting = Array.from(pw.pending.values());
+      pw.pending.clear();
+      for (const p of waiting) settleReply(p, { error: "evaluation worker failed: " + (ev.message || ev) });
+    };
+    pool[i] = pw;
+    return pw;
+  }
+
+  function poolCall(pw, msg) {
+    const id = pw.nextId++;
+    return new Promise((resolve, reject) => {
+      pw.pending.set(id, { resolve, reject });
+      pw.worker.postMessage(Object.assign({ id }, msg));
+    });
+  }
+
+  // evaluateRound evaluates requests on `size` pool workers; outcome i answers request i.
+  async function evaluateRound(run, requests, size) {
+    const outcomes = new Array(requests.length);
+    let next = 0;
+    const lane = async (pw) => {
+      while (next < requests.length && !run.cancelled) {
+        const i = next++;
+        outcomes[i] = await poolCall(pw, { op: "evaluate", runId: run.id, request: requests[i] });
+      }
+    };
+    const lanes = [];
+    for (let k = 0; k < Math.min(size, requests.length); k++) lanes.push(lane(run.workers[k]));
+    await Promise.all(lanes);
+    return outcomes;
+  }
+
+  function coreError(e) {
+    const err = new Error(e.message);
+    err.kind = e.kind; err.path = e.path; err.msg = e.msg;
+    return err;
+  }
+
+  async function recommend(yamlText, options) {
+    const o = options || {};
+    if (typeof yamlText !== "string") throw new TypeError("aisimulate.recommend: yamlText must be a string");
+    const files = await normFiles(o.files);
+    const run = { id: ++runCounter, cancelled: false, reject: null, workers: [], sessionId: null };
+    activeRuns.add(run);
+    const cancelled = new Promise((_, reject) => { run.reject = reject; });
+    cancelled.catch(() => {});
+    const body = async () => {
+      const startOpts = { files, sets: Array.isArray(o.sets) ? o.sets.map(String) : [], configName: o.configName || "recommendation.yaml" };
+      if (typeof o.fixedWallTimeMs === "number") startOpts.fixedWallTimeMs = o.fixedWallTimeMs;
+      const st = await call("recommendStart", yamlText, startOpts);
+      if (!st.ok) throw coreError(st.error);
+      run.sessionId = st.id;
+      const hw = (typeof navigator !== "undefined" && navigator.hardwareConcurrency) || 1;
+      const size = Math.max(1, Math.min(typeof o.poolSize === "number" ? o.poolSize : hw, st.parallelism));
+      for (let k = 0; k < size; k++) {
+        run.workers.push(poolWorker(k));
+        run.workers[k].worker.postMessage({ op: "files", runId: run.id, files });
+      }
+      const onProgress = typeof o.onProgress === "function" ? o.onProgress : null;
+      if (onProgress) onProgress({ trials: 0, total: st.total, best: null, poolSize: size });
+      for (;;) {
+        const round = await call("recommendNext", st.id);
+        if (!round.ok) throw coreError(round.error);
+        if (round.done) break;
+        const outcomes = await evaluateRound(run, round.requests, size);
+        if (run.cancelled) return null;
+        const obs = await call("recommendObserve", st.id, outcomes);
+        if (!obs.ok) throw coreError(obs.error);
+        if (onProgress) onProgress({ trials: obs.trials, total: obs.total, best: obs.best, poolSize: size, pointsJson: obs.pointsJson });
+      }
+      const r = await call("recommendResult", st.id);
+      if (!r.ok) throw coreError(r.error);
+      return { recommendationJson: r.recommendationJson, recommendationCsv: r.recommendationCsv, configs: r.configs,
+        feasible: r.feasible, viewJson: r.viewJson, view: JSON.parse(r.viewJson), poolSize: size };
+    };
+    try {
+      return await Promise.race([body(), cancelled]);
+    } finally {
+      activeRuns.delete(run);
+    }
+  }
+
   // cancel terminates the worker (a run cannot be interrupted from inside: the simulation
   // does not yield), rejects every pending prediction with kind "cancelled", and starts a new
   // worker for the next prediction.
   function cancel() {
+    for (const run of Array.from(activeRuns)) {
+      run.cancelled = true;
+      const e = new Error("recommendation cancelled");
+      e.kind = "cancelled";
+      run.reject(e);
+    }
+    activeRuns.clear();
+    // The pool's evaluations cannot be interrupted either: stop its workers (new ones start
+    // with the next recommendation).
+    for (const pw of pool.splice(0)) {
+      pw.worker.terminate();
+      for (const p of pw.pending.values()) { const e = new Error("cancelled"); e.kind = "cancelled"; p.reject(e); }
+    }
     if (!worker) return;
     worker.terminate();
     worker = null;
@@ -117,7 +265,7 @@
   }
 
   start();
-  const api = { predict, cancel, ready, version: 1, initial: null };
+  const api = { predict, recommend, cancel, ready, version: 1, initial: null };
   const initialYaml = configFromHash();
   if (initialYaml !== null) {
     const initial = { yaml: initialYaml, onProgress: null };

@@ -4,6 +4,12 @@
 // the headline metrics [label, summary key, unit, embed]), then per call
 // {id, type: "progress", fraction} … then {id, type: "result", result} where result is
 // aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson, error}.
+// Besides predictions it answers the recommendation calls of aisimulate.recommend (messages
+// {id, op, args} → {id, type: "reply", value}): as the search coordinator (op recommendStart,
+// recommendNext, recommendObserve, recommendResult, recommendClose: aisimulateCore's calls of
+// the same names) and, in the evaluation pool (workers named "aisimulate-pool", which skip the
+// warm-up), op "files" {runId, files} (the uploads of a run, kept for its evaluations) and op
+// "evaluate" {runId, request} → the outcome JSON of aisimulateCore.evaluate.
 // The base URL of the assets is self.AISIMULATE_BASE when set (embed.js, cross-origin) or the
 // worker's own location.
 "use strict";
@@ -38,7 +44,7 @@
     // Warm-up: the first prediction of a fresh module pays one-time initialisation (catalog
     // decoding, JIT); pay it now, while the page is still loading its UI, unless a real
     // request is already waiting (it then pays the cost itself, and sooner).
-    if (!requested) {
+    if (!requested && self.name !== "aisimulate-pool") {
       for (const w of WARMUP) {
         if (requested) break;
         try { c.predict(w, { capturePerRequest: true }); } catch (e) { /* real calls report errors */ }
@@ -49,9 +55,44 @@
   ready.then((c) => self.postMessage({ type: "ready", cards: Array.from(c.cards, (x) => Array.from(x)) }),
     (e) => self.postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
+  // Uploaded files of the latest recommendation run, for its evaluations.
+  let runFiles = { runId: null, files: {} };
+  const RECOMMEND_OPS = ["recommendStart", "recommendNext", "recommendObserve", "recommendResult", "recommendClose"];
+
+  // op answers one recommendation call; a throw becomes a failed reply.
+  function op(core, m) {
+    if (m.op === "files") { runFiles = { runId: m.runId, files: m.files || {} }; return null; }
+    if (m.op === "evaluate") {
+      const files = runFiles.runId === m.runId ? runFiles.files : {};
+      return core.evaluate(String(m.request), { files });
+    }
+    if (RECOMMEND_OPS.includes(m.op)) {
+      const r = core[m.op](...(m.args || []));
+      if (r && typeof r === "object") {
+        // Plain data for postMessage (the core's objects are JS objects already, but arrays of
+        // Go-made values are copied to be safe).
+        return JSON.parse(JSON.stringify(r));
+      }
+      return r === undefined ? null : r;
+    }
+    throw new Error("unknown operation " + m.op);
+  }
+
   self.onmessage = async (ev) => {
     requested = true;
-    const { id, yaml, opts } = ev.data || {};
+    const m = ev.data || {};
+    if (m.op) {
+      let core;
+      try {
+        core = await ready;
+        const value = op(core, m);
+        if (m.id !== undefined) self.postMessage({ id: m.id, type: "reply", value });
+      } catch (e) {
+        self.postMessage({ id: m.id, type: "reply", error: String(e && e.message || e) });
+      }
+      return;
+    }
+    const { id, yaml, opts } = m;
     let core;
     try {
       core = await ready;

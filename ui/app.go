@@ -53,6 +53,10 @@ type App struct {
 	// last is the latest successful run; base the one before it, kept as the A/B baseline
 	// (cards show deltas against it, charts draw it in grey) until cleared.
 	last, base *runData
+
+	// view is viewPredict or viewRecommend (the header's tabs); rec is the Recommend view.
+	view string
+	rec  recommendState
 }
 
 // runData is what the comparison needs of a successful run.
@@ -64,8 +68,14 @@ type runData struct {
 
 // NewApp creates the app with the configuration from the URL fragment, or the first preset.
 func NewApp() *App {
-	a := &App{presets: Presets(), files: map[string][]byte{}}
-	if y, ok := DecodeHash(js.Global().Get("location").Get("hash").String()); ok {
+	a := &App{presets: Presets(), files: map[string][]byte{}, view: viewPredict}
+	a.setRecYAML(DefaultSweep)
+	hash := js.Global().Get("location").Get("hash").String()
+	if y, ok := DecodeRecHash(hash); ok {
+		a.view = viewRecommend
+		a.setRecYAML(y)
+	}
+	if y, ok := DecodeHash(hash); ok {
 		a.preset = -1
 		for i, p := range a.presets {
 			if p.YAML == y {
@@ -79,10 +89,17 @@ func NewApp() *App {
 	return a
 }
 
-// HasURLConfig reports whether the page was opened with a configuration in its URL.
-func HasURLConfig() bool {
-	_, ok := DecodeHash(js.Global().Get("location").Get("hash").String())
-	return ok
+// RunFromURL runs what the page's URL carries: a prediction (#cfg=) or a recommendation
+// sweep (#rec=); nothing when it carries neither.
+func (a *App) RunFromURL() {
+	hash := js.Global().Get("location").Get("hash").String()
+	if _, ok := DecodeRecHash(hash); ok {
+		a.RunRecommend()
+		return
+	}
+	if _, ok := DecodeHash(hash); ok {
+		a.Run()
+	}
 }
 
 func (a *App) setYAML(y string) {
@@ -196,7 +213,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	vecty.Rerender(a)
 	// In the one-column layout the results are below the configuration: bring them into view
 	// once the new results are laid out.
-	scrollToResultsJS.Invoke(narrowLayoutPx)
+	scrollToResultsJS.Invoke(narrowLayoutPx, "results")
 }
 
 // buildCharts draws the charts of the latest run, with the baseline run in grey when set.
@@ -242,11 +259,12 @@ func (a *App) buildCharts() {
 // (static/style.css, the max-width media query of .layout).
 const narrowLayoutPx = 900
 
-// scrollToResultsJS scrolls #results to the top of a viewport at most maxWidth wide, two
-// animation frames later (after vecty has rendered and the browser laid out the results).
-var scrollToResultsJS = js.Global().Get("Function").New("maxWidth", `
+// scrollToResultsJS scrolls the element with the given id (#results, #rec-results) to the top
+// of a viewport at most maxWidth wide, two animation frames later (after vecty has rendered
+// and the browser laid out the results).
+var scrollToResultsJS = js.Global().Get("Function").New("maxWidth", "id", `
   requestAnimationFrame(() => requestAnimationFrame(() => {
-    const el = document.getElementById("results");
+    const el = document.getElementById(id);
     if (el && window.innerWidth <= maxWidth) el.scrollIntoView({ block: "start" });
   }));`)
 
@@ -359,6 +377,19 @@ func (a *App) share(*vecty.Event) {
 
 // Render implements vecty.Component.
 func (a *App) Render() vecty.ComponentOrHTML {
+	if a.view == viewRecommend {
+		// A div, not main: a different tag makes vecty build the view afresh instead of
+		// reconciling it with the Predict view's elements (reconciling an element whose
+		// children were vecty's with one that holds UnsafeHTML, such as a chart box, would
+		// remove nodes the new innerHTML already detached).
+		return elem.Div(vecty.Markup(vecty.Class("app")),
+			a.renderHeader(),
+			elem.Div(vecty.Markup(vecty.Class("layout"), vecty.Attribute("role", "main")),
+				a.renderRecConfig(),
+				a.renderRecResults(),
+			),
+		)
+	}
 	return elem.Div(vecty.Markup(vecty.Class("app")),
 		a.renderHeader(),
 		elem.Main(vecty.Markup(vecty.Class("layout")),
@@ -369,6 +400,9 @@ func (a *App) Render() vecty.ComponentOrHTML {
 }
 
 func (a *App) renderHeader() *vecty.HTML {
+	if a.view == viewRecommend {
+		return a.renderRecHeader()
+	}
 	label := "Run prediction"
 	if a.running {
 		label = "Running…"
@@ -381,6 +415,7 @@ func (a *App) renderHeader() *vecty.HTML {
 			elem.Heading1(vecty.Text("aisimulate")),
 			elem.Span(vecty.Markup(vecty.Class("tagline")), vecty.Text("LLM serving simulator · runs entirely in your browser")),
 		),
+		a.renderTabs(),
 		elem.Div(vecty.Markup(vecty.Class("actions")),
 			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("share"), event.Click(a.share)), vecty.Text("Copy link")),
 			vecty.If(a.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("cancel"),
@@ -395,14 +430,19 @@ func (a *App) renderHeader() *vecty.HTML {
 	)
 }
 
-func (a *App) renderKnob(k Knob) *vecty.HTML {
+func (a *App) renderKnob(k Knob) *vecty.HTML { return a.renderKnobWith(k, a.onKnob) }
+
+// renderKnobWith renders a form control whose change events go to onKnob(k.ID).
+func (a *App) renderKnobWith(k Knob, onKnob func(id string) func(*vecty.Event)) *vecty.HTML {
 	errText, bad := a.fieldErr[k.ID]
 	var control *vecty.HTML
-	onChange := event.Change(a.onKnob(k.ID))
+	onChange := event.Change(onKnob(k.ID))
 	if d, ok := a.drafts[k.ID]; ok {
 		k.Value = d
 	}
 	switch k.Kind {
+	case KindMulti:
+		control = a.renderMulti(k)
 	case "select":
 		opts := vecty.List{}
 		found := false
@@ -468,20 +508,6 @@ func (a *App) renderConfig() *vecty.HTML {
 		}
 	}
 	editorErr := a.runErr != nil && a.runErr.Kind != "cancelled" && len(a.fieldErr) == 0
-	names := make([]string, 0, len(a.files))
-	for n := range a.files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	fileItems := vecty.List{}
-	for _, n := range names {
-		name := n
-		fileItems = append(fileItems, elem.ListItem(
-			elem.Code(vecty.Text(name)),
-			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" "+FormatNum(float64(len(a.files[name])))+" B ")),
-			elem.Button(vecty.Markup(vecty.Class("link"), event.Click(func(*vecty.Event) { delete(a.files, name); vecty.Rerender(a) })), vecty.Text("remove")),
-		))
-	}
 	return elem.Section(vecty.Markup(vecty.Class("panel", "config")),
 		elem.Div(vecty.Markup(vecty.Class("field", "wide")),
 			elem.Label(vecty.Markup(prop.For("preset")), vecty.Text("Preset")),
@@ -518,14 +544,33 @@ func (a *App) renderConfig() *vecty.HTML {
 			)),
 			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.errMessage()))),
 		),
-		elem.Div(vecty.Markup(vecty.Class("files")),
-			elem.Label(vecty.Markup(vecty.Class("button", "secondary")),
-				vecty.Text("Add trace files…"),
-				elem.Input(vecty.Markup(prop.ID("upload"), prop.Type(prop.TypeFile), vecty.Property("multiple", true), vecty.Class("hidden"), event.Change(a.onFiles))),
-			),
-			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" Paths in traffic.source.paths match uploads by name.")),
-			vecty.If(len(names) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list")), fileItems)),
+		a.renderFiles(),
+	)
+}
+
+// renderFiles is the trace upload control and the list of uploads (shared by both views).
+func (a *App) renderFiles() *vecty.HTML {
+	names := make([]string, 0, len(a.files))
+	for n := range a.files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fileItems := vecty.List{}
+	for _, n := range names {
+		name := n
+		fileItems = append(fileItems, elem.ListItem(
+			elem.Code(vecty.Text(name)),
+			elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" "+FormatNum(float64(len(a.files[name])))+" B ")),
+			elem.Button(vecty.Markup(vecty.Class("link"), event.Click(func(*vecty.Event) { delete(a.files, name); vecty.Rerender(a) })), vecty.Text("remove")),
+		))
+	}
+	return elem.Div(vecty.Markup(vecty.Class("files")),
+		elem.Label(vecty.Markup(vecty.Class("button", "secondary")),
+			vecty.Text("Add trace files…"),
+			elem.Input(vecty.Markup(prop.ID("upload"), prop.Type(prop.TypeFile), vecty.Property("multiple", true), vecty.Class("hidden"), event.Change(a.onFiles))),
 		),
+		elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" Paths in traffic.source.paths match uploads by name.")),
+		vecty.If(len(names) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list")), fileItems)),
 	)
 }
 

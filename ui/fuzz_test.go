@@ -19,6 +19,20 @@ func FuzzDecodeHash(f *testing.F) {
 	})
 }
 
+func FuzzDecodeRecHash(f *testing.F) {
+	f.Add(EncodeRecHash("optimization: {target: pareto}"))
+	f.Add("#rec=b3B0aW1pemF0aW9uOiB7fQ&cfg=ZW5naW5lOiB7fQ")
+	f.Add("rec=")
+	f.Fuzz(func(t *testing.T, frag string) {
+		y, ok := DecodeRecHash(frag)
+		if ok {
+			if got, ok2 := DecodeRecHash(EncodeRecHash(y)); !ok2 || got != y {
+				t.Fatalf("round trip of %q failed", y)
+			}
+		}
+	})
+}
+
 func FuzzParseRecords(f *testing.F) {
 	f.Add(`{"arrival_time_ms":0.0,"first_admit_ms":0.0,"terminal_time_ms":4.0,"input_length":10,"output_length":3,"terminal_status":"completed"}` + "\n")
 	f.Add("{}\n\n[1]\n")

@@ -41,20 +41,41 @@ func Presets() []Preset {
 	return out
 }
 
+// URL fragment keys: a prediction's configuration (cfg) or a recommendation's sweep (rec).
+const (
+	hashPrediction     = "cfg"
+	hashRecommendation = "rec"
+)
+
 // EncodeHash returns the URL fragment (without '#') that carries a configuration:
 // `cfg=<base64url of the YAML text>`, so a copied link reproduces the run.
-func EncodeHash(yamlText string) string {
-	return "cfg=" + base64.RawURLEncoding.EncodeToString([]byte(yamlText))
-}
+func EncodeHash(yamlText string) string { return encodeHashKey(hashPrediction, yamlText) }
 
 // DecodeHash reads a configuration from a URL fragment (with or without '#'); ok is false
 // when the fragment carries none, it does not decode, or it is empty.
 func DecodeHash(fragment string) (yamlText string, ok bool) {
+	return decodeHashKey(hashPrediction, fragment)
+}
+
+// EncodeRecHash returns the URL fragment (without '#') that carries a recommendation sweep:
+// `rec=<base64url of the recommend YAML text>`, so a shared link reopens the same sweep.
+func EncodeRecHash(yamlText string) string { return encodeHashKey(hashRecommendation, yamlText) }
+
+// DecodeRecHash reads a recommendation sweep from a URL fragment, like DecodeHash.
+func DecodeRecHash(fragment string) (yamlText string, ok bool) {
+	return decodeHashKey(hashRecommendation, fragment)
+}
+
+func encodeHashKey(key, text string) string {
+	return key + "=" + base64.RawURLEncoding.EncodeToString([]byte(text))
+}
+
+func decodeHashKey(key, fragment string) (string, bool) {
 	v, err := url.ParseQuery(strings.TrimPrefix(fragment, "#"))
 	if err != nil {
 		return "", false
 	}
-	enc := v.Get("cfg")
+	enc := v.Get(key)
 	if enc == "" {
 		return "", false
 	}

@@ -24,8 +24,6 @@ func main() {
 	perf.Call("mark", "aisimulate-ui-rendered")
 	ui.Warm()
 	perf.Call("mark", "aisimulate-ui-warm")
-	if ui.HasURLConfig() {
-		app.Run()
-	}
+	app.RunFromURL()
 	select {}
 }

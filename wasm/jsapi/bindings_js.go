@@ -6,10 +6,12 @@ import (
 	"strings"
 	"syscall/js"
 
+	"aisimulate/simcore"
 	"aisimulate/simcore/report"
 )
 
-// Register installs globalThis.aisimulateCore = {predict, version} and, when the host
+// Register installs globalThis.aisimulateCore = {predict, version, the recommendation
+// entry points of registerRecommend} and, when the host
 // defined globalThis.__aisimulateOnReady, calls it. The JavaScript signature is
 //
 //	aisimulateCore.predict(yamlText, {configName, sets, capturePerRequest, detail, files,
@@ -26,6 +28,8 @@ func Register() {
 	core.Set("predict", js.FuncOf(predictJS))
 	core.Set("apiVersion", 1)
 	core.Set("cards", cardsJS())
+	core.Set("version", simcore.Version)
+	registerRecommend(core)
 	js.Global().Set("aisimulateCore", core)
 	if cb := js.Global().Get("__aisimulateOnReady"); cb.Type() == js.TypeFunction {
 		cb.Invoke(core)

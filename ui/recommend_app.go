@@ -1,0 +1,433 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"strconv"
+	"syscall/js"
+
+	"aisimulate/wasm/jsapi/recview"
+
+	"github.com/hexops/vecty"
+	"github.com/hexops/vecty/elem"
+	"github.com/hexops/vecty/event"
+	"github.com/hexops/vecty/prop"
+)
+
+// The page's two views (header tabs).
+const (
+	viewPredict   = "predict"
+	viewRecommend = "recommend"
+)
+
+// recConfigName names the sweep in error messages and evaluation requests.
+const recConfigName = "recommendation.yaml"
+
+// recommendState is the Recommend view: the sweep's YAML and form, the run in progress and
+// the last result.
+type recommendState struct {
+	yamlText string
+	doc      *Doc
+	docErr   string
+
+	running        bool
+	trials, total  int
+	best           *float64
+	poolSize       int
+	started, taken float64
+	err            *RunError
+	result         *recommendResult
+	// live are the points simulated so far while a search runs; liveChart draws them.
+	live      []recview.Point
+	liveChart string
+}
+
+// recommendResult is a finished recommendation as the view shows and downloads it.
+type recommendResult struct {
+	json, csv string
+	configs   []BundleFile
+	feasible  int
+	view      *recview.View
+	chart     string
+}
+
+func (a *App) setRecYAML(y string) {
+	a.rec.yamlText = y
+	d, err := ParseDoc(y)
+	if err != nil {
+		a.rec.doc, a.rec.docErr = nil, err.Error()
+		return
+	}
+	a.rec.doc, a.rec.docErr = d, ""
+}
+
+func (a *App) showView(v string) {
+	a.view = v
+	vecty.Rerender(a)
+}
+
+func (a *App) renderTabs() *vecty.HTML {
+	tab := func(id, label, v string) *vecty.HTML {
+		return elem.Button(vecty.Markup(prop.ID(id), vecty.Class("tab"), vecty.MarkupIf(a.view == v, vecty.Class("active")),
+			vecty.Attribute("role", "tab"), vecty.Attribute("aria-selected", strconv.FormatBool(a.view == v)),
+			event.Click(func(*vecty.Event) { a.showView(v) })), vecty.Text(label))
+	}
+	return elem.Navigation(vecty.Markup(vecty.Class("tabs"), vecty.Attribute("role", "tablist")),
+		tab("tab-predict", "Predict", viewPredict),
+		tab("tab-recommend", "Recommend", viewRecommend),
+	)
+}
+
+func (a *App) renderRecHeader() *vecty.HTML {
+	r := &a.rec
+	label := "Run recommendation"
+	if r.running {
+		label = "Searching… " + strconv.Itoa(r.trials) + "/" + strconv.Itoa(r.total)
+	}
+	frac := 0.0
+	if r.total > 0 {
+		frac = float64(r.trials) / float64(r.total)
+	}
+	return elem.Header(vecty.Markup(vecty.Class("top")),
+		elem.Div(vecty.Markup(vecty.Class("brand")),
+			elem.Heading1(vecty.Text("aisimulate")),
+			elem.Span(vecty.Markup(vecty.Class("tagline")), vecty.Text("LLM serving simulator · runs entirely in your browser")),
+		),
+		a.renderTabs(),
+		elem.Div(vecty.Markup(vecty.Class("actions")),
+			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("rec-share"), event.Click(a.shareRec)), vecty.Text("Copy link")),
+			vecty.If(r.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("rec-cancel"),
+				event.Click(func(*vecty.Event) { js.Global().Get("aisimulate").Call("cancel") })), vecty.Text("Cancel"))),
+			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("rec-run"), vecty.Property("disabled", r.running),
+				event.Click(func(*vecty.Event) { a.RunRecommend() })), vecty.Text(label)),
+		),
+		elem.Div(vecty.Markup(vecty.Class("progress"), prop.ID("rec-progress"), vecty.MarkupIf(!r.running, vecty.Class("idle")),
+			vecty.MarkupIf(r.running && r.trials == 0, vecty.Class("indeterminate"))),
+			elem.Div(vecty.Markup(vecty.Class("bar"), vecty.Style("width", strconv.FormatFloat(frac*100, 'f', 1, 64)+"%"))),
+		),
+	)
+}
+
+func (a *App) shareRec(*vecty.Event) {
+	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeRecHash(a.rec.yamlText))
+	href := js.Global().Get("location").Get("href").String()
+	if cb := js.Global().Get("navigator").Get("clipboard"); cb.Truthy() {
+		cb.Call("writeText", href)
+	}
+	a.notice = "Link copied: it carries the whole sweep (uploaded files are not included)."
+	vecty.Rerender(a)
+}
+
+// RunRecommend starts the recommendation of the current sweep: the search coordinator runs in
+// the simulation worker, the candidates on the pool of Web Workers (aisimulate.recommend).
+func (a *App) RunRecommend() {
+	r := &a.rec
+	if r.running {
+		return
+	}
+	r.running, r.trials, r.total, r.best, r.poolSize, r.err, r.result = true, 0, 0, nil, 0, nil, nil
+	r.live, r.liveChart = nil, ""
+	a.fieldErr, a.notice = nil, ""
+	r.started = now()
+	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeRecHash(r.yamlText))
+	files := js.Global().Get("Object").New()
+	for name, data := range a.files {
+		u := js.Global().Get("Uint8Array").New(len(data))
+		js.CopyBytesToJS(u, data)
+		files.Set(name, u)
+	}
+	opts := js.Global().Get("Object").New()
+	opts.Set("files", files)
+	opts.Set("configName", recConfigName)
+	var onProgress, onOK, onErr js.Func
+	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		p := args[0]
+		r.trials, r.total, r.poolSize = p.Get("trials").Int(), p.Get("total").Int(), p.Get("poolSize").Int()
+		if b := p.Get("best"); b.Type() == js.TypeNumber {
+			f := b.Float()
+			r.best = &f
+		}
+		if pj := p.Get("pointsJson"); pj.Type() == js.TypeString {
+			if pts, err := ParsePoints(pj.String()); err == nil && len(pts) > 0 {
+				r.live = append(r.live, pts...)
+				r.liveChart = ParetoSVG(&recview.View{Points: r.live})
+			}
+		}
+		vecty.Rerender(a)
+		return nil
+	})
+	release := func() { onProgress.Release(); onOK.Release(); onErr.Release() }
+	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer release()
+		a.finishRecommend(args[0], nil)
+		return nil
+	})
+	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		defer release()
+		a.finishRecommend(js.Null(), runErrorOf(args[0]))
+		return nil
+	})
+	opts.Set("onProgress", onProgress)
+	js.Global().Get("aisimulate").Call("recommend", r.yamlText, opts).Call("then", onOK, onErr)
+	vecty.Rerender(a)
+}
+
+// runErrorOf reads a rejected promise's Error (kind, path, msg, message).
+func runErrorOf(e js.Value) *RunError {
+	str := func(k string) string {
+		if v := e.Get(k); v.Type() == js.TypeString {
+			return v.String()
+		}
+		return ""
+	}
+	re := &RunError{Kind: str("kind"), Path: str("path"), Msg: str("msg"), Message: str("message")}
+	if re.Message == "" {
+		re.Message = e.Call("toString").String()
+	}
+	return re
+}
+
+func (a *App) finishRecommend(res js.Value, err *RunError) {
+	r := &a.rec
+	r.running = false
+	r.taken = now() - r.started
+	r.err = err
+	if err != nil {
+		if r.doc != nil && err.Path != "" {
+			if id := r.doc.RecommendKnobFor(err.Path); id != "" {
+				a.fieldErr = map[string]string{id: err.Message}
+			}
+		}
+		vecty.Rerender(a)
+		return
+	}
+	out := &recommendResult{json: res.Get("recommendationJson").String(), csv: res.Get("recommendationCsv").String(),
+		feasible: res.Get("feasible").Int()}
+	cfgs := res.Get("configs")
+	for i := 0; i < cfgs.Length(); i++ {
+		out.configs = append(out.configs, BundleFile{Name: cfgs.Index(i).Get("name").String(), Data: cfgs.Index(i).Get("data").String()})
+	}
+	v, perr := ParseRecommendView(res.Get("viewJson").String())
+	if perr != nil {
+		r.err = &RunError{Kind: "failed", Message: "could not read the recommendation: " + perr.Error()}
+		vecty.Rerender(a)
+		return
+	}
+	out.view, out.chart = v, ParetoSVG(v)
+	r.result = out
+	vecty.Rerender(a)
+	scrollToResultsJS.Invoke(narrowLayoutPx, "rec-results")
+}
+
+// openCandidate opens a candidate's concrete configuration as a prediction and runs it.
+func (a *App) openCandidate(config string) {
+	if config == "" {
+		return
+	}
+	a.view = viewPredict
+	a.preset = -1
+	a.fieldErr, a.runErr = nil, nil
+	a.setYAML(config)
+	a.Run()
+}
+
+// configOf is the concrete configuration of a candidate of the last result ("" if unknown).
+func (a *App) configOf(id string) string {
+	if a.rec.result == nil {
+		return ""
+	}
+	for _, p := range a.rec.result.view.Points {
+		if p.CandidateID == id {
+			return p.Config
+		}
+	}
+	for _, row := range a.rec.result.view.Rows {
+		if row.CandidateID == id {
+			return row.Config
+		}
+	}
+	return ""
+}
+
+func (a *App) onRecKnob(id string) func(*vecty.Event) {
+	return func(e *vecty.Event) {
+		a.applyRecKnob(id, e.Target.Get("value").String())
+	}
+}
+
+func (a *App) applyRecKnob(id, value string) {
+	if a.rec.doc == nil {
+		return
+	}
+	if err := a.rec.doc.ApplyRecommend(id, value); err != nil {
+		return
+	}
+	a.setRecYAML(a.rec.doc.String())
+	delete(a.fieldErr, id)
+	vecty.Rerender(a)
+}
+
+// renderMulti renders a KindMulti knob as check boxes.
+func (a *App) renderMulti(k Knob) *vecty.HTML {
+	boxes := vecty.List{}
+	for _, o := range k.Options {
+		choice := o
+		checked := false
+		for _, v := range splitComma(k.Value) {
+			checked = checked || v == choice
+		}
+		boxes = append(boxes, elem.Label(vecty.Markup(vecty.Class("check")),
+			elem.Input(vecty.Markup(prop.Type(prop.TypeCheckbox), prop.ID(k.ID+"-"+choice), vecty.Property("checked", checked),
+				event.Change(func(e *vecty.Event) {
+					a.applyRecKnob(k.ID, multiValue(k.Value, choice, e.Target.Get("checked").Bool()))
+				}))),
+			vecty.Text(" "+choice)))
+	}
+	return elem.Div(vecty.Markup(prop.ID(k.ID), vecty.Class("checks")), boxes)
+}
+
+func (a *App) renderRecConfig() *vecty.HTML {
+	r := &a.rec
+	knobs := vecty.List{}
+	if r.doc != nil {
+		for _, k := range r.doc.RecommendKnobs() {
+			knobs = append(knobs, a.renderKnobWith(k, a.onRecKnob))
+		}
+	}
+	editorErr := r.err != nil && r.err.Kind != "cancelled" && len(a.fieldErr) == 0
+	return elem.Section(vecty.Markup(vecty.Class("panel", "config")),
+		elem.Div(vecty.Markup(vecty.Class("muted", "intro")), vecty.Text("Search deployments for the best ones under a target and a GPU budget "+
+			"(aisimulate recommend). Several checked choices become a {choices: […]} domain.")),
+		vecty.If(r.doc != nil, elem.Div(vecty.Markup(vecty.Class("knobs")), knobs)),
+		vecty.If(r.doc == nil, elem.Div(vecty.Markup(vecty.Class("field-error"), vecty.Class("block")), vecty.Text("YAML does not parse, the form is disabled: "+r.docErr))),
+		elem.Div(vecty.Markup(vecty.Class("editor"), vecty.MarkupIf(editorErr, vecty.Class("invalid"))),
+			elem.Div(vecty.Markup(vecty.Class("editor-head")),
+				elem.Span(vecty.Text(recConfigName)),
+				elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text("the form edits this file")),
+			),
+			elem.TextArea(vecty.Markup(prop.ID("rec-yaml"), vecty.Attribute("spellcheck", "false"), vecty.Attribute("aria-label", "Recommendation YAML"),
+				vecty.Property("value", r.yamlText),
+				event.Input(func(e *vecty.Event) {
+					a.setRecYAML(e.Target.Get("value").String())
+					vecty.Rerender(a)
+				}),
+				event.KeyDown(func(e *vecty.Event) {
+					if (e.Get("ctrlKey").Bool() || e.Get("metaKey").Bool()) && e.Get("key").String() == "Enter" {
+						a.RunRecommend()
+					}
+				}),
+			)),
+			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("rec-editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.recErrMessage()))),
+		),
+		a.renderFiles(),
+	)
+}
+
+func (a *App) recErrMessage() string {
+	if a.rec.err == nil {
+		return ""
+	}
+	return a.rec.err.Message
+}
+
+func (a *App) recStatus() string {
+	r := &a.rec
+	best := "none feasible yet"
+	if r.best != nil {
+		best = FormatNum(*r.best)
+	}
+	switch {
+	case r.running && r.total == 0:
+		return "Validating the sweep…"
+	case r.running:
+		return "Trials " + strconv.Itoa(r.trials) + "/" + strconv.Itoa(r.total) + " · best score " + best +
+			" · " + strconv.Itoa(r.poolSize) + " Web Worker(s) evaluating"
+	case r.err != nil && r.err.Kind == "cancelled":
+		return "Cancelled. Edit the sweep and press Run."
+	case r.err != nil && r.err.Kind == "config":
+		return "The sweep is invalid: " + r.err.Message
+	case r.err != nil:
+		return "The recommendation failed: " + r.err.Message
+	case r.result != nil && r.result.feasible == 0:
+		return "No feasible candidate found (" + strconv.Itoa(r.total) + " trials); the full result is in recommendation.json."
+	case r.result != nil:
+		return "Recommendation finished in " + FormatNum(r.taken/1000) + " s: " + strconv.Itoa(r.total) + " trials, " +
+			strconv.Itoa(len(r.result.view.Points)) + " candidates simulated, " + strconv.Itoa(r.result.feasible) + " feasible. Best score " + best + "."
+	}
+	return "Edit the sweep and press Run recommendation (Ctrl+Enter in the editor)."
+}
+
+func (a *App) renderRecResults() *vecty.HTML {
+	r := &a.rec
+	var body vecty.List
+	if r.running && r.liveChart != "" {
+		// A figure, not a div: a different tag from the result's first element (the downloads)
+		// makes vecty replace it rather than reconcile vecty children with UnsafeHTML.
+		body = vecty.List{elem.Figure(vecty.Markup(vecty.Class("chart-box", "pareto"), prop.ID("rec-live-chart"), vecty.UnsafeHTML(r.liveChart)))}
+	}
+	if res := r.result; res != nil {
+		onChart := event.Click(func(e *vecty.Event) {
+			el := e.Target.Call("closest", "[data-candidate]")
+			if el.Truthy() {
+				a.openCandidate(a.configOf(el.Call("getAttribute", "data-candidate").String()))
+			}
+		})
+		body = vecty.List{
+			elem.Div(vecty.Markup(vecty.Class("downloads")),
+				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendation-json"), event.Click(func(*vecty.Event) {
+					download("recommendation.json", "application/json", res.json)
+				})), vecty.Text("Download recommendation.json")),
+				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendation-csv"), event.Click(func(*vecty.Event) {
+					download("recommendation.csv", "text/csv", res.csv)
+				})), vecty.Text("Download recommendation.csv")),
+				vecty.If(len(res.configs) > 0, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendations-yaml"), event.Click(func(*vecty.Event) {
+					download("recommendations.yaml", "application/yaml", YAMLBundle(res.configs))
+				})), vecty.Text("Download recommendations.yaml ("+countText(len(res.configs), "configuration")+")"))),
+			),
+			elem.Div(vecty.Markup(vecty.Class("chart-box", "pareto"), prop.ID("rec-chart"), onChart, vecty.UnsafeHTML(res.chart))),
+			a.renderRecTable(res),
+		}
+	}
+	return elem.Section(vecty.Markup(vecty.Class("panel", "results"), prop.ID("rec-results")),
+		elem.Div(vecty.Markup(vecty.Class("status"), prop.ID("rec-status"), vecty.MarkupIf(r.err != nil && r.err.Kind != "cancelled", vecty.Class("error"))),
+			vecty.Text(a.recStatus())),
+		vecty.If(a.notice != "", elem.Div(vecty.Markup(vecty.Class("notice")), vecty.Text(a.notice))),
+		body,
+	)
+}
+
+func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
+	v := res.view
+	scoreHead := v.Target
+	if len(v.Objectives) > 0 {
+		scoreHead = v.Objectives[0]
+	}
+	head := vecty.List{elem.TableHeader(vecty.Text("rank")), elem.TableHeader(vecty.Text("score (" + scoreHead + ")"))}
+	for _, m := range recview.RowMetrics {
+		head = append(head, elem.TableHeader(vecty.Text(m.Heading)))
+	}
+	head = append(head, elem.TableHeader(vecty.Text("GPUs")), elem.TableHeader(vecty.Text("configuration")))
+	rows := vecty.List{}
+	for _, row := range v.Rows {
+		cfg := row.Config
+		cells := vecty.List{
+			elem.TableData(vecty.Text(strconv.Itoa(row.Rank))),
+			elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Score))),
+		}
+		for _, m := range recview.RowMetrics {
+			cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Metrics[m.Key]))))
+		}
+		cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(strconv.Itoa(row.UsedGPUs))),
+			elem.TableData(vecty.Text(row.Summary)))
+		rows = append(rows, elem.TableRow(vecty.Markup(vecty.Data("candidate", row.CandidateID), vecty.Data("rank", strconv.Itoa(row.Rank)),
+			vecty.Attribute("title", "Open "+row.File+" as a prediction"),
+			event.Click(func(*vecty.Event) { a.openCandidate(cfg) })), cells))
+	}
+	return elem.Div(vecty.Markup(vecty.Class("table-wrap")),
+		elem.Table(vecty.Markup(prop.ID("rec-table"), vecty.Class("ranked")),
+			elem.TableHead(elem.TableRow(head)),
+			elem.TableBody(rows),
+		),
+		vecty.If(len(v.Rows) == 0, elem.Div(vecty.Markup(vecty.Class("muted")), vecty.Text("No feasible candidate to rank."))),
+	)
+}

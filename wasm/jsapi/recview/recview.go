@@ -1,0 +1,64 @@
+// Package recview is the shape of what the browser's Recommend view draws of a finished
+// recommendation (the core module encodes it, the UI module decodes it): the ranked rows and
+// one chart point per simulated candidate. It depends on simcore/report only (for summary
+// keys), which the UI module links anyway.
+package recview
+
+import "aisimulate/simcore/report"
+
+// View is what the Recommend view shows of a result: the ranked rows and one chart point per
+// simulated candidate.
+type View struct {
+	// Target is optimization.target; Objectives its objective names.
+	Target     string   `json:"target"`
+	Objectives []string `json:"objectives"`
+	// XKey and YKey name the chart's axes: the objectives throughput_per_gpu and
+	// throughput_per_user of recommend's Pareto view.
+	XKey string `json:"x_key"`
+	YKey string `json:"y_key"`
+	// Rows are the ranked recommendations (top 10, or the Pareto front).
+	Rows []Row `json:"rows"`
+	// Points are the simulated candidates in candidate order.
+	Points []Point `json:"points"`
+}
+
+// Row is one ranked recommendation.
+type Row struct {
+	Rank        int                 `json:"rank"`
+	CandidateID string              `json:"candidate_id"`
+	Score       *float64            `json:"score"`
+	Objectives  map[string]*float64 `json:"objectives"`
+	UsedGPUs    int                 `json:"used_gpus"`
+	// Metrics are the RowMetrics of the candidate's summary.
+	Metrics map[string]*float64 `json:"metrics"`
+	// File is recommendations/NNNN.yaml; Config its text.
+	File    string `json:"file"`
+	Config  string `json:"config"`
+	Summary string `json:"summary"`
+}
+
+// Point is one simulated candidate on the chart.
+type Point struct {
+	CandidateID string   `json:"candidate_id"`
+	Status      string   `json:"status"`
+	Feasible    bool     `json:"feasible"`
+	X           *float64 `json:"x"`
+	Y           *float64 `json:"y"`
+	UsedGPUs    int      `json:"used_gpus"`
+	Score       *float64 `json:"score"`
+	// Rank is the candidate's row rank, 0 when it is not a row.
+	Rank int `json:"rank"`
+	// Config is the concrete configuration (what predict runs), Summary its one-line summary.
+	Config  string `json:"config"`
+	Summary string `json:"summary"`
+}
+
+// RowMetrics are the summary metrics the ranked table shows besides score and GPUs: summary
+// key and column heading.
+var RowMetrics = []struct{ Key, Heading string }{
+	{report.KeyGoodputOutputThroughputTokS, "goodput tok/s"},
+	{report.KeyOutputThroughputTokS, "output tok/s"},
+	{report.TTFT.Key(report.Mean), "TTFT mean ms"},
+	{report.TPOT.Key(report.Mean), "TPOT mean ms"},
+	{report.OutputTokenThroughputPerUser.Key(report.Mean), "tok/s per user"},
+}
