@@ -92,6 +92,20 @@ func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 	}
 }
 
+// MaxStateBlocks bounds the blocks whose state a rank's pool of cfg ever allocates, for the
+// memory estimate of a run (simcore/budget.go, docs/robustness.md "Memory"). Only Identify
+// allocates state, and only prefix caching calls it (Rank.registerFull, and
+// Rank.releaseBlocks for a preempted request's unique blocks): without prefix caching every
+// block stays anonymous and the bound is 0. With it, cached copies outlive their requests and
+// a preempted request may leave copies behind at every preemption, so nothing smaller than
+// the capacity bounds them; grow.Within never grows past it.
+func MaxStateBlocks(cfg RankConfig) int {
+	if !cfg.PrefixCaching {
+		return 0
+	}
+	return cfg.NumBlocks
+}
+
 // NumBlocks is the pool capacity.
 func (p *KVPool) NumBlocks() int { return p.capacity }
 
