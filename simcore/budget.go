@@ -47,7 +47,8 @@ type memoryTerm struct {
 // keeps any, engine.MaxStateBlocks; per-request state, in-flight requests, captured records)
 // and refuses with a *spec.Error naming the field of the largest term when the total exceeds
 // budget (0 = DefaultMemoryBudget). requests is the number of requests the workload releases
-// and requestsPath the field that sets it. Sizes are float64 so that no product of configured values can overflow.
+// and requestsPath the field that sets it. Sizes are float64 so that no product of configured
+// values can overflow.
 func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requestsPath string, captureBytes int64, budget int64) error {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
