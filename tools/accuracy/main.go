@@ -4,7 +4,7 @@
 // the held-out curves (tools/calibrate/rows.HeldOut), and the coverage; rows the simulator
 // cannot price are listed.
 //
-//	go run ./tools/accuracy [-surrogate] [-timeout 60s] [-match SUBSTR] MEASURED.csv
+//	go run ./tools/accuracy [-surrogate] [-timeout 60s] [-match SUBSTR[,SUBSTR…]] [-v] MEASURED.csv
 //
 // Each row becomes a prediction configuration (rows.ConfigYAML: synthetic ISL/OSL at the
 // row's concurrency, 10 requests per slot, prefix caching off, max_sequences ≥ concurrency,
@@ -45,7 +45,7 @@ func main() {
 	dump := flag.String("rows", "", "also write every priced row's prediction as tab-separated values to this file (outside the repository: it holds measured values)")
 	isChild := flag.Bool("child", false, "internal: simulate the configuration on stdin")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S] [-v] MEASURED.csv")
+		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S[,S…]] [-v] MEASURED.csv")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
