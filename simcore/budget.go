@@ -68,7 +68,7 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 		perRank := float64(blocks) * float64(engine.KVBlockBytes)
 		base := "engine.workers." + role
 		t := memoryTerm{bytes: ranks * perRank}
-		detail := fmt.Sprintf("%d replicas × %d ranks × %d KV blocks × %d bytes of block state with prefix caching", p.Replicas, max(p.DP, 1), blocks, engine.KVBlockBytes)
+		detail := fmt.Sprintf("%d replicas × %d ranks × %d KV blocks × %d bytes of block state for prefix caching, none without it", p.Replicas, max(p.DP, 1), blocks, engine.KVBlockBytes)
 		if p.Replicas > 1 && perRank*float64(max(p.DP, 1)) <= float64(budget)/2 {
 			t.path, t.what = base+".parallelism.replicas", detail
 			t.fit = func(room float64) string {

@@ -47,6 +47,10 @@ func TestMemoryBudgetRefusals(t *testing.T) {
 			t.Errorf("%v: want a *spec.Error, got %v", c.sets, err)
 			continue
 		}
+		kv := strings.Contains(c.path, "kv_cache") || strings.Contains(c.path, "replicas")
+		if kv && !strings.Contains(se.Msg, "bytes of block state for prefix caching, none without it") {
+			t.Errorf("%v: %s does not say that the block state is prefix caching's", c.sets, se.Msg)
+		}
 		if se.Path != c.path || !strings.Contains(se.Msg, c.fit) || !strings.Contains(se.Msg, "3.0 GiB a run may use") {
 			t.Errorf("%v: got %s: %s; want path %s and %q", c.sets, se.Path, se.Msg, c.path, c.fit)
 		}
