@@ -43,11 +43,12 @@ type memoryTerm struct {
 	fit func(room float64) string
 }
 
-// checkMemory estimates the memory the run of plan needs (KV block state of every rank,
-// per-request state, in-flight requests, captured records) and refuses with a *spec.Error
-// naming the field of the largest term when the total exceeds budget (0 = DefaultMemoryBudget).
-// requests is the number of requests the workload releases and requestsPath the field that
-// sets it. Sizes are float64 so that no product of configured values can overflow.
+// checkMemory estimates the memory the run of plan needs (KV block state of every rank that
+// keeps any, engine.MaxStateBlocks; per-request state, in-flight requests, captured records)
+// and refuses with a *spec.Error naming the field of the largest term when the total exceeds
+// budget (0 = DefaultMemoryBudget). requests is the number of requests the workload releases
+// and requestsPath the field that sets it. Sizes are float64 so that no product of configured
+// values can overflow.
 func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requestsPath string, captureBytes int64, budget int64) error {
 	if budget <= 0 {
 		budget = DefaultMemoryBudget
@@ -58,10 +59,16 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 			return
 		}
 		ranks := float64(p.Replicas) * float64(max(p.DP, 1))
-		perRank := float64(p.Rank.NumBlocks) * float64(engine.KVBlockBytes)
+		// A pool allocates state only for the blocks it identifies (engine.MaxStateBlocks:
+		// none without prefix caching, up to its capacity with it).
+		blocks := engine.MaxStateBlocks(p.Rank)
+		if blocks == 0 {
+			return
+		}
+		perRank := float64(blocks) * float64(engine.KVBlockBytes)
 		base := "engine.workers." + role
 		t := memoryTerm{bytes: ranks * perRank}
-		detail := fmt.Sprintf("%d replicas × %d ranks × %d KV blocks × %d bytes of block state", p.Replicas, max(p.DP, 1), p.Rank.NumBlocks, engine.KVBlockBytes)
+		detail := fmt.Sprintf("%d replicas × %d ranks × %d KV blocks × %d bytes of block state for prefix caching, none without it", p.Replicas, max(p.DP, 1), blocks, engine.KVBlockBytes)
 		if p.Replicas > 1 && perRank*float64(max(p.DP, 1)) <= float64(budget)/2 {
 			t.path, t.what = base+".parallelism.replicas", detail
 			t.fit = func(room float64) string {

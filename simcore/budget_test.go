@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/spec"
 )
 
@@ -44,6 +46,10 @@ func TestMemoryBudgetRefusals(t *testing.T) {
 		if !errors.As(err, &se) {
 			t.Errorf("%v: want a *spec.Error, got %v", c.sets, err)
 			continue
+		}
+		kv := strings.Contains(c.path, "kv_cache") || strings.Contains(c.path, "replicas")
+		if kv && !strings.Contains(se.Msg, "bytes of block state for prefix caching, none without it") {
+			t.Errorf("%v: %s does not say that the block state is prefix caching's", c.sets, se.Msg)
 		}
 		if se.Path != c.path || !strings.Contains(se.Msg, c.fit) || !strings.Contains(se.Msg, "3.0 GiB a run may use") {
 			t.Errorf("%v: got %s: %s; want path %s and %q", c.sets, se.Path, se.Msg, c.path, c.fit)
@@ -129,5 +135,76 @@ func TestConfigNesting(t *testing.T) {
 	}
 	if err := CheckConfigText(make([]byte, MaxConfigBytes+1)); err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
 		t.Errorf("size: %v", err)
+	}
+}
+
+// The estimate's KV term bounds what the pools really hold: after a run, no rank has
+// allocated state for more blocks than engine.MaxStateBlocks allows for its pool — none
+// without prefix caching, however large the capacity — and the stress configurations (KV
+// pressure, vLLM preemption, SGLang retraction, shared prefixes, disaggregation) do allocate
+// some with it, so the bound is exercised.
+func TestPoolStateWithinEstimate(t *testing.T) {
+	cases := []struct {
+		file string
+		sets []string
+		// shares: the workload has shared prefixes, so prefix caching identifies blocks.
+		shares bool
+	}{
+		{"../examples/stress/sessions-pressure.yaml", nil, true},
+		{"../examples/stress/disagg-kv.yaml", nil, true},
+		{"../examples/stress/sglang-chunked.yaml", nil, true},
+		{"../examples/stress/trt-poisson.yaml", nil, false},
+		{"../examples/stress/sessions-pressure.yaml", []string{"engine.workers.aggregated.kv_cache.prefix_caching=false"}, false},
+		{"../examples/stress/disagg-kv.yaml", []string{"engine.workers.prefill.kv_cache.prefix_caching=false", "engine.workers.decode.kv_cache.prefix_caching=false"}, false},
+	}
+	for _, c := range cases {
+		text, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := Input{ConfigName: c.file, ConfigYAML: text, Sets: c.sets}
+		cfg, err := spec.LoadConfig(text, c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, _, err := lower(cfg, &in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := replay.Run(plan)
+		held := 0
+		check := func(p *replay.PoolPlan, workers []*engine.Worker) {
+			if p == nil {
+				return
+			}
+			for _, w := range workers {
+				for _, k := range w.Ranks {
+					held += k.KV.StateBlocks()
+					if got, bound := k.KV.StateBlocks(), engine.MaxStateBlocks(p.Rank); got > bound {
+						t.Errorf("%s %v: a rank holds state for %d blocks, more than the estimate's %d", c.file, c.sets, got, bound)
+					}
+				}
+			}
+		}
+		check(plan.Agg, res.AggWorkers)
+		check(plan.Prefill, res.PrefillWorkers)
+		check(plan.Decode, res.DecodeWorkers)
+		if c.shares && held == 0 {
+			t.Errorf("%s: no rank identified a block; the case does not exercise the bound", c.file)
+		}
+	}
+}
+
+// Without prefix caching a pool keeps no block state, so its capacity costs no memory: a
+// billion blocks per rank, refused while pools were allocated whole, now runs.
+func TestMemoryBudgetAnonymousPools(t *testing.T) {
+	quick, err := os.ReadFile("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []string{"engine.workers.aggregated.kv_cache.capacity={type: fixed, blocks: 1000000000}",
+		"engine.workers.aggregated.kv_cache.prefix_caching=false", "traffic.stop.requests=20"}
+	if _, err := Predict(Input{ConfigName: "q.yaml", ConfigYAML: quick, Sets: sets}); err != nil {
+		t.Fatalf("a billion anonymous blocks: %v", err)
 	}
 }

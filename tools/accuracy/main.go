@@ -4,7 +4,7 @@
 // the held-out curves (tools/calibrate/rows.HeldOut), and the coverage; rows the simulator
 // cannot price are listed.
 //
-//	go run ./tools/accuracy [-surrogate] [-timeout 60s] [-match SUBSTR] MEASURED.csv
+//	go run ./tools/accuracy [-surrogate] [-timeout 60s] [-match SUBSTR[,SUBSTR…]] [-v] MEASURED.csv
 //
 // Each row becomes a prediction configuration (rows.ConfigYAML: synthetic ISL/OSL at the
 // row's concurrency, 10 requests per slot, prefix caching off, max_sequences ≥ concurrency,
@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"aisimulate/simcore"
@@ -36,7 +37,7 @@ import (
 func main() {
 	surrogate := flag.Bool("surrogate", false, "use the calibration surrogate instead of the simulator")
 	timeout := flag.Duration("timeout", 60*time.Second, "wall-time limit per row (simulator); a row over it is not priced")
-	match := flag.String("match", "", "only rows whose id contains this substring")
+	match := flag.String("match", "", "only rows whose id contains this substring (several, separated by commas: any of them)")
 	verbose := flag.Bool("v", false, "print every row's prediction")
 	spread := flag.Float64("spread", rows.Spread, "request lengths uniform in [spread·L, L] (1 = constant lengths)")
 	calFile := flag.String("calibration", "", "with -surrogate: use this calibration file instead of the embedded one")
@@ -44,7 +45,7 @@ func main() {
 	dump := flag.String("rows", "", "also write every priced row's prediction as tab-separated values to this file (outside the repository: it holds measured values)")
 	isChild := flag.Bool("child", false, "internal: simulate the configuration on stdin")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S] [-v] MEASURED.csv")
+		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S[,S…]] [-v] MEASURED.csv")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -70,7 +71,7 @@ func main() {
 	}
 	var rs []rows.Row
 	for _, r := range all {
-		if strings.Contains(r.ID, *match) {
+		if matches(r.ID, *match) {
 			rs = append(rs, r)
 		}
 	}
@@ -122,9 +123,10 @@ func main() {
 				preds[i].Err = err
 				continue
 			}
-			preds[i].TTFT, preds[i].TPOT, preds[i].Err = simulate(r, rows.ConfigYAML(r, t), *timeout)
+			var use usage
+			preds[i].TTFT, preds[i].TPOT, use, preds[i].Err = simulate(r, rows.ConfigYAML(r, t), *timeout)
 			if *verbose {
-				fmt.Fprintf(os.Stderr, "%s: ttft %.1f/%.1f tpot %.2f/%.2f %v\n", r.ID, preds[i].TTFT, r.TTFT, preds[i].TPOT, r.TPOT, preds[i].Err)
+				fmt.Fprintf(os.Stderr, "%s: ttft %.1f/%.1f tpot %.2f/%.2f %v (%.1f s CPU, peak RSS %d MiB)\n", r.ID, preds[i].TTFT, r.TTFT, preds[i].TPOT, r.TPOT, preds[i].Err, use.cpu.Seconds(), use.maxRSS>>20)
 			}
 		}
 	}
@@ -163,25 +165,43 @@ func writeRows(path string, preds []rows.Prediction, c *perf.Calibration) error 
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
+// matches reports whether id contains one of the comma-separated substrings of match (an
+// empty match matches every id).
+func matches(id, match string) bool {
+	for _, s := range strings.Split(match, ",") {
+		if strings.Contains(id, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// usage is what one row's child process used: CPU time (user and system) and its peak
+// resident memory, for -v.
+type usage struct {
+	cpu    time.Duration
+	maxRSS int64
+}
+
 // simulate runs one configuration through simcore.Predict in a child process (this binary
 // with -child), so a run that exceeds the time limit or grows past the memory limit is
 // killed without harming the rest of the replay.
-func simulate(r *rows.Row, cfg string, limit time.Duration) (ttft, tpot float64, err error) {
+func simulate(r *rows.Row, cfg string, limit time.Duration) (ttft, tpot float64, use usage, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	self, err := os.Executable()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, use, err
 	}
 	cmd := exec.CommandContext(ctx, self, "-child")
 	if strings.Contains(cfg, rows.TraceName) {
 		dir, err := os.MkdirTemp("", "accuracy")
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, use, err
 		}
 		defer os.RemoveAll(dir)
 		if err := os.WriteFile(filepath.Join(dir, rows.TraceName), rows.TraceJSONL(r), 0o644); err != nil {
-			return 0, 0, err
+			return 0, 0, use, err
 		}
 		cmd.Dir = dir
 	}
@@ -189,20 +209,26 @@ func simulate(r *rows.Row, cfg string, limit time.Duration) (ttft, tpot float64,
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	runErr := cmd.Run()
+	if st := cmd.ProcessState; st != nil {
+		use.cpu = st.UserTime() + st.SystemTime()
+		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+			use.maxRSS = int64(ru.Maxrss) << 10 // kilobytes on Linux
+		}
+	}
 	if ctx.Err() != nil {
-		return 0, 0, fmt.Errorf("simulation exceeded %v", limit)
+		return 0, 0, use, fmt.Errorf("simulation exceeded %v", limit)
 	}
 	if runErr != nil {
 		msg := strings.TrimSpace(errb.String())
 		if msg == "" {
 			msg = runErr.Error()
 		}
-		return 0, 0, errors.New(msg)
+		return 0, 0, use, errors.New(msg)
 	}
 	if _, err := fmt.Sscan(out.String(), &ttft, &tpot); err != nil {
-		return 0, 0, fmt.Errorf("child output %q: %v", out.String(), err)
+		return 0, 0, use, fmt.Errorf("child output %q: %v", out.String(), err)
 	}
-	return ttft, tpot, nil
+	return ttft, tpot, use, nil
 }
 
 // child reads one configuration on stdin, predicts it and prints "meanTTFT meanTPOT". It

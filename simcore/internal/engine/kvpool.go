@@ -14,10 +14,18 @@ import "aisimulate/simcore/internal/grow"
 // anonymous: the pool and the request only count them (Request.anon), and a block gets an id
 // when it becomes a cached copy (Identify). Taking n blocks is then a few counter updates
 // however large n is, unless live cached copies must be evicted.
+//
+// The pool is lazy: blocks holds state only for ids that have been given out, and grows
+// (doubling, never past the capacity) when Identify needs a new id, so a pool whose blocks
+// stay anonymous — prefix caching off — allocates no block state at all, whatever its
+// capacity (docs/performance.md, "Lazy KV pools"). Ids are reused before new ones are made,
+// so len(blocks) is at most max(16, twice the most ids ever in use at once) and at most
+// the capacity.
 type KVPool struct {
 	blocks      []kvBlock
+	capacity    int     // the pool's size in blocks, identified or not
 	freeIDs     []int32 // ids no block uses
-	nextNew     int32   // ids blocks[nextNew:] have never been used
+	nextNew     int32   // ids from nextNew on have never been used
 	numUsed     int     // blocks held, identified or anonymous, plus cached copies
 	numInactive int     // LRU length, dead blocks included
 	lruHead     int32
@@ -72,10 +80,11 @@ type KVEvent struct {
 	Root   bool  // Stored of block 0 (no parent)
 }
 
-// NewKVPool makes a pool of n blocks. wantEvents records events for a KV router.
+// NewKVPool makes a pool of n blocks; no block state is allocated until ids are given out.
+// wantEvents records events for a KV router.
 func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 	return &KVPool{
-		blocks:        make([]kvBlock, n),
+		capacity:      n,
 		lruHead:       -1,
 		lruTail:       -1,
 		prefixCaching: prefixCaching,
@@ -83,11 +92,29 @@ func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 	}
 }
 
+// MaxStateBlocks bounds the blocks whose state a rank's pool of cfg ever allocates, for the
+// memory estimate of a run (simcore/budget.go, docs/robustness.md "Memory"). Only Identify
+// allocates state, and only prefix caching calls it (Rank.registerFull, and
+// Rank.releaseBlocks for a preempted request's unique blocks): without prefix caching every
+// block stays anonymous and the bound is 0. With it, cached copies outlive their requests and
+// a preempted request may leave copies behind at every preemption, so nothing smaller than
+// the capacity bounds them; grow.Within never grows past it.
+func MaxStateBlocks(cfg RankConfig) int {
+	if !cfg.PrefixCaching {
+		return 0
+	}
+	return cfg.NumBlocks
+}
+
 // NumBlocks is the pool capacity.
-func (p *KVPool) NumBlocks() int { return len(p.blocks) }
+func (p *KVPool) NumBlocks() int { return p.capacity }
+
+// StateBlocks is the number of blocks whose state the pool has allocated (at most
+// NumBlocks): what the pool costs in memory, KVBlockBytes each.
+func (p *KVPool) StateBlocks() int { return len(p.blocks) }
 
 // Free is the number of blocks holding nothing.
-func (p *KVPool) Free() int { return len(p.blocks) - p.numUsed }
+func (p *KVPool) Free() int { return p.capacity - p.numUsed }
 
 // Active is the number of blocks referenced by some request (private or pinned cached).
 func (p *KVPool) Active() int { return p.numUsed - p.numInactive }
@@ -159,7 +186,7 @@ func (p *KVPool) PinMatched(n int, dst []int32) []int32 {
 // TakeAnon takes n anonymous blocks: free ones first, then from the LRU head (dead blocks,
 // or live cached copies, which are evicted). The caller has checked CanReserve.
 func (p *KVPool) TakeAnon(n int) {
-	k := min(n, len(p.blocks)-p.numUsed)
+	k := min(n, p.capacity-p.numUsed)
 	p.numUsed += k
 	n -= k
 	for n > 0 {
@@ -195,6 +222,10 @@ func (p *KVPool) Identify() int32 {
 	} else {
 		b = p.nextNew
 		p.nextNew++
+		if int(b) >= len(p.blocks) {
+			// Ids in use never outnumber the blocks held, so b < capacity.
+			p.blocks = grow.Within(p.blocks, int(b)+1, p.capacity)
+		}
 	}
 	blk := &p.blocks[b]
 	*blk = kvBlock{refs: 1, prev: -1, next: -1, nextCopy: -1, gen: blk.gen + 1}
@@ -218,6 +249,9 @@ func (p *KVPool) Gen(b int32) uint32 { return p.blocks[b].gen }
 func (p *KVPool) MatchOwn(ids []int32, gens []uint32) int {
 	n := 0
 	for i, b := range ids {
+		if int(b) >= len(p.blocks) {
+			break // the pool was cleared since (Clear)
+		}
 		blk := &p.blocks[b]
 		if !blk.cached || !blk.unique || blk.gen != gens[i] {
 			break
@@ -368,8 +402,7 @@ func (p *KVPool) lruRemove(b int32) {
 
 // Clear empties the pool (worker removal) and records a Cleared event.
 func (p *KVPool) Clear() {
-	n := len(p.blocks)
-	*p = KVPool{blocks: make([]kvBlock, n), lruHead: -1, lruTail: -1,
+	*p = KVPool{capacity: p.capacity, lruHead: -1, lruTail: -1,
 		prefixCaching: p.prefixCaching, wantEvents: p.wantEvents}
 	if p.wantEvents {
 		p.Events = append(p.Events, KVEvent{Kind: KVCleared})

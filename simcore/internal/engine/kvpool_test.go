@@ -158,3 +158,69 @@ func TestWakeHeapOrder(t *testing.T) {
 		t.Error("wakeKeyFits must refuse passes and sequences of 2^32 and more, and negative ones")
 	}
 }
+
+// A lazy pool allocates state only for the ids it gives out: anonymous blocks cost nothing,
+// identified ones grow the array by doubling up to the capacity, freed ids are reused before
+// the array grows again, and the counters are those of the whole capacity throughout.
+func TestKVPoolLazyState(t *testing.T) {
+	p := NewKVPool(1000, true, false)
+	p.TakeAnon(900)
+	counts(t, p, "900 anonymous", 100, 900, 0)
+	if p.StateBlocks() != 0 || p.NumBlocks() != 1000 {
+		t.Fatalf("anonymous blocks: state for %d blocks of %d; want 0 of 1000", p.StateBlocks(), p.NumBlocks())
+	}
+	ids := make([]int32, 0, 100)
+	for i := 0; i < 100; i++ {
+		ids = append(ids, p.Identify())
+	}
+	if n := p.StateBlocks(); n < 100 || n > 200 {
+		t.Fatalf("100 identified blocks: state for %d, want 100–200 (doubling from 16)", n)
+	}
+	counts(t, p, "100 of them identified", 100, 900, 0)
+	p.Release(ids, 800, 0, 0, true)
+	counts(t, p, "all released", 1000, 0, 0)
+	before := p.StateBlocks()
+	p.TakeAnon(100)
+	for i := 0; i < 100; i++ {
+		if b := p.Identify(); int(b) >= 100 {
+			t.Fatalf("a new id %d while 100 freed ids were left", b)
+		}
+	}
+	if p.StateBlocks() != before {
+		t.Fatalf("reusing freed ids grew the state from %d to %d blocks", before, p.StateBlocks())
+	}
+
+	small := NewKVPool(20, true, false)
+	small.TakeAnon(20)
+	for i := 0; i < 20; i++ {
+		small.Identify()
+	}
+	if small.StateBlocks() != 20 {
+		t.Fatalf("a full pool of 20: state for %d blocks, want exactly 20 (never past the capacity)", small.StateBlocks())
+	}
+}
+
+// After Clear (worker removal) the pool holds no state, and a preempted request's stale own
+// ids, which may lie past the new array, match nothing.
+func TestKVPoolClearDropsState(t *testing.T) {
+	p := NewKVPool(64, true, false)
+	p.TakeAnon(40)
+	var ids []int32
+	var gens []uint32
+	for i := 0; i < 40; i++ {
+		b := p.Identify()
+		ids, gens = append(ids, b), append(gens, p.Gen(b))
+	}
+	p.Release(ids, 0, 0, 40, false)
+	if n := p.MatchOwn(ids, gens); n != 40 {
+		t.Fatalf("before Clear: %d own blocks match, want 40", n)
+	}
+	p.Clear()
+	counts(t, p, "cleared", 64, 0, 0)
+	if p.StateBlocks() != 0 {
+		t.Fatalf("cleared pool keeps state for %d blocks", p.StateBlocks())
+	}
+	if n := p.MatchOwn(ids[30:], gens[30:]); n != 0 {
+		t.Fatalf("after Clear: %d stale own blocks match, want 0", n)
+	}
+}

@@ -44,3 +44,16 @@ func BenchmarkMicroAlloc(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMicroLargePool is one rank of a token-granular SGLang decode pool (3.8 M blocks of
+// one token, DeepSeek-R1 FP4 on B200) serving a request of 1024 + 1024 tokens without prefix
+// caching: the pool's allocation per rank (B/op) is its block state, which a lazy pool never
+// makes for anonymous blocks (docs/performance.md, "Lazy KV pools").
+func BenchmarkMicroLargePool(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		p := NewKVPool(3_825_506, false, false)
+		p.TakeAnon(2048)
+		p.Release(nil, 2048, 0, 0, true)
+	}
+}

@@ -6,7 +6,8 @@ import "unsafe"
 // of a run (simcore/budget.go, docs/robustness.md). unsafe.Sizeof is a compile-time constant;
 // int is 64 bits on wasm as on amd64, so the native value equals the module's.
 const (
-	// KVBlockBytes is one KV block's state in a rank's pool (NewKVPool allocates n of them).
+	// KVBlockBytes is one KV block's state in a rank's pool, allocated only for the blocks
+	// the pool identifies (at most MaxStateBlocks per rank).
 	KVBlockBytes = int64(unsafe.Sizeof(kvBlock{}))
 	// OutcomeBytes is one request's outcome row, kept for the whole run.
 	OutcomeBytes = int64(unsafe.Sizeof(Outcome{}))

@@ -23,3 +23,22 @@ func To[T any](xs []T, n int) []T {
 	xs = xs[:cap(xs)]
 	return xs
 }
+
+// Within is To for an array indexed by ids below limit (a KV pool's capacity): it extends xs
+// with zero values to at least n elements, doubling, but never past limit elements, so an
+// array that grows with the highest id in use holds at most what a full-size one would.
+// n must not exceed limit.
+func Within[T any](xs []T, n, limit int) []T {
+	if n <= len(xs) {
+		return xs
+	}
+	size := min(max(2*len(xs), n, 16), limit)
+	if size <= cap(xs) {
+		ys := xs[:size]
+		clear(ys[len(xs):])
+		return ys
+	}
+	ys := make([]T, size)
+	copy(ys, xs)
+	return ys
+}
