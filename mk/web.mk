@@ -9,7 +9,9 @@
 
 WEB_GO       ?= go
 WEB_GOFLAGS  ?=
-WEB_LDFLAGS  ?= -s -w
+# The main Makefile's linker flags: -s -w and -X aisimulate/simcore.Version=$(VERSION), so the
+# worker and the browser modules report the version bin/aisimulate reports.
+WEB_LDFLAGS  ?= $(LDFLAGS)
 WEB_OUT      ?= build/web
 WORKER_OUT   ?= build/worker
 WEB_NODE_MODULES := web/node_modules/.package-lock.json
@@ -18,6 +20,13 @@ WEB_GO_SRC   := $(shell find simcore wasm ui cmd/ui cmd/worker -name '*.go' -o -
 WEB_STATIC   := $(wildcard static/*)
 # The post-link pass run on every module: a change to it rebuilds them.
 WEB_WASM_TOOL := $(wildcard tools/wasmjumps/*.go tools/internal/wasmbin/*.go)
+# The version the modules are stamped with, recorded in a file rewritten (when make reads
+# this file) only when the version differs: every module depends on it, so a new commit, tag
+# or dirty tree rebuilds them and a build that names another version never survives. The
+# build folder ignores itself (build/.gitignore) from the start.
+WEB_VERSION_STAMP := build/.version
+$(shell mkdir -p build && { test -f build/.gitignore || printf '*\n' > build/.gitignore; } && \
+  { test "$$(cat $(WEB_VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' || printf '%s' '$(VERSION)' > $(WEB_VERSION_STAMP); })
 
 .PHONY: web serve-web worker serve-edge test-web web-deps web-chromium web-size
 
@@ -28,12 +37,12 @@ build/.gitignore:
 	@mkdir -p build
 	@printf '*\n' > $@
 
-$(WEB_OUT)/core.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
+$(WEB_OUT)/core.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./wasm/jsapi/core
 	$(WEB_GO) run ./tools/wasmjumps $@
 
-$(WEB_OUT)/ui.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
+$(WEB_OUT)/ui.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	@mkdir -p $(WEB_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/ui
 	$(WEB_GO) run ./tools/wasmjumps $@
@@ -52,7 +61,7 @@ serve-web: web
 
 worker: build/.gitignore $(WORKER_OUT)/app.wasm
 
-$(WORKER_OUT)/app.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL)
+$(WORKER_OUT)/app.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	$(WEB_GO) run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o $(WORKER_OUT)
 	GOOS=js GOARCH=wasm $(WEB_GO) build $(WEB_GOFLAGS) -trimpath -ldflags='$(WEB_LDFLAGS)' -o $@ ./cmd/worker
 	$(WEB_GO) run ./tools/wasmjumps $@

@@ -1,7 +1,6 @@
 package simcore
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 
@@ -60,48 +59,6 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 		return nil, nil, err
 	}
 	return recommend.NewSearch(space, rec.Optimizer), rec, nil
-}
-
-// timeoutSignal carries a work-budget overrun out of Predict through its Progress callback.
-type timeoutSignal struct{}
-
-// evaluateYAML predicts one candidate configuration exactly as `predict` would predict
-// its recommendations/NNNN.yaml (the same text through the same loader), with the wall time
-// fixed at 0 and a work budget of budgetSteps event-loop steps.
-func evaluateYAML(configName string, yamlText []byte, files fs.FS, budgetSteps int64) (out recommend.Outcome) {
-	zero := 0.0
-	steps := int64(0)
-	in := Input{
-		ConfigName:      configName,
-		ConfigYAML:      yamlText,
-		Files:           files,
-		FixedWallTimeMs: &zero,
-		Progress: func(float64) {
-			steps += ProgressSteps
-			if steps > budgetSteps {
-				panic(timeoutSignal{})
-			}
-		},
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			if _, ok := p.(timeoutSignal); ok {
-				out = recommend.Outcome{Status: recommend.StatusTimedOut,
-					Reason: fmt.Sprintf("the simulation exceeded the work budget of %d event-loop steps (optimizer.candidate_timeout_seconds)", budgetSteps)}
-				return
-			}
-			out = recommend.Outcome{Status: recommend.StatusFailed, Reason: fmt.Sprintf("internal error: %v", p)}
-		}
-	}()
-	res, err := Predict(in)
-	if err != nil {
-		var se *spec.Error
-		if errors.As(err, &se) {
-			return recommend.Outcome{Status: recommend.StatusUnsupported, Reason: se.Error()}
-		}
-		return recommend.Outcome{Status: recommend.StatusFailed, Reason: err.Error()}
-	}
-	return recommend.Outcome{Summary: res.Summary}
 }
 
 // evaluateRound evaluates one round's requests with in.Evaluate (here, one after the other,

@@ -3,14 +3,20 @@
 // workerd by `make serve-edge`; `go run ./cmd/worker` serves the same API natively for
 // debugging. API (docs/web.md):
 //
-//	GET  /v1/health                        → {"status":"ok","api_version":1,"limits":{…}}
+//	GET  /v1/health                        → {"status":"ok","api_version":1,"module_version":…,"limits":{…}}
 //	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
 //	     "config" part plus trace files     → prediction.json (or multipart/mixed with
 //	                                           prediction.json and requests.jsonl)
+//	POST /v1/predict?evaluate=1             body: a simcore.EvaluationRequest as JSON, or multipart/form-data
+//	     with a "request" part plus trace files → the candidate's outcome (simcore.Evaluate's bytes)
+//	POST /v1/recommend[?set=PATH=VALUE…][&outputs=all] body: recommendation YAML, or multipart/form-data
+//	     with a "config" part plus trace files → recommendation.json (or multipart/mixed with
+//	                                           recommendation.json, .csv and recommendations/NNNN.yaml)
 //
 // Errors are JSON {"error": message, "path": dotted config path or ""}: 400 bad input, 405
-// wrong method, 413 over a limit, 500 simulator failure. Responses carry permissive CORS
-// headers. The worker makes no outbound requests.
+// wrong method, 413 over a limit (with "limit": "body", "work" or "memory"), 500 simulator
+// failure. Responses carry permissive CORS headers and X-Aisimulate-Version (simcore.Version).
+// The worker makes no outbound requests.
 package main
 
 import (
@@ -66,10 +72,21 @@ type Server struct {
 	BodyWait time.Duration
 }
 
+// apiError is every error body. Limit names the limit of a 413: "body" (MaxBodyBytes),
+// "work" (the event-loop steps of one call) or "memory" (MaxMemoryBytes), so a client can
+// tell a call this service will not run from a bad one (docs/web.md, "Limits").
 type apiError struct {
 	Error string `json:"error"`
 	Path  string `json:"path"`
+	Limit string `json:"limit,omitempty"`
 }
+
+// Limit names of a 413 body (apiError.Limit).
+const (
+	limitBody   = "body"
+	limitWork   = simcore.LimitWork
+	limitMemory = simcore.LimitMemory
+)
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, _ := json.Marshal(v)
@@ -82,12 +99,22 @@ func fail(w http.ResponseWriter, status int, path, msg string) {
 	writeJSON(w, status, apiError{Error: msg, Path: path})
 }
 
+// tooLarge answers 413 naming the limit passed.
+func tooLarge(w http.ResponseWriter, limit, path, msg string) {
+	writeJSON(w, http.StatusRequestEntityTooLarge, apiError{Error: msg, Path: path, Limit: limit})
+}
+
+// VersionHeader carries simcore.Version on every response, so a client (`aisimulate
+// recommend --remote`) can check that the worker runs the same core as itself.
+const VersionHeader = "X-Aisimulate-Version"
+
 func cors(h http.Header) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "Content-Type")
-	h.Set("Access-Control-Expose-Headers", "Content-Type, Content-Disposition")
+	h.Set("Access-Control-Expose-Headers", "Content-Type, Content-Disposition, "+VersionHeader)
 	h.Set("Access-Control-Max-Age", "86400")
+	h.Set(VersionHeader, simcore.Version)
 }
 
 // ServeHTTP implements http.Handler.
@@ -109,7 +136,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusMethodNotAllowed, "", "use GET /v1/health")
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "limits": map[string]int{
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "module_version": simcore.Version, "limits": map[string]int{
 			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles,
 			"max_event_loop_steps": MaxProgressReports * simcore.ProgressSteps}})
 	case "/v1/predict":
@@ -117,9 +144,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
 			return
 		}
+		if truthy(r.URL.Query().Get("evaluate")) {
+			s.evaluate(w, r)
+			return
+		}
 		s.predict(w, r)
+	case "/v1/recommend":
+		if r.Method != http.MethodPost {
+			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/recommend with a recommendation YAML body")
+			return
+		}
+		s.recommend(w, r)
 	default:
-		fail(w, http.StatusNotFound, "", "not found: use POST /v1/predict or GET /v1/health")
+		fail(w, http.StatusNotFound, "", "not found: use POST /v1/predict, POST /v1/recommend or GET /v1/health")
 	}
 }
 
@@ -131,7 +168,16 @@ func truthy(v string) bool {
 	return false
 }
 
-func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
+// upload is a request body: the main text (the YAML, or the evaluation request JSON) and,
+// for multipart/form-data, the other parts as files by name.
+type upload struct {
+	main  []byte
+	files map[string][]byte
+}
+
+// readUpload reads the body within the body limits; mainPart names the multipart part that
+// holds the main text. On failure it has answered and returns false.
+func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, mainPart, mainWhat string) (upload, bool) {
 	wait := BodyTimeout
 	if s.BodyWait > 0 {
 		wait = s.BodyWait
@@ -139,35 +185,53 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(w, r, wait)
 	if errors.Is(err, errBodyTimeout) {
 		fail(w, http.StatusRequestTimeout, "", err.Error())
-		return
+		return upload{}, false
 	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			fail(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes))
-			return
+			tooLarge(w, limitBody, "", fmt.Sprintf("request body exceeds %d bytes", MaxBodyBytes))
+			return upload{}, false
 		}
 		fail(w, http.StatusBadRequest, "", "could not read request body: "+err.Error())
+		return upload{}, false
+	}
+	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "multipart/form-data" {
+		return upload{main: body}, true
+	}
+	main, files, perr := parseMultipart(body, params["boundary"], mainPart, mainWhat)
+	if perr != nil {
+		fail(w, http.StatusBadRequest, "", perr.Error())
+		return upload{}, false
+	}
+	return upload{main: main, files: files}, true
+}
+
+// maxProgress is the work limit of one call in progress reports (MaxProgressReports).
+func (s *Server) maxProgress() int {
+	if s.MaxProgress > 0 {
+		return s.MaxProgress
+	}
+	return MaxProgressReports
+}
+
+func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
+	up, ok := s.readUpload(w, r, "config", "the YAML")
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
 	req := jsapi.Request{ConfigName: "prediction.yaml", CapturePerRequest: truthy(q.Get("capture_per_request")), Sets: q["set"],
 		Detail: strings.Join(q["detail"], ",")}
-	mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if mt == "multipart/form-data" {
-		cfg, files, perr := parseMultipart(body, params["boundary"])
-		if perr != nil {
-			fail(w, http.StatusBadRequest, "", perr.Error())
-			return
-		}
+	if files := up.files; files != nil {
 		if v, ok := files["capture_per_request"]; ok {
 			req.CapturePerRequest = req.CapturePerRequest || truthy(strings.TrimSpace(string(v)))
 			delete(files, "capture_per_request")
 		}
-		req.YAML, req.Files = cfg, files
-	} else {
-		req.YAML = body
+		req.Files = files
 	}
+	req.YAML = up.main
 	if len(req.YAML) == 0 {
 		fail(w, http.StatusBadRequest, "", "empty configuration: send the YAML as the body or as a multipart part named config")
 		return
@@ -187,10 +251,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.FixedWallTimeMs = &wall
-	budget := MaxProgressReports
-	if s.MaxProgress > 0 {
-		budget = s.MaxProgress
-	}
+	budget := s.maxProgress()
 	reports := 0
 	req.Check = func() error {
 		reports++
@@ -262,9 +323,9 @@ func readBody(w http.ResponseWriter, r *http.Request, wait time.Duration) ([]byt
 	}
 }
 
-// parseMultipart reads the "config" part (field or file) and every other part as a file
-// named by its filename (or field name).
-func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string][]byte, err error) {
+// parseMultipart reads the part named mainPart (field or file; mainWhat says what it holds,
+// for the error) and every other part as a file named by its filename (or field name).
+func parseMultipart(body []byte, boundary, mainPart, mainWhat string) (main []byte, files map[string][]byte, err error) {
 	if boundary == "" {
 		return nil, nil, errors.New("multipart body without boundary")
 	}
@@ -283,8 +344,8 @@ func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string]
 			return nil, nil, fmt.Errorf("malformed multipart body: %v", rerr)
 		}
 		name := p.FormName()
-		if name == "config" {
-			cfg = data
+		if name == mainPart {
+			main = data
 			continue
 		}
 		if fn := p.FileName(); fn != "" {
@@ -298,10 +359,10 @@ func parseMultipart(body []byte, boundary string) (cfg []byte, files map[string]
 			return nil, nil, fmt.Errorf("at most %d files per request", MaxFiles)
 		}
 	}
-	if cfg == nil {
-		return nil, nil, errors.New(`multipart body has no "config" part with the YAML`)
+	if main == nil {
+		return nil, nil, fmt.Errorf("multipart body has no %q part with %s", mainPart, mainWhat)
 	}
-	return cfg, files, nil
+	return main, files, nil
 }
 
 // EnvFixedWallTimeMs names the deployment binding that sets the three wall-clock keys.

@@ -212,11 +212,11 @@ func TestParseMultipart(t *testing.T) {
 	fw, _ = mw.CreateFormField("other.jsonl")
 	io.WriteString(fw, "x")
 	mw.Close()
-	cfg, files, err := parseMultipart(buf.Bytes(), mw.Boundary())
+	cfg, files, err := parseMultipart(buf.Bytes(), mw.Boundary(), "config", "the YAML")
 	if err != nil || string(cfg) != "engine: {}" || string(files["t.jsonl"]) != "{}\n" || string(files["other.jsonl"]) != "x" || len(files) != 2 {
 		t.Fatalf("cfg %q files %v err %v", cfg, files, err)
 	}
-	if _, _, err := parseMultipart([]byte("--b--\r\n"), "b"); err == nil || !strings.Contains(err.Error(), "config") {
+	if _, _, err := parseMultipart([]byte("--b--\r\n"), "b", "config", "the YAML"); err == nil || !strings.Contains(err.Error(), "config") {
 		t.Errorf("missing config: %v", err)
 	}
 }
@@ -225,7 +225,7 @@ func FuzzParseMultipart(f *testing.F) {
 	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"config\"\r\n\r\nengine: {}\r\n--b--\r\n"), "b")
 	f.Add([]byte("--x\r\n\r\n--x--"), "x")
 	f.Fuzz(func(t *testing.T, body []byte, boundary string) {
-		cfg, files, err := parseMultipart(body, boundary)
+		cfg, files, err := parseMultipart(body, boundary, "config", "the YAML")
 		if err == nil && (cfg == nil || len(files) > MaxFiles) {
 			t.Fatalf("accepted without config or with %d files", len(files))
 		}

@@ -1,0 +1,74 @@
+package simcore
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// withinConfig runs for a few dozen progress reports.
+const withinConfig = `traffic:
+  source: {type: synthetic, input_tokens: 32, output_tokens: 40000}
+  load: {type: concurrency, concurrency: 1}
+  stop: {requests: 2}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B
+  hardware: h200_sxm
+  workers:
+    aggregated:
+      kv_cache: {block_size: 64, capacity: {type: fixed, blocks: 4096}}
+      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
+`
+
+// Within its limits EvaluateWithin answers Evaluate's bytes and charges the progress
+// reports plus one; a step limit below that charge is a work limit, not an outcome, and
+// one just at it is no limit.
+func TestEvaluateWithinChargesReportsPlusOne(t *testing.T) {
+	req := EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: withinConfig, BudgetSteps: 1 << 40}
+	reports := int64(0)
+	if _, err := Predict(Input{ConfigYAML: []byte(withinConfig), Progress: func(float64) { reports++ }}); err != nil {
+		t.Fatal(err)
+	}
+	if reports < 3 {
+		t.Fatalf("the configuration should run several progress reports, ran %d", reports)
+	}
+	out, steps, err := EvaluateWithin(req, nil, EvaluatorLimits{})
+	if err != nil || !bytes.Equal(out, Evaluate(req, nil)) || steps != (reports+1)*ProgressSteps {
+		t.Fatalf("unbounded: %v, %d steps for %d reports", err, steps, reports)
+	}
+	if out, _, err := EvaluateWithin(req, nil, EvaluatorLimits{MaxSteps: steps}); err != nil || !bytes.Equal(out, Evaluate(req, nil)) {
+		t.Fatalf("at the charge: %v", err)
+	}
+	_, _, err = EvaluateWithin(req, nil, EvaluatorLimits{MaxSteps: steps - 1})
+	var le *EvaluatorLimitError
+	if !errors.As(err, &le) || le.Limit != LimitWork || !strings.Contains(le.Msg, "more than the") {
+		t.Fatalf("below the charge: %v", err)
+	}
+	// An evaluation that never simulates is charged one chunk too.
+	bad := EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: "engine: {}", BudgetSteps: 1 << 40}
+	if out, steps, err := EvaluateWithin(bad, nil, EvaluatorLimits{}); err != nil || steps != ProgressSteps || !bytes.Contains(out, []byte(`"unsupported"`)) {
+		t.Fatalf("unsupported: %s %d %v", out, steps, err)
+	}
+	// The candidate's own budget, when it runs out first, is the timed_out outcome.
+	req.BudgetSteps = ProgressSteps
+	if out, _, err := EvaluateWithin(req, nil, EvaluatorLimits{MaxSteps: 2 * ProgressSteps}); err != nil || !bytes.Equal(out, Evaluate(req, nil)) || !bytes.Contains(out, []byte("timed_out")) {
+		t.Fatalf("own budget: %s %v", out, err)
+	}
+}
+
+// A memory estimate over the evaluator's budget is a memory limit naming the field when the
+// default budget admits it, and the unsupported outcome when it does not.
+func TestEvaluateWithinMemory(t *testing.T) {
+	lim := EvaluatorLimits{MemoryBudget: 1 << 20}
+	req := EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(withinConfig, "blocks: 4096", "blocks: 100000", 1), BudgetSteps: 1 << 40}
+	_, _, err := EvaluateWithin(req, nil, lim)
+	var le *EvaluatorLimitError
+	if !errors.As(err, &le) || le.Limit != LimitMemory || le.Path != "engine.workers.aggregated.kv_cache.capacity" || !strings.Contains(le.Msg, "1.0 MiB") {
+		t.Fatalf("%v", err)
+	}
+	req.ConfigYAML = strings.Replace(withinConfig, "blocks: 4096", "blocks: 9000000000000", 1)
+	if out, _, err := EvaluateWithin(req, nil, lim); err != nil || !bytes.Equal(out, Evaluate(req, nil)) || !bytes.Contains(out, []byte(`"unsupported"`)) {
+		t.Fatalf("%s %v", out, err)
+	}
+}
