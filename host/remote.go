@@ -245,7 +245,8 @@ func (p *remotePool) post(u *remoteURL, body requestBody) (out []byte, over bool
 	if err != nil {
 		return nil, false, retryable("%s: reading the response: %v", u.base, err)
 	}
-	if v := resp.Header.Get(VersionHeader); v != p.version {
+	// A proxy's error page may lack the header; an answer of the worker never does.
+	if v := resp.Header.Get(VersionHeader); v != p.version && (v != "" || resp.StatusCode == http.StatusOK) {
 		return nil, false, fmt.Errorf("remote %s now runs aisimulate %q; this binary is %s; deploy the same build (make worker)", u.base, v, p.version)
 	}
 	switch {
