@@ -20,7 +20,7 @@ type evalHost struct {
 	// startInstance starts evaluator instance i; nil when this runner has none (the module
 	// then evaluates in process).
 	startInstance func(i int) (*instance, error)
-	// cores caps the local instances (runtime.NumCPU, replaced by tests).
+	// cores caps the local instances (Config.Evaluators; 0: runtime.NumCPU).
 	cores int
 	// dir is the directory relative file names resolve against (the module's PWD).
 	dir string

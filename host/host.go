@@ -40,6 +40,10 @@ const ModuleFile = "module/aisimulate.wasm"
 // EnvCache overrides the compilation cache directory; "off" disables the cache.
 const EnvCache = "AISIMULATE_WAZERO_CACHE"
 
+// EnvEvaluators caps the local evaluator instances of `recommend` (Config.Evaluators); the
+// default is the number of cores.
+const EnvEvaluators = "AISIMULATE_EVALUATORS"
+
 // Exit codes the host itself produces.
 const (
 	ExitFailure     = 1   // the module could not be run
@@ -66,6 +70,9 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// CacheDir is the compilation cache directory; "" runs without a cache.
 	CacheDir string
+	// Evaluators caps the local evaluator instances of `recommend` (0: the number of cores;
+	// docs/recommend.md, "Parallel and remote evaluation").
+	Evaluators int
 	// Interruptible makes cancelling the context stop a running module (wazero's
 	// WithCloseOnContextDone). It costs the module about 3x in speed, because wazero then
 	// checks for cancellation at every function entry and loop; Main does not use it and
@@ -109,13 +116,23 @@ func Main(args []string) int {
 		os.Exit(ExitInterrupted)
 	}()
 	return Run(context.Background(), module, Config{
-		Args:     args,
-		Env:      TableEnv(ModuleEnv(os.Environ(), isTerminal(os.Stderr)), isTerminal(os.Stdout), terminalColumns(os.Stdout)),
-		Stdin:    os.Stdin,
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		CacheDir: DefaultCacheDir(),
+		Args:       args,
+		Env:        TableEnv(ModuleEnv(os.Environ(), isTerminal(os.Stderr)), isTerminal(os.Stdout), terminalColumns(os.Stdout)),
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		CacheDir:   DefaultCacheDir(),
+		Evaluators: evaluatorsFromEnv(os.Getenv(EnvEvaluators)),
 	})
+}
+
+// evaluatorsFromEnv reads $AISIMULATE_EVALUATORS: a positive integer, else 0 (the default).
+func evaluatorsFromEnv(v string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // ModuleEnv is the environment given to the module: the process environment with PWD set
@@ -273,7 +290,7 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		}
 	}
 	// recommend's evaluators: instances of the same compiled module (host/evaluators.go).
-	evals := &evalHost{dir: envValue(cfg.Env, "PWD"), startInstance: func(i int) (*instance, error) {
+	evals := &evalHost{dir: envValue(cfg.Env, "PWD"), cores: cfg.Evaluators, startInstance: func(i int) (*instance, error) {
 		return startInstance(ctx, r, compiled, base, i)
 	}}
 	defer evals.close()
