@@ -168,11 +168,13 @@ func TestRemoteRetriesThenDropsAURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkEchoes(t, out, "echo")
-	// Two senders on the bad URL, each tried its request 3 times before the URL was dropped.
-	if badN.Load() != 2*remoteAttempts || goodN.Load() != 10 {
-		t.Errorf("bad URL got %d requests, good %d", badN.Load(), goodN.Load())
+	// Two senders on the bad URL: the first to fail 3 times dropped it, the other stopped
+	// retrying then.
+	bad1 := badN.Load()
+	if bad1 < remoteAttempts || bad1 > 2*remoteAttempts || goodN.Load() != 10 {
+		t.Errorf("bad URL got %d requests, good %d", bad1, goodN.Load())
 	}
-	if _, err := p.evaluate(requests(3), nil); err != nil || badN.Load() != 2*remoteAttempts {
+	if _, err := p.evaluate(requests(3), nil); err != nil || badN.Load() != bad1 {
 		t.Errorf("the dropped URL was used again (%d requests): %v", badN.Load(), err)
 	}
 }

@@ -217,6 +217,9 @@ func (p *remotePool) send(u *remoteURL, body requestBody) (out []byte, over bool
 		if attempt > 1 {
 			time.Sleep(wait)
 			wait *= 2
+			if u.dead.Load() { // another sender dropped u meanwhile: move on at once
+				return nil, false, last
+			}
 		}
 		out, over, err = p.post(u, body)
 		if !isRetryable(err) {
