@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 
 	"aisimulate/host/wire"
@@ -48,6 +50,27 @@ func runEvaluator(stdin io.Reader, stdout, stderr io.Writer) int {
 		if err := out.Flush(); err != nil {
 			return ExitFailure
 		}
+		collectBetweenEvaluations()
+	}
+}
+
+// evaluatorHeapCollect is the heap size from which an evaluator collects between two
+// evaluations.
+const evaluatorHeapCollect = 256 << 20
+
+// heapObjects reads the bytes of heap objects, live or not yet collected.
+var heapObjects = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+
+// collectBetweenEvaluations collects when the heap holds evaluatorHeapCollect bytes or more.
+// Everything the last evaluation allocated is garbage now and little else is live, so a
+// collection here is cheap, and the next candidates reuse memory already touched instead of
+// growing the instance's memory towards the 1 GiB from which wasm/wasip1 lets the collector
+// run: with two instances on the seed benchmark, page faults on fresh memory cost more system
+// time than these collections cost (docs/recommend.md, "Parallel and remote evaluation").
+func collectBetweenEvaluations() {
+	metrics.Read(heapObjects)
+	if heapObjects[0].Value.Kind() == metrics.KindUint64 && heapObjects[0].Value.Uint64() >= evaluatorHeapCollect {
+		runtime.GC()
 	}
 }
 
