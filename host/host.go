@@ -5,6 +5,7 @@
 package host
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"embed"
@@ -19,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"aisimulate/host/wire"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -36,6 +39,10 @@ const ModuleFile = "module/aisimulate.wasm"
 
 // EnvCache overrides the compilation cache directory; "off" disables the cache.
 const EnvCache = "AISIMULATE_WAZERO_CACHE"
+
+// EnvEvaluators caps the local evaluator instances of `recommend` (Config.Evaluators); the
+// default is the number of cores.
+const EnvEvaluators = "AISIMULATE_EVALUATORS"
 
 // Exit codes the host itself produces.
 const (
@@ -63,6 +70,9 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// CacheDir is the compilation cache directory; "" runs without a cache.
 	CacheDir string
+	// Evaluators caps the local evaluator instances of `recommend` (0: the number of cores;
+	// docs/recommend.md, "Parallel and remote evaluation").
+	Evaluators int
 	// Interruptible makes cancelling the context stop a running module (wazero's
 	// WithCloseOnContextDone). It costs the module about 3x in speed, because wazero then
 	// checks for cancellation at every function entry and loop; Main does not use it and
@@ -106,13 +116,23 @@ func Main(args []string) int {
 		os.Exit(ExitInterrupted)
 	}()
 	return Run(context.Background(), module, Config{
-		Args:     args,
-		Env:      TableEnv(ModuleEnv(os.Environ(), isTerminal(os.Stderr)), isTerminal(os.Stdout), terminalColumns(os.Stdout)),
-		Stdin:    os.Stdin,
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		CacheDir: DefaultCacheDir(),
+		Args:       args,
+		Env:        TableEnv(ModuleEnv(os.Environ(), isTerminal(os.Stderr)), isTerminal(os.Stdout), terminalColumns(os.Stdout)),
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		CacheDir:   DefaultCacheDir(),
+		Evaluators: evaluatorsFromEnv(os.Getenv(EnvEvaluators)),
 	})
+}
+
+// evaluatorsFromEnv reads $AISIMULATE_EVALUATORS: a positive integer, else 0 (the default).
+func evaluatorsFromEnv(v string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
 }
 
 // ModuleEnv is the environment given to the module: the process environment with PWD set
@@ -261,12 +281,26 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		running.fs = nil
 		running.Unlock()
 	}()
-	mc := wazero.NewModuleConfig().
-		WithName("aisimulate").
+	base := wazero.NewModuleConfig().
+		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
+		WithRandSource(rand.Reader)
+	for _, kv := range cfg.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			base = base.WithEnv(k, v)
+		}
+	}
+	// recommend's evaluators: instances of the same compiled module (host/evaluators.go).
+	evals := &evalHost{dir: envValue(cfg.Env, "PWD"), cores: cfg.Evaluators, startInstance: func(i int) (*instance, error) {
+		return startInstance(ctx, r, compiled, base, i)
+	}}
+	defer evals.close()
+	if err := evals.define(ctx, r); err != nil {
+		fmt.Fprintf(stderr, "aisimulate: cannot define the host functions: %v\n", err)
+		return ExitFailure
+	}
+	mc := base.WithName("aisimulate").
 		WithArgs(append([]string{"aisimulate"}, cfg.Args...)...).
 		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(files, "/")).
-		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
-		WithRandSource(rand.Reader).
 		WithStderr(guestErr)
 	if cfg.Stdin != nil {
 		mc = mc.WithStdin(cfg.Stdin)
@@ -274,17 +308,13 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	if cfg.Stdout != nil {
 		mc = mc.WithStdout(cfg.Stdout)
 	}
-	for _, kv := range cfg.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
-			mc = mc.WithEnv(k, v)
-		}
-	}
 	// The guest memory is a reserved mapping (see withMemory): a run of 20k requests went
 	// from 2.0 s / 250 MB with wazero's copying default to 1.3 s / 110 MB.
 	mod, err := r.InstantiateModule(withMemory(ctx), compiled, mc)
 	if mod != nil {
 		mod.Close(context.Background())
 	}
+	evals.close()
 	guestErr.flush()
 	if ctx.Err() != nil {
 		return ExitInterrupted
@@ -324,4 +354,33 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return v
+}
+
+// startInstance starts evaluator instance i of compiled (`aisimulate __evaluate`, host/wire)
+// with the run's environment and the host file system mounted read-only at "/": it answers
+// the frames written to its standard input until that input is closed.
+func startInstance(ctx context.Context, r wazero.Runtime, compiled wazero.CompiledModule, base wazero.ModuleConfig, i int) (*instance, error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	inst := &instance{name: fmt.Sprintf("aisimulate-evaluator-%d", i+1), stdin: inW, stdout: bufio.NewReader(outR),
+		stderr: &syncBuffer{}, done: make(chan struct{})}
+	mc := base.WithName(inst.name).
+		WithArgs("aisimulate", wire.EvaluateCommand).
+		WithFSConfig(wazero.NewFSConfig().WithReadOnlyDirMount("/", "/")).
+		WithStdin(inR).WithStdout(outW).WithStderr(inst.stderr)
+	go func() {
+		mod, err := r.InstantiateModule(withMemory(ctx), compiled, mc)
+		if mod != nil {
+			mod.Close(context.Background())
+		}
+		var exit *sys.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 0 {
+			err = nil
+		}
+		inst.err = err
+		outW.CloseWithError(io.ErrUnexpectedEOF)
+		inR.Close()
+		close(inst.done)
+	}()
+	return inst, nil
 }

@@ -16,6 +16,12 @@ import (
 // the wall time fixed, and returns the directory and the result.
 func recommendOut(t *testing.T, sets ...string) (string, result) {
 	t.Helper()
+	return recommendRun(t, nil, nil, sets...)
+}
+
+// recommendRun is recommendOut with extra environment entries and extra arguments.
+func recommendRun(t *testing.T, env, extra []string, sets ...string) (string, result) {
+	t.Helper()
 	if !coreReady {
 		t.Skip("simulation core not available")
 	}
@@ -24,7 +30,7 @@ func recommendOut(t *testing.T, sets ...string) (string, result) {
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
-	r := runIn(dir, []string{"AISIMULATE_FIXED_WALL_TIME_MS=0"}, args...)
+	r := runIn(dir, append([]string{"AISIMULATE_FIXED_WALL_TIME_MS=0"}, env...), append(args, extra...)...)
 	return filepath.Join(dir, "out"), r
 }
 
@@ -104,13 +110,15 @@ func TestRecommendRepredict(t *testing.T) {
 	}
 }
 
-// The result does not depend on how many candidates a round holds, for both optimisers.
+// The result does not depend on how many candidates a round holds, for both optimisers, nor
+// on how many module instances evaluate them: parallelism 1 evaluates in the module itself,
+// 2, 4 and 16 on that many instances (AISIMULATE_EVALUATORS lifts the cap of one per core).
 func TestRecommendParallelismIndependent(t *testing.T) {
 	for _, alg := range []string{"bayesian", "random"} {
 		var first map[string][]byte
 		var firstOut string
 		for _, par := range []string{"1", "2", "4", "16"} {
-			out, r := recommendOut(t, "optimizer.algorithm="+alg, "optimizer.parallelism="+par, "optimizer.max_trials=40")
+			out, r := recommendRun(t, []string{"AISIMULATE_EVALUATORS=" + par}, nil, "optimizer.algorithm="+alg, "optimizer.parallelism="+par, "optimizer.max_trials=40")
 			if r.code != 0 {
 				t.Fatalf("%s parallelism %s: %d %s", alg, par, r.code, r.stderr)
 			}

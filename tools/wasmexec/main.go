@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 
+	"aisimulate/host"
 	"aisimulate/tools/internal/wasmbin"
 
 	"github.com/tetratelabs/wazero"
@@ -55,6 +56,12 @@ func main() {
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	// The simulator module imports the native host's functions (docs/recommend.md, "Parallel
+	// and remote evaluation"); here recommend evaluates in process.
+	if err := host.DefineImports(ctx, rt); err != nil {
+		fmt.Fprintln(os.Stderr, "wasmexec:", err)
+		os.Exit(2)
+	}
 	cfg := wazero.NewModuleConfig().WithArgs(os.Args[1:]...).
 		WithStdin(os.Stdin).WithStdout(os.Stdout).WithStderr(os.Stderr).
 		WithFSConfig(wazero.NewFSConfig().WithDirMount(".", "/")).

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"aisimulate/host/wire"
 	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/report"
@@ -155,7 +156,6 @@ type options struct {
 // Main runs `aisimulate` with args (without the program name), the process environment as
 // KEY=VALUE strings, and the standard streams; it returns the exit code.
 func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	_ = stdin
 	if len(args) == 0 {
 		return fail(stderr, &usageError{topUsage, "aisimulate", "the following arguments are required: command"})
 	}
@@ -170,6 +170,8 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 		return runPredict(args[1:], env, stdout, stderr)
 	case "recommend":
 		return runRecommend(args[1:], env, stdout, stderr)
+	case wire.EvaluateCommand:
+		return runEvaluator(stdin, stdout, stderr)
 	}
 	if strings.HasPrefix(args[0], "-") {
 		return fail(stderr, &usageError{topUsage, "aisimulate", "the following arguments are required: command"})

@@ -18,7 +18,7 @@ import (
 
 const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
-                           [--progress]
+                           [--progress] [--remote URL] [--remote-concurrency N]
 `
 
 const recommendHelp = recommendUsage + `
@@ -44,6 +44,13 @@ options:
                         standard output: one line per recommendation (default) or a JSON array
   --progress            report trials, best score and time on stderr (on by default when
                         stderr is a terminal)
+  --remote URL          evaluate the candidates on a deployed aisimulate edge worker (the
+                        same build, ` + "`make worker`" + `) instead of local module instances;
+                        repeatable. Candidates over a worker's limits run locally. Without
+                        it, min(optimizer.parallelism, cores) local instances evaluate them.
+                        The result is the same either way.
+  --remote-concurrency N
+                        requests in flight per remote URL (default: 4)
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -56,12 +63,15 @@ Example:
 // recommendArgs reads recommend's options; the map says whether each takes a value.
 var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
-	"--format": true, "--progress": false, "--help": false,
+	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
 }}
 
 // recommendOptions are the parsed `recommend` flags.
 type recommendOptions struct {
 	commonOptions
+	// remote are the --remote URLs, in order; remoteConcurrency is --remote-concurrency.
+	remote            []string
+	remoteConcurrency int
 }
 
 func recommendErr(msg string) error {
@@ -71,8 +81,17 @@ func recommendErr(msg string) error {
 // parseRecommend parses `recommend` arguments with the argparse conventions of predict:
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
-	o := &recommendOptions{newCommonOptions()}
+	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency}
 	extra, err := recommendArgs.parse(args, func(name, value string) error {
+		switch name {
+		case "--remote":
+			o.remote = append(o.remote, value)
+			return nil
+		case "--remote-concurrency":
+			n, err := parseRemoteConcurrency(value)
+			o.remoteConcurrency = n
+			return err
+		}
 		_, err := o.set(name, value, recommendErr)
 		return err
 	})
@@ -127,11 +146,21 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		FixedWallTimeMs: fixedWall,
 	}
 	// Configuration errors (domains, the ladder's model and hardware) before anything else.
-	if _, _, err := simcore.NewRecommendation(in); err != nil {
+	_, rec, err := simcore.NewRecommendation(in)
+	if err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return fail(stderr, err)
+	}
+	// The evaluators (local module instances, remote workers) before the sweep: a remote
+	// that cannot be reached or runs another build is a usage error.
+	evals, err := startEvaluators(rec.Optimizer.Parallelism, o.remote, o.remoteConcurrency)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if evals != nil {
+		in.Evaluate = evals.evaluate
 	}
 	start := time.Now()
 	in.Clock = func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
@@ -142,6 +171,15 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	res, err := simcore.Recommend(in)
 	prog.finish()
+	if evals != nil {
+		fallbacks, ferr := evals.finish()
+		if fallbacks > 0 {
+			fmt.Fprintf(stderr, "%d candidates were evaluated locally: over the worker's limits\n", fallbacks)
+		}
+		if err == nil {
+			err = ferr
+		}
+	}
 	if err != nil {
 		return failRecommend(stderr, o.config, err)
 	}

@@ -10,12 +10,13 @@ import (
 
 func TestParseRecommendForms(t *testing.T) {
 	o, err := parseRecommend([]string{"--conf=a.yaml", "--stack=dynamo", "--set", "optimization.target=pareto", "--set=x=1",
-		"--output", "out", "--overw", "--form", "json", "--prog"})
+		"--output", "out", "--overw", "--form", "json", "--prog", "--remote", "http://a", "--remote=http://b", "--remote-c", "2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := recommendOptions{commonOptions{config: "a.yaml", haveConfig: true, stack: "dynamo",
-		sets: []string{"optimization.target=pareto", "x=1"}, outputDir: "out", overwrite: true, format: "json", progress: true}}
+	want := recommendOptions{commonOptions: commonOptions{config: "a.yaml", haveConfig: true, stack: "dynamo",
+		sets: []string{"optimization.target=pareto", "x=1"}, outputDir: "out", overwrite: true, format: "json", progress: true},
+		remote: []string{"http://a", "http://b"}, remoteConcurrency: 2}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("got %+v\nwant %+v", *o, want)
 	}
@@ -27,6 +28,8 @@ func TestParseRecommendForms(t *testing.T) {
 		{[]string{"-c", "x", "--capture-per-request"}, "unrecognized arguments: --capture-per-request"},
 		{[]string{"-c", "x", "--format", "csv"}, "argument --format: invalid choice: 'csv' (choose from 'table', 'json')"},
 		{[]string{"--set"}, "argument --set: expected one argument"},
+		{[]string{"-c", "x", "--remote-concurrency", "0"}, "argument --remote-concurrency: must be an integer >= 1, got '0'"},
+		{[]string{"-c", "x", "--remote"}, "argument --remote: expected one argument"},
 	} {
 		if _, err := parseRecommend(c.args); err == nil || err.Error() != c.msg {
 			t.Errorf("%q: %v, want %q", c.args, err, c.msg)

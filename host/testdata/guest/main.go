@@ -6,10 +6,16 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"aisimulate/host/wire"
 )
 
 func main() {
 	switch os.Args[1] {
+	case wire.EvaluateCommand:
+		evaluator()
+	case "pool":
+		pool(os.Args[2:])
 	case "echo":
 		wd, _ := os.Getwd()
 		fmt.Printf("args=%q wd=%s X=%s\n", os.Args[1:], wd, os.Getenv("X"))
