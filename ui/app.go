@@ -410,6 +410,23 @@ func (a *App) renderHeader() *vecty.HTML {
 			label += " " + strconv.Itoa(int(a.progress*100)) + "%"
 		}
 	}
+	return a.topBar(topBar{idPrefix: "", label: label, running: a.running, frac: a.progress,
+		onShare: a.share, onRun: a.Run})
+}
+
+// topBar describes the header of one view: its element ids (prefixed), the run button's
+// label, and the progress bar.
+type topBar struct {
+	idPrefix, progressID, label string
+	running                     bool
+	frac                        float64
+	onShare                     func(*vecty.Event)
+	onRun                       func()
+}
+
+// topBar renders the header both views share: the brand, the tabs, Copy link / Cancel / Run,
+// and the progress bar (indeterminate while running at 0).
+func (a *App) topBar(t topBar) *vecty.HTML {
 	return elem.Header(vecty.Markup(vecty.Class("top")),
 		elem.Div(vecty.Markup(vecty.Class("brand")),
 			elem.Heading1(vecty.Text("aisimulate")),
@@ -417,15 +434,15 @@ func (a *App) renderHeader() *vecty.HTML {
 		),
 		a.renderTabs(),
 		elem.Div(vecty.Markup(vecty.Class("actions")),
-			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("share"), event.Click(a.share)), vecty.Text("Copy link")),
-			vecty.If(a.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("cancel"),
+			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID(t.idPrefix+"share"), event.Click(t.onShare)), vecty.Text("Copy link")),
+			vecty.If(t.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID(t.idPrefix+"cancel"),
 				event.Click(func(*vecty.Event) { js.Global().Get("aisimulate").Call("cancel") })), vecty.Text("Cancel"))),
-			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("run"), vecty.Property("disabled", a.running),
-				event.Click(func(*vecty.Event) { a.Run() })), vecty.Text(label)),
+			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID(t.idPrefix+"run"), vecty.Property("disabled", t.running),
+				event.Click(func(*vecty.Event) { t.onRun() })), vecty.Text(t.label)),
 		),
-		elem.Div(vecty.Markup(vecty.Class("progress"), vecty.MarkupIf(!a.running, vecty.Class("idle")),
-			vecty.MarkupIf(a.running && a.progress == 0, vecty.Class("indeterminate"))),
-			elem.Div(vecty.Markup(vecty.Class("bar"), vecty.Style("width", strconv.FormatFloat(a.progress*100, 'f', 1, 64)+"%"))),
+		elem.Div(vecty.Markup(vecty.Class("progress"), vecty.MarkupIf(t.progressID != "", prop.ID(t.progressID)),
+			vecty.MarkupIf(!t.running, vecty.Class("idle")), vecty.MarkupIf(t.running && t.frac == 0, vecty.Class("indeterminate"))),
+			elem.Div(vecty.Markup(vecty.Class("bar"), vecty.Style("width", strconv.FormatFloat(t.frac*100, 'f', 1, 64)+"%"))),
 		),
 	)
 }

@@ -88,24 +88,8 @@ func (a *App) renderRecHeader() *vecty.HTML {
 	if r.total > 0 {
 		frac = float64(r.trials) / float64(r.total)
 	}
-	return elem.Header(vecty.Markup(vecty.Class("top")),
-		elem.Div(vecty.Markup(vecty.Class("brand")),
-			elem.Heading1(vecty.Text("aisimulate")),
-			elem.Span(vecty.Markup(vecty.Class("tagline")), vecty.Text("LLM serving simulator · runs entirely in your browser")),
-		),
-		a.renderTabs(),
-		elem.Div(vecty.Markup(vecty.Class("actions")),
-			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("rec-share"), event.Click(a.shareRec)), vecty.Text("Copy link")),
-			vecty.If(r.running, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("rec-cancel"),
-				event.Click(func(*vecty.Event) { js.Global().Get("aisimulate").Call("cancel") })), vecty.Text("Cancel"))),
-			elem.Button(vecty.Markup(vecty.Class("primary"), prop.ID("rec-run"), vecty.Property("disabled", r.running),
-				event.Click(func(*vecty.Event) { a.RunRecommend() })), vecty.Text(label)),
-		),
-		elem.Div(vecty.Markup(vecty.Class("progress"), prop.ID("rec-progress"), vecty.MarkupIf(!r.running, vecty.Class("idle")),
-			vecty.MarkupIf(r.running && r.trials == 0, vecty.Class("indeterminate"))),
-			elem.Div(vecty.Markup(vecty.Class("bar"), vecty.Style("width", strconv.FormatFloat(frac*100, 'f', 1, 64)+"%"))),
-		),
-	)
+	return a.topBar(topBar{idPrefix: "rec-", progressID: "rec-progress", label: label, running: r.running,
+		frac: frac, onShare: a.shareRec, onRun: a.RunRecommend})
 }
 
 func (a *App) shareRec(*vecty.Event) {
