@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"aisimulate/simcore/report"
 	"fmt"
 	"math"
 	"path"
@@ -21,7 +22,7 @@ const TopN = 10
 
 // wallClockKeys are the summary keys that depend on the host (docs/semantics/outputs.md §3.3); candidate
 // metrics leave them out so the result depends only on the inputs.
-var wallClockKeys = []string{"wall_time_ms", "processed_tokens_per_s", "processed_output_tokens_per_s"}
+var wallClockKeys = []string{report.KeyWallTimeMs, report.KeyProcessedTokensPerS, report.KeyProcessedOutputTokensPerS}
 
 // csvMetrics are the summary metrics recommendation.csv carries, in column order.
 var csvMetrics = []string{"completed_requests", "output_throughput_tok_s", "request_throughput_rps",

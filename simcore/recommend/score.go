@@ -1,6 +1,7 @@
 package recommend
 
 import (
+	"aisimulate/simcore/report"
 	"math"
 	"sort"
 
@@ -17,60 +18,46 @@ const (
 )
 
 // num reads a summary number (float64 or an integer type); ok is false when absent.
-func num(summary map[string]any, key string) (float64, bool) {
-	switch x := summary[key].(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
-}
+func num(summary map[string]any, key string) (float64, bool) { return report.Number(summary[key]) }
 
 // avgGPUs is the time-averaged provisioned GPUs: gpu_hours / (duration_ms / 3.6e6)
 // (docs/recommend.md, "Scoring and ranking"); with a Planner it differs from used_gpus.
 func avgGPUs(summary map[string]any) float64 {
-	h, _ := num(summary, "gpu_hours")
-	d, _ := num(summary, "duration_ms")
+	h, _ := num(summary, report.KeyGPUHours)
+	d, _ := num(summary, report.KeyDurationMs)
 	if d <= 0 {
 		return math.NaN()
 	}
 	return h / (d / 3.6e6)
 }
 
-// objectiveValue is one named objective of a summary (docs/recommend.md, "Scoring and ranking"):
+// ObjectiveValue is one named objective (a target name) of a summary, as scoring computes it
+// (docs/recommend.md, "Scoring and ranking"); targets also use it to place a candidate on
+// other objective axes, such as the browser's Pareto chart:
 // throughput = output_throughput_tok_s, *_per_gpu divide by avgGPUs, throughput_per_user =
 // mean_output_token_throughput_per_user, goodput = goodput_output_throughput_tok_s, ttft =
 // mean_ttft_ms (+Inf without TTFT samples), e2e_latency = mean_e2e_latency_ms, min_gpus =
 // used_gpus. NaN when the summary lacks the metric.
-func objectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
-	get := func(k string) float64 {
-		v, ok := num(summary, k)
-		if !ok {
-			return math.NaN()
-		}
-		return v
-	}
+func ObjectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
+	get := func(k string) float64 { return SummaryNumber(summary, k) }
 	switch name {
 	case spec.TargetThroughput:
-		return get("output_throughput_tok_s")
+		return get(report.KeyOutputThroughputTokS)
 	case spec.TargetThroughputPerGPU:
-		return get("output_throughput_tok_s") / avgGPUs(summary)
+		return get(report.KeyOutputThroughputTokS) / avgGPUs(summary)
 	case spec.TargetThroughputPerUser:
-		return get("mean_output_token_throughput_per_user")
+		return get(report.OutputTokenThroughputPerUser.Key(report.Mean))
 	case spec.TargetGoodput:
-		return get("goodput_output_throughput_tok_s")
+		return get(report.KeyGoodputOutputThroughputTokS)
 	case spec.TargetGoodputPerGPU:
-		return get("goodput_output_throughput_tok_s") / avgGPUs(summary)
+		return get(report.KeyGoodputOutputThroughputTokS) / avgGPUs(summary)
 	case spec.TargetTTFT:
-		if n, _ := num(summary, "num_ttft_samples"); n <= 0 {
+		if n, _ := num(summary, report.KeyNumTTFTSamples); n <= 0 {
 			return math.Inf(1)
 		}
-		return get("mean_ttft_ms")
+		return get(report.TTFT.Key(report.Mean))
 	case spec.TargetE2ELatency:
-		return get("mean_e2e_latency_ms")
+		return get(report.E2ELatency.Key(report.Mean))
 	case spec.TargetMinGPUs:
 		return float64(usedGPUs)
 	}
@@ -111,7 +98,7 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 	names := ObjectiveNames(op.Target, rec.HasCompleteSLA())
 	sc := scored{status: StatusFeasible}
 	for _, n := range names {
-		sc.objectives = append(sc.objectives, objectiveValue(n, summary, usedGPUs))
+		sc.objectives = append(sc.objectives, ObjectiveValue(n, summary, usedGPUs))
 	}
 	sc.score = sc.objectives[0]
 	if minimised(op.Target) {
@@ -126,7 +113,8 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 			bound *float64
 			key   string
 			name  string
-		}{{rec.SLA.TTFTMs, "mean_ttft_ms", "ttft_ms"}, {rec.SLA.ITLMs, "mean_tpot_ms", "itl_ms"}, {rec.SLA.E2EMs, "mean_e2e_latency_ms", "e2e_ms"}}
+		}{{rec.SLA.TTFTMs, report.TTFT.Key(report.Mean), "ttft_ms"}, {rec.SLA.ITLMs, report.TPOT.Key(report.Mean), "itl_ms"},
+			{rec.SLA.E2EMs, report.E2ELatency.Key(report.Mean), "e2e_ms"}}
 		for _, c := range checks {
 			if c.bound == nil {
 				continue
@@ -144,7 +132,7 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 		}
 	}
 	if op.MinGoodputRPS != nil {
-		v, _ := num(summary, "goodput_request_throughput_rps")
+		v, _ := num(summary, report.KeyGoodputRequestThroughputRPS)
 		if v < *op.MinGoodputRPS {
 			sc.status, sc.category = StatusInfeasible, "goodput"
 			sc.reason = "goodput_request_throughput_rps " + fmtG(v) + " is below optimization.constraints.min_goodput_rps " + fmtG(*op.MinGoodputRPS)

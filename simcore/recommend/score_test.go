@@ -65,11 +65,11 @@ func TestObjectives(t *testing.T) {
 		spec.TargetGoodput: 600, spec.TargetGoodputPerGPU: 150, spec.TargetTTFT: 30, spec.TargetE2ELatency: 300,
 		spec.TargetMinGPUs: 3,
 	} {
-		if got := objectiveValue(name, s, 3); math.Abs(got-want) > 1e-9 {
+		if got := ObjectiveValue(name, s, 3); math.Abs(got-want) > 1e-9 {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	if got := objectiveValue(spec.TargetTTFT, map[string]any{"num_ttft_samples": 0}, 1); !math.IsInf(got, 1) {
+	if got := ObjectiveValue(spec.TargetTTFT, map[string]any{"num_ttft_samples": 0}, 1); !math.IsInf(got, 1) {
 		t.Errorf("ttft without samples = %v, want +Inf", got)
 	}
 	ttft, itl := 25.0, 10.0

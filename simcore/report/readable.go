@@ -58,9 +58,9 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 			label("", text+", "+w.Timing+" timing")
 		}
 	}
-	if n, ok := toFloat(summary[KeyCompletedRequests]); ok {
+	if n, ok := Number(summary[KeyCompletedRequests]); ok {
 		text := FormatCount(n) + " of " + cell(summary, KeyNumRequests) + " requests completed"
-		if ms, ok := toFloat(summary[KeyDurationMs]); ok {
+		if ms, ok := Number(summary[KeyDurationMs]); ok {
 			text += " in " + FormatNumber(ms/1000) + " s simulated"
 		}
 		label("Requests", strings.Replace(text, ".00 requests", " requests", 1))
@@ -78,8 +78,8 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 			parts = []string{"no bounds set"}
 		}
 		label("SLA", strings.Join(parts, ", "))
-		good, _ := toFloat(summary[KeyGoodputCompletedRequests])
-		done, _ := toFloat(summary[KeyCompletedRequests])
+		good, _ := Number(summary[KeyGoodputCompletedRequests])
+		done, _ := Number(summary[KeyCompletedRequests])
 		label("Goodput", FormatCount(good)+" requests met every bound ("+percentF(good, done)+"), "+
 			cell(summary, KeyGoodputRequestThroughputRPS)+" requests/s, "+cell(summary, KeyGoodputOutputThroughputTokS)+" tokens/s")
 	}
@@ -107,8 +107,8 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 	b.WriteByte('\n')
 	tput := cell(summary, KeyOutputThroughputTokS) + " tokens/s"
 	var per []string
-	if tok, ok := toFloat(summary[KeyTotalOutputTokens]); ok {
-		if gh, ok := toFloat(summary[KeyGPUHours]); ok && gh > 0 {
+	if tok, ok := Number(summary[KeyTotalOutputTokens]); ok {
+		if gh, ok := Number(summary[KeyGPUHours]); ok && gh > 0 {
 			per = append(per, FormatNumber(tok/(gh*3600))+" per GPU")
 		}
 	}
@@ -132,7 +132,7 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 	}
 	if cov, ok := summary[keyPowerCoverage]; ok {
 		pairs = append(pairs, [2]string{"Power per GPU (W)", cell(summary, keyPowerW)})
-		if f, isNum := toFloat(cov); isNum {
+		if f, isNum := Number(cov); isNum {
 			pairs = append(pairs, [2]string{"Power Data Coverage (%)", FormatNumber(f * 100)})
 		}
 	}
@@ -327,4 +327,4 @@ func percentF(met, of float64) string {
 	return strconv.FormatFloat(100*met/of, 'f', 1, 64) + "%"
 }
 
-func mustFloat(v any) float64 { f, _ := toFloat(v); return f }
+func mustFloat(v any) float64 { f, _ := Number(v); return f }

@@ -79,7 +79,7 @@ func Table(summary map[string]any, outputDir string) string {
 	if cov, ok := summary[keyPowerCoverage]; ok {
 		v, ok := summary[keyPowerW]
 		single("Power per GPU (W)", v, ok)
-		if f, isNum := toFloat(cov); isNum {
+		if f, isNum := Number(cov); isNum {
 			single("Power Data Coverage (%)", f*100, true)
 		} else {
 			single("Power Data Coverage (%)", cov, true)
@@ -147,11 +147,13 @@ func cell(summary map[string]any, key string) string {
 }
 
 func isNumber(v any) bool {
-	_, ok := toFloat(v)
+	_, ok := Number(v)
 	return ok
 }
 
-func toFloat(v any) (float64, bool) {
+// Number reads a summary value as a float64: float64 and the integer types convert; ok is
+// false for anything else (an absent key included).
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
