@@ -2,8 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
+
+	"aisimulate/simcore/spec"
 )
 
 // argParser reads a command's arguments like Python's argparse, as the original does:
@@ -119,6 +123,24 @@ type commonOptions struct {
 	format     string
 	progress   bool
 	help       bool
+}
+
+// checkRun applies the rules both commands check before reading the configuration: the
+// stack must be the installed one, and AISIMULATE_FIXED_WALL_TIME_MS, when set, a finite
+// number ≥ 0 (the wall time then reported; nil when unset).
+func (o *commonOptions) checkRun(env []string) (fixedWall *float64, err error) {
+	if o.stack != spec.Stack {
+		return nil, &usageError{topUsage, "aisimulate", fmt.Sprintf(
+			"stack '%s' is unavailable; installed stacks: %s. Pass --stack %s.", o.stack, spec.Stack, spec.Stack)}
+	}
+	if v, ok := getenv(env, EnvFixedWallTime); ok {
+		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return nil, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"}
+		}
+		fixedWall = &f
+	}
+	return fixedWall, nil
 }
 
 // newCommonOptions holds the shared defaults: the original's default stack (refused with a

@@ -297,17 +297,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	// 1. The stack is resolved before the configuration is read.
-	if o.stack != spec.Stack {
-		return failPredict(stderr, &usageError{topUsage, "aisimulate", fmt.Sprintf(
-			"stack '%s' is unavailable; installed stacks: %s. Pass --stack %s.", o.stack, spec.Stack, spec.Stack)})
-	}
-	var fixedWall *float64
-	if v, ok := getenv(env, EnvFixedWallTime); ok {
-		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return failPredict(stderr, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"})
-		}
-		fixedWall = &f
+	fixedWall, err := o.checkRun(env)
+	if err != nil {
+		return failPredict(stderr, err)
 	}
 	// 2. Read and validate the configuration (nothing is written on error).
 	yamlText, rerr := readConfig(o.config)

@@ -121,17 +121,9 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		io.WriteString(stdout, recommendHelp)
 		return ExitOK
 	}
-	if o.stack != spec.Stack {
-		return fail(stderr, &usageError{topUsage, "aisimulate", fmt.Sprintf(
-			"stack '%s' is unavailable; installed stacks: %s. Pass --stack %s.", o.stack, spec.Stack, spec.Stack)})
-	}
-	var fixedWall *float64
-	if v, ok := getenv(env, EnvFixedWallTime); ok {
-		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return fail(stderr, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"})
-		}
-		fixedWall = &f
+	fixedWall, err := o.checkRun(env)
+	if err != nil {
+		return fail(stderr, err)
 	}
 	yamlText, rerr := os.ReadFile(o.config)
 	if rerr != nil {
