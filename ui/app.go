@@ -124,14 +124,8 @@ func (a *App) Run() {
 	a.started = now()
 	js.Global().Get("performance").Call("mark", "aisimulate-run")
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeHash(a.yamlText))
-	files := js.Global().Get("Object").New()
-	for name, data := range a.files {
-		u := js.Global().Get("Uint8Array").New(len(data))
-		js.CopyBytesToJS(u, data)
-		files.Set(name, u)
-	}
 	opts := js.Global().Get("Object").New()
-	opts.Set("files", files)
+	opts.Set("files", a.filesJS())
 	opts.Set("capturePerRequest", true)
 	var onProgress, onOK, onErr js.Func
 	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
@@ -412,6 +406,17 @@ func (a *App) renderHeader() *vecty.HTML {
 	}
 	return a.topBar(topBar{idPrefix: "", label: label, running: a.running, frac: a.progress,
 		onShare: a.share, onRun: a.Run})
+}
+
+// filesJS is the uploaded files as the module's options take them: path → Uint8Array.
+func (a *App) filesJS() js.Value {
+	files := js.Global().Get("Object").New()
+	for name, data := range a.files {
+		u := js.Global().Get("Uint8Array").New(len(data))
+		js.CopyBytesToJS(u, data)
+		files.Set(name, u)
+	}
+	return files
 }
 
 // topBar describes the header of one view: its element ids (prefixed), the run button's

@@ -114,14 +114,8 @@ func (a *App) RunRecommend() {
 	a.fieldErr, a.notice = nil, ""
 	r.started = now()
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeRecHash(r.yamlText))
-	files := js.Global().Get("Object").New()
-	for name, data := range a.files {
-		u := js.Global().Get("Uint8Array").New(len(data))
-		js.CopyBytesToJS(u, data)
-		files.Set(name, u)
-	}
 	opts := js.Global().Get("Object").New()
-	opts.Set("files", files)
+	opts.Set("files", a.filesJS())
 	opts.Set("configName", recConfigName)
 	var onProgress, onOK, onErr js.Func
 	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
