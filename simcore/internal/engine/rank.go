@@ -433,6 +433,20 @@ func (k *Rank) ReleaseSource(r *Request) {
 	k.releaseBlocks(r, true)
 }
 
+// admitFront admits the request at the head of the waiting queue into prefill at pass start
+// with cached reused tokens: it leaves the queue, the rank's first-admission statistics count
+// it on its first admission, and the request records the admission (admitted).
+func (k *Rank) admitFront(h *Request, start float64, pool Pool, cached int) {
+	k.popFront()
+	h.prefilling = true
+	if h.Admissions == 0 {
+		k.FirstAdmits++
+		k.FirstAdmitReuse += int64(cached)
+		k.FirstAdmitL += int64(h.L)
+	}
+	h.admitted(start, pool, cached)
+}
+
 // admitted records an admission at pass start in pool with reuse tokens (docs/semantics/simulation.md §6.4).
 func (r *Request) admitted(at float64, pool Pool, reused int) {
 	if pool == PoolDecode && !r.DecodeAdmitted {

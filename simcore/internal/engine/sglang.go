@@ -274,14 +274,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 				}
 				break
 			}
-			k.popFront()
-			h.prefilling = true
-			if h.Admissions == 0 {
-				k.FirstAdmits++
-				k.FirstAdmitReuse += int64(cached)
-				k.FirstAdmitL += int64(h.L)
-			}
-			h.admitted(start, cfg.Pool, cached)
+			k.admitFront(h, start, cfg.Pool, cached)
 		}
 	}
 	if len(s.batch) > 0 {

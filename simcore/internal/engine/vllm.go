@@ -125,14 +125,7 @@ func (k *Rank) formVLLMPass(start float64, w *Worker) (prefill, decode float64) 
 			h.computed, h.hitBlocks = 0, 0
 			break
 		}
-		k.popFront()
-		h.prefilling = true
-		if h.Admissions == 0 {
-			k.FirstAdmits++
-			k.FirstAdmitReuse += int64(cached)
-			k.FirstAdmitL += int64(h.L)
-		}
-		h.admitted(start, cfg.Pool, cached)
+		k.admitFront(h, start, cfg.Pool, cached)
 		k.addRunning(h)
 	}
 	return k.passTimes(pass)
