@@ -171,18 +171,20 @@ func (s *Space) active(i int, pt Point) bool {
 // Assignments lists the paths and tree values a point writes.
 func (s *Space) Assignments(pt Point) (paths []string, values []any) {
 	for i, p := range s.Params {
-		if math.IsNaN(pt[i]) {
-			continue
+		if !math.IsNaN(pt[i]) {
+			ps, vs := p.assignment(pt[i])
+			paths, values = append(paths, ps...), append(values, vs...)
 		}
-		if p.Continuous {
-			paths = append(paths, p.Paths[0])
-			values = append(values, spec.NumberValue(materialise(p, pt[i]), p.Int))
-			continue
-		}
-		paths = append(paths, p.Paths...)
-		values = append(values, p.Values[int(pt[i])]...)
 	}
 	return paths, values
+}
+
+// assignment is what the parameter writes at position x: its paths and their tree values.
+func (p Param) assignment(x float64) ([]string, []any) {
+	if p.Continuous {
+		return p.Paths[:1], []any{spec.NumberValue(materialise(p, x), p.Int)}
+	}
+	return p.Paths, p.Values[int(x)]
 }
 
 // materialise rounds a continuous value as the field stores it.
@@ -210,32 +212,18 @@ func (s *Space) Concrete(pt Point) (map[string]any, string, error) {
 func (s *Space) ConfigOf(pt Point) map[string]any {
 	out := map[string]any{}
 	for i, p := range s.Params {
-		if math.IsNaN(pt[i]) || p.Shows == nil {
-			continue
-		}
-		out[p.Name] = spec.PlainTree(p.Shows[int(pt[i])])
-	}
-	paths, values := s.Assignments(pt)
-	for i, p := range paths {
-		if !s.shown(p) {
-			out[p] = spec.PlainTree(values[i])
-		}
-	}
-	return out
-}
-
-// shown reports whether path is written by a parameter ConfigOf shows by its label.
-func (s *Space) shown(path string) bool {
-	for _, p := range s.Params {
-		if p.Shows != nil {
-			for _, q := range p.Paths {
-				if q == path {
-					return true
-				}
+		switch {
+		case math.IsNaN(pt[i]):
+		case p.Shows != nil:
+			out[p.Name] = spec.PlainTree(p.Shows[int(pt[i])])
+		default:
+			paths, values := p.assignment(pt[i])
+			for j, path := range paths {
+				out[path] = spec.PlainTree(values[j])
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // ascendingNumbers reports whether values are numbers in strictly ascending order.
