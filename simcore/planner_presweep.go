@@ -1,10 +1,8 @@
 package simcore
 
 import (
-	"encoding/json"
 	"io/fs"
 	"math"
-	"strconv"
 
 	"aisimulate/simcore/internal/planner"
 	"aisimulate/simcore/internal/traffic"
@@ -122,11 +120,7 @@ func windowLoss(nHat, iHat, oHat float64, w predictorWindow) float64 {
 // newWindowPredictor builds the planner's predictor of one load-predictor entry.
 func newWindowPredictor(e spec.PlannerEntry) *planner.Predictor {
 	cfg := spec.DefaultPlanner()
-	f := func(v any) float64 {
-		n, _ := v.(json.Number)
-		x, _ := strconv.ParseFloat(string(n), 64)
-		return x
-	}
+	f := spec.DomainValueFloat
 	kind, _ := e.Values[0].(string)
 	cfg.LoadPredictorLog1p = e.Values[1] == true
 	cfg.ProphetWindowSize = int(f(e.Values[2]))

@@ -128,11 +128,7 @@ func (e PlannerEntry) Throughput() bool { return e.Values[0] == true }
 func (e PlannerEntry) Load() bool { return e.Values[1] == true }
 
 // ThroughputInterval is a scaling_policy entry's throughput interval in seconds (0: unset).
-func (e PlannerEntry) ThroughputInterval() int {
-	n, _ := e.Values[2].(json.Number)
-	i, _ := strconv.Atoi(string(n))
-	return i
-}
+func (e PlannerEntry) ThroughputInterval() int { return jsonInt(e.Values[2]) }
 
 // PlannerGroup is one searched planner sub-item.
 type PlannerGroup struct {
@@ -461,6 +457,7 @@ func checkScalingEntry(d *decoder, path string, e PlannerEntry) {
 	}
 }
 
+// jsonInt is an integer tree value (0 for anything else, null included).
 func jsonInt(v any) int {
 	n, _ := v.(json.Number)
 	i, _ := strconv.Atoi(string(n))
