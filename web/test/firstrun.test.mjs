@@ -147,6 +147,8 @@ test("A/B: the previous run is the baseline: deltas on the cards, both runs on t
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(shots, "compare-top.png") });
   await page.click("#clear-baseline");
+  // The click re-renders on vecty's next frame: wait for it before counting.
+  await page.waitForFunction(() => document.querySelectorAll(".card-delta").length === 0, null, { timeout: 10000 });
   assert.equal(await page.locator(".card-delta").count(), 0);
   assert.equal(await page.locator("#charts path.baseline").count(), 0);
   await page.close();
