@@ -83,10 +83,11 @@ func (h *evalHost) handle(c wire.Call) wire.Reply {
 		return h.start(*c.Start)
 	case wire.OpEvaluate:
 		var out []json.RawMessage
+		var sources []string
 		var err error
 		switch {
-		case h.remote != nil:
-			out, err = h.remote.evaluate(c.Requests, c.Files)
+		case h.remote != nil && !c.Local:
+			out, sources, err = h.remote.evaluate(c.Requests, c.Files)
 		case h.local != nil:
 			out, err = h.local.evaluateAll(c.Requests)
 		default:
@@ -95,7 +96,12 @@ func (h *evalHost) handle(c wire.Call) wire.Reply {
 		if err != nil {
 			return wire.Reply{Error: err.Error()}
 		}
-		return wire.Reply{Outcomes: out}
+		return wire.Reply{Outcomes: out, Sources: sources}
+	case wire.OpDistrust:
+		if h.remote != nil {
+			h.remote.distrust(c.Remote, c.Reason)
+		}
+		return wire.Reply{}
 	case wire.OpFinish:
 		fallbacks := 0
 		if h.remote != nil {

@@ -37,8 +37,17 @@ type RecommendInput struct {
 	Progress func(done, total int, best float64)
 	// Evaluate, when non-nil, evaluates one round's requests (in any order, at once or not)
 	// and returns each outcome's canonical JSON (EncodeOutcome) aligned with the requests; an
-	// error ends the recommendation. Nil evaluates them here one after the other.
+	// error ends the recommendation. Nil evaluates them here one after the other. These
+	// evaluators are trusted: this build's module, here or in another instance.
 	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
+	// Remote, when non-nil, evaluates the rounds instead of Evaluate on evaluators that are not
+	// trusted (--remote workers): each outcome is checked (CheckOutcome), the outcomes of the
+	// written views and a seeded sample of the others are recomputed with Evaluate, and a
+	// remote caught answering wrong is distrusted (docs/recommend.md, "Checking remote
+	// workers").
+	Remote func(reqs []EvaluationRequest) ([]RemoteOutcome, error)
+	// Distrust, with Remote, is told of each remote found wrong: send it nothing more.
+	Distrust func(remote, reason string)
 }
 
 // NewRecommendation validates a recommendation configuration and builds its search: the
@@ -67,19 +76,9 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 // evaluateRound evaluates one round's requests with in.Evaluate (here, one after the other,
 // when nil) and decodes the outcomes in request order.
 func evaluateRound(reqs []EvaluationRequest, in RecommendInput) ([]recommend.Outcome, error) {
-	var raw [][]byte
-	if in.Evaluate != nil && len(reqs) > 0 {
-		var err error
-		if raw, err = in.Evaluate(reqs); err != nil {
-			return nil, err
-		}
-		if len(raw) != len(reqs) {
-			return nil, fmt.Errorf("internal error: %d outcomes for %d evaluation requests", len(raw), len(reqs))
-		}
-	} else {
-		for _, r := range reqs {
-			raw = append(raw, Evaluate(r, in.Files))
-		}
+	raw, err := evaluateTrusted(reqs, in)
+	if err != nil {
+		return nil, err
 	}
 	outcomes := make([]recommend.Outcome, len(raw))
 	for i, b := range raw {
@@ -92,30 +91,88 @@ func evaluateRound(reqs []EvaluationRequest, in RecommendInput) ([]recommend.Out
 	return outcomes, nil
 }
 
+// evaluateTrusted returns the outcome bytes of reqs from in.Evaluate, or evaluated here one
+// after the other when it is nil.
+func evaluateTrusted(reqs []EvaluationRequest, in RecommendInput) ([][]byte, error) {
+	if in.Evaluate == nil || len(reqs) == 0 {
+		raw := make([][]byte, len(reqs))
+		for i, r := range reqs {
+			raw[i] = Evaluate(r, in.Files)
+		}
+		return raw, nil
+	}
+	raw, err := in.Evaluate(reqs)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) != len(reqs) {
+		return nil, fmt.Errorf("internal error: %d outcomes for %d evaluation requests", len(raw), len(reqs))
+	}
+	return raw, nil
+}
+
 // WorkBudget is the per-candidate work budget of an optimizer section, in event-loop steps.
 func WorkBudget(opt spec.Optimizer) int64 {
 	return int64(opt.CandidateTimeoutSeconds * WorkStepsPerSecond)
 }
 
-// Recommend runs a whole recommendation in-process: rounds of min(parallelism, remaining)
-// proposals, each evaluated here one after the other and observed in proposal order.
+// Recommend runs a whole recommendation: rounds of min(parallelism, remaining) proposals,
+// each evaluated (in.Remote, in.Evaluate, or here one after the other) and observed in
+// proposal order. With in.Remote the outcomes are checked afterwards; when a remote is found
+// wrong, the search runs again from the start on corrected outcomes (the ones already known
+// are not evaluated again), so the result is the one a local run gives.
 func Recommend(in RecommendInput) (*recommend.Result, error) {
-	search, rec, err := NewRecommendation(in)
-	if err != nil {
-		return nil, err
-	}
 	t0 := 0.0
 	if in.Clock != nil {
 		t0 = in.Clock()
+	}
+	var check *remoteCheck
+	if in.Remote != nil {
+		check = newRemoteCheck(in)
+	}
+	for {
+		search, rec, err := runSearch(in, check)
+		if err != nil {
+			return nil, err
+		}
+		if check != nil {
+			found, err := check.verify(search, rec.Optimizer.Seed, WorkBudget(rec.Optimizer))
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				continue
+			}
+		}
+		wall := 0.0
+		if in.Clock != nil {
+			wall = in.Clock() - t0
+		}
+		if in.FixedWallTimeMs != nil {
+			wall = *in.FixedWallTimeMs
+		}
+		prov := recommend.Provenance{ModuleVersion: in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: WorkBudget(rec.Optimizer)}
+		if check != nil {
+			prov.Distrusted = check.distrusted
+		}
+		return search.Result(prov)
+	}
+}
+
+// runSearch proposes and observes every round of one search.
+func runSearch(in RecommendInput, check *remoteCheck) (*recommend.Search, *spec.Recommendation, error) {
+	search, rec, err := NewRecommendation(in)
+	if err != nil {
+		return nil, nil, err
 	}
 	budget := WorkBudget(rec.Optimizer)
 	for {
 		round, err := search.Propose(rec.Optimizer.Parallelism)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(round) == 0 {
-			break
+			return search, rec, nil
 		}
 		var reqs []EvaluationRequest
 		for _, p := range round {
@@ -123,23 +180,20 @@ func Recommend(in RecommendInput) (*recommend.Result, error) {
 				reqs = append(reqs, NewEvaluationRequest(in.ConfigName, p.Candidate.Tree, budget))
 			}
 		}
-		outcomes, err := evaluateRound(reqs, in)
+		var outcomes []recommend.Outcome
+		if check != nil {
+			outcomes, err = check.evaluateRound(reqs)
+		} else {
+			outcomes, err = evaluateRound(reqs, in)
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := search.Observe(outcomes); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if in.Progress != nil {
 			in.Progress(search.Done(), search.Total(), search.Best())
 		}
 	}
-	wall := 0.0
-	if in.Clock != nil {
-		wall = in.Clock() - t0
-	}
-	if in.FixedWallTimeMs != nil {
-		wall = *in.FixedWallTimeMs
-	}
-	return search.Result(recommend.Provenance{ModuleVersion: in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: budget})
 }

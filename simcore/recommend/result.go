@@ -38,6 +38,31 @@ type Provenance struct {
 	WallTimeMs float64
 	// WorkBudgetSteps is the per-candidate work budget in event-loop steps.
 	WorkBudgetSteps int64
+	// Distrusted are the remote evaluators found answering wrong outcomes, in the order they
+	// were found (docs/recommend.md, "Checking remote workers"); their outcomes were all
+	// recomputed locally. Empty for a run without remote evaluators or with honest ones.
+	Distrusted []Distrusted
+}
+
+// Distrusted is one remote evaluator whose answers were not used, and why.
+type Distrusted struct {
+	// Remote is the --remote URL; Reason what proved it wrong.
+	Remote, Reason string
+}
+
+// Written are the candidates the result's views name (views.top_n and the Pareto front), in
+// that order without repeats: the ones whose outcomes a remote check always recomputes.
+func (s *Search) Written() []*Candidate {
+	ranked := Rank(s.cands)
+	seen := map[*Candidate]bool{}
+	var out []*Candidate
+	for _, c := range append(ranked[:min(TopN, len(ranked))], ParetoFront(s.cands)...) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Row is one ranked recommendation.
@@ -66,13 +91,15 @@ type Result struct {
 	Objectives []string
 	// Feasible is the number of feasible candidates.
 	Feasible int
+	// Distrusted are the remote evaluators whose outcomes were replaced (Provenance.Distrusted).
+	Distrusted []Distrusted
 }
 
 // Result encodes the finished search.
 func (s *Search) Result(prov Provenance) (*Result, error) {
 	rec := s.space.Rec
 	names := ObjectiveNames(rec.Optimization.Target, rec.HasCompleteSLA())
-	res := &Result{Objectives: names}
+	res := &Result{Objectives: names, Distrusted: prov.Distrusted}
 	ranked := Rank(s.cands)
 	res.Feasible = len(ranked)
 	var rowsC []*Candidate
@@ -192,7 +219,7 @@ func (s *Search) provenance(prov Provenance, names []string) map[string]any {
 		}
 		params = append(params, e)
 	}
-	return map[string]any{
+	out := map[string]any{
 		"module_version":            prov.ModuleVersion,
 		"stack":                     spec.Stack,
 		"algorithm":                 s.opt.Algorithm,
@@ -208,6 +235,16 @@ func (s *Search) provenance(prov Provenance, names []string) map[string]any {
 		"refit_block":               Block,
 		"wall_time_ms":              prov.WallTimeMs,
 	}
+	// Only a run that distrusted a remote has the key, so an honest remote's result stays
+	// byte-identical to a local one.
+	if len(prov.Distrusted) > 0 {
+		d := make([]any, len(prov.Distrusted))
+		for i, r := range prov.Distrusted {
+			d[i] = map[string]any{"remote": r.Remote, "reason": r.Reason}
+		}
+		out["distrusted_remotes"] = d
+	}
+	return out
 }
 
 // flatten writes the leaves of a tree value under prefix into out.
