@@ -91,7 +91,9 @@ func TestRemoteCheckOutOfRange(t *testing.T) {
 		{`{`, `[`},
 	} {
 		calls := 0
-		lie := func(_ EvaluationRequest, b []byte) []byte { return bytes.Replace(b, []byte(edit.from), []byte(edit.to), 1) }
+		lie := func(_ EvaluationRequest, b []byte) []byte {
+			return bytes.Replace(b, []byte(edit.from), []byte(edit.to), 1)
+		}
 		var told []string
 		got := smallRecommendation(t, fakeRemote("http://bad", lie, &calls), func(r, why string) { told = append(told, why) })
 		if len(told) != 1 || !strings.HasPrefix(told[0], "an outcome failed the checks: ") {
