@@ -86,12 +86,12 @@ func decodeSource(d *decoder, v any) Source {
 				"cached_prefix_tokens": "cached_prefix_tokens is not supported by this simulator",
 			},
 		})
-		s.InputTokens = int(o.int("input_tokens", 1024, gt(0)))
-		s.OutputTokens = int(o.int("output_tokens", 128, gt(0)))
+		s.InputTokens = int(o.int("input_tokens", 1024, gt(0), tokenLimit))
+		s.OutputTokens = int(o.int("output_tokens", 128, gt(0), tokenLimit))
 	case SourceSyntheticSession:
 		o := d.mapping(path, m, shape{keys: []string{"type", "new_input_tokens_per_turn", "output_tokens_per_turn", "session"}})
-		s.NewInputTokensPerTurn = int(o.int("new_input_tokens_per_turn", 1024, gt(0)))
-		s.OutputTokensPerTurn = int(o.int("output_tokens_per_turn", 128, gt(0)))
+		s.NewInputTokensPerTurn = int(o.int("new_input_tokens_per_turn", 1024, gt(0), tokenLimit))
+		s.OutputTokensPerTurn = int(o.int("output_tokens_per_turn", 128, gt(0), tokenLimit))
 		if !o.has("session") {
 			d.failf(path, "missing required key \"session\"; add for example session: {turns: 4}")
 			return s
