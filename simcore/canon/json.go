@@ -12,8 +12,24 @@ import (
 	"unicode/utf8"
 )
 
-// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (docs/semantics/outputs.md §2.1).
+// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (docs/semantics/outputs.md §2.1);
+// inside an object the error is a *NonFiniteError naming the key, which errors.Is matches
+// with ErrNonFinite.
 var ErrNonFinite = errors.New("report: non-finite float in JSON output")
+
+// NonFiniteError is ErrNonFinite at a dotted key path of the encoded value.
+type NonFiniteError struct {
+	// Path is the dotted key path of the value, such as "summary.mean_ttft_ms".
+	Path string
+}
+
+// Error names the key.
+func (e *NonFiniteError) Error() string {
+	return "report: " + e.Path + " is not finite (NaN or infinite), which JSON cannot hold; an input is outside the ranges the simulator represents (docs/robustness.md, \"Ceilings\")"
+}
+
+// Is makes errors.Is(err, ErrNonFinite) true.
+func (e *NonFiniteError) Is(target error) bool { return target == ErrNonFinite }
 
 // UnsupportedTypeError reports a value of a Go type the canonical encoder does not know.
 type UnsupportedTypeError struct {
@@ -222,6 +238,13 @@ func (e *encoder) object(m map[string]any, depth int) error {
 			e.buf = append(e.buf, ':')
 		}
 		if err := e.value(m[k], depth+1); err != nil {
+			var nf *NonFiniteError
+			switch {
+			case err == ErrNonFinite:
+				return &NonFiniteError{Path: k}
+			case errors.As(err, &nf):
+				return &NonFiniteError{Path: k + "." + nf.Path}
+			}
 			return err
 		}
 	}

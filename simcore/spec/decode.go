@@ -177,6 +177,24 @@ func le(v float64) limit { return limit{op: "<=", v: v} }
 // their sums over a session) stay far from integer overflow (docs/robustness.md, "Ceilings").
 const MaxRequestTokens = 1 << 30
 
+// MaxMilliseconds bounds every time a configuration or a trace gives (in milliseconds, or
+// the same time in seconds): 1e12 ms, about 31.7 years of simulated time. The simulated clock
+// adds such times up over millions of passes and requests; far larger ones (1.7e308) overflow
+// it to infinity, which no output can hold (docs/robustness.md, "Ceilings").
+const MaxMilliseconds = 1e12
+
+// MinRate bounds every rate from below (requests or sessions per second, bandwidth in GB/s):
+// one per 1e9 s, so the time between two arrivals, or a transfer, stays within
+// MaxMilliseconds.
+const MinRate = 1e-9
+
+// Time and rate bounds with their reasons.
+var (
+	msLimit      = limit{op: "<=", v: MaxMilliseconds, why: "about 31.7 years; longer times overflow the simulated clock"}
+	secondsLimit = limit{op: "<=", v: MaxMilliseconds / 1000, why: "about 31.7 years; longer times overflow the simulated clock"}
+	rateLimit    = limit{op: ">=", v: MinRate, why: "slower rates put arrivals past the simulated clock's 31.7 years"}
+)
+
 // tokenLimit is the MaxRequestTokens bound of a per-request token count.
 var tokenLimit = limit{op: "<=", v: MaxRequestTokens, why: "tokens of one request; no model's context comes near it"}
 

@@ -100,7 +100,7 @@ func decodeSource(d *decoder, v any) Source {
 		s.Session.Turns = int(so.int("turns", 4, ge(2)))
 		s.Session.SharedPrefixRatio = so.float("shared_prefix_ratio", 0, ge(0), le(1))
 		s.Session.PrefixGroups = int(so.int("prefix_groups", 0, ge(0)))
-		s.Session.InterTurnDelayMs = so.float("inter_turn_delay_ms", 0, ge(0))
+		s.Session.InterTurnDelayMs = so.float("inter_turn_delay_ms", 0, ge(0), msLimit)
 		if d.ok() && s.Session.SharedPrefixRatio > 0 && s.Session.PrefixGroups <= 0 {
 			d.failf(so.p("prefix_groups"), "prefix_groups must be positive when shared_prefix_ratio is positive; set prefix_groups >= 1 or shared_prefix_ratio: 0")
 		}
@@ -184,8 +184,8 @@ func decodeLoad(d *decoder, v any) Load {
 	if v := o.m["concurrency"]; v != nil {
 		l.Concurrency = int(d.asInt(o.p("concurrency"), v, gt(0)))
 	}
-	l.RequestsPerSecond = o.optFloat("requests_per_second", gt(0))
-	l.SessionsPerSecond = o.optFloat("sessions_per_second", gt(0))
+	l.RequestsPerSecond = o.optFloat("requests_per_second", gt(0), rateLimit)
+	l.SessionsPerSecond = o.optFloat("sessions_per_second", gt(0), rateLimit)
 	if s := o.optInt("seed", ge(0)); s != nil {
 		l.Seed = uint64(*s)
 	}
@@ -202,7 +202,7 @@ func decodeStop(o *object) Stop {
 		RequestsPerLoadUnit:   o.optFloat("requests_per_load_unit", gt(0)),
 		Sessions:              o.optInt("sessions", gt(0)),
 		SessionsPerLoadUnit:   o.optFloat("sessions_per_load_unit", gt(0)),
-		MaxVirtualTimeSeconds: o.optFloat("max_virtual_time_seconds", gt(0)),
+		MaxVirtualTimeSeconds: o.optFloat("max_virtual_time_seconds", gt(0), secondsLimit),
 	}
 }
 

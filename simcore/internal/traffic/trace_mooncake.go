@@ -308,5 +308,5 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 			sessions[i].ArrivalMs = a
 		}
 	}
-	return c.sessionWorkload(sessions), nil
+	return c.sessionWorkload(sessions)
 }
