@@ -320,7 +320,7 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		return ExitInterrupted
 	}
 	if guestErr.crashed {
-		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), crashMessage(guestErr.report))
+		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), crashMessage(guestErr.report, cfg.Args))
 		return ExitFailure
 	}
 	if err == nil {
