@@ -48,6 +48,19 @@ func Escape(s string) string {
 	return b.String()
 }
 
+// EscapeLines is Escape for a message of several lines: each line is escaped, the newlines
+// between them are kept.
+func EscapeLines(s string) string {
+	if !strings.Contains(s, "\n") {
+		return Escape(s)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // unsafe reports whether the rune r (of size bytes) must be escaped.
 func unsafe(r rune, size int) bool {
 	if r == utf8.RuneError && size == 1 {

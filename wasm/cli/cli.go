@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"aisimulate/internal/termsafe"
 	"errors"
 	"fmt"
 	"io"
@@ -184,10 +185,10 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 func fail(stderr io.Writer, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "%s%s: error: %s\n", ue.usage, ue.prog, ue.msg)
+		fmt.Fprintf(stderr, "%s%s: error: %s\n", ue.usage, ue.prog, termsafe.EscapeLines(ue.msg))
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "aisimulate predict failed: %s\n", err)
+	fmt.Fprintf(stderr, "aisimulate predict failed: %s\n", termsafe.EscapeLines(err.Error()))
 	return ExitFailure
 }
 

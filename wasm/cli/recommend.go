@@ -246,7 +246,7 @@ func failRecommend(stderr io.Writer, config string, err error) int {
 	if errors.As(err, &se) {
 		return fail(stderr, configFailure(config, err))
 	}
-	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", err)
+	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", termsafe.EscapeLines(err.Error()))
 	return ExitFailure
 }
 
