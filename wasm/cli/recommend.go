@@ -166,6 +166,9 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return fail(stderr, err)
 	}
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
 	evals, err := startEvaluators(wire.Start{Parallelism: rec.Optimizer.Parallelism, Remote: o.remote,
@@ -201,7 +204,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		return failRecommend(stderr, o.config, err)
 	}
 	// recommendation.json and .csv first (with --overwrite this also removes the old
-	// numbered configurations), then recommendations/NNNN.yaml.
+	// numbered configurations), then recommendations/NNNN.yaml. The recommendations entry is
+	// checked again: it may have changed during the search.
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
