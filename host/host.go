@@ -47,7 +47,7 @@ const EnvEvaluators = "AISIMULATE_EVALUATORS"
 // Exit codes the host itself produces.
 const (
 	ExitFailure     = 1   // the module could not be run
-	ExitInterrupted = 130 // SIGINT or SIGTERM
+	ExitInterrupted = 130 // SIGINT, SIGTERM, SIGHUP or SIGQUIT
 )
 
 // Module returns the embedded wasip1 module, or nil when the binary was built without it.
@@ -98,7 +98,7 @@ func DefaultCacheDir() string {
 
 // Main is the native program: it runs the embedded module with the process arguments,
 // environment (plus PWD = the working directory) and standard streams, and returns the exit
-// code. On SIGINT/SIGTERM the process exits at once with 130: the module writes its outputs
+// code. On SIGINT, SIGTERM, SIGHUP or SIGQUIT the process exits at once with 130: the module writes its outputs
 // to temporary files renamed into place at the very end, so stopping it anywhere leaves no
 // partial prediction.json, and the module runs without wazero's cancellation checks.
 func Main(args []string) int {
@@ -108,7 +108,9 @@ func Main(args []string) int {
 		return ExitFailure
 	}
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) and SIGQUIT would otherwise end the process without undoing
+	// its outputs (SIGQUIT with a goroutine dump): all four interrupt the run the same way.
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		<-signals
 		undoRunning()
