@@ -130,6 +130,9 @@ func crashMessage(report []byte, args []string) string {
 	}
 	switch {
 	case fatal == "out of memory" || strings.HasPrefix(runtimeMsg, "out of memory"):
+		if lim := addressSpaceLimit(); lim > 0 && lim < instanceReservation+hostHeadroom+mappedBytes() {
+			return fmt.Sprintf("out of memory: the run needs more than the simulator memory the address-space limit (ulimit -v) of %d MiB leaves; raise the limit, or ", lim>>20) + oomAdvice(args)
+		}
 		return "out of memory: the run needs more than the simulator's 4 GiB of WebAssembly memory; " + oomAdvice(args)
 	case panicMsg != "":
 		return "internal error: " + termsafe.Escape(panicMsg)

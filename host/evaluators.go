@@ -125,10 +125,14 @@ func (h *evalHost) start(s wire.Start) wire.Reply {
 	if cores == 0 {
 		cores = runtime.NumCPU()
 	}
-	n := max(1, min(s.Parallelism, cores))
-	if len(s.Remote) == 0 && (n == 1 || h.startInstance == nil) {
+	// Under an address-space limit only as many instances as have room for a whole memory
+	// (at least one with --remote, for the candidates over a worker's limits, which then gets
+	// what room there is).
+	n := min(max(1, min(s.Parallelism, cores)), instancesThatFit(s.Parallelism))
+	if len(s.Remote) == 0 && (n <= 1 || h.startInstance == nil) {
 		return wire.Reply{InProcess: true}
 	}
+	n = max(n, 1)
 	h.local = newLocalPool(n, h.startInstance)
 	if len(s.Remote) > 0 {
 		remote, err := newRemotePool(s, h.local, h.dir)

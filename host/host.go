@@ -107,6 +107,12 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "aisimulate: the simulator module was not built into this binary; build with `make build`")
 		return ExitFailure
 	}
+	// Under an address-space limit that leaves the runtime no room, stop before loading the
+	// module: past this point the Go runtime itself would die with a goroutine dump.
+	if room, limited := addressSpaceRoom(); limited && room < minReservation {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", failurePrefix(args), noRoomMessage())
+		return ExitFailure
+	}
 	signals := make(chan os.Signal, 1)
 	// SIGHUP (the terminal closed) and SIGQUIT would otherwise end the process without undoing
 	// its outputs (SIGQUIT with a goroutine dump): all four interrupt the run the same way.
@@ -309,6 +315,12 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	}
 	if cfg.Stdout != nil {
 		mc = mc.WithStdout(cfg.Stdout)
+	}
+	// Under an address-space limit too small for any guest memory, say so in one line
+	// (wazero cannot instantiate a module whose memory holds nothing).
+	if room, limited := addressSpaceRoom(); limited && room < minReservation {
+		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), noRoomMessage())
+		return ExitFailure
 	}
 	// The guest memory is a reserved mapping (see withMemory): a run of 20k requests went
 	// from 2.0 s / 250 MB with wazero's copying default to 1.3 s / 110 MB.
