@@ -31,6 +31,10 @@ const (
 	// browser and the edge): its pretty prediction.json record (about 2 KB) and its
 	// requests.jsonl line (about 1.4 KB), held as bytes and copied once more into a string.
 	heldCaptureBytes = 8 << 10
+	// rankBytes is one rank's own state besides its block state: scheduler, queues, pool and
+	// router headers, its worker's share (measured: 400,000 replicas of the worked example E2
+	// take about 1.4 KB each of resident memory, 640 bytes of it block state), with margin.
+	rankBytes = 4 << 10
 )
 
 // memoryTerm is one part of the estimate and the configuration field that sets its size.
@@ -60,12 +64,17 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 			return
 		}
 		ranks := float64(p.Replicas) * float64(max(p.DP, 1))
+		base := "engine.workers." + role
+		terms = append(terms, memoryTerm{bytes: ranks * rankBytes, path: base + ".parallelism.replicas",
+			what: fmt.Sprintf("%d replicas × %d ranks × %d bytes of scheduler state", p.Replicas, max(p.DP, 1), rankBytes),
+			fit: func(room float64) string {
+				return fmt.Sprintf("at most %.0f replicas fit", math.Floor(room/(float64(max(p.DP, 1))*rankBytes)))
+			}})
 		blocks := stateBlocks(plan, p, role, requests)
 		if blocks == 0 {
 			return
 		}
 		perRank := float64(blocks) * float64(engine.KVBlockBytes)
-		base := "engine.workers." + role
 		t := memoryTerm{bytes: ranks * perRank}
 		if blocks < p.Rank.NumBlocks {
 			// Bounded by the workload: fewer requests (or shorter shared prefixes) fit.

@@ -30,7 +30,7 @@ func TestMemoryBudgetRefusals(t *testing.T) {
 		// bounded by its capacity only: 8,000 replicas × 16,384 blocks × 40 bytes.
 		{[]string{"engine.workers.aggregated.parallelism.replicas=8000", "traffic.load.concurrency=2000", "traffic.stop.requests=2000",
 			"engine.workers.aggregated.scheduler.max_sequences=1024"}, false,
-			"engine.workers.aggregated.parallelism.replicas", "at most 4905 replicas fit; or lower engine.workers.aggregated.scheduler.max_sequences to at most 819, so that no request can be preempted"},
+			"engine.workers.aggregated.parallelism.replicas", "at most 4855 replicas fit; or lower engine.workers.aggregated.scheduler.max_sequences to at most 819, so that no request can be preempted"},
 		// One worker over half the budget: its capacity is named. 9e7 blocks of 40 bytes
 		// (3.4 GiB); 6,000 running requests of 1,000,128 tokens (15,628 blocks) outgrow it.
 		{[]string{"engine.workers.aggregated.kv_cache.capacity.blocks=90000000", "traffic.source.input_tokens=1000000", "engine.context_length=2000000",

@@ -25,10 +25,18 @@ const maxContextTokens = 1 << 24
 // configuration rules (paths, load type, block size) were checked by spec; errors here are
 // about the files and are *Error values.
 func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) {
+	return LoadTraceWithin(src, load, files, 0)
+}
+
+// LoadTraceWithin is LoadTrace for a caller that simulates at most maxRequests requests
+// (0: MaxTraceRequests only): reading stops at the first row past it with a
+// *CallerLimitError, before the rest of the trace is read (docs/robustness.md, "Ceilings").
+func LoadTraceWithin(src spec.Source, load spec.Load, files fs.FS, maxRequests int) (*Workload, error) {
 	if src.Format == "" {
 		src.Format = spec.FormatMooncake // the schema's default
 	}
 	c := newTraceCtx(src, load, files)
+	c.lim.callerMax = maxRequests
 	switch src.Format {
 	case spec.FormatMooncakeDelta:
 		return c.loadMooncake(true)
