@@ -61,12 +61,13 @@ test-go: build
 test: vet fmt-check staticcheck test-go
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
-# Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on examples/bench,
-# then the recommend benchmark (docs/recommend.md, "Speed").
+# Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on the quickstart
+# (its min CPU is the start-up figure, docs/performance.md) and examples/bench, then the
+# recommend benchmark (docs/recommend.md, "Speed").
 BENCHTIME ?= 1s
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
-	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml \
+	bash tests/bench.sh ./$(BIN) examples/quickstart.yaml examples/bench/*.yaml \
 	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
 	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-seed.yaml
 
