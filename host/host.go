@@ -297,6 +297,12 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 			base = base.WithEnv(k, v)
 		}
 	}
+	// Under an address-space limit the module's memory is what the limit leaves (withMemory):
+	// the module sizes its memory estimate to it, so a run too large is refused before it
+	// simulates, naming the field (docs/robustness.md, "Address-space limits").
+	if room, limited := addressSpaceRoom(); limited && room < instanceReservation {
+		base = base.WithEnv(wire.EnvMemoryBytes, strconv.FormatUint(room, 10))
+	}
 	// recommend's evaluators: instances of the same compiled module (host/evaluators.go).
 	evals := &evalHost{dir: envValue(cfg.Env, "PWD"), cores: cfg.Evaluators, startInstance: func(i int) (*instance, error) {
 		return startInstance(ctx, r, compiled, base, i)

@@ -99,6 +99,11 @@ type Reply struct {
 	LocalFallbacks int `json:"local_fallbacks,omitempty"`
 }
 
+// EnvMemoryBytes, in the module's environment, is the size in bytes of the memory the host
+// could reserve for it when an address-space limit leaves less than 4 GiB: the module sizes
+// its memory estimate to it (docs/robustness.md, "Address-space limits").
+const EnvMemoryBytes = "AISIMULATE_MEMORY_BYTES"
+
 // MaxFrame bounds a frame's length (a request holds one configuration, an outcome one
 // summary: both are a few kilobytes).
 const MaxFrame = 64 << 20

@@ -54,6 +54,18 @@ const EnvTable = "AISIMULATE_TABLE"
 // terminal when it is not in the environment); 80 when absent or not a positive number.
 const EnvColumns = "COLUMNS"
 
+// memoryBudget is the estimate's budget when the host reserved less than 4 GiB for the
+// module (wire.EnvMemoryBytes): three quarters of it, the share simcore.DefaultMemoryBudget
+// takes of 4 GiB; 0 (the default budget) otherwise.
+func memoryBudget(env []string) int64 {
+	v, _ := getenv(env, wire.EnvMemoryBytes)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return min(simcore.DefaultMemoryBudget, n/4*3)
+}
+
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
 
@@ -332,6 +344,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs:   fixedWall,
 		StreamOutputs:     true,
+		MemoryBudget:      memoryBudget(env),
 	}
 	var prog *progress
 	if o.progress {
