@@ -142,7 +142,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {
 		order := report.RecordOrder(res)
-		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}
+		doc.Stream = &report.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
+			return report.AppendRecord(dst, res, order[i], plan.Disaggregated)
+		}}
 	}
 	if !in.StreamOutputs {
 		var b bytes.Buffer
