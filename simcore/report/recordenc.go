@@ -13,15 +13,9 @@ import (
 // object, written field by field in sorted key order with strconv's appenders, so a captured
 // run allocates nothing per record (a map per record, sorted and encoded, cost a
 // millisecond per request in WebAssembly, most of it the collector's). TestAppendRecordIsCanon
-// checks it against the record built as a map on the stress configurations.
+// checks it against the record built as a map, on random outcomes covering every branch.
 func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool) ([]byte, error) {
-	var h *engine.History
-	if i := int(r.Ordinal) - 1; i < len(res.Histories) {
-		h = res.Histories[i]
-	}
-	if h == nil {
-		h = &engine.History{}
-	}
+	h := historyOf(res, r)
 	tok := r.Tokens
 	w := recordWriter{b: append(dst, '{')}
 	readm := 0

@@ -35,3 +35,11 @@ func lookup(table []string, ref int32) string {
 	}
 	return table[ref-1]
 }
+
+// historyOf is r's capture history (empty when the run kept none).
+func historyOf(res *replay.Result, r *engine.Outcome) *engine.History {
+	if i := int(r.Ordinal) - 1; i < len(res.Histories) && res.Histories[i] != nil {
+		return res.Histories[i]
+	}
+	return &engine.History{}
+}

@@ -26,13 +26,7 @@ func nullable(ok bool, v any) any {
 
 // record is the per-request object of docs/semantics/outputs.md §6.3.
 func record(res *replay.Result, r *engine.Outcome, disagg bool) map[string]any {
-	var h *engine.History
-	if i := int(r.Ordinal) - 1; i < len(res.Histories) {
-		h = res.Histories[i]
-	}
-	if h == nil {
-		h = &engine.History{}
-	}
+	h := historyOf(res, r)
 	tok := r.Tokens
 	m := map[string]any{
 		"uuid":                         UUID(r.Ordinal),
