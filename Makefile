@@ -13,7 +13,7 @@ GOFILES  = $(shell find . -name '*.go' -not -path './node_modules/*' -not -path 
 TEST_EXTRA  ?=
 BUILD_EXTRA ?=
 
-.PHONY: all build wasm run test test-go vet fmt-check staticcheck bench clean
+.PHONY: all build wasm run test test-go test-race vet fmt-check staticcheck bench clean
 
 all: build
 
@@ -58,7 +58,18 @@ fmt-check:
 test-go: build
 	AISIMULATE_BIN=$(abspath $(BIN)) $(GO) test ./...
 
-test: vet fmt-check staticcheck test-go
+# The race detector on the code native tools run from goroutines: the host's evaluator pools
+# and output files, and the core driven by several goroutines at once (tools/recommendbench;
+# TestConcurrentPredictions runs alone in its process, so it is also the concurrent first use
+# of the lazily parsed catalog and calibration). Only these tests: the host tests that run
+# real module instances compile the module under the detector, about a minute of CPU each,
+# and the whole core under the detector would multiply the Go tests' time several times over
+# for code that one goroutine runs. About 15 s in all.
+test-race:
+	$(GO) test -race -count=1 -run 'TestRemote|TestOutputFS|TestLocalPool' ./host/
+	$(GO) test -race -count=1 -run '^TestConcurrentPredictions$$' ./simcore/
+
+test: vet fmt-check staticcheck test-go test-race
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 # Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on examples/bench,

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"aisimulate/simcore/spec"
 )
@@ -63,17 +64,22 @@ func (h *Hardware) NVLinkDomain() int {
 	return h.GPUsPerNode
 }
 
+// The parsed catalog, written once by parse and read only after load returns.
 var (
 	models   []*Model
 	hardware []*Hardware
 	// aliasIdx maps a normalised key to catalog indices.
 	aliasIdx map[string][]int
+	// parsed makes the first use parse the tables exactly once, also when goroutines of a
+	// native tool (tools/recommendbench) use the catalog for the first time together.
+	parsed sync.Once
 )
 
-func load() {
-	if models != nil {
-		return
-	}
+// load parses the embedded tables on first use; every caller returns after the one parse.
+func load() { parsed.Do(parse) }
+
+// parse reads models.json and hardware.json and indexes the models by alias key.
+func parse() {
 	if err := json.Unmarshal(modelsJSON, &models); err != nil {
 		panic("catalog: models.json: " + err.Error())
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/internal/xmath"
@@ -118,19 +119,18 @@ type Calibration struct {
 //go:embed calibration.json
 var calibrationJSON []byte
 
-var calib *Calibration
-
-// DefaultCalibration returns the embedded calibration (parsed once).
-func DefaultCalibration() *Calibration {
-	if calib == nil {
-		var c Calibration
-		if err := json.Unmarshal(calibrationJSON, &c); err != nil {
-			panic("perf: calibration.json: " + err.Error())
-		}
-		calib = &c
+// parsedCalibration parses calibration.json on first use, exactly once, also when goroutines
+// of a native tool (tools/recommendbench) price passes for the first time together.
+var parsedCalibration = sync.OnceValue(func() *Calibration {
+	var c Calibration
+	if err := json.Unmarshal(calibrationJSON, &c); err != nil {
+		panic("perf: calibration.json: " + err.Error())
 	}
-	return calib
-}
+	return &c
+})
+
+// DefaultCalibration returns the embedded calibration (parsed once; callers only read it).
+func DefaultCalibration() *Calibration { return parsedCalibration() }
 
 // Backends the default model prices.
 var Backends = []string{"vllm", "sglang", "trtllm"}
