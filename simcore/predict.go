@@ -90,9 +90,6 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
 	}
-	if err := CheckConfigInput(in.ConfigYAML, in.Sets); err != nil {
-		return nil, err
-	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
 	jsapi "aisimulate/wasm/jsapi"
 )
 
@@ -41,8 +42,8 @@ import (
 const (
 	// MaxBodyBytes bounds the request body (YAML plus trace files).
 	MaxBodyBytes = 16 << 20
-	// MaxConfigBytes bounds the YAML text (the limit of every target, simcore.MaxConfigBytes).
-	MaxConfigBytes = simcore.MaxConfigBytes
+	// MaxConfigBytes bounds the YAML text (the limit of every target, spec.MaxConfigBytes, which spec.LoadConfig enforces).
+	MaxConfigBytes = spec.MaxConfigBytes
 	// MaxRequests bounds the simulated requests: synthetic stop counts (sessions × turns for
 	// session sources) and trace lines.
 	MaxRequests = 200000
@@ -250,10 +251,6 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !configFits(w, req.YAML) {
-		return
-	}
-	if err := simcore.CheckConfigInput(req.YAML, req.Sets); err != nil {
-		fail(w, http.StatusBadRequest, "", err.Error())
 		return
 	}
 	req.MemoryBudget, req.MaxRequests = MaxMemoryBytes, MaxRequests

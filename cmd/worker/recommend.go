@@ -44,10 +44,6 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 	if !configFits(w, up.main) {
 		return
 	}
-	if err := simcore.CheckConfigInput(up.main, q["set"]); err != nil {
-		s.failRecommend(w, err)
-		return
-	}
 	wall, err := s.fixedWallTimeMs()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, "", err.Error())

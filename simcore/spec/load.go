@@ -35,10 +35,14 @@ func load(yamlText []byte, sets []string) (*Config, *Error) {
 	return decodeRoot(root)
 }
 
-// parseRoot parses a configuration into its top-level mapping and applies the --set
-// assignments left to right: for predict (recommend false) or for recommend, whose --set may
-// also reach optimization and optimizer and write domains.
+// parseRoot checks the text's size and nesting (checkInput), parses a configuration into its
+// top-level mapping and applies the --set assignments left to right: for predict (recommend
+// false) or for recommend, whose --set may also reach optimization and optimizer and write
+// domains.
 func parseRoot(yamlText []byte, sets []string, recommend bool) (map[string]any, *Error) {
+	if err := checkInput(yamlText, sets); err != nil {
+		return nil, err
+	}
 	tree, perr := parseYAML(yamlText)
 	if perr != nil {
 		return nil, &Error{Msg: "malformed YAML: " + yamlErrText(perr)}
@@ -150,3 +154,87 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	}
 	return cfg, nil
 }
+
+// MaxConfigBytes is the largest configuration text a run accepts (1 MiB, docs/robustness.md):
+// every target reads at most this much, so a device such as /dev/zero given as the
+// configuration is refused at once instead of being read until memory runs out.
+const MaxConfigBytes = 1 << 20
+
+// MaxConfigNesting is the deepest nesting of flow collections ({…}, […]) and block-sequence
+// dashes on one line a configuration may have; real configurations nest six levels. It
+// keeps a hostile text such as 5,000 nested `{a: ` from exhausting the parser's stack.
+const MaxConfigNesting = 100
+
+// checkInput refuses configuration text over MaxConfigBytes or nested deeper than
+// MaxConfigNesting, and a --set value nested deeper, before any parsing: LoadConfig and
+// LoadRecommendation call it first, so every target gets the same limits by loading.
+func checkInput(text []byte, sets []string) *Error {
+	if len(text) > MaxConfigBytes {
+		return &Error{Path: "", Msg: ConfigTooLarge}
+	}
+	if line, ok := nestingWithin(text, MaxConfigNesting); !ok {
+		return &Error{Path: "", Msg: fmt.Sprintf("line %d nests collections more than %d levels deep, the limit on configuration nesting (docs/robustness.md)", line, MaxConfigNesting)}
+	}
+	for _, set := range sets {
+		if _, ok := nestingWithin([]byte(set), MaxConfigNesting); !ok {
+			return &Error{Path: "", Msg: fmt.Sprintf("--set %.60q nests collections more than %d levels deep, the limit on configuration nesting (docs/robustness.md)", set, MaxConfigNesting)}
+		}
+	}
+	return nil
+}
+
+// nestingWithin scans YAML text for flow brackets outside quotes and comments and for the
+// dashes of block sequences opened on one line ("- - - x"); it reports the first line whose
+// nesting passes limit. It over-counts rather than under-counts (a bracket inside a plain
+// scalar counts), which only matters far past any real configuration.
+func nestingWithin(text []byte, limit int) (line int, ok bool) {
+	depth, line := 0, 1
+	var quote byte
+	lineStart := true
+	dashes := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\n':
+			line++
+			lineStart, dashes = true, 0
+			if quote == '\'' {
+				continue
+			}
+			continue
+		case quote == '"' && c == '\\':
+			i++
+			continue
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t' || text[i-1] == '\n'):
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case lineStart && c == '-' && i+1 < len(text) && (text[i+1] == ' ' || text[i+1] == '\t'):
+			dashes++
+			continue
+		case lineStart && (c == ' ' || c == '\t'):
+			continue
+		}
+		lineStart = false
+		if depth+dashes > limit {
+			return line, false
+		}
+	}
+	return 0, true
+}
+
+// ConfigTooLarge is the reason given for configuration text over MaxConfigBytes.
+var ConfigTooLarge = fmt.Sprintf("the configuration is larger than %d bytes (1 MiB), the limit on configuration text (docs/robustness.md); shorten it or move long inputs into a trace file", MaxConfigBytes)

@@ -306,9 +306,6 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		return failPredict(stderr, rerr)
 	}
-	if err := simcore.CheckConfigInput(yamlText, o.sets); err != nil {
-		return failPredict(stderr, configFailure(o.config, err))
-	}
 	if _, lerr := spec.LoadConfig(yamlText, o.sets); lerr != nil {
 		return failPredict(stderr, configFailure(o.config, lerr))
 	}
