@@ -139,9 +139,10 @@ func byteSize(n float64) string {
 }
 
 // checkPlanMemory is checkMemory for a lowered plan: a synthetic workload counts the requests
-// its stop rule releases (SyntheticRequests), a trace the requests it was read into.
+// its stop rule releases (spec.Traffic.SyntheticRequests), a trace the requests it was read
+// into.
 func checkPlanMemory(cfg *spec.Config, plan *replay.Plan, in *Input) error {
-	requests, path, ok := SyntheticRequests(cfg)
+	requests, path, ok := cfg.Traffic.SyntheticRequests()
 	if !ok {
 		path = "traffic.source.paths"
 		requests = float64(plan.Workload.Requests)
@@ -161,14 +162,3 @@ func checkPlanMemory(cfg *spec.Config, plan *replay.Plan, in *Input) error {
 	}
 	return checkMemory(cfg, plan, requests, path, capture, in.MemoryBudget)
 }
-
-// LimitError is a run refused because it exceeds a limit the caller set (Input.MaxRequests):
-// the configuration is valid, the service will not run it (HTTP 413 at the edge).
-type LimitError struct {
-	// Path is the configuration field that sets the size.
-	Path string
-	// Msg says what the limit is.
-	Msg string
-}
-
-func (e *LimitError) Error() string { return e.Path + ": " + e.Msg }

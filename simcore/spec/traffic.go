@@ -300,6 +300,33 @@ const maxStopCount = 1 << 31
 // (docs/config.md).
 func (t Traffic) StopCount() int { return int(t.resolvedStop()) }
 
+// SyntheticRequests is the number of requests a validated synthetic source will release: its
+// stop rule resolved against the load exactly as the simulation resolves it (StopCount), times
+// the turns per session for a synthetic-session source. path is the stop key that sets the
+// count. ok is false for trace sources, whose size is the trace's. Validation bounds the stop
+// count (maxStopCount), and the product is a float64, so it cannot overflow.
+func (t Traffic) SyntheticRequests() (n float64, path string, ok bool) {
+	if t.Source.Type == SourceTrace {
+		return 0, "", false
+	}
+	st := t.Stop
+	switch {
+	case st.Requests != nil:
+		path = "traffic.stop.requests"
+	case st.RequestsPerLoadUnit != nil:
+		path = "traffic.stop.requests_per_load_unit"
+	case st.Sessions != nil:
+		path = "traffic.stop.sessions"
+	default:
+		path = "traffic.stop.sessions_per_load_unit"
+	}
+	n = float64(t.StopCount())
+	if t.Source.Type == SourceSyntheticSession {
+		n *= float64(t.Source.Session.Turns)
+	}
+	return n, path, true
+}
+
 // resolvedStop is StopCount as a float, before the bound check.
 func (t Traffic) resolvedStop() float64 {
 	st := t.Stop
