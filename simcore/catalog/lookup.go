@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"aisimulate/simcore/spec"
+	"aisimulate/simcore/internal/levenshtein"
 )
 
 //go:embed models.json
@@ -357,7 +357,7 @@ func closeMatches(id string, cands []string, n int) []string {
 		if j := strings.LastIndex(ck, "/"); j >= 0 {
 			ck = ck[j+1:]
 		}
-		s = append(s, sc{spec.EditDistance(k, ck), i})
+		s = append(s, sc{levenshtein.Distance(k, ck), i})
 	}
 	sort.SliceStable(s, func(a, b int) bool { return s[a].d < s[b].d })
 	var out []string

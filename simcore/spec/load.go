@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"aisimulate/simcore/internal/levenshtein"
 )
 
 // Stack is the execution stack this package validates for; adapter sections are owned by
@@ -104,7 +106,7 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	if _, ok := root["engine"]; !ok {
 		// A misspelt core section would otherwise only surface later as an unknown adapter.
 		for _, a := range adapters {
-			if EditDistance(strings.ToLower(a), "engine") <= 2 {
+			if levenshtein.Distance(strings.ToLower(a), "engine") <= 2 {
 				return nil, &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
 			}
 		}
