@@ -7,18 +7,15 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// DefaultMemoryFraction is capacity.memory_fraction when unset: 0.9 for vLLM and TensorRT-LLM;
-// SGLang's mem_fraction_static derived from the GPU's memory and the worker's parallelism
-// (SGLangMemFractionStatic).
-func DefaultMemoryFraction(backend string, hw *catalog.Hardware, par spec.Parallelism) float64 {
-	if backend == "sglang" {
-		return SGLangMemFractionStatic(hw.MemBytes, par)
+// defaultMemoryFraction is capacity.memory_fraction when unset: the backend's fixed default
+// (spec.DefaultMemoryFraction), or, for SGLang, which has none, its mem_fraction_static
+// derived from the GPU's memory and the worker's parallelism (SGLangMemFractionStatic).
+func defaultMemoryFraction(backend string, hw *catalog.Hardware, par spec.Parallelism) float64 {
+	if f := spec.DefaultMemoryFraction(backend); f > 0 {
+		return f
 	}
-	return 0.9
+	return SGLangMemFractionStatic(hw.MemBytes, par)
 }
-
-// DefaultMaxBatchedTokens is the activation-sizing token count of the memory model.
-const DefaultMaxBatchedTokens = 8192
 
 // Memory is the per-GPU memory budget of one worker rank (bytes).
 type Memory struct {
@@ -71,7 +68,8 @@ func tpIndex(tp int) int {
 // TensorRT-LLM memory_fraction of the free memory (×(1−0.015) reserved), SGLang
 // mem_fraction_static of the memory left after the runtime, minus the weights — its
 // activations and CUDA graphs live in the rest (1 − fraction), as SGLang sizes its pool.
-// memoryFraction 0 is the backend default (DefaultMemoryFraction).
+// memoryFraction 0 is the backend default (defaultMemoryFraction); maxBatchedTokens 0 is
+// spec.DefaultMaxBatchedTokens.
 func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
 	memoryFraction float64, cudaGraphReservedBytes int64, maxBatchedTokens, nextn int) (Memory, error) {
 	q, err := q.Resolve(m)
@@ -83,7 +81,7 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 		return Memory{}, err
 	}
 	if memoryFraction <= 0 {
-		memoryFraction = DefaultMemoryFraction(backend, hw, par)
+		memoryFraction = defaultMemoryFraction(backend, hw, par)
 		if memoryFraction <= 0 {
 			return Memory{Capacity: hw.MemBytes, Fraction: memoryFraction}, &Error{Worker: true, Key: "kv_cache.capacity",
 				Msg: "SGLang's default mem_fraction_static on " + hw.ID + " is " + strconv.FormatFloat(memoryFraction, 'g', -1, 64) +
@@ -91,7 +89,7 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 		}
 	}
 	if maxBatchedTokens <= 0 {
-		maxBatchedTokens = DefaultMaxBatchedTokens
+		maxBatchedTokens = spec.DefaultMaxBatchedTokens
 	}
 	s := newShape(m, par, q)
 	var mem Memory
@@ -155,8 +153,8 @@ func KVCapacityBlocks(m *catalog.Model, hw *catalog.Hardware, backend string, pa
 }
 
 // KVCapacityBlocksQ is KVCapacityBlocks with every quantisation mode, the scheduler's
-// max_batched_tokens (0 = 8192) and engine.nextn (MTP drafts: their layers' weights are
-// resident) given explicitly.
+// max_batched_tokens (0 = spec.DefaultMaxBatchedTokens) and engine.nextn (MTP drafts: their
+// layers' weights are resident) given explicitly.
 func KVCapacityBlocksQ(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
 	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, maxBatchedTokens, nextn int) (int, error) {
 	if blockSize <= 0 {

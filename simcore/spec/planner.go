@@ -25,89 +25,93 @@ var plannerShape = shape{keys: []string{
 // DefaultPlanner is the planner when the section is omitted (the older AISimulate defaults:
 // throughput scaling on, load scaling off).
 func DefaultPlanner() Planner {
-	return Planner{
-		Policy: PlannerDisabled, Target: "throughput",
-		EnableThroughputScaling: true, EnableLoadScaling: false,
-		ThroughputAdjustmentIntervalSeconds: 180, LoadAdjustmentIntervalSeconds: 5,
-		MaxNumFPMSamples: 64, FPMSampleBucketSize: 16,
-		LoadScalingDownSensitivity: 80, LoadMinObservations: 5,
-		LoadPredictor: "arima", ProphetWindowSize: 50,
-		KalmanQLevel: 1.0, KalmanQTrend: 0.1, KalmanR: 10.0, KalmanMinPoints: 5,
-		MaxNumGPUs: 8, MinNumGPUs: -1, MinWorkers: 1,
-	}
+	// Decoding an absent section gives every field its table default.
+	p, _ := decodePlannerFields(&object{d: &decoder{}, path: "planner", m: map[string]any{}})
+	return p
 }
 
 // decodePlanner decodes the planner section (the dynamo.planner adapter) and its rules.
 func decodePlanner(d *decoder, v any, present bool, cfg *Config) Planner {
-	p := DefaultPlanner()
 	if !present {
-		return p
+		return DefaultPlanner()
 	}
 	o := d.mapping("planner", v, plannerShape)
-	p.Policy = o.enum("policy", PlannerDisabled, PlannerEnabled)
-	p.Target = o.enum("target", "throughput", "latency", TargetSLA, "load")
-	p.EnableThroughputScaling = o.bool("enable_throughput_scaling", true)
-	p.EnableLoadScaling = o.bool("enable_load_scaling", false)
-	p.ThroughputAdjustmentIntervalSeconds = int(o.int("throughput_adjustment_interval_seconds", 180, gt(0)))
-	p.LoadAdjustmentIntervalSeconds = int(o.int("load_adjustment_interval_seconds", 5, gt(0)))
-	p.MaxNumFPMSamples = int(o.int("max_num_fpm_samples", 64, gt(0)))
-	p.FPMSampleBucketSize = int(o.int("fpm_sample_bucket_size", 16, gt(0)))
+	p, ok := decodePlannerFields(o)
+	if !ok || p.Policy != PlannerEnabled {
+		return p
+	}
+	checkPlannerEnabled(d, o, &p, cfg)
+	return p
+}
+
+// decodePlannerFields decodes the planner's fields and the rules among them; ok is false after
+// an error.
+func decodePlannerFields(o *object) (p Planner, ok bool) {
+	d := o.d
+	p.Policy = o.enumField(&fieldPlannerPolicy)
+	p.Target = o.enumField(&fieldPlannerTarget)
+	p.EnableThroughputScaling = o.boolField(&fieldEnableThroughputScaling)
+	p.EnableLoadScaling = o.boolField(&fieldEnableLoadScaling)
+	p.ThroughputAdjustmentIntervalSeconds = int(o.intField(&fieldThroughputAdjustmentInterval))
+	p.LoadAdjustmentIntervalSeconds = int(o.intField(&fieldLoadAdjustmentInterval))
+	p.MaxNumFPMSamples = int(o.intField(&fieldMaxNumFPMSamples))
+	p.FPMSampleBucketSize = int(o.intField(&fieldFPMSampleBucketSize))
 	if d.ok() && !isPerfectSquare(p.FPMSampleBucketSize) {
 		d.failf(o.p("fpm_sample_bucket_size"), "must be a perfect square (1, 4, 9, 16, 25, …), got %d", p.FPMSampleBucketSize)
 	}
-	p.LoadScalingDownSensitivity = int(o.int("load_scaling_down_sensitivity", 80, ge(0), le(100)))
-	p.LoadMinObservations = int(o.int("load_min_observations", 5, gt(0)))
-	p.LoadPredictor = o.enum("load_predictor", "arima", "constant", "prophet", "kalman")
-	p.LoadPredictorLog1p = o.bool("load_predictor_log1p", false)
-	p.ProphetWindowSize = int(o.int("prophet_window_size", 50, gt(0)))
-	p.KalmanQLevel = o.float("kalman_q_level", 1.0, gt(0))
-	p.KalmanQTrend = o.float("kalman_q_trend", 0.1, gt(0))
-	p.KalmanR = o.float("kalman_r", 10.0, gt(0))
-	p.KalmanMinPoints = int(o.int("kalman_min_points", 5, gt(0)))
-	p.MaxNumGPUs = int(o.int("max_num_gpus", 8, ge(-1)))
+	p.LoadScalingDownSensitivity = int(o.intField(&fieldLoadScalingDownSensitivity))
+	p.LoadMinObservations = int(o.intField(&fieldLoadMinObservations))
+	p.LoadPredictor = o.enumField(&fieldLoadPredictor)
+	p.LoadPredictorLog1p = o.boolField(&fieldLoadPredictorLog1p)
+	p.ProphetWindowSize = int(o.intField(&fieldProphetWindowSize))
+	p.KalmanQLevel = o.floatField(&fieldKalmanQLevel)
+	p.KalmanQTrend = o.floatField(&fieldKalmanQTrend)
+	p.KalmanR = o.floatField(&fieldKalmanR)
+	p.KalmanMinPoints = int(o.intField(&fieldKalmanMinPoints))
+	p.MaxNumGPUs = int(o.intField(&fieldMaxNumGPUs))
 	if d.ok() && p.MaxNumGPUs == 0 {
 		d.failf(o.p("max_num_gpus"), "must be a positive GPU count or -1 (unlimited), got 0")
 	}
-	p.MinNumGPUs = int(o.int("min_num_gpus", -1, ge(-1)))
+	p.MinNumGPUs = int(o.intField(&fieldMinNumGPUs))
 	if d.ok() && p.MinNumGPUs == 0 {
 		d.failf(o.p("min_num_gpus"), "must be a positive GPU count or -1 (unset), got 0")
 	}
 	if d.ok() && p.MinNumGPUs > 0 && p.MaxNumGPUs > 0 && p.MinNumGPUs > p.MaxNumGPUs {
 		d.failf(o.p("min_num_gpus"), "must not exceed max_num_gpus (%d), got %d", p.MaxNumGPUs, p.MinNumGPUs)
 	}
-	p.MinWorkers = int(o.int("min_workers", 1, ge(0)))
-	p.PrefillMinWorkers = o.optInt("prefill_min_workers", gt(0))
-	p.DecodeMinWorkers = o.optInt("decode_min_workers", gt(0))
-	if !d.ok() || p.Policy != PlannerEnabled {
-		return p
-	}
+	p.MinWorkers = int(o.intField(&fieldMinWorkers))
+	p.PrefillMinWorkers = o.optIntField(&fieldPrefillMinWorkers)
+	p.DecodeMinWorkers = o.optIntField(&fieldDecodeMinWorkers)
+	return p, d.ok()
+}
 
+// checkPlannerEnabled applies the rules of an enabled planner that involve other sections.
+func checkPlannerEnabled(d *decoder, o *object, p *Planner, cfg *Config) {
 	src := cfg.Traffic.Source
 	if f, _ := LookupTraceFormat(src.Format); src.Type == SourceTrace && f.Planner == PlannerOff {
 		d.failf(o.p("policy"), "%s requires planner.policy=disabled", src.Format)
-		return p
+		return
 	}
 	if cfg.Traffic.Load.AgenticLanes != nil {
 		d.failf(o.p("policy"), "traffic.load.agentic_lanes cannot be combined with the planner; remove agentic_lanes or set planner.policy: disabled")
-		return p
+		return
 	}
 	if !p.EnableThroughputScaling && !p.EnableLoadScaling {
 		d.failf(o.p("policy"), "planner.policy=enabled requires at least one scaling mode; set enable_throughput_scaling or enable_load_scaling to true")
-		return p
+		return
 	}
 	if p.EnableThroughputScaling {
 		sla := cfg.Evaluation.SLA
 		if p.Target != TargetSLA || sla == nil || sla.TTFTMs == nil || sla.ITLMs == nil {
 			d.failf(o.p("enable_throughput_scaling"), "Planner throughput scaling requires target='sla' and evaluation.sla.ttft_ms/itl_ms; set them, or use enable_throughput_scaling: false with enable_load_scaling: true")
-			return p
+			return
 		}
 	}
 	if p.EnableThroughputScaling && p.EnableLoadScaling && p.LoadAdjustmentIntervalSeconds >= p.ThroughputAdjustmentIntervalSeconds {
 		d.failf(o.p("load_adjustment_interval_seconds"), "must be less than throughput_adjustment_interval_seconds (%d) when both scaling modes are enabled, got %d", p.ThroughputAdjustmentIntervalSeconds, p.LoadAdjustmentIntervalSeconds)
-		return p
+		return
 	}
-	checkGPUBudget(d, o, &p, &cfg.Engine)
-	return p
+	checkGPUBudget(d, o, p, &cfg.Engine)
 }
 
 // checkGPUBudget rejects a max_num_gpus below what the minimum worker counts need; GPUs per

@@ -133,22 +133,22 @@ var optimizationShape = shape{keys: []string{"target", "hardware", "strict_sla",
 
 func decodeOptimization(d *decoder, v any) Optimization {
 	o := d.mapping("optimization", v, optimizationShape)
-	op := Optimization{Target: o.enum("target", Targets...), MaxGPUs: 32}
+	op := Optimization{Target: o.enum("target", Targets...), MaxGPUs: int(fieldMaxCandidateGPUs.def)}
 	if o.set("hardware") {
 		op.Hardware = d.asString(o.p("hardware"), o.m["hardware"])
 		if op.Hardware == "auto" {
 			d.failf(o.p("hardware"), "must be one concrete system id such as h200_sxm, not 'auto'")
 		}
 	}
-	op.StrictSLA = o.bool("strict_sla", false)
+	op.StrictSLA = o.boolField(&fieldOptimizationStrictSLA)
 	co := o.child("constraints", shape{keys: []string{"min_candidate_gpus", "max_candidate_gpus", "min_goodput_rps"}})
-	if mn := co.optInt("min_candidate_gpus", gt(0)); mn != nil {
+	if mn := co.optIntField(&fieldMinCandidateGPUs); mn != nil {
 		op.MinGPUs = *mn
 	}
-	if co.set("max_candidate_gpus") {
-		op.MaxGPUs = int(co.int("max_candidate_gpus", 32, gt(0)))
+	if co.set(fieldMaxCandidateGPUs.key()) {
+		op.MaxGPUs = int(co.intField(&fieldMaxCandidateGPUs))
 	}
-	op.MinGoodputRPS = co.optFloat("min_goodput_rps", gt(0))
+	op.MinGoodputRPS = co.optFloatField(&fieldMinGoodputRPS)
 	if !d.ok() {
 		return op
 	}
@@ -164,17 +164,18 @@ func decodeOptimization(d *decoder, v any) Optimization {
 var optimizerShape = shape{keys: []string{"algorithm", "max_trials", "parallelism", "candidate_timeout_seconds", "seed"}}
 
 func decodeOptimizer(d *decoder, v any, root map[string]any) Optimizer {
-	op := Optimizer{Algorithm: AlgorithmBayesian, MaxTrials: 320, Parallelism: 16, CandidateTimeoutSeconds: 600, Seed: 42}
-	if _, ok := root["optimizer"]; !ok || v == nil {
-		return op
+	// An absent or null section is an empty one: every field its table default.
+	o := &object{d: d, path: "optimizer", m: map[string]any{}}
+	if _, ok := root["optimizer"]; ok && v != nil {
+		o = d.mapping("optimizer", v, optimizerShape)
 	}
-	o := d.mapping("optimizer", v, optimizerShape)
-	op.Algorithm = o.enum("algorithm", AlgorithmBayesian, AlgorithmRandom)
-	op.MaxTrials = int(o.int("max_trials", 320, gt(0), le(1_000_000)))
-	op.Parallelism = int(o.int("parallelism", 16, gt(0)))
-	op.CandidateTimeoutSeconds = o.float("candidate_timeout_seconds", 600, gt(0))
-	op.Seed = uint64(o.int("seed", 42, ge(0)))
-	return op
+	return Optimizer{
+		Algorithm:               o.enumField(&fieldOptimizerAlgorithm),
+		MaxTrials:               int(o.intField(&fieldOptimizerMaxTrials)),
+		Parallelism:             int(o.intField(&fieldOptimizerParallelism)),
+		CandidateTimeoutSeconds: o.floatField(&fieldOptimizerCandidateTimeout),
+		Seed:                    uint64(o.intField(&fieldOptimizerSeed)),
+	}
 }
 
 // checkEvaluation applies the recommend rules on evaluation.sla (docs/recommend.md, "optimization and optimizer").

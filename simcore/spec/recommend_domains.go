@@ -21,7 +21,10 @@ func (r *Recommendation) takeDomain(d *decoder, path string, when *Condition) bo
 	if !ok || !isDomainNode(v) {
 		return false
 	}
-	f, _ := lookupSearchField(path)
+	f, ok := lookupSearchField(path)
+	if !ok {
+		panic("spec: " + path + " is not a search field of the table (fields.go)")
+	}
 	dom := decodeDomain(d, path, v, f)
 	dom.When = when
 	if d.ok() {
@@ -57,7 +60,7 @@ func (r *Recommendation) collectDomains(d *decoder) {
 	}
 	// Mode and backend: default domains when omitted.
 	modes := []string{}
-	if !r.takeDomain(d, "engine.mode", nil) {
+	if !r.takeDomain(d, fieldMode.path, nil) {
 		if v, ok := getPath(r.Tree, "engine.mode"); ok {
 			if s, isStr := v.(string); isStr {
 				modes = append(modes, s)
@@ -80,7 +83,7 @@ func (r *Recommendation) collectDomains(d *decoder) {
 		modes = []string{ModeAggregated}
 	}
 	r.Modes = modes
-	if !r.takeDomain(d, "engine.backend", nil) {
+	if !r.takeDomain(d, fieldBackend.path, nil) {
 		if _, ok := getPath(r.Tree, "engine.backend"); !ok {
 			r.addDefault("engine.backend", strs([]string{BackendVLLM, BackendSGLang}), nil)
 		}
@@ -92,8 +95,8 @@ func (r *Recommendation) collectDomains(d *decoder) {
 	if !d.ok() {
 		return
 	}
-	for _, p := range []string{"traffic.load.concurrency", "traffic.load.requests_per_second", "traffic.load.sessions_per_second", "traffic.load.speedup"} {
-		r.takeDomain(d, p, nil)
+	for _, f := range []*field{&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup} {
+		r.takeDomain(d, f.path, nil)
 	}
 	if t, ok := getPath(r.Tree, "traffic.load.type"); ok && t == "kv_capacity_fraction" {
 		d.failf("traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate")
@@ -153,9 +156,9 @@ func (r *Recommendation) collectRoles(d *decoder) {
 		if !d.ok() {
 			return
 		}
-		for _, rel := range []string{"scheduler.max_batched_tokens", "scheduler.max_sequences", "scheduler.prefill_schedule_interval",
-			"scheduler.prefill_decode_interval", "kv_cache.block_size", "kv_cache.capacity.memory_fraction"} {
-			r.takeDomain(d, base+"."+rel, when)
+		for _, f := range []*field{&fieldMaxBatchedTokens, &fieldMaxSequences, &fieldPrefillScheduleInterval,
+			&fieldPrefillDecodeInterval, &fieldBlockSize, &fieldMemoryFraction} {
+			r.takeDomain(d, base+"."+f.path, when)
 		}
 		if !d.ok() {
 			return
@@ -305,7 +308,7 @@ func (r *Recommendation) collectRouter(d *decoder) {
 	}
 	kv := &Condition{Path: "router.policy", Values: []string{RouterKV}}
 	policies := []string{}
-	if r.takeDomain(d, "router.policy", nil) {
+	if r.takeDomain(d, fieldRouterPolicy.path, nil) {
 		if !d.ok() {
 			return
 		}
@@ -321,7 +324,10 @@ func (r *Recommendation) collectRouter(d *decoder) {
 		r.addDefault("router.policy", strs(policies), nil)
 	}
 	searchKV := contains(policies, RouterKV)
-	paths := append([]string{"router.prefill_load_model.type"}, prefixAll("router.", routerNumerics)...)
+	paths := []string{fieldPrefillLoadModel.path}
+	for _, f := range routerNumericFields {
+		paths = append(paths, f.path)
+	}
 	if !searchKV {
 		for _, p := range paths {
 			if v, ok := getPath(r.Tree, p); ok && isDomainNode(v) {
@@ -331,7 +337,7 @@ func (r *Recommendation) collectRouter(d *decoder) {
 		}
 		return
 	}
-	if r.takeDomain(d, "router.prefill_load_model.type", kv) {
+	if r.takeDomain(d, fieldPrefillLoadModel.path, kv) {
 		if !d.ok() {
 			return
 		}
@@ -342,13 +348,12 @@ func (r *Recommendation) collectRouter(d *decoder) {
 	} else if _, ok := getPath(r.Tree, "router.prefill_load_model"); !ok {
 		r.addDefault("router.prefill_load_model.type", strs([]string{LoadModelNone, LoadModelAIC}), kv)
 	}
-	for _, k := range routerNumerics {
-		p := "router." + k
-		if r.takeDomain(d, p, kv) {
+	for _, f := range routerNumericFields {
+		if r.takeDomain(d, f.path, kv) {
 			continue
 		}
-		if _, ok := getPath(r.Tree, p); !ok {
-			r.addDefault(p, numbers(routerNumericDefaults[k]), kv)
+		if _, ok := getPath(r.Tree, f.path); !ok {
+			r.addDefault(f.path, numbers(routerNumericDefaults[f.key()]), kv)
 		}
 	}
 }

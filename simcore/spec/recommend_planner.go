@@ -210,14 +210,14 @@ func (r *Recommendation) collectPlanner(d *decoder) {
 	}
 	var policies []string
 	var policyWhen *Condition
-	if r.takeDomain(d, "planner.policy", nil) {
+	if r.takeDomain(d, fieldPlannerPolicy.path, nil) {
 		if !d.ok() {
 			return
 		}
 		policies = domainStrings(r.Domains[len(r.Domains)-1])
 		policyWhen = &Condition{Path: "planner.policy", Values: []string{PlannerEnabled}}
 	} else if p, ok := m["policy"]; ok {
-		policies = []string{d.asEnum("planner.policy", p, PlannerDisabled, PlannerEnabled)}
+		policies = []string{d.asEnum(fieldPlannerPolicy.path, p, fieldPlannerPolicy.enum...)}
 	} else {
 		policies = []string{PlannerDisabled, PlannerEnabled}
 		policyWhen = &Condition{Path: "planner.policy", Values: []string{PlannerEnabled}}
@@ -246,8 +246,8 @@ func (r *Recommendation) collectPlanner(d *decoder) {
 	if _, ok := m["policy"]; !ok && policyWhen != nil && !r.hasDomain("planner.policy") {
 		r.addDefault("planner.policy", strs([]string{PlannerDisabled, PlannerEnabled}), nil)
 	}
-	for _, k := range []string{"min_workers", "prefill_min_workers", "decode_min_workers"} {
-		r.takeDomain(d, "planner."+k, policyWhen)
+	for _, f := range []*field{&fieldMinWorkers, &fieldPrefillMinWorkers, &fieldDecodeMinWorkers} {
+		r.takeDomain(d, f.path, policyWhen)
 	}
 	if !d.ok() {
 		return
@@ -255,7 +255,7 @@ func (r *Recommendation) collectPlanner(d *decoder) {
 	r.plannerControls = controls
 	r.Planner = &PlannerSearch{PolicyWhen: policyWhen, Winners: map[int]int{}}
 	if t, ok := m["target"]; ok {
-		r.Planner.Target = d.asEnum("planner.target", t, "throughput", "latency", TargetSLA, "load")
+		r.Planner.Target = d.asEnum(fieldPlannerTarget.path, t, fieldPlannerTarget.enum...)
 		delete(m, "target")
 	}
 }
@@ -421,24 +421,26 @@ func decodePlannerEntries(d *decoder, it *plannerItem, path string, list []any) 
 // checkPlannerKnob validates one knob value of a sub-item (the limits of predict's planner
 // section; intervals of a scaling policy may be null).
 func checkPlannerKnob(d *decoder, path string, it *plannerItem, j int, v any) {
-	k := it.keys[j]
-	switch {
-	case v == nil && it.name == PlannerScalingPolicy && j >= 2:
-	case k == "enable_throughput_scaling" || k == "enable_load_scaling" || k == "load_predictor_log1p":
-		d.asBool(path, v)
-	case k == "load_predictor":
-		d.asEnum(path, v, "constant", "arima", "prophet", "kalman")
-	case k == "load_scaling_down_sensitivity":
-		d.asInt(path, v, ge(0), le(100))
-	case k == "kalman_q_level" || k == "kalman_q_trend" || k == "kalman_r":
-		d.asFloat(path, v, gt(0))
-	case k == "fpm_sample_bucket_size":
-		if n := d.asInt(path, v, gt(0)); d.ok() && !isPerfectSquare(int(n)) {
+	if v == nil && it.name == PlannerScalingPolicy && j >= 2 {
+		return
+	}
+	f := plannerKnobField(it.keys[j])
+	checkFieldValue(d, path, v, f)
+	if f == &fieldFPMSampleBucketSize && d.ok() {
+		if n := jsonInt(v); !isPerfectSquare(n) {
 			d.failf(path, "must be a perfect square (1, 4, 9, 16, 25, …), got %d", n)
 		}
-	default:
-		d.asInt(path, v, gt(0))
 	}
+}
+
+// plannerKnobField is the table field (fields.go) of a planner knob a sub-item writes.
+func plannerKnobField(key string) *field {
+	for _, f := range fields {
+		if f.path == "planner."+key {
+			return f
+		}
+	}
+	panic("spec: planner knob " + key + " is not in the field table (fields.go)")
 }
 
 // checkScalingEntry applies predict's scaling rules to an explicit scaling policy: an
@@ -551,14 +553,15 @@ func plannerKnobDomain(d *decoder, path string, it *plannerItem, j int, m map[st
 		}
 		return list
 	}
-	kind := fieldInt
-	if k := it.keys[j]; k == "kalman_q_level" || k == "kalman_q_trend" || k == "kalman_r" {
-		kind = fieldFloat
-	} else if v := it.defaults[j][0]; v == false || v == true || v == "constant" {
+	knob := *plannerKnobField(it.keys[j])
+	if knob.kind == fieldBool || knob.kind == fieldEnum {
 		d.failf(path, "a domain of this knob is {choices: [...]}")
 		return nil
 	}
-	dom := decodeDomain(d, path, m, searchField{kind: kind, lims: []limit{gt(0)}})
+	// A range's bounds must be positive; its values then meet the knob's own limits
+	// (checkPlannerKnob below).
+	knob.lims = []limit{gt(0)}
+	dom := decodeDomain(d, path, m, &knob)
 	if !d.ok() {
 		return nil
 	}

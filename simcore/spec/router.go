@@ -8,15 +8,19 @@ const (
 	LoadModelAIC     = "aic"
 )
 
-// routerNumerics are the KV router's numeric knobs, which round_robin refuses.
-var routerNumerics = []string{"overlap_score_credit", "prefill_load_scale", "temperature"}
+// routerNumericFields are the KV router's numeric knobs, which round_robin refuses.
+var routerNumericFields = []*field{&fieldOverlapScoreCredit, &fieldPrefillLoadScale, &fieldTemperature}
+
+// routerNumerics are their keys.
+var routerNumerics = fieldKeys(routerNumericFields)
 
 // routerShape is the keys of the router section.
 var routerShape = shape{keys: append([]string{"policy", "prefill_load_model"}, routerNumerics...)}
 
 // DefaultRouter is the router when the section is omitted.
 func DefaultRouter() Router {
-	return Router{Policy: RouterRoundRobin, PrefillLoadModel: LoadModelNone, OverlapScoreCredit: 1.0, PrefillLoadScale: 1.0, Temperature: 0.0}
+	return Router{Policy: fieldRouterPolicy.enum[0], PrefillLoadModel: fieldPrefillLoadModel.enum[0],
+		OverlapScoreCredit: fieldOverlapScoreCredit.def, PrefillLoadScale: fieldPrefillLoadScale.def, Temperature: fieldTemperature.def}
 }
 
 // decodeRouter decodes the router section (the dynamo.router adapter) and its rules.
@@ -26,13 +30,14 @@ func decodeRouter(d *decoder, v any, present bool, cfg *Config) Router {
 		return r
 	}
 	o := d.mapping("router", v, routerShape)
-	r.Policy = o.enum("policy", RouterRoundRobin, RouterKV)
+	r.Policy = o.enumField(&fieldRouterPolicy)
 	if o.has("prefill_load_model") {
-		lo := o.child("prefill_load_model", shape{keys: []string{"type"}})
-		r.PrefillLoadModel = lo.enum("type", LoadModelNone, LoadModelAIC)
+		lo := o.child("prefill_load_model", shape{keys: []string{fieldPrefillLoadModel.key()}})
+		r.PrefillLoadModel = lo.enumField(&fieldPrefillLoadModel)
 	}
 	vals := []*float64{&r.OverlapScoreCredit, &r.PrefillLoadScale, &r.Temperature}
-	for i, k := range routerNumerics {
+	for i, f := range routerNumericFields {
+		k := f.key()
 		if !o.has(k) {
 			continue
 		}
@@ -40,7 +45,7 @@ func decodeRouter(d *decoder, v any, present bool, cfg *Config) Router {
 			d.failf(o.p(k), "Router numeric knobs do not accept null; remove the key to use the default")
 			return r
 		}
-		*vals[i] = o.float(k, 0, ge(0))
+		*vals[i] = o.floatField(f)
 	}
 	if !d.ok() {
 		return r

@@ -9,9 +9,11 @@ import (
 // DefaultTraffic is the workload used when the traffic section is omitted.
 func DefaultTraffic() Traffic {
 	requests := 100
+	l := defaultLoad()
+	l.Type, l.Concurrency = LoadConcurrency, int(fieldConcurrency.def)
 	return Traffic{
-		Source: Source{Type: SourceSynthetic, InputTokens: 1024, OutputTokens: 128},
-		Load:   Load{Type: LoadConcurrency, Concurrency: 10, Seed: 42, Speedup: 1.0},
+		Source: Source{Type: SourceSynthetic, InputTokens: int(fieldInputTokens.def), OutputTokens: int(fieldOutputTokens.def)},
+		Load:   l,
 		Stop:   Stop{Requests: &requests},
 	}
 }
@@ -86,21 +88,21 @@ func decodeSource(d *decoder, v any) Source {
 				"cached_prefix_tokens": "cached_prefix_tokens is not supported by this simulator",
 			},
 		})
-		s.InputTokens = int(o.int("input_tokens", 1024, gt(0)))
-		s.OutputTokens = int(o.int("output_tokens", 128, gt(0)))
+		s.InputTokens = int(o.intField(&fieldInputTokens))
+		s.OutputTokens = int(o.intField(&fieldOutputTokens))
 	case SourceSyntheticSession:
 		o := d.mapping(path, m, shape{keys: []string{"type", "new_input_tokens_per_turn", "output_tokens_per_turn", "session"}})
-		s.NewInputTokensPerTurn = int(o.int("new_input_tokens_per_turn", 1024, gt(0)))
-		s.OutputTokensPerTurn = int(o.int("output_tokens_per_turn", 128, gt(0)))
+		s.NewInputTokensPerTurn = int(o.intField(&fieldNewInputTokensPerTurn))
+		s.OutputTokensPerTurn = int(o.intField(&fieldOutputTokensPerTurn))
 		if !o.has("session") {
 			d.failf(path, "missing required key \"session\"; add for example session: {turns: 4}")
 			return s
 		}
 		so := o.child("session", shape{keys: []string{"turns", "shared_prefix_ratio", "prefix_groups", "inter_turn_delay_ms"}})
-		s.Session.Turns = int(so.int("turns", 4, ge(2)))
-		s.Session.SharedPrefixRatio = so.float("shared_prefix_ratio", 0, ge(0), le(1))
-		s.Session.PrefixGroups = int(so.int("prefix_groups", 0, ge(0)))
-		s.Session.InterTurnDelayMs = so.float("inter_turn_delay_ms", 0, ge(0))
+		s.Session.Turns = int(so.intField(&fieldTurns))
+		s.Session.SharedPrefixRatio = so.floatField(&fieldSharedPrefixRatio)
+		s.Session.PrefixGroups = int(so.intField(&fieldPrefixGroups))
+		s.Session.InterTurnDelayMs = so.floatField(&fieldInterTurnDelayMs)
 		if d.ok() && s.Session.SharedPrefixRatio > 0 && s.Session.PrefixGroups <= 0 {
 			d.failf(so.p("prefix_groups"), "prefix_groups must be positive when shared_prefix_ratio is positive; set prefix_groups >= 1 or shared_prefix_ratio: 0")
 		}
@@ -161,7 +163,7 @@ func decodePaths(o *object) []string {
 
 func decodeLoad(d *decoder, v any) Load {
 	o := d.mapping("traffic.load", v, shape{keys: loadKeys})
-	l := Load{Seed: 42, Speedup: 1.0}
+	l := defaultLoad()
 	l.Type = o.enum("type", LoadConcurrency, LoadPoisson, LoadConstantRate, LoadTraceTimestamps, "kv_capacity_fraction")
 	if !d.ok() {
 		return l
@@ -180,20 +182,26 @@ func decodeLoad(d *decoder, v any) Load {
 		d.failf("traffic.load", "traffic.load.type='%s' does not accept %s; allowed fields: %s", l.Type, pyList(rejected), strings.Join(loadAllowed[l.Type], ", "))
 		return l
 	}
-	l.Concurrency = 10
-	if v := o.m["concurrency"]; v != nil {
-		l.Concurrency = int(d.asInt(o.p("concurrency"), v, gt(0)))
+	l.Concurrency = int(fieldConcurrency.def) // also when null
+	if c := o.optIntField(&fieldConcurrency); c != nil {
+		l.Concurrency = *c
 	}
-	l.RequestsPerSecond = o.optFloat("requests_per_second", gt(0))
-	l.SessionsPerSecond = o.optFloat("sessions_per_second", gt(0))
-	if s := o.optInt("seed", ge(0)); s != nil {
+	l.RequestsPerSecond = o.optFloatField(&fieldRequestsPerSecond)
+	l.SessionsPerSecond = o.optFloatField(&fieldSessionsPerSecond)
+	if s := o.optIntField(&fieldLoadSeed); s != nil {
 		l.Seed = uint64(*s)
 	}
-	if s := o.optFloat("speedup", gt(0)); s != nil {
+	if s := o.optFloatField(&fieldSpeedup); s != nil {
 		l.Speedup = *s
 	}
-	l.AgenticLanes = o.optInt("agentic_lanes", gt(0))
+	l.AgenticLanes = o.optIntField(&fieldAgenticLanes)
 	return l
+}
+
+// defaultLoad is a load with the table's defaults of the fields every load type may leave out
+// (seed, speedup); the type and its rate or concurrency are the decoder's.
+func defaultLoad() Load {
+	return Load{Seed: uint64(fieldLoadSeed.def), Speedup: fieldSpeedup.def}
 }
 
 func decodeStop(o *object) Stop {
