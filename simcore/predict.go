@@ -36,7 +36,7 @@ type Input struct {
 	// Clock returns a monotonic time in milliseconds for the wall-time keys; nil → 0.
 	Clock func() float64
 	// FixedWallTimeMs, when non-nil, replaces the measured wall time (golden-test hook,
-	// AISIMULATE_FIXED_WALL_TIME_MS).
+	// EnvFixedWallTimeMs).
 	FixedWallTimeMs *float64
 	// Progress, when non-nil, is called now and then with the fraction of work done (0..1).
 	Progress func(fraction float64)
@@ -51,6 +51,11 @@ type Input struct {
 	// temporary files).
 	StreamOutputs bool
 }
+
+// EnvFixedWallTimeMs names the environment variable (CLI) or deployment binding (edge) that
+// sets Input.FixedWallTimeMs: the golden-test hook replacing the measured wall time
+// (docs/semantics/outputs.md §3.3).
+const EnvFixedWallTimeMs = "AISIMULATE_FIXED_WALL_TIME_MS"
 
 // ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
 // turn the number of calls into a work budget.

@@ -63,7 +63,7 @@ const (
 	BodyTimeout = 30 * time.Second
 )
 
-// Server is the HTTP API; Env reads deployment variables (EnvFixedWallTimeMs).
+// Server is the HTTP API; Env reads deployment variables (simcore.EnvFixedWallTimeMs).
 type Server struct {
 	// Env returns an environment/binding value ("" when unset).
 	Env func(string) string
@@ -394,9 +394,6 @@ func partFileName(p *multipart.Part) string {
 	return params["filename"]
 }
 
-// EnvFixedWallTimeMs names the deployment binding that sets the three wall-clock keys.
-const EnvFixedWallTimeMs = "AISIMULATE_FIXED_WALL_TIME_MS"
-
 // fixedWallTimeMs is the wall time the API reports: the binding's value, else 0. The API
 // never measures it: Workers freeze the clock while code runs, so a measurement would be 0
 // or the time of whatever I/O happened to interleave (docs/web.md, "Limits"). A binding that
@@ -404,14 +401,14 @@ const EnvFixedWallTimeMs = "AISIMULATE_FIXED_WALL_TIME_MS"
 func (s *Server) fixedWallTimeMs() (float64, error) {
 	v := ""
 	if s.Env != nil {
-		v = s.Env(EnvFixedWallTimeMs)
+		v = s.Env(simcore.EnvFixedWallTimeMs)
 	}
 	if v == "" {
 		return 0, nil
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, fmt.Errorf("the deployment binding %s is %q: set it to a finite number of milliseconds >= 0 (such as 1.0) or remove it", EnvFixedWallTimeMs, v)
+		return 0, fmt.Errorf("the deployment binding %s is %q: set it to a finite number of milliseconds >= 0 (such as 1.0) or remove it", simcore.EnvFixedWallTimeMs, v)
 	}
 	return f, nil
 }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"aisimulate/simcore"
 )
 
 const e2 = `traffic:
@@ -97,13 +99,13 @@ func TestPredictWallTimeIsZeroWithoutBinding(t *testing.T) {
 func TestPredictBadWallTimeBindingIsAnError(t *testing.T) {
 	for _, v := range []string{"fast", "NaN", "-1", "+Inf"} {
 		s := &Server{Env: func(k string) string {
-			if k == EnvFixedWallTimeMs {
+			if k == simcore.EnvFixedWallTimeMs {
 				return v
 			}
 			return ""
 		}}
 		w := serve(t, s, "POST", "/v1/predict", "application/yaml", []byte(e2))
-		if w.Code != 500 || !strings.Contains(w.Body.String(), EnvFixedWallTimeMs) || !strings.Contains(w.Body.String(), "remove it") {
+		if w.Code != 500 || !strings.Contains(w.Body.String(), simcore.EnvFixedWallTimeMs) || !strings.Contains(w.Body.String(), "remove it") {
 			t.Errorf("%q: %d %s", v, w.Code, w.Body)
 		}
 	}

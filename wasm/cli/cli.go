@@ -38,9 +38,6 @@ const captureGCPercent = 50
 // DefaultOutputDir is the --output-dir default.
 const DefaultOutputDir = "./aisimulate-output"
 
-// EnvFixedWallTime is the golden-test hook replacing the measured wall time (docs/semantics/outputs.md §3.3).
-const EnvFixedWallTime = "AISIMULATE_FIXED_WALL_TIME_MS"
-
 // EnvProgress, when "1", turns progress reports on stderr on (the host sets it when stderr is
 // a terminal); --progress does the same.
 const EnvProgress = "AISIMULATE_PROGRESS"
