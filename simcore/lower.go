@@ -24,10 +24,10 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	}
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
-		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, "prefill", engine.PoolPrefill); err != nil {
+		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill); err != nil {
 			return nil, acc, err
 		}
-		if plan.Decode, err = lowerPool(cfg, model, e.Decode, "decode", engine.PoolDecode); err != nil {
+		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode); err != nil {
 			return nil, acc, err
 		}
 		acc.Disaggregated = true
@@ -48,7 +48,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 			}
 		}
 	} else {
-		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, "aggregated", engine.PoolAgg); err != nil {
+		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, spec.RoleAggregated, engine.PoolAgg); err != nil {
 			return nil, acc, err
 		}
 		acc.DecodeReplicas = e.Aggregated.Parallelism.Replicas
@@ -94,7 +94,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	if in.Progress != nil {
 		plan.Progress = in.Progress
 	}
-	if cfg.Planner.Policy == "enabled" {
+	if cfg.Planner.Policy == spec.PlannerEnabled {
 		pp := &replay.PlannerPlan{Settings: planner.Settings{Config: cfg.Planner, Disaggregated: plan.Disaggregated, SLA: cfg.Evaluation.SLA}}
 		role := func(component string, p *replay.PoolPlan) planner.Role {
 			return planner.Role{Component: component, Timing: p.Rank.Timing, MaxBatchedTokens: p.Rank.MaxBatchedTokens,
@@ -102,9 +102,9 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 				ContextLength: p.Rank.MaxModelLen, GPUsPerWorker: p.GPUsPerWorker, MinWorkers: planner.MinWorkers(cfg.Planner, component)}
 		}
 		if plan.Disaggregated {
-			pp.Settings.Roles = []planner.Role{role("prefill", plan.Prefill), role("decode", plan.Decode)}
+			pp.Settings.Roles = []planner.Role{role(planner.ComponentPrefill, plan.Prefill), role(planner.ComponentDecode, plan.Decode)}
 		} else {
-			pp.Settings.Roles = []planner.Role{role("agg", plan.Agg)}
+			pp.Settings.Roles = []planner.Role{role(planner.ComponentAgg, plan.Agg)}
 		}
 		plan.Planner = pp
 	}

@@ -35,7 +35,7 @@ func (d *Doc) RecommendKnobs() []Knob {
 	ks := []Knob{
 		{ID: "rec-model", Label: "Model", Path: "engine.model", Kind: "text", Options: Models},
 		{ID: "rec-hardware", Label: "Hardware", Path: "engine.hardware", Kind: "select", Options: Hardware},
-		{ID: "rec-backend", Label: "Backends", Path: "engine.backend", Kind: KindMulti, Options: []string{spec.BackendVLLM, spec.BackendSGLang, spec.BackendTRTLLM}},
+		{ID: "rec-backend", Label: "Backends", Path: "engine.backend", Kind: KindMulti, Options: spec.Backends},
 		{ID: "rec-mode", Label: "Modes", Path: "engine.mode", Kind: KindMulti, Options: []string{spec.ModeAggregated, spec.ModeDisaggregated}},
 		{ID: "rec-max-gpus", Label: "GPU budget (max GPUs)", Path: "optimization.constraints.max_candidate_gpus", Kind: "int", Placeholder: "32"},
 		{ID: "rec-target", Label: "Target", Path: "optimization.target", Kind: "select", Options: spec.Targets},

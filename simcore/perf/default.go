@@ -132,8 +132,8 @@ var parsedCalibration = sync.OnceValue(func() *Calibration {
 // DefaultCalibration returns the embedded calibration (parsed once; callers only read it).
 func DefaultCalibration() *Calibration { return parsedCalibration() }
 
-// Backends the default model prices.
-var Backends = []string{"vllm", "sglang", "trtllm"}
+// Backends the default model prices: every backend.
+var Backends = spec.Backends
 
 // Default is `timing: {type: default}`: an op-level forward-pass model. Every operation's
 // speed-of-light time on the hardware is turned into a latency by the OpCoef efficiency

@@ -102,7 +102,7 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	floor := float64(70 << 20)
 	scale := 1.0
 	runtimeScale := 1.0
-	if backend == "sglang" {
+	if backend == spec.BackendSGLang {
 		coef = actCoefSGLang[fam][tpIndex(par.Tensor)]
 		floor = float64(90 << 20)
 		scale = 1.15
@@ -119,9 +119,9 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	capF := float64(mem.Capacity)
 	var kv float64
 	switch backend {
-	case "trtllm":
+	case spec.BackendTRTLLM:
 		kv = float64((capF-nonKV)*memoryFraction) * (1 - 0.015)
-	case "sglang":
+	case spec.BackendSGLang:
 		// SGLang: pool = (memory free at start-up)·mem_fraction_static − weights, where the
 		// free memory is the capacity less the runtime (CUDA context, NCCL buffers).
 		kv = float64((capF-float64(mem.Runtime))*memoryFraction) - float64(mem.Weights+mem.CUDAGraph)

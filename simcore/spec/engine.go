@@ -12,6 +12,12 @@ const (
 	BackendTRTLLM = "trtllm"
 )
 
+// Backends are the engine.backend names, the default first.
+var Backends = []string{BackendVLLM, BackendSGLang, BackendTRTLLM}
+
+// Modes are the engine.mode names, the default first.
+var Modes = []string{ModeAggregated, ModeDisaggregated}
+
 // Worker roles of engine.workers.
 const (
 	RoleAggregated = "aggregated"

@@ -73,8 +73,8 @@ var (
 
 // Engine, traffic, router, planner and recommend fields, by full path.
 var (
-	fieldMode    = field{path: "engine.mode", kind: fieldEnum, enum: []string{ModeAggregated, ModeDisaggregated}, search: true}
-	fieldBackend = field{path: "engine.backend", kind: fieldEnum, enum: []string{BackendVLLM, BackendSGLang, BackendTRTLLM}, search: true}
+	fieldMode    = field{path: "engine.mode", kind: fieldEnum, enum: Modes, search: true}
+	fieldBackend = field{path: "engine.backend", kind: fieldEnum, enum: Backends, search: true}
 
 	fieldInputTokens           = field{path: "traffic.source.synthetic.input_tokens", kind: fieldInt, def: 1024, lims: []limit{gt(0)}}
 	fieldOutputTokens          = field{path: "traffic.source.synthetic.output_tokens", kind: fieldInt, def: 128, lims: []limit{gt(0)}}
