@@ -1,7 +1,6 @@
 package recommend
 
 import (
-	"aisimulate/simcore/report"
 	"fmt"
 	"math"
 	"path"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"aisimulate/simcore/canon"
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -25,10 +25,10 @@ const TopN = 10
 var wallClockKeys = []string{report.KeyWallTimeMs, report.KeyProcessedTokensPerS, report.KeyProcessedOutputTokensPerS}
 
 // csvMetrics are the summary metrics recommendation.csv carries, in column order.
-var csvMetrics = []string{"completed_requests", "output_throughput_tok_s", "request_throughput_rps",
-	"goodput_output_throughput_tok_s", "goodput_request_throughput_rps", "mean_ttft_ms", "p99_ttft_ms",
-	"mean_itl_ms", "mean_tpot_ms", "mean_e2e_latency_ms", "p99_e2e_latency_ms",
-	"mean_output_token_throughput_per_user", "gpu_hours", "duration_ms"}
+var csvMetrics = []string{report.KeyCompletedRequests, report.KeyOutputThroughputTokS, report.KeyRequestThroughputRPS,
+	report.KeyGoodputOutputThroughputTokS, report.KeyGoodputRequestThroughputRPS, report.TTFT.Key(report.Mean), report.TTFT.Key(report.P99),
+	report.ITL.Key(report.Mean), report.TPOT.Key(report.Mean), report.E2ELatency.Key(report.Mean), report.E2ELatency.Key(report.P99),
+	report.OutputTokenThroughputPerUser.Key(report.Mean), report.KeyGPUHours, report.KeyDurationMs}
 
 // Provenance is what the caller adds to the result's provenance.
 type Provenance struct {
