@@ -162,18 +162,21 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		}
 		return nil, configError(err, "")
 	}
-	q := perf.QuantFromEngine(e)
+	// The default timing model and the default KV capacity price one resolved deployment,
+	// built once when either needs it (fixed timing and a fixed capacity never consult it).
+	var dep *perf.Deployment
+	if w.Timing.Type == spec.TimingDefault || w.KVCache.Capacity.Type != spec.CapacityFixed {
+		if dep, err = perf.NewDeployment(model, hw, e.Backend, par, perf.QuantFromEngine(e)); err != nil {
+			return nil, deploymentError(err, role, w.Timing.Type == spec.TimingDefault)
+		}
+	}
 	switch w.Timing.Type {
 	case spec.TimingFixed:
 		rc.Timing = perf.Fixed{Prefill: w.Timing.PrefillMs, Decode: w.Timing.DecodeMs, Frontend: w.Timing.FrontendMs}
 	case spec.TimingPolynomial:
 		rc.Timing = perf.Polynomial{Frontend: w.Timing.FrontendMs}
 	default:
-		version := ""
-		if e.BackendVersion != nil {
-			version = *e.BackendVersion
-		}
-		t, err := perf.NewDefault(model, hw, e.Backend, version, par, q)
+		t, err := perf.NewDefault(dep)
 		if err != nil {
 			return nil, configError(err, role)
 		}
@@ -193,12 +196,8 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	if w.KVCache.Capacity.Type == spec.CapacityFixed {
 		rc.NumBlocks = w.KVCache.Capacity.Blocks
 	} else {
-		rq, err := q.Resolve(model)
-		if err != nil {
-			return nil, configError(err, role)
-		}
-		n, err := perf.KVCapacityBlocksQ(model, hw, e.Backend, par, rq, w.KVCache.Capacity.MemoryFraction,
-			w.KVCache.Capacity.CUDAGraphReservedBytes, rc.BlockSize, rc.MaxBatchedTokens, e.NextN)
+		n, err := dep.KVCapacityBlocks(perf.MemorySettings{MemoryFraction: w.KVCache.Capacity.MemoryFraction,
+			CUDAGraphReservedBytes: w.KVCache.Capacity.CUDAGraphReservedBytes, MaxBatchedTokens: rc.MaxBatchedTokens, NextN: e.NextN}, rc.BlockSize)
 		if err != nil {
 			return nil, capacityError(err, role)
 		}

@@ -156,27 +156,19 @@ type Default struct {
 	nextn int
 }
 
-// NewDefault builds the default timing model for one worker role.
-func NewDefault(m *catalog.Model, hw *catalog.Hardware, backend string, backendVersion string, par spec.Parallelism, quant Quant) (*Default, error) {
-	return NewDefaultWith(DefaultCalibration(), m, hw, backend, par, quant)
+// NewDefault builds the default timing model of one worker role's deployment.
+func NewDefault(dep *Deployment) (*Default, error) {
+	return NewDefaultWith(DefaultCalibration(), dep)
 }
 
 // NewDefaultWith is NewDefault with an explicit calibration table (used by tools/calibrate).
-func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, quant Quant) (*Default, error) {
-	if !contains(Backends, backend) {
-		return nil, &Error{Key: "backend", Msg: "unsupported backend \"" + backend + "\"; supported: " + strings.Join(Backends, ", ")}
+func NewDefaultWith(c *Calibration, dep *Deployment) (*Default, error) {
+	if !contains(Backends, dep.Backend) {
+		return nil, &Error{Key: "backend", Msg: "unsupported backend \"" + dep.Backend + "\"; supported: " + strings.Join(Backends, ", ")}
 	}
-	q, err := quant.Resolve(m)
-	if err != nil {
-		return nil, err
-	}
-	par, err = normalize(m, par, backend)
-	if err != nil {
-		return nil, err
-	}
-	fam := FamilyOf(m)
-	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(fam)}
-	d.g, d.Calibrated = c.Group(backend, fam)
+	fam := FamilyOf(dep.Model)
+	d := &Default{s: dep.shape, hw: dep.Hardware, ops: c.Ops, Backend: dep.Backend, f: c.Family(fam)}
+	d.g, d.Calibrated = c.Group(dep.Backend, fam)
 	return d, nil
 }
 

@@ -60,26 +60,29 @@ func tpIndex(tp int) int {
 	return 3
 }
 
-// MemoryModel sizes one rank's memory: weights (quantised, sharded by TP/PP/EP; with nextn > 0
-// also the MTP draft layers, mtpWeightBytes), activations (2·max_batched_tokens·heads·head_dim·
+// MemorySettings are what sizes one rank's memory besides its deployment: the capacity
+// settings of `capacity: {type: default}`, the scheduler's batch and the MTP drafts.
+type MemorySettings struct {
+	// MemoryFraction 0 is the backend default (defaultMemoryFraction).
+	MemoryFraction         float64
+	CUDAGraphReservedBytes int64
+	// MaxBatchedTokens 0 is spec.DefaultMaxBatchedTokens.
+	MaxBatchedTokens int
+	// NextN is engine.nextn: the MTP draft layers' weights are resident.
+	NextN int
+}
+
+// Memory sizes one rank's memory: weights (quantised, sharded by TP/PP/EP; with nextn > 0 also
+// the MTP draft layers, mtpWeightBytes), activations (2·max_batched_tokens·heads·head_dim·
 // coef, floored at 70 MiB, 90 MiB ×1.15 for SGLang), runtime reserve (other_mem + NCCL
 // buffers, ×1.2 for SGLang), CUDA-graph reserve, and the KV budget (docs/timing.md "Memory
 // model and KV capacity"): vLLM takes memory_fraction of the total minus everything else,
 // TensorRT-LLM memory_fraction of the free memory (×(1−0.015) reserved), SGLang
 // mem_fraction_static of the memory left after the runtime, minus the weights — its
 // activations and CUDA graphs live in the rest (1 − fraction), as SGLang sizes its pool.
-// memoryFraction 0 is the backend default (defaultMemoryFraction); maxBatchedTokens 0 is
-// spec.DefaultMaxBatchedTokens.
-func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
-	memoryFraction float64, cudaGraphReservedBytes int64, maxBatchedTokens, nextn int) (Memory, error) {
-	q, err := q.Resolve(m)
-	if err != nil {
-		return Memory{}, err
-	}
-	par, err = normalize(m, par, backend)
-	if err != nil {
-		return Memory{}, err
-	}
+func (d *Deployment) Memory(ms MemorySettings) (Memory, error) {
+	m, hw, backend, par, q := d.Model, d.Hardware, d.Backend, d.Par, d.Quant
+	memoryFraction, maxBatchedTokens := ms.MemoryFraction, ms.MaxBatchedTokens
 	if memoryFraction <= 0 {
 		memoryFraction = defaultMemoryFraction(backend, hw, par)
 		if memoryFraction <= 0 {
@@ -91,12 +94,11 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	if maxBatchedTokens <= 0 {
 		maxBatchedTokens = spec.DefaultMaxBatchedTokens
 	}
-	s := newShape(m, par, q)
 	var mem Memory
 	mem.Capacity = hw.MemBytes
 	mem.Fraction = memoryFraction
-	mem.MTPWeights = int64(mtpWeightBytes(m, par, q, nextn))
-	mem.Weights = int64(s.weightBytesPerGPU()) + mem.MTPWeights
+	mem.MTPWeights = int64(mtpWeightBytes(m, par, q, ms.NextN))
+	mem.Weights = int64(d.shape.weightBytesPerGPU()) + mem.MTPWeights
 	fam := familyKey(m)
 	coef := actCoef[fam][tpIndex(par.Tensor)]
 	floor := float64(70 << 20)
@@ -114,7 +116,7 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	}
 	mem.Activations = int64(act * scale)
 	mem.Runtime = int64(float64(hw.OtherMem+hw.NCCLBytes(par.Tensor)) * runtimeScale)
-	mem.CUDAGraph = cudaGraphReservedBytes
+	mem.CUDAGraph = ms.CUDAGraphReservedBytes
 	nonKV := float64(mem.Weights + mem.Activations + mem.Runtime + mem.CUDAGraph)
 	capF := float64(mem.Capacity)
 	var kv float64
@@ -145,22 +147,12 @@ func gib(b int64) string {
 }
 
 // KVCapacityBlocks is `capacity: {type: default}`: the number of KV blocks of blockSize
-// tokens per attention-DP rank, with the model's default weight quantisation and the given
-// KV-cache mode ("" = model default). An error when the weights do not fit.
-func KVCapacityBlocks(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism,
-	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, kvQuant string) (int, error) {
-	return KVCapacityBlocksQ(m, hw, backend, par, Quant{KVCache: kvQuant}, memoryFraction, cudaGraphReservedBytes, blockSize, 0, 0)
-}
-
-// KVCapacityBlocksQ is KVCapacityBlocks with every quantisation mode, the scheduler's
-// max_batched_tokens (0 = spec.DefaultMaxBatchedTokens) and engine.nextn (MTP drafts: their
-// layers' weights are resident) given explicitly.
-func KVCapacityBlocksQ(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
-	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, maxBatchedTokens, nextn int) (int, error) {
+// tokens per attention-DP rank. An error when the weights do not fit.
+func (d *Deployment) KVCapacityBlocks(ms MemorySettings, blockSize int) (int, error) {
 	if blockSize <= 0 {
 		blockSize = 1
 	}
-	mem, err := MemoryModel(m, hw, backend, par, q, memoryFraction, cudaGraphReservedBytes, maxBatchedTokens, nextn)
+	mem, err := d.Memory(ms)
 	if err != nil {
 		return 0, err
 	}

@@ -69,8 +69,8 @@ func (l *ladderer) hardwareOf(role string) (*catalog.Hardware, error) {
 // heads as the memory model requires (perf); MoE models also try attention data
 // parallelism (aggregated only: the dynamo runner rejects it disaggregated) and both FFN
 // splits with moe_tensor × moe_expert = tensor × attention_data; a shape is kept when the
-// weights leave room for KV cache on at least one candidate backend (perf.MemoryModel with
-// the backend's default memory fraction).
+// weights leave room for KV cache on at least one candidate backend (the memory model,
+// perf.Deployment.KVCapacityBlocks, with the backend's default memory fraction).
 func (l *ladderer) shapes(role string) ([]spec.Parallelism, error) {
 	hw, err := l.hardwareOf(role)
 	if err != nil {
@@ -110,7 +110,11 @@ func (l *ladderer) shapes(role string) ([]spec.Parallelism, error) {
 
 func (l *ladderer) fits(m *catalog.Model, hw *catalog.Hardware, p spec.Parallelism) bool {
 	for _, b := range l.backends {
-		if _, err := perf.KVCapacityBlocksQ(m, hw, b, p, perf.Quant{}, 0, 0, spec.DefaultBlockSize(b), 0, 0); err == nil {
+		dep, err := perf.NewDeployment(m, hw, b, p, perf.Quant{})
+		if err != nil {
+			continue
+		}
+		if _, err := dep.KVCapacityBlocks(perf.MemorySettings{}, spec.DefaultBlockSize(b)); err == nil {
 			return true
 		}
 	}

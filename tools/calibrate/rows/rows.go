@@ -315,16 +315,21 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		p = fixPar(m, clean(p))
 		fraction := 0.0
 		defer func() { t.lastPar, t.lastFraction = p, fraction }()
+		var dep *perf.Deployment
 		memory := func() (perf.Memory, error) {
 			fraction = 0
-			mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0, 0)
-			if err != nil && r.Backend == "sglang" {
+			var err error
+			if dep, err = perf.NewDeployment(m, hw, r.Backend, p, q); err != nil {
+				return perf.Memory{}, err
+			}
+			mem, err := dep.Memory(perf.MemorySettings{})
+			if err != nil && r.Backend == spec.BackendSGLang {
 				// SGLang's derived default cannot hold the recorded deployment, which ran:
 				// it was started with a larger --mem-fraction-static, which the CSV does
 				// not record.
 				for _, f := range sglangFractions {
 					fraction = f
-					if mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, f, 0, 0, 0); err == nil {
+					if mem, err = dep.Memory(perf.MemorySettings{MemoryFraction: f}); err == nil {
 						break
 					}
 				}
@@ -344,7 +349,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		d, err := perf.NewDefaultWith(c, m, hw, r.Backend, p, q)
+		d, err := perf.NewDefaultWith(c, dep)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -104,7 +104,11 @@ func TestHeldOutDeterministic(t *testing.T) {
 func TestSimAggFixedTiming(t *testing.T) {
 	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
 	hw, _ := catalog.LookupHardware("h200_sxm")
-	d, err := perf.NewDefaultWith(perf.DefaultCalibration(), m, hw, "vllm", spec.Parallelism{Tensor: 1}, perf.Quant{})
+	dep, err := perf.NewDeployment(m, hw, spec.BackendVLLM, spec.Parallelism{Tensor: 1}, perf.Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := perf.NewDefault(dep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +258,11 @@ func TestSimDisagg(t *testing.T) {
 	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
 	hw, _ := catalog.LookupHardware("h200_sxm")
 	par := spec.Parallelism{Tensor: 1}
-	d, err := perf.NewDefaultWith(perf.DefaultCalibration(), m, hw, "trtllm", par, perf.Quant{})
+	dep, err := perf.NewDeployment(m, hw, spec.BackendTRTLLM, par, perf.Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := perf.NewDefault(dep)
 	if err != nil {
 		t.Fatal(err)
 	}
