@@ -137,9 +137,11 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	acc.WallTimeMs = wall
 	doc := &report.Document{
 		CapturePerRequest: in.CapturePerRequest,
-		Planner:           res.Planner,
 		Summary:           report.Summary(res, acc),
 		Details:           details,
+	}
+	if res.PlannerSection != nil {
+		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
 	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {

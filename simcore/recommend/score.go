@@ -17,14 +17,16 @@ const (
 	StatusFailed      = "failed"
 )
 
-// num reads a summary number (float64 or an integer type); ok is false when absent.
-func num(summary map[string]any, key string) (float64, bool) { return report.Number(summary[key]) }
+// summaryNumber reads a summary number (float64 or an integer type); ok is false when absent.
+func summaryNumber(summary map[string]any, key string) (float64, bool) {
+	return report.Number(summary[key])
+}
 
 // avgGPUs is the time-averaged provisioned GPUs: gpu_hours / (duration_ms / 3.6e6)
 // (docs/recommend.md, "Scoring and ranking"); with a Planner it differs from used_gpus.
 func avgGPUs(summary map[string]any) float64 {
-	h, _ := num(summary, report.KeyGPUHours)
-	d, _ := num(summary, report.KeyDurationMs)
+	h, _ := summaryNumber(summary, report.KeyGPUHours)
+	d, _ := summaryNumber(summary, report.KeyDurationMs)
 	if d <= 0 {
 		return math.NaN()
 	}
@@ -52,7 +54,7 @@ func ObjectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
 	case spec.TargetGoodputPerGPU:
 		return get(report.KeyGoodputOutputThroughputTokS) / avgGPUs(summary)
 	case spec.TargetTTFT:
-		if n, _ := num(summary, report.KeyNumTTFTSamples); n <= 0 {
+		if n, _ := summaryNumber(summary, report.KeyNumTTFTSamples); n <= 0 {
 			return math.Inf(1)
 		}
 		return get(report.TTFT.Key(report.Mean))
@@ -119,7 +121,7 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 			if c.bound == nil {
 				continue
 			}
-			v, ok := num(summary, c.key)
+			v, ok := summaryNumber(summary, c.key)
 			if !ok {
 				sc.status, sc.category, sc.reason = StatusInfeasible, "sla", c.key+" has no samples to check evaluation.sla."+c.name
 				return sc
@@ -132,7 +134,7 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 		}
 	}
 	if op.MinGoodputRPS != nil {
-		v, _ := num(summary, report.KeyGoodputRequestThroughputRPS)
+		v, _ := summaryNumber(summary, report.KeyGoodputRequestThroughputRPS)
 		if v < *op.MinGoodputRPS {
 			sc.status, sc.category = StatusInfeasible, "goodput"
 			sc.reason = "goodput_request_throughput_rps " + fmtG(v) + " is below optimization.constraints.min_goodput_rps " + fmtG(*op.MinGoodputRPS)

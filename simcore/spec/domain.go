@@ -133,13 +133,13 @@ func decodeDomain(d *decoder, path string, v any, f *field) Domain {
 			return dom
 		}
 	}
-	num := func(key string) float64 {
+	bound := func(key string) float64 {
 		if f.kind == fieldInt {
 			return float64(d.asInt(o.p(key), o.m[key]))
 		}
 		return d.asFloat(o.p(key), o.m[key])
 	}
-	dom.Min, dom.Max = num("min"), num("max")
+	dom.Min, dom.Max = bound("min"), bound("max")
 	dom.Scale = o.enum("scale", ScaleLinear, ScaleLog)
 	dom.Int = f.kind == fieldInt
 	if !d.ok() {

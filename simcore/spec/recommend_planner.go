@@ -34,7 +34,8 @@ type plannerItem struct {
 	defaults [][]any
 }
 
-func num(s string) any { return json.Number(s) }
+// jsonNumber is the tree value of a number written as text (as the YAML parser makes it).
+func jsonNumber(s string) any { return json.Number(s) }
 
 // plannerItems are the sub-items in search order (the predictor last: it is chosen by a
 // pre-sweep, not searched).
@@ -46,33 +47,33 @@ var plannerItems = []plannerItem{
 			"hybrid_180_5", "hybrid_600_5"},
 		presets: map[string][]any{
 			plannerScalingOffName: {false, false, nil, nil},
-			"throughput_180_5":    {true, false, num("180"), num("5")},
-			"throughput_600_5":    {true, false, num("600"), num("5")},
-			"load_180_5":          {false, true, num("180"), num("5")},
-			"load_180_10":         {false, true, num("180"), num("10")},
-			"hybrid_180_5":        {true, true, num("180"), num("5")},
-			"hybrid_600_5":        {true, true, num("600"), num("5")},
+			"throughput_180_5":    {true, false, jsonNumber("180"), jsonNumber("5")},
+			"throughput_600_5":    {true, false, jsonNumber("600"), jsonNumber("5")},
+			"load_180_5":          {false, true, jsonNumber("180"), jsonNumber("5")},
+			"load_180_10":         {false, true, jsonNumber("180"), jsonNumber("10")},
+			"hybrid_180_5":        {true, true, jsonNumber("180"), jsonNumber("5")},
+			"hybrid_600_5":        {true, true, jsonNumber("600"), jsonNumber("5")},
 		},
-		defaults: [][]any{{false, true}, {false, true}, {num("180"), num("600")}, {num("5"), num("10")}},
+		defaults: [][]any{{false, true}, {false, true}, {jsonNumber("180"), jsonNumber("600")}, {jsonNumber("5"), jsonNumber("10")}},
 	},
 	{
 		name:  PlannerFPMSampling,
 		keys:  []string{"max_num_fpm_samples", "fpm_sample_bucket_size"},
 		names: []string{"small", "default", "large", "fine"},
 		presets: map[string][]any{
-			"small": {num("32"), num("4")}, "default": {num("64"), num("16")},
-			"large": {num("128"), num("16")}, "fine": {num("128"), num("64")},
+			"small": {jsonNumber("32"), jsonNumber("4")}, "default": {jsonNumber("64"), jsonNumber("16")},
+			"large": {jsonNumber("128"), jsonNumber("16")}, "fine": {jsonNumber("128"), jsonNumber("64")},
 		},
-		defaults: [][]any{{num("32"), num("64"), num("128")}, {num("4"), num("16"), num("64")}},
+		defaults: [][]any{{jsonNumber("32"), jsonNumber("64"), jsonNumber("128")}, {jsonNumber("4"), jsonNumber("16"), jsonNumber("64")}},
 	},
 	{
 		name:  PlannerLoadSense,
 		keys:  []string{"load_scaling_down_sensitivity", "load_min_observations"},
 		names: []string{"aggressive", "default", "conservative"},
 		presets: map[string][]any{
-			"aggressive": {num("70"), num("3")}, "default": {num("80"), num("5")}, "conservative": {num("90"), num("8")},
+			"aggressive": {jsonNumber("70"), jsonNumber("3")}, "default": {jsonNumber("80"), jsonNumber("5")}, "conservative": {jsonNumber("90"), jsonNumber("8")},
 		},
-		defaults: [][]any{{num("70"), num("80"), num("90")}, {num("3"), num("5"), num("8")}},
+		defaults: [][]any{{jsonNumber("70"), jsonNumber("80"), jsonNumber("90")}, {jsonNumber("3"), jsonNumber("5"), jsonNumber("8")}},
 	},
 	{
 		name: PlannerLoadPredictor,
@@ -93,13 +94,13 @@ var plannerItems = []plannerItem{
 			"kalman_reactive_raw":   predictorPreset("kalman", false, "50", "10.0", "1.0", "5.0", "3"),
 			"kalman_reactive_log1p": predictorPreset("kalman", true, "50", "10.0", "1.0", "5.0", "3"),
 		},
-		defaults: [][]any{{"constant", "arima", "prophet", "kalman"}, {false, true}, {num("20"), num("50")},
-			{num("1.0"), num("10.0")}, {num("0.1"), num("1.0")}, {num("5.0"), num("10.0")}, {num("3"), num("5")}},
+		defaults: [][]any{{"constant", "arima", "prophet", "kalman"}, {false, true}, {jsonNumber("20"), jsonNumber("50")},
+			{jsonNumber("1.0"), jsonNumber("10.0")}, {jsonNumber("0.1"), jsonNumber("1.0")}, {jsonNumber("5.0"), jsonNumber("10.0")}, {jsonNumber("3"), jsonNumber("5")}},
 	},
 }
 
 func predictorPreset(family string, log1p bool, window, qLevel, qTrend, r, minPoints string) []any {
-	return []any{family, log1p, num(window), num(qLevel), num(qTrend), num(r), num(minPoints)}
+	return []any{family, log1p, jsonNumber(window), jsonNumber(qLevel), jsonNumber(qTrend), jsonNumber(r), jsonNumber(minPoints)}
 }
 
 func lookupPlannerItem(name string) *plannerItem {

@@ -30,7 +30,9 @@ type Result struct {
 	EndMs float64
 	// WorkerSeconds per pool when a planner changed counts; nil = use replicas × duration.
 	PrefillWorkerSeconds, DecodeWorkerSeconds *float64
-	Planner                                   any
+	// PlannerSection is the planner section of prediction.json (docs/semantics/outputs.md
+	// §5), built during the run; nil when the planner is disabled.
+	PlannerSection map[string]any
 	// Trajectories are the plays of an agentic graph run; nil for other sources.
 	Trajectories *Trajectories
 }
@@ -137,7 +139,7 @@ func Run(p *Plan) *Result {
 			pre = c.pl.ws[0]
 		}
 		res.PrefillWorkerSeconds = &pre
-		res.Planner = c.plannerSection()
+		res.PlannerSection = c.plannerSection()
 	}
 	if c.agg != nil {
 		res.AggWorkers = c.agg.workers

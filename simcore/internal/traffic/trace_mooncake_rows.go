@@ -7,7 +7,7 @@ import (
 )
 
 // rowFieldNames are the JSON keys of mooncakeRow; encoding/json matches them case-insensitively,
-// so a key that folds to one of them without being one of the fast keys sends the line to
+// so a key that folds to one of them without being one of the decoder's keys sends the line to
 // encoding/json.
 var rowFieldNames = []string{
 	"timestamp", "created_time", "input_length", "input_tokens", "output_length", "output_tokens",
@@ -15,12 +15,13 @@ var rowFieldNames = []string{
 	"wait_for", "tool_wait_ms", "play_id", "not_before_ms", "dependencies",
 }
 
-// fastRow decodes the common flat shape of a mooncake row without reflection: one object
-// whose values are numbers, ASCII strings without escapes, integer arrays, booleans or null.
+// mooncakeRowDecoder decodes the common flat shape of a mooncake row without reflection: one
+// object whose values are numbers, ASCII strings without escapes, integer arrays, booleans or
+// null.
 // decode reports false for anything else and the caller falls back to encoding/json (which
 // also words the errors). The storage is reused from row to row: the pointers and slices it
 // puts into the row are valid until the next decode.
-type fastRow struct {
+type mooncakeRowDecoder struct {
 	ts, ct, delay, delayMs float64
 	il, it, ol, ot         int64
 	sid, rid               flexID
@@ -28,8 +29,8 @@ type fastRow struct {
 }
 
 // decode fills r (which must be zero) from b; false means "use encoding/json".
-func (f *fastRow) decode(b []byte, r *mooncakeRow) bool {
-	p := fastParser{b: b}
+func (f *mooncakeRowDecoder) decode(b []byte, r *mooncakeRow) bool {
+	p := rowScanner{b: b}
 	p.ws()
 	if !p.eat('{') {
 		return false
@@ -64,7 +65,7 @@ func (f *fastRow) decode(b []byte, r *mooncakeRow) bool {
 }
 
 // value decodes the value of one key.
-func (f *fastRow) value(p *fastParser, key []byte, r *mooncakeRow) bool {
+func (f *mooncakeRowDecoder) value(p *rowScanner, key []byte, r *mooncakeRow) bool {
 	switch string(key) {
 	case "timestamp":
 		return p.float(&f.ts, &r.Timestamp)
@@ -99,15 +100,15 @@ func (f *fastRow) value(p *fastParser, key []byte, r *mooncakeRow) bool {
 	return p.skipScalar()
 }
 
-// fastParser is a cursor over one line.
-type fastParser struct {
+// rowScanner is a cursor over one line.
+type rowScanner struct {
 	b []byte
 	i int
 }
 
 // ws skips whitespace. This and the other scanning loops keep the buffer and position in
 // locals: fields of p are memory loads and stores in WebAssembly, each with its bounds check.
-func (p *fastParser) ws() {
+func (p *rowScanner) ws() {
 	b, i := p.b, p.i
 	for i < len(b) && isSpace(b[i]) {
 		i++
@@ -118,7 +119,7 @@ func (p *fastParser) ws() {
 // isSpace reports whether c is JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func (p *fastParser) eat(c byte) bool {
+func (p *rowScanner) eat(c byte) bool {
 	if p.i < len(p.b) && p.b[p.i] == c {
 		p.i++
 		return true
@@ -126,13 +127,13 @@ func (p *fastParser) eat(c byte) bool {
 	return false
 }
 
-func (p *fastParser) end() bool {
+func (p *rowScanner) end() bool {
 	p.ws()
 	return p.i == len(p.b)
 }
 
 // str reads a string of printable ASCII without escapes.
-func (p *fastParser) str() ([]byte, bool) {
+func (p *rowScanner) str() ([]byte, bool) {
 	if !p.eat('"') {
 		return nil, false
 	}
@@ -151,7 +152,7 @@ func (p *fastParser) str() ([]byte, bool) {
 }
 
 // null consumes a null literal.
-func (p *fastParser) null() bool {
+func (p *rowScanner) null() bool {
 	if bytes.HasPrefix(p.b[p.i:], []byte("null")) {
 		p.i += 4
 		return true
@@ -161,7 +162,7 @@ func (p *fastParser) null() bool {
 
 // number reads a literal of the JSON number grammar; integer is true when it has no
 // fraction or exponent.
-func (p *fastParser) number() (lit []byte, integer, ok bool) {
+func (p *rowScanner) number() (lit []byte, integer, ok bool) {
 	start := p.i
 	p.eat('-')
 	switch {
@@ -191,7 +192,7 @@ func (p *fastParser) number() (lit []byte, integer, ok bool) {
 	return p.b[start:p.i], integer, true
 }
 
-func (p *fastParser) digits() int {
+func (p *rowScanner) digits() int {
 	b, start := p.b, p.i
 	i := start
 	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
@@ -201,7 +202,7 @@ func (p *fastParser) digits() int {
 	return i - start
 }
 
-func (p *fastParser) float(store *float64, dst **float64) bool {
+func (p *rowScanner) float(store *float64, dst **float64) bool {
 	if p.null() {
 		*dst = nil
 		return true
@@ -219,7 +220,7 @@ func (p *fastParser) float(store *float64, dst **float64) bool {
 	return true
 }
 
-func (p *fastParser) int(store *int64, dst **int64) bool {
+func (p *rowScanner) int(store *int64, dst **int64) bool {
 	if p.null() {
 		*dst = nil
 		return true
@@ -237,7 +238,7 @@ func (p *fastParser) int(store *int64, dst **int64) bool {
 	return true
 }
 
-func (p *fastParser) id(store *flexID, dst **flexID) bool {
+func (p *rowScanner) id(store *flexID, dst **flexID) bool {
 	if p.null() {
 		*dst = nil
 		return true
@@ -261,7 +262,7 @@ func (p *fastParser) id(store *flexID, dst **flexID) bool {
 }
 
 // uints reads an array of unsigned integers into *store (reused) and points *dst at it.
-func (p *fastParser) uints(store *[]uint64, dst *[]uint64) bool {
+func (p *rowScanner) uints(store *[]uint64, dst *[]uint64) bool {
 	if p.null() {
 		*dst = nil
 		return true
@@ -325,7 +326,7 @@ func (p *fastParser) uints(store *[]uint64, dst *[]uint64) bool {
 }
 
 // skipScalar skips the value of an ignored key when it is a scalar.
-func (p *fastParser) skipScalar() bool {
+func (p *rowScanner) skipScalar() bool {
 	if p.i >= len(p.b) {
 		return false
 	}
