@@ -11,6 +11,7 @@ import (
 	"io/fs"
 
 	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/outputs"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
@@ -86,7 +87,7 @@ func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
-	details, err := report.Details(in.Detail)
+	details, err := outputs.Details(in.Detail)
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
 	}
@@ -133,16 +134,16 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		wall = *in.FixedWallTimeMs
 	}
 	acc.WallTimeMs = wall
-	doc := &report.Document{
+	doc := &outputs.Document{
 		CapturePerRequest: in.CapturePerRequest,
 		Planner:           res.Planner,
-		Summary:           report.Summary(res, acc),
+		Summary:           outputs.Summary(res, acc),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {
-		order := report.RecordOrder(res)
-		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}
+		order := outputs.RecordOrder(res)
+		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}
 	}
 	if !in.StreamOutputs {
 		var b bytes.Buffer
