@@ -78,6 +78,9 @@ type Output struct {
 	Summary map[string]any
 	// Overview is the deployment and the SLA attainment, for the readable table.
 	Overview *report.Overview
+	// Saturation is the saturation section of prediction.json (docs/semantics/outputs.md
+	// §3.4), for the tables and report.SaturationSentence.
+	Saturation map[string]any
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -134,13 +137,16 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		wall = *in.FixedWallTimeMs
 	}
 	acc.WallTimeMs = wall
+	summary := outputs.Summary(res, acc)
 	doc := &outputs.Document{
 		CapturePerRequest: in.CapturePerRequest,
 		Planner:           res.Planner,
-		Summary:           outputs.Summary(res, acc),
+		Summary:           summary,
+		Saturation:        outputs.Saturation(res, plan.Disaggregated, summary[report.KeyRequestThroughputRPS].(float64)),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
+		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
 		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}

@@ -28,20 +28,23 @@ var (
 )
 
 // ReadableTable renders the table for a person at a terminal `columns` wide: the deployment,
-// the SLA attainment and goodput, the latency statistics with the AIPerf metric names in
-// one border style, throughput per GPU and per user, and the footer lines of the AIPerf
-// table. No line is wider than max(columns, 40) unless a single number is.
-func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir string) string {
+// whether it kept up with its load (SaturationSentence of sat, the saturation section; nil
+// leaves the line out), the SLA attainment and goodput, the latency statistics with the AIPerf
+// metric names in one border style, throughput per GPU and per user, and the footer lines of
+// the AIPerf table. No line is wider than max(columns, 40) unless a single number is.
+func ReadableTable(summary map[string]any, ov *Overview, sat map[string]any, columns int, outputDir string) string {
 	columns = max(columns, minColumns)
 	var b strings.Builder
-	label := func(name, text string) {
-		for i, part := range wrapList(text, columns-12) {
+	// lines writes text under a 12-column label, wrapped by wrap; label wraps a list at ", ".
+	lines := func(name, text string, wrap func(string, int) []string) {
+		for i, part := range wrap(text, columns-12) {
 			if i > 0 {
 				name = ""
 			}
 			b.WriteString(padRight(name, 12) + part + "\n")
 		}
 	}
+	label := func(name, text string) { lines(name, text, wrapList) }
 	if ov != nil {
 		d := ov.Deployment
 		gpus := 0
@@ -64,6 +67,9 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 			text += " in " + FormatNumber(ms/1000) + " s simulated"
 		}
 		label("Requests", strings.Replace(text, ".00 requests", " requests", 1))
+	}
+	if s := SaturationSentence(sat); s != "" {
+		lines("Load", s, wrapWords)
 	}
 	if ov != nil && ov.SLA != nil {
 		var parts []string

@@ -24,6 +24,7 @@ func TestDocumentLayout(t *testing.T) {
   },
   "per_request": null,
   "planner": null,
+  "saturation": null,
   "summary": {
     "completed_requests": 0
   }
