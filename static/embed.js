@@ -7,7 +7,8 @@
 //
 // The element runs the prediction in a Web Worker (core.wasm from the same folder as this
 // script, which may be another origin: it then needs CORS, as `make serve-web` sends) and
-// renders a result card with a link that opens the configuration in the full app.
+// renders a result card (the embed cards, then whether the deployment kept up with its load)
+// with a link that opens the configuration in the full app.
 "use strict";
 (function () {
   if (window.customElements && customElements.get("aisimulate-prediction")) return;
@@ -74,6 +75,7 @@
     .v { font-size: 18px; font-weight: 650; font-variant-numeric: tabular-nums; }
     .u { font-size: 11px; color: #667085; margin-left: 3px; font-weight: 500; }
     .status { color: #667085; font-size: 13px; }
+    .saturation { margin-top: 8px; font-size: 13px; color: #344054; }
     .error { color: #c62828; font-size: 13px; white-space: pre-wrap; }
     .bar { height: 3px; background: #e8edf7; border-radius: 2px; overflow: hidden; margin-top: 6px; }
     .bar > div { height: 100%; width: 0; background: #2563eb; transition: width .15s; }`;
@@ -119,6 +121,13 @@
       const body = this._root.querySelector(".body");
       body.innerHTML = `<div class="grid">${cards.filter(([, k, , embed]) => embed && k in s).map(([l, k, u]) =>
         `<div class="m" data-key="${k}"><div class="l">${l}</div><div class="v">${fmt(s[k])}<span class="u">${u}</span></div></div>`).join("")}</div>`;
+      if (res.saturationText) {
+        // Whether the deployment kept up, in the module's words (docs/semantics/outputs.md §3.4).
+        const sat = document.createElement("div");
+        sat.className = "saturation";
+        sat.textContent = res.saturationText;
+        body.appendChild(sat);
+      }
       this.dataset.state = "done";
       this.dispatchEvent(new CustomEvent("aisimulate-result", { detail: { predictionJson: res.predictionJson }, bubbles: true }));
     }

@@ -48,6 +48,8 @@ type App struct {
 	prediction string
 	requests   string
 	summary    Summary
+	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
+	saturation map[string]any
 	charts     []string
 	plannerDoc string
 	// last is the latest successful run; base the one before it, kept as the A/B baseline
@@ -178,7 +180,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.runErr = err
 	if err != nil {
 		// The previous run's results do not belong to this configuration: clear them.
-		a.summary, a.charts, a.prediction, a.requests = nil, nil, "", ""
+		a.summary, a.saturation, a.charts, a.prediction, a.requests = nil, nil, nil, "", ""
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -190,8 +192,9 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.prediction, a.requests = pred, reqs
 	// prediction.json carries the per-request records too: let the engine's JSON.parse split
 	// off the small parts the page decodes in Go.
-	parts := splitPredictionJS.Invoke(pred)
+	parts := splitPredictionJS.Invoke(pred, report.KeySaturation)
 	a.summary = ParseSummary(parts.Index(0).String())
+	a.saturation = ParseSaturation(parts.Index(2).String())
 	plannerDoc := parts.Index(1).String()
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
@@ -291,10 +294,11 @@ var flatRecordsJS = js.Global().Get("Function").New("text", `
   }
   return new Uint8Array(out.buffer, 0, n * 11 * 8);`)
 
-// splitPredictionJS returns [{"summary": …}, {"planner": …}] as JSON texts.
-var splitPredictionJS = js.Global().Get("Function").New("text", `
+// splitPredictionJS returns [{"summary": …}, {"planner": …}, {"saturation": …}] as JSON texts.
+var splitPredictionJS = js.Global().Get("Function").New("text", "key", `
   const d = JSON.parse(text);
-  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner })];`)
+  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner }),
+    JSON.stringify({ [key]: d[key] })];`)
 
 // recordsFast parses requests.jsonl with the engine's JSON.parse.
 func recordsFast(jsonl string) []Record {
@@ -625,6 +629,18 @@ func (a *App) card(label, key, unit string) vecty.ComponentOrHTML {
 	)
 }
 
+// renderSaturation is whether the run kept up with its load, in one sentence
+// (report.SaturationSentence), marked when the queue was growing.
+func (a *App) renderSaturation() vecty.ComponentOrHTML {
+	text := report.SaturationSentence(a.saturation)
+	if text == "" {
+		return nil
+	}
+	return elem.Div(vecty.Markup(vecty.Class("saturation"), prop.ID("saturation"),
+		vecty.MarkupIf(a.saturation[report.SatQueueTrend] == report.TrendGrowing, vecty.Class("overloaded"))),
+		vecty.Text(text))
+}
+
 func (a *App) renderResults() *vecty.HTML {
 	status := "Edit the configuration and press Run (Ctrl+Enter in the editor)."
 	switch {
@@ -654,6 +670,7 @@ func (a *App) renderResults() *vecty.HTML {
 			charts = append(charts, elem.Div(vecty.Markup(vecty.Class("chart-box"), vecty.UnsafeHTML(c))))
 		}
 		body = vecty.List{
+			a.renderSaturation(),
 			elem.Div(vecty.Markup(vecty.Class("cards"), prop.ID("cards")), cards),
 			elem.Div(vecty.Markup(vecty.Class("downloads")),
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-prediction"), event.Click(func(*vecty.Event) {

@@ -166,3 +166,15 @@ func TestRunDetail(t *testing.T) {
 		t.Errorf("bad section: %+v", res.Err)
 	}
 }
+
+// The docs embed's sentence is the module's (report.SaturationSentence, docs/semantics/outputs.md
+// §3.4): E2's closed loop keeps up.
+func TestRunSaturationText(t *testing.T) {
+	res := Run(Request{YAML: []byte(e2)})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	if want := "Keeping up: offered 500 req/s, served 400 req/s; the queue was steady at the last arrival (0 waiting)."; res.SaturationText != want {
+		t.Errorf("SaturationText = %q, want %q", res.SaturationText, want)
+	}
+}

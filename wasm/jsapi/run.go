@@ -80,6 +80,9 @@ type Result struct {
 	// StdoutJSON is what `--format json` prints: SummaryJSON, or the details and the summary
 	// when Detail was given.
 	StdoutJSON string
+	// SaturationText is the saturation section in one sentence (report.SaturationSentence,
+	// docs/semantics/outputs.md §3.4), for the docs embed.
+	SaturationText string
 	// Err is non-nil when the prediction failed.
 	Err *Error
 }
@@ -146,6 +149,7 @@ func Run(r Request) (res Result) {
 		RequestsJSONL:  string(out.RequestsJSONL),
 		SummaryJSON:    string(out.SummaryJSON),
 		StdoutJSON:     string(out.StdoutJSON),
+		SaturationText: report.SaturationSentence(out.Saturation),
 	}
 }
 

@@ -240,12 +240,45 @@ test("docs embed: <aisimulate-prediction> renders a live card on another origin"
     assert.ok(res.ok);
     assert.deepEqual(shown, await cardKeys(JSON.parse(res.predictionJson).summary, true), "the embed's cards are report.Cards marked Embed");
     assert.ok(shown.length >= 6, shown.join(","));
+    const sat = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector(".saturation").textContent);
+    assert.equal(sat, res.saturationText, "the embed shows the module's saturation sentence");
+    assert.match(sat, /^Keeping up: /);
     const e = await page.evaluate(() => document.querySelector("#b").shadowRoot.querySelector(".error").textContent);
     assert.match(e, /parallelism\.tensor/);
     const link = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector("a").href);
     assert.ok(link.startsWith(srv.url + "index.html#cfg="));
     await page.screenshot({ path: path.join(shots, "embed.png"), fullPage: true });
     await page.close();
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// docs/semantics/outputs.md §3.4, S1: examples/overload.yaml serves 200 of 250 requests/s.
+const OVERLOADED = "Overloaded: offered 250 req/s, served 200 req/s; the queue was still growing at the last arrival (2 waiting).";
+
+test("an overloaded run says so in one sentence, in the app and in the embed", async () => {
+  const yaml = fs.readFileSync(path.join(ROOT, "examples/overload.yaml"), "utf8");
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url + "#cfg=" + b64url(yaml));
+  await page.waitForSelector("#saturation", { timeout: 60000 });
+  assert.equal(await page.textContent("#saturation"), OVERLOADED);
+  assert.ok(await page.$("#saturation.overloaded"), "an overload is marked");
+  await page.screenshot({ path: path.join(shots, "overload.png") });
+  await page.close();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-overload-"));
+  fs.writeFileSync(path.join(dir, "overload.yaml"), yaml);
+  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
+<script src="${srv.url}embed.js" defer></script></head>
+<body><aisimulate-prediction id="o" config-src="overload.yaml"></aisimulate-prediction></body></html>`);
+  const docs = await startStatic(dir);
+  try {
+    const p = await browser.ctx.newPage();
+    await p.goto(docs.url);
+    await p.waitForSelector('#o[data-state="done"]', { timeout: 60000 });
+    assert.equal(await p.evaluate(() => document.querySelector("#o").shadowRoot.querySelector(".saturation").textContent), OVERLOADED);
+    await p.close();
   } finally {
     await docs.close();
     fs.rmSync(dir, { recursive: true, force: true });
