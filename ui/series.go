@@ -224,6 +224,16 @@ func ParseSaturation(predictionJSON string) map[string]any {
 	return sat
 }
 
+// ParseOverview reads the run's overview (the overviewJson of a prediction result), nil when
+// absent or malformed.
+func ParseOverview(text string) *report.Overview {
+	var ov *report.Overview
+	if json.Unmarshal([]byte(text), &ov) != nil {
+		return nil
+	}
+	return ov
+}
+
 // ParseSummary extracts the numeric summary keys of prediction.json.
 func ParseSummary(predictionJSON string) Summary {
 	var doc struct {

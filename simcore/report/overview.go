@@ -35,6 +35,31 @@ type WorkerGroup struct {
 // GPUs is the number of GPUs of the group at its configured replica count.
 func (w WorkerGroup) GPUs() int { return w.Replicas * w.GPUsPerReplica }
 
+// GPUs is the number of GPUs of every group at its configured replica count.
+func (d Deployment) GPUs() int {
+	n := 0
+	for _, w := range d.Workers {
+		n += w.GPUs()
+	}
+	return n
+}
+
+// HardwareLine is "h200_sxm × 2 GPUs, vllm, aggregated": what the deployment runs on, as the
+// readable table and the browser app show it.
+func (d Deployment) HardwareLine() string {
+	return d.Hardware + " × " + plural(d.GPUs(), "GPU") + ", " + d.Backend + ", " + d.Mode
+}
+
+// Line is "decode: 2 replicas × TP4 on b200_sxm, fixed timing": the group's replicas and
+// parallelism (its GPU when it differs from the deployment's), and its timing model.
+func (w WorkerGroup) Line(deploymentHardware string) string {
+	text := w.Role + ": " + plural(w.Replicas, "replica") + " × " + w.Parallelism
+	if w.Hardware != "" && w.Hardware != deploymentHardware {
+		text += " on " + w.Hardware
+	}
+	return text + ", " + w.Timing + " timing"
+}
+
 // BoundAttainment is how many completed requests met one SLA bound.
 type BoundAttainment struct {
 	// Metric is TTFT, ITL or E2E; BoundMs the bound.
@@ -43,6 +68,20 @@ type BoundAttainment struct {
 	// Met of Completed requests met the bound.
 	Met, Completed int
 }
+
+// Label is the bound as written for people: "TTFT ≤ 200 ms", and for ITL "ITL (request mean)
+// ≤ 20 ms", since the bound tests each request's mean gap, not the pooled gaps of the Inter
+// Token Latency statistics (docs/semantics/outputs.md §4.3).
+func (a BoundAttainment) Label() string {
+	name := a.Metric
+	if name == "ITL" {
+		name = "ITL (request mean)"
+	}
+	return name + " ≤ " + trimNumber(a.BoundMs) + " ms"
+}
+
+// Share is the share of completed requests meeting the bound, "80.0%" ("n/a" without any).
+func (a BoundAttainment) Share() string { return Share(float64(a.Met), float64(a.Completed)) }
 
 // SLA is the goodput bounds of evaluation.sla (docs/semantics/outputs.md §4.3); zero fields
 // are unset.

@@ -284,3 +284,45 @@ test("an overloaded run says so in one sentence, in the app and in the embed", a
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// The quickstart's cards read as the terminal's readable table does: the deployment echo, a
+// 22 s run in seconds, the SLA attainment and goodput share (80.0 % and 100.0 %, as in
+// wasm/cli/testdata/quickstart.readable80.txt), and the note that explains an ITL mean above
+// its p99.
+test("cards: deployment, seconds, SLA attainment, goodput share, ITL note", async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url + "#cfg=" + b64url(quickstart));
+  await page.waitForSelector("#sla-cards .card", { timeout: 60000 });
+  assert.equal(await page.textContent("#deployment"),
+    "meta-llama/Meta-Llama-3.1-8B · h200_sxm × 1 GPU, vllm, aggregated · aggregated: 1 replica × TP1, default timing");
+  assert.equal(await page.textContent('#cards [data-key="duration_ms"] .card-value'), "22s");
+  const sla = await page.evaluate(() => [...document.querySelectorAll("#sla-cards .card")].map((c) =>
+    [c.dataset.key, c.querySelector(".card-label").textContent, c.querySelector(".card-value").textContent]));
+  assert.deepEqual(sla, [
+    ["sla-ttft", "TTFT ≤ 200 ms", "80.0%"],
+    ["sla-itl", "ITL (request mean) ≤ 20 ms", "100.0%"],
+    ["goodput-share", "Met every SLA bound", "80.0%"],
+  ]);
+  assert.match(await page.textContent('#cards [data-key="mean_itl_ms"] .card-note'), /above the p99/);
+  await page.close();
+});
+
+test("a field error stays inside the form panel", async () => {
+  const page = await openPage();
+  await page.fill("#aggregated-tensor", "3");
+  await page.dispatchEvent("#aggregated-tensor", "change");
+  await page.waitForFunction(() => /tensor: 3/.test(document.querySelector("#yaml").value), null, { timeout: 10000 });
+  await page.click("#run");
+  await waitIdle(page);
+  await page.waitForSelector(".field.invalid .field-error");
+  const box = await page.evaluate(() => {
+    const e = document.querySelector(".field.invalid .field-error");
+    const panel = e.closest(".panel") || document.body;
+    const r = e.getBoundingClientRect(), p = panel.getBoundingClientRect();
+    return { text: e.textContent, right: r.right, panelRight: p.right, scroll: e.scrollWidth, client: e.clientWidth };
+  });
+  assert.match(box.text, /tensor/);
+  assert.ok(box.right <= box.panelRight + 0.5 && box.scroll <= box.client + 1, JSON.stringify(box));
+  await page.screenshot({ path: path.join(shots, "field-error-tensor3.png") });
+  await page.close();
+});
