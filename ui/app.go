@@ -52,7 +52,7 @@ type App struct {
 	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
 	saturation map[string]any
 	// overview is the run's deployment as resolved and its SLA attainment (overviewJson).
-	overview *report.Overview
+	overview   *report.Overview
 	charts     []string
 	plannerDoc string
 	// last is the latest successful run; base the one before it, kept as the A/B baseline
