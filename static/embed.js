@@ -20,6 +20,15 @@
   // The headline metrics [label, summary key, unit, embed], handed over by the simulator
   // module (report.Cards in Go) when it is ready, so the keys are never spelled here.
   let cards = [];
+  // failure is why the simulator could not load (sim-worker.js, wasm_exec.js or core.wasm
+  // missing or broken), "" while it may still; every element then shows it instead of
+  // staying blank.
+  let failure = "";
+
+  function failAll(msg) {
+    failure = `could not load the simulator from ${base}: ${msg}`;
+    for (const [id, p] of pending) { pending.delete(id); p.done({ ok: false, error: { kind: "failed", message: failure } }); }
+  }
 
   function getWorker() {
     if (worker) return worker;
@@ -28,16 +37,20 @@
     worker.onmessage = (ev) => {
       const m = ev.data;
       if (m.type === "ready") { cards = m.cards || []; return; }
+      if (m.type === "fatal") { failAll(m.message); return; }
       const p = pending.get(m.id);
       if (!p) return;
       if (m.type === "progress") { p.progress(m.fraction); return; }
       if (m.type === "result") { pending.delete(m.id); p.done(m.result); }
     };
+    // A script that cannot be fetched or run fails the worker before it answers anything.
+    worker.onerror = (ev) => { ev.preventDefault(); failAll(ev.message || "the worker script failed to load"); };
     return worker;
   }
 
   function run(yaml, progress) {
     return new Promise((done) => {
+      if (failure) { done({ ok: false, error: { kind: "failed", message: failure } }); return; }
       const id = nextId++;
       pending.set(id, { done, progress });
       getWorker().postMessage({ id, yaml, opts: { capturePerRequest: false, files: {} } });

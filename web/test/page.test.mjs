@@ -188,7 +188,8 @@ test("docs embed: the README and docs/web.md snippets run as shown", async () =>
   const snippet = (file, re) => {
     const m = fs.readFileSync(path.join(ROOT, file), "utf8").match(re);
     assert.ok(m, `no embed snippet in ${file}`);
-    return m[1].replace(/^ {2}/gm, (s) => (file === "README.md" ? "" : s)).replaceAll("https://YOUR-HOST/aisimulate/", srv.url);
+    // Only the host is replaced: the documented /aisimulate/ folder is served by web/serve.mjs.
+    return m[1].replace(/^ {2}/gm, (s) => (file === "README.md" ? "" : s)).replaceAll("https://YOUR-HOST/", srv.url);
   };
   const readme = snippet("README.md", /```html\n([\s\S]*?)```/);
   const docsPage = snippet("docs/web.md", /## Docs embed[\s\S]*?```html\n([\s\S]*?)```/);
@@ -325,4 +326,27 @@ test("a field error stays inside the form panel", async () => {
   assert.ok(box.right <= box.panelRight + 0.5 && box.scroll <= box.client + 1, JSON.stringify(box));
   await page.screenshot({ path: path.join(shots, "field-error-tensor3.png") });
   await page.close();
+});
+
+// An element whose simulator cannot load says so instead of staying blank: embed.js served from a
+// folder without sim-worker.js, wasm_exec.js or core.wasm.
+test("docs embed: an element whose module cannot load shows an error", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-broken-"));
+  fs.mkdirSync(path.join(dir, "lonely"));
+  fs.copyFileSync(path.join(ROOT, "static/embed.js"), path.join(dir, "lonely/embed.js"));
+  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
+<script src="lonely/embed.js" defer></script></head>
+<body><aisimulate-prediction id="x" config="engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, workers: {aggregated: {}}}"></aisimulate-prediction></body></html>`);
+  const docs = await startStatic(dir);
+  try {
+    const page = await browser.ctx.newPage();
+    await page.goto(docs.url);
+    await page.waitForSelector('#x[data-state="error"]', { timeout: 60000 });
+    const e = await page.evaluate(() => document.querySelector("#x").shadowRoot.querySelector(".error").textContent);
+    assert.match(e, /^could not load the simulator from http:\/\/127\.0\.0\.1:\d+\/lonely\/: /);
+    await page.close();
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
