@@ -23,6 +23,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error
 	if err != nil {
 		return nil, acc, configError(err, "")
 	}
+	acc.CatalogModel = model.CatalogID
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
 		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, "prefill", engine.PoolPrefill); err != nil {

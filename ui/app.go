@@ -677,7 +677,7 @@ func (a *App) renderDeployment() vecty.ComponentOrHTML {
 		return nil
 	}
 	d := a.overview.Deployment
-	parts := []string{d.Model, d.HardwareLine()}
+	parts := []string{d.ModelText(), d.HardwareLine()}
 	for _, w := range d.Workers {
 		parts = append(parts, w.Line(d.Hardware))
 	}

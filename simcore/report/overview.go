@@ -14,6 +14,9 @@ type Overview struct {
 // Deployment describes the served model and the workers, as the configuration sets them.
 type Deployment struct {
 	Model, Hardware, Backend, Mode string
+	// CatalogModel is the catalog id Model resolved to when it differs from Model (an alias
+	// such as llama-3.1-8b), else "".
+	CatalogModel string
 	// Workers lists the worker groups: `aggregated`, or `prefill` then `decode`.
 	Workers []WorkerGroup
 }
@@ -34,6 +37,16 @@ type WorkerGroup struct {
 
 // GPUs is the number of GPUs of the group at its configured replica count.
 func (w WorkerGroup) GPUs() int { return w.Replicas * w.GPUsPerReplica }
+
+// ModelText is the model as the readable table and the browser app echo it: the catalog id
+// an alias resolved to, followed by the id as given ("meta-llama/Meta-Llama-3.1-8B (given as
+// llama-3.1-8b)"), or the id itself.
+func (d Deployment) ModelText() string {
+	if d.CatalogModel == "" {
+		return d.Model
+	}
+	return d.CatalogModel + " (given as " + d.Model + ")"
+}
 
 // GPUs is the number of GPUs of every group at its configured replica count.
 func (d Deployment) GPUs() int {

@@ -47,7 +47,7 @@ func ReadableTable(summary map[string]any, ov *Overview, sat map[string]any, col
 	label := func(name, text string) { lines(name, text, wrapList) }
 	if ov != nil {
 		d := ov.Deployment
-		label("Deployment", d.Model)
+		label("Deployment", d.ModelText())
 		label("", d.HardwareLine())
 		for _, w := range d.Workers {
 			label("", w.Line(d.Hardware))

@@ -306,6 +306,15 @@ test("cards: deployment, seconds, SLA attainment, goodput share, ITL note", asyn
   ]);
   assert.match(await page.textContent('#cards [data-key="mean_itl_ms"] .card-note'), /above the p99/);
   await page.close();
+  // A model alias is echoed with the catalog id it resolved to.
+  const toy = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-timing-toy.yaml"), "utf8");
+  const alias = toy.replace(/model: \S+/, "model: someorg/Llama-3.1-8B-Instruct-FP8");
+  assert.notEqual(alias, toy);
+  const p2 = await browser.ctx.newPage();
+  await p2.goto(srv.url + "#cfg=" + b64url(alias));
+  await p2.waitForSelector("#deployment", { timeout: 60000 });
+  assert.match(await p2.textContent("#deployment"), /^meta-llama\/Meta-Llama-3\.1-8B \(given as someorg\/Llama-3\.1-8B-Instruct-FP8\) · /);
+  await p2.close();
 });
 
 test("a field error stays inside the form panel", async () => {

@@ -12,6 +12,9 @@ import (
 func NewOverview(cfg *spec.Config, acc Accounting, res *replay.Result) *report.Overview {
 	e := cfg.Engine
 	o := &report.Overview{SLA: acc.SLA, Deployment: report.Deployment{Model: e.Model, Hardware: e.Hardware, Backend: e.Backend, Mode: e.Mode}}
+	if acc.CatalogModel != e.Model {
+		o.Deployment.CatalogModel = acc.CatalogModel
+	}
 	group := func(role string, w *spec.Worker, gpus int) {
 		if w == nil {
 			return

@@ -15,6 +15,9 @@ type Accounting struct {
 	DecodeGPUsPerWorker  int
 	SLA                  *report.SLA
 	WallTimeMs           float64
+	// CatalogModel is the catalog id engine.model resolved to ("" for a local directory),
+	// for the overview (report.Deployment.CatalogModel).
+	CatalogModel string
 }
 
 // Summary builds the summary object of docs/semantics/outputs.md §3.2.
