@@ -39,19 +39,7 @@ func TestSaturationS1Golden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := predict(t, string(yaml))
-	const golden = "testdata/overload_prediction.json"
-	if *update {
-		if err := os.WriteFile(golden, out.PredictionJSON, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(out.PredictionJSON) != string(want) {
-		t.Errorf("prediction.json differs from %s (go test -run TestSaturationS1Golden -update rewrites it):\n%s", golden, out.PredictionJSON)
-	}
+	wantGolden(t, "testdata/overload_prediction.json", out.PredictionJSON)
 	wantSection(t, "S1", saturationOf(t, out), map[string]any{
 		"first_release_ms": 0.0, "last_release_ms": 32.0, "offered_request_rate_rps": 250.0,
 		"served_request_rate_rps": 200.0, "waiting_at_last_release": 2.0, "queue_growth_rps": 62.5,
