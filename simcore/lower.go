@@ -5,6 +5,7 @@ import (
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/outputs"
 	"aisimulate/simcore/internal/planner"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/internal/router"
@@ -15,13 +16,14 @@ import (
 )
 
 // lower turns a validated configuration into the loop's plan.
-func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error) {
-	var acc report.Accounting
+func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error) {
+	var acc outputs.Accounting
 	e := &cfg.Engine
 	model, err := catalog.LookupModel(e.Model, in.Files)
 	if err != nil {
 		return nil, acc, configError(err, "")
 	}
+	acc.CatalogModel = model.CatalogID
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
 		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill); err != nil {

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 
 	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/outputs"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
@@ -82,6 +83,9 @@ type Output struct {
 	Summary map[string]any
 	// Overview is the deployment and the SLA attainment, for the readable table.
 	Overview *report.Overview
+	// Saturation is the saturation section of prediction.json (docs/semantics/outputs.md
+	// §3.4), for the tables and report.SaturationSentence.
+	Saturation map[string]any
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -91,7 +95,7 @@ func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
-	details, err := report.Details(in.Detail)
+	details, err := outputs.Details(in.Detail)
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
 	}
@@ -135,18 +139,21 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		wall = *in.FixedWallTimeMs
 	}
 	acc.WallTimeMs = wall
-	doc := &report.Document{
+	summary := outputs.Summary(res, acc)
+	doc := &outputs.Document{
 		CapturePerRequest: in.CapturePerRequest,
-		Summary:           report.Summary(res, acc),
+		Summary:           summary,
+		Saturation:        outputs.Saturation(res, plan.Disaggregated, summary[report.KeyRequestThroughputRPS].(float64)),
 		Details:           details,
 	}
 	if res.PlannerSection != nil {
 		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
-	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
+		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {
-		order := report.RecordOrder(res)
-		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}
+		order := outputs.RecordOrder(res)
+		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}
 	}
 	if !in.StreamOutputs {
 		var b bytes.Buffer

@@ -58,7 +58,7 @@ func evaluatingServer(t *testing.T, version string) (*httptest.Server, *atomic.I
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		// The worker's file system of uploaded parts (cmd/worker).
+		// The worker's file system of uploaded parts (wasm/httpapi).
 		w.Write(simcore.Evaluate(req, jsapi.NewMemFS(files)))
 	}))
 	t.Cleanup(s.Close)

@@ -194,3 +194,27 @@ func FuzzParseHFConfig(f *testing.F) {
 		}
 	})
 }
+
+// LookupModel says which catalog entry it used: the entry itself for an exact or case-folded
+// id, the architecture an alias folds onto (keeping the id as given), nothing for a local
+// directory.
+func TestLookupModelCatalogID(t *testing.T) {
+	for _, c := range []struct{ id, wantID, catalog string }{
+		{"meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B"},
+		{"META-LLAMA/meta-llama-3.1-8b", "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B"},
+		{"meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B"},
+		{"someorg/Llama-3.1-8B-Instruct-FP8", "someorg/Llama-3.1-8B-Instruct-FP8", "meta-llama/Meta-Llama-3.1-8B"},
+	} {
+		m, err := LookupModel(c.id, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.id, err)
+		}
+		if m.ID != c.wantID || m.CatalogID != c.catalog {
+			t.Errorf("LookupModel(%q): ID %q CatalogID %q, want %q and %q", c.id, m.ID, m.CatalogID, c.wantID, c.catalog)
+		}
+	}
+	files := fstest.MapFS{"m/config.json": {Data: []byte(`{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 512}`)}}
+	if m, err := LookupModel("m", files); err != nil || m.CatalogID != "" {
+		t.Errorf("local directory: %v, %+v, want no catalog id", err, m)
+	}
+}

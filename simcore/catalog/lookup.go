@@ -179,12 +179,14 @@ func LookupModel(id string, files fs.FS) (*Model, error) {
 	for _, m := range models {
 		if m.ID == id {
 			c := *m
+			c.CatalogID = m.ID
 			return &c, nil
 		}
 	}
 	for _, m := range models {
 		if strings.EqualFold(m.ID, id) {
 			c := *m
+			c.CatalogID = m.ID
 			return &c, nil
 		}
 	}
@@ -210,7 +212,7 @@ func LookupModel(id string, files fs.FS) (*Model, error) {
 			}
 		}
 		c := *models[best]
-		c.ID = id
+		c.ID, c.CatalogID = id, models[best].ID
 		if q != "" {
 			c.GemmQuant = q
 			if c.Experts > 0 {

@@ -25,8 +25,12 @@ const (
 
 // Model is the architecture of one model, as far as timing and memory need it.
 type Model struct {
-	// ID is the catalog id (Hugging Face id) or the local directory the model came from.
+	// ID is the catalog id (Hugging Face id) or the local directory the model came from; for
+	// an alias, the id as given.
 	ID string `json:"id"`
+	// CatalogID is the catalog entry LookupModel resolved the id to (the entry's own id for an
+	// alias), "" for a local model directory.
+	CatalogID string `json:"-"`
 	// Arch is the first entry of config.json "architectures".
 	Arch string `json:"arch"`
 	// Family selects the op decomposition (one of the Family* constants).

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"aisimulate/simcore/internal/levenshtein"
 )
 
 // Stack is the execution stack this package validates for; adapter sections are owned by
@@ -95,6 +93,9 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 		}
 		adapters = append(adapters, k)
 	}
+	if err := misspeltSection(root, adapters); err != nil {
+		return nil, err
+	}
 
 	// Step 6: the core config.
 	d := &decoder{}
@@ -102,14 +103,6 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	cfg.Traffic = decodeTraffic(d, root)
 	if !d.ok() {
 		return nil, d.err
-	}
-	if _, ok := root["engine"]; !ok {
-		// A misspelt core section would otherwise only surface later as an unknown adapter.
-		for _, a := range adapters {
-			if levenshtein.Distance(strings.ToLower(a), "engine") <= 2 {
-				return nil, &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
-			}
-		}
 	}
 	cfg.Engine = decodeEngine(d, root)
 	if !d.ok() {
@@ -240,3 +233,25 @@ func nestingWithin(text []byte, limit int) (line int, ok bool) {
 
 // ConfigTooLarge is the reason given for configuration text over MaxConfigBytes.
 var ConfigTooLarge = fmt.Sprintf("the configuration is larger than %d bytes (1 MiB), the limit on configuration text (docs/robustness.md); shorten it or move long inputs into a trace file", MaxConfigBytes)
+
+// misspeltSection refuses an unknown top-level section that is a plausible typo (suggest) of
+// a core section or an installed adapter the configuration lacks: it would otherwise be read
+// as an unavailable adapter, and a misspelt traffic section would leave the default traffic
+// in its place. A misspelt engine is reported as the missing required section.
+func misspeltSection(root map[string]any, adapters []string) *Error {
+	known := append(append([]string(nil), coreSections...), InstalledAdapters...)
+	for _, a := range adapters {
+		if contains(InstalledAdapters, a) {
+			continue
+		}
+		s := suggest(a, known)
+		if _, present := root[s]; s == "" || present {
+			continue
+		}
+		if s == "engine" {
+			return &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
+		}
+		return &Error{Path: a, Msg: fmt.Sprintf("unknown top-level section %q; did you mean %s?", a, s)}
+	}
+	return nil
+}

@@ -368,7 +368,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 // table renders the `--format table` output in the style EnvTable selects.
 func table(out *simcore.Output, env []string, outputDir string) string {
 	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
-		return report.Table(out.Summary, outputDir)
+		return report.Table(out.Summary, out.Saturation, outputDir)
 	}
 	columns := 80
 	if v, ok := getenv(env, EnvColumns); ok {
@@ -376,7 +376,7 @@ func table(out *simcore.Output, env []string, outputDir string) string {
 			columns = n
 		}
 	}
-	return report.ReadableTable(out.Summary, out.Overview, columns, outputDir)
+	return report.ReadableTable(out.Summary, out.Overview, out.Saturation, columns, outputDir)
 }
 
 // configFailure formats a configuration error as "<config>: <dotted.path>: <reason>". An

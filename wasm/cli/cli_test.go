@@ -227,7 +227,7 @@ func TestSuccessTableAndInputs(t *testing.T) {
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
-	if r.stdout != report.Table(out.Summary, "./aisimulate-output") ||
+	if r.stdout != report.Table(out.Summary, out.Saturation, "./aisimulate-output") ||
 		!strings.HasSuffix(r.stdout, "Saved full report to: aisimulate-output/prediction.json\n") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}

@@ -1,6 +1,7 @@
 package jsapi
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -164,5 +166,38 @@ func TestRunDetail(t *testing.T) {
 	res = Run(Request{YAML: []byte(e2), Detail: "memory,power"})
 	if res.Err == nil || res.Err.Kind != KindConfig || res.Err.Message != "detail: invalid section 'power' (choose from summary, memory, time, energy, source, all)" {
 		t.Errorf("bad section: %+v", res.Err)
+	}
+}
+
+// The docs embed's sentence is the module's (report.SaturationSentence, docs/semantics/outputs.md
+// §3.4): E2's closed loop keeps up.
+func TestRunSaturationText(t *testing.T) {
+	res := Run(Request{YAML: []byte(e2)})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	if want := "Keeping up: offered 500 req/s, served 400 req/s; the queue was steady at the last arrival (0 waiting)."; res.SaturationText != want {
+		t.Errorf("SaturationText = %q, want %q", res.SaturationText, want)
+	}
+}
+
+// The browser app's deployment line and SLA cards come from the module's overview, with the
+// catalog id a model alias resolved to.
+func TestRunOverviewJSON(t *testing.T) {
+	yaml := strings.Replace(e2, "model: meta-llama/Meta-Llama-3.1-8B", "model: someorg/Llama-3.1-8B-Instruct-FP8", 1) +
+		"evaluation: {sla: {e2e_ms: 5}}\n"
+	res := Run(Request{YAML: []byte(yaml)})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	var ov report.Overview
+	if err := json.Unmarshal([]byte(res.OverviewJSON), &ov); err != nil {
+		t.Fatal(err)
+	}
+	if got := ov.Deployment.ModelText(); got != "meta-llama/Meta-Llama-3.1-8B (given as someorg/Llama-3.1-8B-Instruct-FP8)" {
+		t.Errorf("model %q", got)
+	}
+	if len(ov.Attainment) != 1 || ov.Attainment[0].Share() != "100.0%" || ov.Deployment.GPUs() != 1 {
+		t.Errorf("overview %+v", ov)
 	}
 }

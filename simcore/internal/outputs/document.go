@@ -1,6 +1,9 @@
-package report
+package outputs
 
-import "aisimulate/simcore/canon"
+import (
+	"aisimulate/simcore/canon"
+	"aisimulate/simcore/report"
+)
 
 // Document is everything prediction.json holds (docs/semantics/outputs.md §3.1), plus the optional details
 // object of --detail. It is the one builder of prediction.json and of the `--format json`
@@ -14,6 +17,8 @@ type Document struct {
 	Planner any
 	// Summary is the summary object (docs/semantics/outputs.md §3.2).
 	Summary map[string]any
+	// Saturation is the saturation section (Saturation, docs/semantics/outputs.md §3.4).
+	Saturation map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
 	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
@@ -22,7 +27,7 @@ type Document struct {
 }
 
 // tree is prediction.json as canonical-encoder input: coverage, details (only when
-// requested), per_request, planner and summary.
+// requested), per_request, planner, saturation and summary.
 func (d *Document) tree() map[string]any {
 	var perRequest any
 	records := 0
@@ -45,6 +50,10 @@ func (d *Document) tree() map[string]any {
 		"per_request": perRequest,
 		"planner":     d.Planner,
 		"summary":     d.Summary,
+	}
+	doc[report.KeySaturation] = nil // a nil map would be written {}
+	if d.Saturation != nil {
+		doc[report.KeySaturation] = d.Saturation
 	}
 	if d.Details != nil {
 		doc["details"] = d.Details

@@ -1,10 +1,9 @@
-// Package report turns the collected requests into prediction.json, requests.jsonl and the
-// table view, with the one canonical JSON encoder every target uses (docs/semantics/outputs.md).
-package report
+package outputs
 
 import (
 	"aisimulate/simcore/internal/engine"
 	"aisimulate/simcore/internal/replay"
+	"aisimulate/simcore/report"
 )
 
 // Accounting is what the summary needs besides the requests.
@@ -14,14 +13,11 @@ type Accounting struct {
 	DecodeReplicas       int // aggregated replicas in aggregated mode
 	PrefillGPUsPerWorker int
 	DecodeGPUsPerWorker  int
-	SLA                  *SLA
+	SLA                  *report.SLA
 	WallTimeMs           float64
-}
-
-// SLA is the goodput bounds; zero fields are unset.
-type SLA struct {
-	TTFTMs, ITLMs, E2EMs    float64
-	HasTTFT, HasITL, HasE2E bool
+	// CatalogModel is the catalog id engine.model resolved to ("" for a local directory),
+	// for the overview (report.Deployment.CatalogModel).
+	CatalogModel string
 }
 
 // Summary builds the summary object of docs/semantics/outputs.md §3.2.
@@ -81,16 +77,16 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		return 0
 	}
 	m := map[string]any{}
-	m[KeyNumRequests] = n
-	m[KeyCompletedRequests] = completed
-	m[KeyTotalInputTokens] = inTok
-	m[KeyTotalOutputTokens] = outTok
-	m[KeyDurationMs] = durationMs
-	m[KeyWallTimeMs] = acc.WallTimeMs
-	m[KeyRequestThroughputRPS] = rate(completed)
-	m[KeyInputThroughputTokS] = rate(inTok)
-	m[KeyOutputThroughputTokS] = rate(outTok)
-	m[KeyTotalThroughputTokS] = rate(inTok + outTok)
+	m[report.KeyNumRequests] = n
+	m[report.KeyCompletedRequests] = completed
+	m[report.KeyTotalInputTokens] = inTok
+	m[report.KeyTotalOutputTokens] = outTok
+	m[report.KeyDurationMs] = durationMs
+	m[report.KeyWallTimeMs] = acc.WallTimeMs
+	m[report.KeyRequestThroughputRPS] = rate(completed)
+	m[report.KeyInputThroughputTokS] = rate(inTok)
+	m[report.KeyOutputThroughputTokS] = rate(outTok)
+	m[report.KeyTotalThroughputTokS] = rate(inTok + outTok)
 	var prefWS, decWS float64
 	if res.PrefillWorkerSeconds != nil {
 		prefWS = *res.PrefillWorkerSeconds
@@ -109,19 +105,19 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 	if acc.Disaggregated {
 		pgpw = acc.PrefillGPUsPerWorker
 	}
-	m[KeyPrefillWorkerSeconds] = prefWS
-	m[KeyDecodeWorkerSeconds] = decWS
-	m[KeyPrefillGPUsPerWorker] = pgpw
-	m[KeyDecodeGPUsPerWorker] = acc.DecodeGPUsPerWorker
-	m[KeyGPUHours] = (float64(prefWS*float64(pgpw)) + float64(decWS*float64(acc.DecodeGPUsPerWorker))) / 3600
+	m[report.KeyPrefillWorkerSeconds] = prefWS
+	m[report.KeyDecodeWorkerSeconds] = decWS
+	m[report.KeyPrefillGPUsPerWorker] = pgpw
+	m[report.KeyDecodeGPUsPerWorker] = acc.DecodeGPUsPerWorker
+	m[report.KeyGPUHours] = (float64(prefWS*float64(pgpw)) + float64(decWS*float64(acc.DecodeGPUsPerWorker))) / 3600
 	processed := inTok + outTok
-	m[KeyProcessedTokens] = processed
+	m[report.KeyProcessedTokens] = processed
 	if acc.WallTimeMs > 0 {
-		m[KeyProcessedTokensPerS] = float64(processed) / acc.WallTimeMs * 1000
-		m[KeyProcessedOutputTokensPerS] = float64(outTok) / acc.WallTimeMs * 1000
+		m[report.KeyProcessedTokensPerS] = float64(processed) / acc.WallTimeMs * 1000
+		m[report.KeyProcessedOutputTokensPerS] = float64(outTok) / acc.WallTimeMs * 1000
 	} else {
-		m[KeyProcessedTokensPerS] = 0.0
-		m[KeyProcessedOutputTokensPerS] = 0.0
+		m[report.KeyProcessedTokensPerS] = 0.0
+		m[report.KeyProcessedOutputTokensPerS] = 0.0
 	}
 	ratio := func(x int64) float64 {
 		if inTok == 0 {
@@ -129,22 +125,22 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 		}
 		return float64(x) / float64(inTok)
 	}
-	m[KeyPrefixCacheReusedRatio] = ratio(reused)
-	m[KeyFirstAdmissionPrefixCacheReusedRatio] = ratio(firstReused)
-	m[KeyNumTTFTSamples] = ttft.N()
-	m[KeyNumTPOTSamples] = tpot.N()
-	m[KeyNumE2ELatencySamples] = e2e.N()
-	ttft.Stats().put(m, TTFT)
-	ttst.Stats().put(m, TTST)
-	tpot.Stats().put(m, TPOT)
-	itl.Stats().put(m, ITL)
+	m[report.KeyPrefixCacheReusedRatio] = ratio(reused)
+	m[report.KeyFirstAdmissionPrefixCacheReusedRatio] = ratio(firstReused)
+	m[report.KeyNumTTFTSamples] = ttft.N()
+	m[report.KeyNumTPOTSamples] = tpot.N()
+	m[report.KeyNumE2ELatencySamples] = e2e.N()
+	ttft.Stats().put(m, report.TTFT)
+	ttst.Stats().put(m, report.TTST)
+	tpot.Stats().put(m, report.TPOT)
+	itl.Stats().put(m, report.ITL)
 	perUser := itl.Reciprocal(1000) // 1000/gap over positive gaps (docs/semantics/outputs.md §4.1)
-	e2e.Stats().put(m, E2ELatency)
-	perUser.Stats().put(m, OutputTokenThroughputPerUser)
+	e2e.Stats().put(m, report.E2ELatency)
+	perUser.Stats().put(m, report.OutputTokenThroughputPerUser)
 	if acc.SLA != nil {
-		m[KeyGoodputCompletedRequests] = good
-		m[KeyGoodputRequestThroughputRPS] = rate(good)
-		m[KeyGoodputOutputThroughputTokS] = rate(goodTok)
+		m[report.KeyGoodputCompletedRequests] = good
+		m[report.KeyGoodputRequestThroughputRPS] = rate(good)
+		m[report.KeyGoodputOutputThroughputTokS] = rate(goodTok)
 	}
 	if res.Trajectories != nil {
 		putTrajectories(m, res)
@@ -153,18 +149,18 @@ func Summary(res *replay.Result, acc Accounting) map[string]any {
 }
 
 // isGood applies the inclusive SLA bounds of docs/semantics/outputs.md §4.3.
-func isGood(s *SLA, ttft, e2e float64, n int) bool {
+func isGood(s *report.SLA, ttft, e2e float64, n int) bool {
 	return (!s.HasTTFT || ttftMet(s, ttft)) && (!s.HasE2E || e2eMet(s, e2e)) && (!s.HasITL || itlMet(s, ttft, e2e, n))
 }
 
 // ttftMet is the TTFT bound of docs/semantics/outputs.md §4.3 (inclusive).
-func ttftMet(s *SLA, ttft float64) bool { return ttft <= s.TTFTMs }
+func ttftMet(s *report.SLA, ttft float64) bool { return ttft <= s.TTFTMs }
 
 // e2eMet is the E2E bound of docs/semantics/outputs.md §4.3 (inclusive).
-func e2eMet(s *SLA, e2e float64) bool { return e2e <= s.E2EMs }
+func e2eMet(s *report.SLA, e2e float64) bool { return e2e <= s.E2EMs }
 
 // itlMet is the ITL bound of docs/semantics/outputs.md §4.3: the request's mean gap after the first token,
 // (e2e − ttft)/(n − 1), at most the bound; a one-token request has no gap and meets it.
-func itlMet(s *SLA, ttft, e2e float64, n int) bool {
+func itlMet(s *report.SLA, ttft, e2e float64, n int) bool {
 	return n <= 1 || (e2e-ttft)/float64(n-1) <= s.ITLMs
 }

@@ -1,14 +1,16 @@
-package report
+package outputs
 
 import (
 	"strings"
 	"testing"
+
+	"aisimulate/simcore/report"
 )
 
 // The document's members (docs/semantics/outputs.md §3.1): per_request null without capture and [] with
 // capture but no records; details only when requested; requests.jsonl mirrors per_request.
 func TestDocumentLayout(t *testing.T) {
-	sum := map[string]any{KeyCompletedRequests: 0}
+	sum := map[string]any{report.KeyCompletedRequests: 0}
 	d := &Document{Summary: sum}
 	got, err := d.PredictionJSON()
 	if err != nil {
@@ -22,6 +24,7 @@ func TestDocumentLayout(t *testing.T) {
   },
   "per_request": null,
   "planner": null,
+  "saturation": null,
   "summary": {
     "completed_requests": 0
   }

@@ -1,4 +1,4 @@
-package report
+package outputs
 
 import (
 	"math/rand/v2"

@@ -1,7 +1,7 @@
-// Command worker is the edge target: a Cloudflare Worker in Go (github.com/syumai/workers)
-// serving the simulator over HTTP. Built by `make worker` (GOOS=js) and run locally under
-// workerd by `make serve-edge`; `go run ./cmd/worker` serves the same API natively for
-// debugging. API (docs/web.md):
+// Package httpapi is the simulator's HTTP API, as the edge target serves it (cmd/worker, a
+// Cloudflare Worker in Go built by `make worker` and run locally under workerd by
+// `make serve-edge`; `go run ./cmd/worker` serves the same API natively for debugging).
+// API (docs/web.md):
 //
 //	GET  /v1/health                        → {"status":"ok","api_version":1,"module_version":…,"limits":{…}}
 //	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
@@ -17,7 +17,7 @@
 // wrong method, 413 over a limit (with "limit": "body", "work", "memory" or "requests"), 500 simulator
 // failure. Responses carry permissive CORS headers and X-Aisimulate-Version (simcore.Version).
 // The worker makes no outbound requests.
-package main
+package httpapi
 
 import (
 	"bytes"

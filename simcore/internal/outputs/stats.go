@@ -1,4 +1,4 @@
-package report
+package outputs
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 
 	"aisimulate/simcore/internal/engine"
 	"aisimulate/simcore/internal/hashtab"
+	"aisimulate/simcore/report"
 )
 
 // Dist is a multiset of float samples, each with a count, for the distribution statistics of
@@ -405,14 +406,14 @@ func (d *Dist) Stats() Stats {
 }
 
 // put writes the nine statistics of a distribution into m as {stat}_{name} (docs/semantics/outputs.md §3.2).
-func (s Stats) put(m map[string]any, d Distribution) {
-	m[d.Key(Mean)] = s.Mean
-	m[d.Key(Min)] = s.Min
-	m[d.Key(Max)] = s.Max
-	m[d.Key(Median)] = s.Median
-	m[d.Key(P75)] = s.P75
-	m[d.Key(P90)] = s.P90
-	m[d.Key(P95)] = s.P95
-	m[d.Key(P99)] = s.P99
-	m[d.Key(Std)] = s.Std
+func (s Stats) put(m map[string]any, d report.Distribution) {
+	m[d.Key(report.Mean)] = s.Mean
+	m[d.Key(report.Min)] = s.Min
+	m[d.Key(report.Max)] = s.Max
+	m[d.Key(report.Median)] = s.Median
+	m[d.Key(report.P75)] = s.P75
+	m[d.Key(report.P90)] = s.P90
+	m[d.Key(report.P95)] = s.P95
+	m[d.Key(report.P99)] = s.P99
+	m[d.Key(report.Std)] = s.Std
 }

@@ -1,8 +1,9 @@
-package report
+package outputs
 
 import (
 	"aisimulate/simcore/internal/engine"
 	"aisimulate/simcore/internal/replay"
+	"aisimulate/simcore/report"
 )
 
 // putTrajectories writes the 13 trajectory keys of docs/semantics/outputs.md §4.6 for an agentic graph run:
@@ -43,12 +44,12 @@ func putTrajectories(m map[string]any, res *replay.Result) {
 			e2e.Add(nonNeg(last[p] - first[p]))
 		}
 	}
-	m[KeyTotalTrajectories] = plays
-	m[KeyCompletedTrajectories] = completed
-	m[KeyIncompleteTrajectories] = plays - completed
+	m[report.KeyTotalTrajectories] = plays
+	m[report.KeyCompletedTrajectories] = completed
+	m[report.KeyIncompleteTrajectories] = plays - completed
 	st := e2e.Stats()
-	st.put(m, TrajectoryE2ELatency)
-	m[KeyP50TrajectoryE2ELatencyMs] = st.Median
+	st.put(m, report.TrajectoryE2ELatency)
+	m[report.KeyP50TrajectoryE2ELatencyMs] = st.Median
 }
 
 // isCompleted tells whether a request counts as completed in the summary: admitted at least
