@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"aisimulate/simcore/internal/levenshtein"
+	"aisimulate/simcore/levenshtein"
 )
 
 //go:embed models.json

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"aisimulate/simcore/internal/levenshtein"
+	"aisimulate/simcore/levenshtein"
 )
 
 // decoder walks the generic tree and remembers the first error. Every helper keeps going
