@@ -33,7 +33,7 @@ build: wasm
 	@$(if $(strip $(BUILD_EXTRA)),$(MAKE) --no-print-directory $(BUILD_EXTRA))
 
 run: build
-	./$(BIN) predict --stack dynamo --config examples/quickstart.yaml --output-dir aisimulate-output --overwrite
+	./$(BIN) predict --stack dynamo --config examples/quickstart.yaml --output-dir out/quickstart --overwrite
 
 vet:
 	$(GO) vet ./...
@@ -71,4 +71,4 @@ bench: build
 	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-seed.yaml
 
 clean:
-	rm -rf bin aisimulate-output $(WASM)
+	rm -rf bin aisimulate-output out $(WASM)
