@@ -113,11 +113,11 @@ func TestDocumentedCommandsAfterMakeRun(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, c := range cmds {
-		if key := strings.Join(c, "\x00"); seen[key] {
+		key := strings.Join(c, "\x00")
+		if seen[key] {
 			continue // the same command in two documents: run once
-		} else {
-			seen[key] = true
 		}
+		seen[key] = true
 		if r := runIn(dir, nil, c...); r.code != 0 {
 			t.Errorf("bin/aisimulate %s: exit %d: %s", strings.Join(c, " "), r.code, r.stderr)
 		}
