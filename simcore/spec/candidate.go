@@ -27,8 +27,9 @@ func modeOf(role string) string {
 
 // Candidate builds one concrete configuration tree: the concrete tree with values written at
 // the given paths (whole mappings for parallelism), the roles of the candidate's mode kept and
-// the others removed, and the router knobs removed when its policy is round_robin. The result
-// is a predict configuration.
+// the others removed, and when its policy is round_robin the KV-router knobs removed and the
+// load model written as the reference echoes it, `prefill_load_model: {type: none}`. The
+// result is a predict configuration.
 func (r *Recommendation) Candidate(paths []string, values []any) map[string]any {
 	t := deepCopy(r.Tree).(map[string]any)
 	for i, p := range paths {
@@ -50,7 +51,7 @@ func (r *Recommendation) Candidate(paths []string, values []any) map[string]any 
 		}
 	}
 	if p, ok := getPath(t, "router.policy"); ok && p == RouterRoundRobin {
-		deletePath(t, "router.prefill_load_model")
+		setPath(t, "router.prefill_load_model", map[string]any{"type": LoadModelNone})
 		for _, k := range routerNumerics {
 			deletePath(t, "router."+k)
 		}

@@ -123,6 +123,10 @@ func loadRecommendation(yamlText []byte, sets []string) (*Recommendation, *Error
 	if !d.ok() {
 		return nil, d.err
 	}
+	r.checkTraceFormat(d)
+	if !d.ok() {
+		return nil, d.err
+	}
 	if err := r.checkConcrete(); err != nil {
 		return nil, err
 	}
@@ -199,4 +203,41 @@ func (r *Recommendation) checkEvaluation(d *decoder) {
 func (r *Recommendation) HasCompleteSLA() bool {
 	s := r.SLA
 	return s != nil && (s.E2EMs != nil || s.TTFTMs != nil && s.ITLMs != nil)
+}
+
+// checkTraceFormat applies the trace-format rules that no candidate of the search can meet
+// when the search allows what the format forbids (docs/recommend.md, "Checks before the
+// search"): an aggregated-only format (spec.TraceFormats) with disaggregated in the mode
+// domain, and a format that forbids the planner with a planner some candidate may enable.
+// They are configuration errors, as the reference makes them, instead of trials wasted as
+// unsupported candidates.
+func (r *Recommendation) checkTraceFormat(d *decoder) {
+	if t, _ := getPath(r.Tree, "traffic.source.type"); t != SourceTrace {
+		return
+	}
+	name := FormatMooncake
+	if v, ok := getPath(r.Tree, "traffic.source.format"); ok {
+		name, _ = v.(string)
+	}
+	f, _ := LookupTraceFormat(name)
+	if f.AggregatedOnly && contains(r.Modes, ModeDisaggregated) {
+		d.failf("engine.mode", "trace format '%s' requires engine.mode: aggregated, but the search includes disaggregated candidates (engine.mode defaults to both in recommend); set engine.mode: aggregated", name)
+		return
+	}
+	if f.Planner == PlannerOff && r.Planner != nil {
+		d.failf("planner.policy", "%s requires planner.policy=disabled, but the search may enable the planner (planner.policy defaults to both in recommend); set planner.policy: disabled or remove the planner section", name)
+	}
+}
+
+// CheckLoadedTrace is CheckLoadedTrace for a whole search: graph is true when the trace,
+// read once before the search, is an agentic dependency graph, which a format with
+// PlannerOffForGraphs cannot replay under a planner some candidate may enable.
+func (r *Recommendation) CheckLoadedTrace(graph bool) error {
+	name, _ := getPath(r.Tree, "traffic.source.format")
+	s, _ := name.(string)
+	f, _ := LookupTraceFormat(s)
+	if graph && f.Planner == PlannerOffForGraphs && r.Planner != nil {
+		return &Error{Path: "planner.policy", Msg: "trace format \"" + f.Name + "\" with agent_context requires planner.policy=disabled, but the search may enable the planner; set planner.policy: disabled"}
+	}
+	return nil
 }

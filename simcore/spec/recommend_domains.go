@@ -321,6 +321,12 @@ func (r *Recommendation) collectRouter(d *decoder) {
 		r.addDefault("router.policy", strs(policies), nil)
 	}
 	searchKV := contains(policies, RouterKV)
+	// A round-robin candidate echoes prefill_load_model: {type: none} (Candidate), so a
+	// concrete load model other than none cannot hold for it.
+	if t, ok := getPath(r.Tree, "router.prefill_load_model.type"); ok && !isDomainNode(t) && t != LoadModelNone && contains(policies, RouterRoundRobin) {
+		d.failf("router.prefill_load_model.type", "'%v' is incompatible with router.policy='round_robin', which the search includes; use type: none, a domain containing none, or policy: kv_router", t)
+		return
+	}
 	paths := append([]string{"router.prefill_load_model.type"}, prefixAll("router.", routerNumerics)...)
 	if !searchKV {
 		for _, p := range paths {
