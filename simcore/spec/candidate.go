@@ -27,7 +27,7 @@ func modeOf(role string) string {
 
 // Candidate builds one concrete configuration tree: the concrete tree with values written at
 // the given paths (whole mappings for parallelism), the roles of the candidate's mode kept and
-// the others removed, and when its policy is round_robin the KV-router knobs removed and the
+// the others removed (engine.kv_transfer too on an aggregated candidate), and when its policy is round_robin the KV-router knobs removed and the
 // load model written as the reference echoes it, `prefill_load_model: {type: none}`. The
 // result is a predict configuration.
 func (r *Recommendation) Candidate(paths []string, values []any) map[string]any {
@@ -40,6 +40,12 @@ func (r *Recommendation) Candidate(paths []string, values []any) map[string]any 
 		if s, isStr := m.(string); isStr {
 			mode = s
 		}
+	}
+	// engine.kv_transfer belongs to the disaggregated candidates of a mode domain, as their
+	// roles do (docs/recommend.md, "Domains"); with aggregated candidates only, predict's
+	// rule refuses it.
+	if mode == ModeAggregated && contains(r.Modes, ModeDisaggregated) {
+		deletePath(t, "engine.kv_transfer")
 	}
 	if w, ok := getPath(t, "engine.workers"); ok {
 		if wm, isMap := w.(map[string]any); isMap {

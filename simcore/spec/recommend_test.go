@@ -223,6 +223,19 @@ func TestRecommendationParallelism(t *testing.T) {
 // Candidate keeps the roles of its mode and drops round-robin router knobs; hardware auto
 // takes optimization.hardware; --set reaches optimization.
 func TestRecommendationCandidate(t *testing.T) {
+	// engine.kv_transfer with a mode domain: the disaggregated candidates keep it, the
+	// aggregated ones drop it; with aggregated candidates only it stays predict's error.
+	kv := loadRec(t, recYAML, "engine.kv_transfer={bandwidth_gb_per_second: 50}")
+	if _, ok := getPath(kv.Candidate([]string{"engine.mode"}, []any{ModeDisaggregated}), "engine.kv_transfer"); !ok {
+		t.Error("a disaggregated candidate lost engine.kv_transfer")
+	}
+	if v, ok := getPath(kv.Candidate([]string{"engine.mode"}, []any{ModeAggregated}), "engine.kv_transfer"); ok {
+		t.Errorf("an aggregated candidate kept engine.kv_transfer %v", v)
+	}
+	if _, err := LoadRecommendation([]byte(aggRecYAML), []string{"engine.kv_transfer={bandwidth_gb_per_second: 50}"}); err == nil || !strings.Contains(err.Error(), "aggregated mode rejects kv_transfer") {
+		t.Errorf("kv_transfer with aggregated candidates only: %v", err)
+	}
+
 	r := loadRec(t, recYAML, "engine.hardware=auto", "optimization.hardware=b200_sxm", "optimization.target=pareto",
 		"router={policy: {choices: [round_robin, kv_router]}, temperature: 0.5}")
 	if r.Optimization.Target != TargetPareto {
