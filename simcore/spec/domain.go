@@ -92,6 +92,7 @@ var searchFields = map[string]searchField{
 	"traffic.load.requests_per_second": {kind: fieldFloat, lims: []limit{gt(0)}, positiveRange: true},
 	"traffic.load.sessions_per_second": {kind: fieldFloat, lims: []limit{gt(0)}, positiveRange: true},
 	"traffic.load.speedup":             {kind: fieldFloat, lims: []limit{gt(0)}, positiveRange: true},
+	"traffic.load.fraction":            {kind: fieldFloat, lims: []limit{gt(0)}, positiveRange: true},
 	"router.policy":                    {kind: fieldEnum, enum: []string{RouterRoundRobin, RouterKV}},
 	"router.prefill_load_model.type":   {kind: fieldEnum, enum: []string{LoadModelNone, LoadModelAIC}},
 	"router.overlap_score_credit":      {kind: fieldFloat, lims: []limit{ge(0)}},

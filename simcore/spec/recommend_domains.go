@@ -92,12 +92,8 @@ func (r *Recommendation) collectDomains(d *decoder) {
 	if !d.ok() {
 		return
 	}
-	for _, p := range []string{"traffic.load.concurrency", "traffic.load.requests_per_second", "traffic.load.sessions_per_second", "traffic.load.speedup"} {
+	for _, p := range []string{"traffic.load.concurrency", "traffic.load.requests_per_second", "traffic.load.sessions_per_second", "traffic.load.speedup", "traffic.load.fraction"} {
 		r.takeDomain(d, p, nil)
-	}
-	if t, ok := getPath(r.Tree, "traffic.load.type"); ok && t == "kv_capacity_fraction" {
-		d.failf("traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate")
-		return
 	}
 	if !d.ok() {
 		return
