@@ -5,6 +5,7 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -27,7 +28,8 @@ func modeOf(role string) string {
 
 // Candidate builds one concrete configuration tree: the concrete tree with values written at
 // the given paths (whole mappings for parallelism), the roles of the candidate's mode kept and
-// the others removed (engine.kv_transfer too on an aggregated candidate), and when its policy is round_robin the KV-router knobs removed and the
+// the others removed (engine.kv_transfer too on an aggregated candidate), its backend's
+// entry of a per-backend backend_version, and when its policy is round_robin the KV-router knobs removed and the
 // load model written as the reference echoes it, `prefill_load_model: {type: none}`. The
 // result is a predict configuration.
 func (r *Recommendation) Candidate(paths []string, values []any) map[string]any {
@@ -39,6 +41,12 @@ func (r *Recommendation) Candidate(paths []string, values []any) map[string]any 
 	if m, ok := getPath(t, "engine.mode"); ok {
 		if s, isStr := m.(string); isStr {
 			mode = s
+		}
+	}
+	if r.backendVersions != nil {
+		b, _ := getPath(t, "engine.backend")
+		if v, ok := r.backendVersions[fmt.Sprint(b)]; ok {
+			setPath(t, "engine.backend_version", v)
 		}
 	}
 	// engine.kv_transfer belongs to the disaggregated candidates of a mode domain, as their

@@ -76,6 +76,9 @@ type Recommendation struct {
 	// otherwise).
 	Planner         *PlannerSearch
 	plannerControls []plannerControl
+	// backendVersions is a per-backend engine.backend_version ({vllm: …, sglang: …}),
+	// written into each candidate for its backend (nil when the version is one string).
+	backendVersions map[string]any
 }
 
 // LoadRecommendation parses a recommendation configuration, applies --set assignments (which

@@ -92,6 +92,10 @@ func (r *Recommendation) collectDomains(d *decoder) {
 	if !d.ok() {
 		return
 	}
+	r.collectBackendVersions(d)
+	if !d.ok() {
+		return
+	}
 	for _, p := range []string{"traffic.load.concurrency", "traffic.load.requests_per_second", "traffic.load.sessions_per_second", "traffic.load.speedup", "traffic.load.fraction"} {
 		r.takeDomain(d, p, nil)
 	}
@@ -375,5 +379,33 @@ func rejectDomains(d *decoder, path string, v any) {
 				return
 			}
 		}
+	}
+}
+
+// collectBackendVersions reads engine.backend_version written as a per-backend mapping
+// ({vllm: "0.24.0", sglang: current}, docs/recommend.md, "Domains"): keys are backends,
+// values versions or null; Candidate writes each candidate its backend's entry (none when
+// the mapping has no entry for it). One string stays in the tree for every candidate.
+func (r *Recommendation) collectBackendVersions(d *decoder) {
+	v, ok := getPath(r.Tree, "engine.backend_version")
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return
+	}
+	backends := []string{BackendVLLM, BackendSGLang, BackendTRTLLM}
+	versions := map[string]any{}
+	for _, k := range sortedKeys(m) {
+		p := "engine.backend_version." + k
+		if !contains(backends, k) {
+			d.failf(p, "a per-backend backend_version takes the keys %s; got %q", strings.Join(backends, ", "), k)
+			return
+		}
+		if m[k] != nil {
+			versions[k] = d.asString(p, m[k])
+		}
+	}
+	if d.ok() {
+		r.backendVersions = versions
+		deletePath(r.Tree, "engine.backend_version")
 	}
 }

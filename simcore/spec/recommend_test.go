@@ -99,6 +99,8 @@ func TestRecommendationRejections(t *testing.T) {
 		{"predictor type with a preset", aggRecYAML, []string{"planner={policy: enabled, load_predictor: {preset: default, type: {choices: [arima]}}}"}, "planner.load_predictor.type", "only applies with preset: false; remove it or turn the preset off"},
 		{"bad custom scaling mapping", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: [{enable_throughput_scaling: true, enable_load_scaling: true, throughput_adjustment_interval_seconds: 5, load_adjustment_interval_seconds: 5}]}}"}, "planner.scaling_policy.preset.0", "load_adjustment_interval_seconds (5) must be less than throughput_adjustment_interval_seconds (5) when both scaling modes are enabled"},
 		{"bucket not a square", aggRecYAML, []string{"planner={policy: enabled, fpm_sampling: {preset: [{max_num_fpm_samples: 32, fpm_sample_bucket_size: 5}]}}"}, "planner.fpm_sampling.preset.0.fpm_sample_bucket_size", "must be a perfect square (1, 4, 9, 16, 25, …), got 5"},
+		{"backend_version key", aggRecYAML, []string{"engine.backend_version={vllm: current, tgi: 1.0}"}, "engine.backend_version.tgi", `a per-backend backend_version takes the keys vllm, sglang, trtllm; got "tgi"`},
+		{"backend_version value", aggRecYAML, []string{"engine.backend_version={vllm: [1]}"}, "engine.backend_version.vllm", "must be a string, got a list"},
 		{"kv_capacity_fraction range at 0", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: kv_capacity_fraction, fraction: {range: {min: 0, max: 1}}}, stop: {requests: 4}}"}, "traffic.load.fraction.range.min", "must be greater than 0, got 0"},
 		{"concrete part still validated", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: concurrency, concurrency: {choices: [1, 2]}}, stop: {requests: 0}}"}, "traffic.stop.requests", "must be greater than 0, got 0"},
 		{"set crosses a non-mapping", aggRecYAML, []string{"optimization.target=ttft", "optimization.target.x=1"}, "", "--set path 'optimization.target.x' crosses a non-mapping value (target is string \"ttft\"); replace that value as a whole instead"},
@@ -231,6 +233,15 @@ func TestRecommendationCandidate(t *testing.T) {
 	}
 	if v, ok := getPath(kv.Candidate([]string{"engine.mode"}, []any{ModeAggregated}), "engine.kv_transfer"); ok {
 		t.Errorf("an aggregated candidate kept engine.kv_transfer %v", v)
+	}
+	// A per-backend backend_version gives each candidate its backend's entry (none when
+	// the mapping has none); aliases are versions like any other.
+	bv := loadRec(t, recYAML, "engine.backend_version={vllm: current, sglang: 0.5.14}")
+	for b, want := range map[string]any{BackendVLLM: "current", BackendSGLang: "0.5.14", BackendTRTLLM: nil} {
+		v, ok := getPath(bv.Candidate([]string{"engine.backend"}, []any{b}), "engine.backend_version")
+		if want == nil && ok || want != nil && v != want {
+			t.Errorf("%s: backend_version %v (present %v), want %v", b, v, ok, want)
+		}
 	}
 	if _, err := LoadRecommendation([]byte(aggRecYAML), []string{"engine.kv_transfer={bandwidth_gb_per_second: 50}"}); err == nil || !strings.Contains(err.Error(), "aggregated mode rejects kv_transfer") {
 		t.Errorf("kv_transfer with aggregated candidates only: %v", err)
