@@ -35,7 +35,7 @@ type Candidate struct {
 	Reason         string
 	// Summary is the prediction's summary (nil when it was not simulated).
 	Summary map[string]any
-	// Score and Objectives (aligned with ObjectiveNames) of a simulated candidate.
+	// Score and Objectives (aligned with spec.Recommendation.Objectives) of a simulated candidate.
 	Score      float64
 	Objectives []float64
 	observed   bool

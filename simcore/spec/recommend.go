@@ -202,6 +202,20 @@ func (r *Recommendation) checkEvaluation(d *decoder) {
 	}
 }
 
+// Objectives are the objectives of the target: the target itself, or for pareto
+// throughput_per_gpu and throughput_per_user, plus goodput_per_gpu when the SLA measures
+// goodput (docs/recommend.md, "Scoring and ranking").
+func (r *Recommendation) Objectives() []string {
+	if r.Optimization.Target != TargetPareto {
+		return []string{r.Optimization.Target}
+	}
+	names := []string{TargetThroughputPerGPU, TargetThroughputPerUser}
+	if r.HasCompleteSLA() {
+		names = append(names, TargetGoodputPerGPU)
+	}
+	return names
+}
+
 // HasCompleteSLA reports whether goodput can be measured (e2e alone, or ttft with itl).
 func (r *Recommendation) HasCompleteSLA() bool {
 	s := r.SLA

@@ -358,6 +358,25 @@ func TestRecommendationPlannerSearch(t *testing.T) {
 	if p := tree["planner"].(map[string]any); p["load_predictor"] != "constant" || p["load_predictor_log1p"] != false || p["kalman_r"] != nil {
 		t.Errorf("constant_last: %v", p)
 	}
+	// Pareto with a complete SLA has a goodput objective, so its planner target is sla and the
+	// throughput-scaling policies stay; without the SLA it is throughput.
+	r = loadRec(t, aggRecYAML, "optimization.target=pareto", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}", "planner={policy: enabled}")
+	if ps := r.Planner; ps.Target != TargetSLA || len(ps.Groups[0].Entries) != 7 {
+		t.Errorf("pareto with an SLA: target %q, %d scaling policies", ps.Target, len(ps.Groups[0].Entries))
+	}
+	if r = loadRec(t, aggRecYAML, "optimization.target=pareto", "planner={policy: enabled}"); r.Planner.Target != "throughput" {
+		t.Errorf("pareto without an SLA: target %q", r.Planner.Target)
+	}
+	// An explicit list without constant_last, a one-entry list above all, is honoured when no
+	// pre-sweep winner exists (no trace): its first entry, not constant_last.
+	r = loadRec(t, aggRecYAML, append(sla, "planner={policy: enabled, scaling_policy: {preset: [throughput_180_5]}, load_predictor: {preset: [arima_raw]}}")...)
+	tree = r.Candidate([]string{"planner.enable_throughput_scaling", "planner.enable_load_scaling",
+		"planner.throughput_adjustment_interval_seconds", "planner.load_adjustment_interval_seconds",
+		"planner.max_num_fpm_samples", "planner.fpm_sample_bucket_size"},
+		[]any{true, false, json.Number("180"), json.Number("5"), json.Number("64"), json.Number("16")})
+	if p := tree["planner"].(map[string]any); p["load_predictor"] != "arima" || p["load_predictor_log1p"] != false {
+		t.Errorf("[arima_raw] without a trace: %v", p)
+	}
 	// Independent knobs: their product without the invalid combinations.
 	r = loadRec(t, aggRecYAML, append(sla, "planner={policy: enabled, scaling_policy: {preset: false}, enable_throughput_scaling: false, enable_load_scaling: true, load_adjustment_interval_seconds: {choices: [5, 200]}}")...)
 	var shows []string
