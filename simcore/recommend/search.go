@@ -196,20 +196,31 @@ func (s *Search) propose(t int) Point {
 	return s.tpePoint(r, t)
 }
 
-// coverage lists the coverage trials: every value of every preset parameter once, in a
-// seeded shuffled order, when they all fit in the budget; none otherwise (then the
-// optimiser samples the presets like any other parameter).
+// coverage lists the coverage trials, in a seeded shuffled order: every parallelism preset
+// entry once when they all fit in the budget (none otherwise), then the entries of each
+// planner sub-item, one sub-item after another while they still fit. What is not covered
+// the optimiser samples like any other parameter.
 func coverage(space *Space, opt spec.Optimizer) []coverItem {
 	var items []coverItem
-	for i, p := range space.Params {
-		if !p.Branch {
-			continue
-		}
-		for v := range p.Values {
-			items = append(items, coverItem{i, v})
+	add := func(planner bool) {
+		for i, p := range space.Params {
+			if !p.Branch || (p.Labels != nil) != planner {
+				continue
+			}
+			if planner && len(items)+len(p.Values) > opt.MaxTrials {
+				return
+			}
+			for v := range p.Values {
+				items = append(items, coverItem{i, v})
+			}
 		}
 	}
+	add(false)
 	if len(items) > opt.MaxTrials {
+		items = nil
+	}
+	add(true)
+	if len(items) == 0 {
 		return nil
 	}
 	r := rng.New(opt.Seed, "recommend.coverage")
@@ -221,14 +232,16 @@ func coverage(space *Space, opt spec.Optimizer) []coverItem {
 }
 
 // randomPoint draws every active parameter uniformly (continuous: uniform, or log-uniform
-// for log scale); force, when set, fixes one preset value and the value of its condition.
+// for log scale); force, when set, fixes one preset value and the values of the conditions
+// it depends on, up the chain (a planner sub-item needs its scaling policy, which needs an
+// enabled planner).
 func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 	pt := make(Point, len(s.Params))
-	var need int = -1
-	var needOK []bool
+	need := map[int][]bool{}
 	if force != nil {
-		fp := s.Params[force.param]
-		need, needOK = fp.when, fp.whenOK
+		for c := force.param; s.Params[c].when >= 0; c = s.Params[c].when {
+			need[s.Params[c].when] = s.Params[c].whenOK
+		}
 	}
 	for i := range s.Params {
 		pt[i] = math.NaN()
@@ -236,10 +249,11 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 			continue
 		}
 		p := &s.Params[i]
+		needOK, needed := need[i]
 		switch {
 		case force != nil && i == force.param:
 			pt[i] = float64(force.value)
-		case i == need:
+		case needed:
 			// Draw among the values that activate the forced parameter.
 			var ok []int
 			for v, good := range needOK {

@@ -207,6 +207,38 @@ func TestSearchPresetCoverage(t *testing.T) {
 	}
 }
 
+// Each planner sub-item's preset entries get a trial too when the budget allows (after the
+// parallelism presets), their conditions forced up the chain: an FPM sampling entry needs a
+// throughput-scaling policy, which needs the planner enabled.
+func TestSearchPlannerPresetCoverage(t *testing.T) {
+	sp := mustSpace(t, synthYAML, "optimization.target=goodput", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}",
+		"planner={scaling_policy: {preset: [load_180_5, throughput_180_5, hybrid_600_5]}, fpm_sampling: {preset: [small, large]}, load_sensitivity: {preset: [aggressive, conservative]}}")
+	// 4 parallelism branches + 3 scaling policies + 2 FPM samplings + 2 sensitivities = 11.
+	for _, alg := range []string{spec.AlgorithmBayesian, spec.AlgorithmRandom} {
+		s := NewSearch(sp, opt(alg, 11, 9))
+		round, err := s.Propose(16)
+		must(t, err)
+		seen := map[string]bool{}
+		for _, p := range round {
+			for i, prm := range sp.Params {
+				if prm.Labels != nil && !math.IsNaN(p.Candidate.Point[i]) {
+					seen[prm.Name+"="+prm.Labels[int(p.Candidate.Point[i])]] = true
+				}
+			}
+		}
+		for _, want := range []string{"planner.scaling_policy=load_180_5", "planner.scaling_policy=throughput_180_5", "planner.scaling_policy=hybrid_600_5",
+			"planner.fpm_sampling=small", "planner.fpm_sampling=large", "planner.load_sensitivity=aggressive", "planner.load_sensitivity=conservative"} {
+			if !seen[want] {
+				t.Errorf("%s: the first %d trials never tried %s (saw %v)", alg, len(round), want, seen)
+			}
+		}
+	}
+	// Over budget the planner sub-items that do not fit are left to the optimiser.
+	if c := coverage(sp, opt(spec.AlgorithmRandom, 8, 9)); len(c) != 7 {
+		t.Errorf("coverage of 8 trials: %d items, want 4 parallelism + 3 scaling policies", len(c))
+	}
+}
+
 // Rounds are observed before the next is proposed, and never cross a refit block.
 func TestSearchRoundAPI(t *testing.T) {
 	sp := mustSpace(t, synthYAML)

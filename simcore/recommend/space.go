@@ -32,8 +32,8 @@ type Param struct {
 	// ordinal is true for categorical values that are single numbers in ascending order
 	// (stepped ranges, numeric choices): the optimiser treats neighbours as similar.
 	ordinal bool
-	// Branch marks a parallelism preset (ladder or list): every value gets at least one trial
-	// when the budget allows.
+	// Branch marks a preset (a parallelism ladder or list, a planner sub-item): every value
+	// gets at least one trial when the budget allows.
 	Branch bool
 	// Labels name the values of a planner sub-item (conditions refer to them) and Shows
 	// are how recommendation.json's candidate config shows them; nil for other parameters.
