@@ -239,6 +239,10 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 	pt := make(Point, len(s.Params))
 	need := map[int][]bool{}
 	if force != nil {
+		fp := &s.Params[force.param]
+		if fp.fitsOn != nil {
+			need[fp.onBackend] = fp.fitsOn[force.value] // a backend the forced shape fits
+		}
 		for c := force.param; s.Params[c].when >= 0; c = s.Params[c].when {
 			need[s.Params[c].when] = s.Params[c].whenOK
 		}
@@ -265,10 +269,24 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 		case p.Continuous:
 			pt[i] = drawContinuous(p, r.Uniform01())
 		default:
-			pt[i] = float64(r.UniformInt(uint64(len(p.Values))))
+			pt[i] = drawAmong(r, s.runnable(i, pt), len(p.Values))
 		}
 	}
 	return pt
+}
+
+// drawAmong draws a value uniformly among those ok allows (all n when ok is nil).
+func drawAmong(r *rng.Stream, ok []bool, n int) float64 {
+	if ok == nil {
+		return float64(r.UniformInt(uint64(n)))
+	}
+	var vals []int
+	for v, good := range ok {
+		if good {
+			vals = append(vals, v)
+		}
+	}
+	return float64(vals[r.UniformInt(uint64(len(vals)))])
 }
 
 // drawContinuous maps u ∈ [0,1) onto the range (log-uniform on a log scale).

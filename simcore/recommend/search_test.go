@@ -324,3 +324,30 @@ optimization: {constraints: {max_candidate_gpus: 2}}
 	}
 	_ = strconv.Itoa
 }
+
+// A default-ladder shape is proposed only with a backend it fits: Llama 3.1 70B at TP1 on
+// an H200 fits TensorRT-LLM's fraction of free memory, not vLLM's or SGLang's fraction of the
+// total, so TP1 comes only with trtllm — in coverage, random and model-based trials alike.
+func TestLadderShapesOnlyWithBackendsTheyFit(t *testing.T) {
+	sp := mustSpace(t, `
+traffic: {source: {type: synthetic}, load: {type: concurrency, concurrency: 8}, stop: {requests: 8}}
+engine: {mode: aggregated, backend: {choices: [vllm, sglang, trtllm]}, model: meta-llama/Llama-3.1-70B, hardware: h200_sxm, workers: {aggregated: {}}}
+optimization: {target: throughput, constraints: {max_candidate_gpus: 8}}
+`)
+	for _, alg := range []string{spec.AlgorithmBayesian, spec.AlgorithmRandom} {
+		s := driveSearch(t, sp, opt(alg, 200, 3), 16)
+		tp1 := 0
+		for _, c := range s.Candidates() {
+			b, _ := spec.GetPath(c.Tree, "engine.backend")
+			if treeNum(c.Tree, "engine.workers.aggregated.parallelism.tensor", 1) == 1 {
+				tp1++
+				if b != spec.BackendTRTLLM {
+					t.Fatalf("%s: %s proposed with TP1, which leaves it no KV cache", alg, b)
+				}
+			}
+		}
+		if tp1 == 0 {
+			t.Errorf("%s: TP1 never proposed with trtllm, which it fits", alg)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func (s *Search) tpePoint(r *rng.Stream, t int) Point {
 			if !sp.active(i, pt) {
 				continue
 			}
-			pt[i] = sp.sample(i, &lm[i], r)
+			pt[i] = sp.sample(i, &lm[i], r, sp.runnable(i, pt))
 			acq += xmath.Log(sp.pdf(i, &lm[i], pt[i])) - xmath.Log(sp.pdf(i, &gm[i], pt[i]))
 		}
 		if acq > bestAnyAcq {
@@ -201,18 +201,39 @@ func (s *Space) fit(i int, group []observation) density {
 	return d
 }
 
-func (s *Space) sample(i int, d *density, r *rng.Stream) float64 {
+// sample draws a value of parameter i from its density; ok, when not nil, limits a
+// categorical draw to the values it allows (the density renormalised over them).
+func (s *Space) sample(i int, d *density, r *rng.Stream, ok []bool) float64 {
 	p := &s.Params[i]
 	if !p.Continuous {
+		weights := d.weights
+		if ok != nil {
+			weights = make([]float64, len(d.weights))
+			total := 0.0
+			for v, w := range d.weights {
+				if ok[v] {
+					weights[v], total = w, total+w
+				}
+			}
+			for v := range weights {
+				weights[v] /= total
+			}
+		}
 		u := r.Uniform01()
-		acc := 0.0
-		for v, w := range d.weights {
+		acc, last := 0.0, 0
+		for v, w := range weights {
+			if w > 0 {
+				last = v
+			}
 			acc += w
 			if u < acc {
 				return float64(v)
 			}
 		}
-		return float64(len(d.weights) - 1)
+		if ok == nil {
+			last = len(weights) - 1
+		}
+		return float64(last)
 	}
 	j := int(r.UniformInt(uint64(len(d.centers) + 1)))
 	var u float64
