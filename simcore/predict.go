@@ -77,6 +77,9 @@ type Output struct {
 	Summary map[string]any
 	// Overview is the deployment and the SLA attainment, for the readable table.
 	Overview *report.Overview
+	// Steps is the event-loop steps the simulation took (replay.Result.Steps), which a
+	// candidate's work budget is checked against once the run is over.
+	Steps int64
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -139,7 +142,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		Summary:           report.Summary(res, acc),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
 	if in.CapturePerRequest {
 		order := report.RecordOrder(res)
 		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}

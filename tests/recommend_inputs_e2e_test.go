@@ -142,3 +142,64 @@ func TestRecommendPlannerInputs(t *testing.T) {
 		t.Error("no written candidate scales on throughput; the test needs one")
 	}
 }
+
+// A tiny candidate_timeout_seconds times out every candidate, however short its simulation:
+// the work budget holds to the step (docs/recommend.md, "Timeouts").
+func TestRecommendTinyTimeout(t *testing.T) {
+	out, r := recommendOut(t, "optimizer.candidate_timeout_seconds=0.000001")
+	if r.code != 1 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Counts map[string]int `json:"counts"`
+	}
+	must(t, json.Unmarshal([]byte(readFile(t, filepath.Join(out, "recommendation.json"))), &doc))
+	if doc.Counts["timed_out"] == 0 || doc.Counts["feasible"] != 0 || doc.Counts["timed_out"]+doc.Counts["infeasible"] != doc.Counts["evaluated"] {
+		t.Errorf("counts %v: every simulated candidate should time out", doc.Counts)
+	}
+}
+
+// The default ladder proposes a shape only with a backend it fits: Llama 3.1 70B at TP1 on an
+// H200 runs on TensorRT-LLM, never on vLLM or SGLang, so no trial is wasted as unsupported.
+func TestRecommendLadderFitsEachBackend(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "r.yaml"), []byte(`traffic:
+  source: {type: synthetic, input_tokens: 512, output_tokens: 16}
+  load: {type: concurrency, concurrency: 4}
+  stop: {requests: 8}
+engine:
+  mode: aggregated
+  backend: {choices: [vllm, sglang, trtllm]}
+  model: meta-llama/Llama-3.1-70B
+  hardware: h200_sxm
+  workers: {aggregated: {}}
+optimization: {target: throughput, constraints: {max_candidate_gpus: 8}}
+optimizer: {max_trials: 40, seed: 5}
+`), 0o644))
+	r := runIn(dir, []string{"AISIMULATE_FIXED_WALL_TIME_MS=0"}, "recommend", "--stack", "dynamo", "--config", "r.yaml", "--output-dir", "out")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Counts     map[string]int   `json:"counts"`
+		Candidates []map[string]any `json:"candidates"`
+	}
+	must(t, json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "out", "recommendation.json"))), &doc))
+	if doc.Counts["unsupported"] != 0 {
+		t.Errorf("counts %v: no trial should propose a shape its backend cannot hold", doc.Counts)
+	}
+	tp1 := 0
+	for _, c := range doc.Candidates {
+		cfg := c["config"].(map[string]any)
+		if cfg["engine.workers.aggregated.parallelism"].(map[string]any)["tensor"] == 1.0 {
+			tp1++
+			if cfg["engine.backend"] != "trtllm" {
+				t.Errorf("TP1 proposed with %v", cfg["engine.backend"])
+			}
+		}
+	}
+	if tp1 == 0 {
+		t.Error("TP1 never proposed with trtllm, which it fits")
+	}
+}
