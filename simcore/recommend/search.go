@@ -193,7 +193,76 @@ func (s *Search) propose(t int) Point {
 	if s.opt.Algorithm == spec.AlgorithmRandom {
 		return s.space.randomPoint(r, nil)
 	}
+	if t < Block {
+		return s.designPoint(r, t)
+	}
 	return s.tpePoint(r, t)
+}
+
+// designPoint is trial t of the model-based optimiser's initial design (the first block,
+// before any result): a Latin hypercube over the Block trials — each parameter's range is cut
+// into Block strata, visited in a seeded order of the parameter's own, a categorical
+// parameter's values taking balanced turns — so the first block spreads over every
+// parameter's values where random draws repeat some and miss others. A point outside the
+// GPU budget, or proposed before, is replaced by the first fresh in-budget random draw.
+func (s *Search) designPoint(r *rng.Stream, t int) Point {
+	sp := s.space
+	pt := make(Point, len(sp.Params))
+	for i := range sp.Params {
+		pt[i] = math.NaN()
+		if !sp.active(i, pt) {
+			continue
+		}
+		p := &sp.Params[i]
+		perm := make([]int, Block)
+		for j := range perm {
+			perm[j] = j
+		}
+		pr := rng.New(s.opt.Seed^uint64(i+1)*0x9e3779b97f4a7c15, "recommend.design")
+		for j := Block - 1; j > 0; j-- {
+			k := int(pr.UniformInt(uint64(j + 1)))
+			perm[j], perm[k] = perm[k], perm[j]
+		}
+		u := (float64(perm[t]) + r.Uniform01()) / Block
+		if p.Continuous {
+			pt[i] = drawContinuous(p, u)
+			continue
+		}
+		v := min(int(u*float64(len(p.Values))), len(p.Values)-1)
+		if ok := sp.runnable(i, pt); ok != nil && !ok[v] {
+			pt[i] = drawAmong(r, ok, len(p.Values))
+			continue
+		}
+		pt[i] = float64(v)
+	}
+	if fresh, inBudget := s.judge(pt); fresh && inBudget {
+		return pt
+	}
+	for k := 0; k < tpeRandomTries; k++ {
+		if q := sp.randomPoint(r, nil); s.fresh(q) {
+			return q
+		}
+	}
+	return pt
+}
+
+// judge reports whether a point's concrete configuration was not proposed before and lies
+// within the GPU budget (a configuration outside it is infeasible without simulation).
+func (s *Search) judge(pt Point) (fresh, inBudget bool) {
+	tree, key, err := s.space.Concrete(pt)
+	if err != nil {
+		return false, false
+	}
+	_, seen := s.byKey[key]
+	used, op := spec.UsedGPUs(tree), s.space.Rec.Optimization
+	return !seen, used <= op.MaxGPUs && used >= op.MinGPUs
+}
+
+// fresh reports whether a point is worth a model-based trial: not proposed before and within
+// the GPU budget.
+func (s *Search) fresh(pt Point) bool {
+	f, in := s.judge(pt)
+	return f && in
 }
 
 // coverage lists the coverage trials, in a seeded shuffled order: every parallelism preset
