@@ -62,13 +62,15 @@ test: vet fmt-check staticcheck test-go
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 # Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on examples/bench,
-# then the recommend benchmark (docs/recommend.md, "Speed").
+# then the recommend benchmark and the optimiser comparison on a rare optimum (docs/recommend.md,
+# "Speed").
 BENCHTIME ?= 1s
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
 	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml \
 	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
 	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-seed.yaml
+	$(GO) run ./tools/recommendbench -seeds 5 examples/bench-recommend/rare-optimum.yaml
 
 clean:
 	rm -rf bin aisimulate-output out $(WASM)
