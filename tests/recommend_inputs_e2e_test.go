@@ -43,20 +43,30 @@ func repredict(t *testing.T, out, name, kind string, done map[string]bool) {
 }
 
 // engine.kv_transfer with a mode domain: the disaggregated candidates carry it, the
-// aggregated ones do not (docs/recommend.md, "Domains").
+// aggregated ones do not (docs/recommend.md, "Domains"), and each kind re-predicts.
 func TestRecommendKVTransferWithModeDomain(t *testing.T) {
-	out, yamls, _ := recommendYAMLs(t, "engine.kv_transfer={bandwidth_gb_per_second: 25}")
-	modes := map[string]bool{}
-	for n, y := range yamls {
-		disagg := strings.Contains(y, "mode: disaggregated")
+	out, _, cands := recommendYAMLs(t, "engine.kv_transfer={bandwidth_gb_per_second: 25}")
+	done := map[string]bool{}
+	for i, c := range cands {
+		cfg := c["prediction_config"].(map[string]any)
+		engine := cfg["engine"].(map[string]any)
+		disagg := engine["mode"] == "disaggregated"
 		mode := map[bool]string{true: "disaggregated", false: "aggregated"}[disagg]
-		if has := strings.Contains(y, "kv_transfer:\n    bandwidth_gb_per_second: 25"); has != disagg {
-			t.Errorf("%s: disaggregated %v but kv_transfer present %v:\n%s", n, disagg, has, y)
+		kt, has := engine["kv_transfer"].(map[string]any)
+		if has != disagg || has && kt["bandwidth_gb_per_second"] != 25.0 {
+			t.Errorf("candidate %d: %s with kv_transfer %v", i, mode, engine["kv_transfer"])
 		}
-		repredict(t, out, n, mode, modes)
+		if c["status"] == "feasible" && !done[mode] {
+			// JSON is YAML: the concrete configuration as recommendation.json holds it.
+			name := filepath.Join(out, mode+".yaml")
+			b, err := json.Marshal(cfg)
+			must(t, err)
+			must(t, os.WriteFile(name, b, 0o644))
+			repredict(t, out, name, mode, done)
+		}
 	}
-	if !modes["aggregated"] || !modes["disaggregated"] {
-		t.Errorf("the recommendations hold modes %v; the test needs both", modes)
+	if !done["aggregated"] || !done["disaggregated"] {
+		t.Errorf("feasible candidates re-predicted for %v; the test needs both modes", done)
 	}
 }
 
@@ -201,5 +211,54 @@ optimizer: {max_trials: 40, seed: 5}
 	}
 	if tp1 == 0 {
 		t.Error("TP1 never proposed with trtllm, which it fits")
+	}
+}
+
+// Through the binary, on the rare-optimum benchmark space: the model-based optimiser's first
+// block is not random search's, and it proposes nothing outside the GPU budget, where random
+// search proposes plenty (docs/recommend.md, "The search").
+func TestRecommendBayesianDesignAndBudget(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	run := func(alg string) []map[string]any {
+		out := "out-" + alg
+		r := runIn(dir, []string{"AISIMULATE_FIXED_WALL_TIME_MS=0"}, "recommend", "--stack", "dynamo",
+			"--config", filepath.Join(repoRoot, "examples", "bench-recommend", "rare-optimum.yaml"),
+			"--set", "optimizer.algorithm="+alg, "--set", "optimizer.max_trials=24", "--set", "optimizer.seed=4", "--output-dir", out)
+		if r.code != 0 && r.code != 1 {
+			t.Fatalf("%s: exit %d: %s", alg, r.code, r.stderr)
+		}
+		var doc struct {
+			Candidates []map[string]any `json:"candidates"`
+		}
+		must(t, json.Unmarshal([]byte(readFile(t, filepath.Join(dir, out, "recommendation.json"))), &doc))
+		return doc.Candidates
+	}
+	bayes, random := run("bayesian"), run("random")
+	overBudget := func(cs []map[string]any) int {
+		n := 0
+		for _, c := range cs {
+			if c["reason_category"] == "gpus" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := overBudget(bayes); n != 0 {
+		t.Errorf("bayesian proposed %d candidates outside the GPU budget", n)
+	}
+	if overBudget(random) == 0 {
+		t.Error("random search proposed nothing outside the budget; the space no longer tests it")
+	}
+	same := 0
+	for i := 0; i < 16 && i < len(bayes) && i < len(random); i++ {
+		b, _ := json.Marshal(bayes[i]["config"])
+		r, _ := json.Marshal(random[i]["config"])
+		if string(b) == string(r) {
+			same++
+		}
+	}
+	if same > 0 {
+		t.Errorf("%d of the first 16 bayesian candidates are random search's", same)
 	}
 }
