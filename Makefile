@@ -33,7 +33,7 @@ build: wasm
 	@$(if $(strip $(BUILD_EXTRA)),$(MAKE) --no-print-directory $(BUILD_EXTRA))
 
 run: build
-	./$(BIN) predict --stack dynamo --config examples/quickstart.yaml --output-dir aisimulate-output --overwrite
+	./$(BIN) predict --stack dynamo --config examples/quickstart.yaml --output-dir out/quickstart --overwrite
 
 vet:
 	$(GO) vet ./...
@@ -73,13 +73,15 @@ test: vet fmt-check staticcheck test-go test-race
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 # Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on examples/bench,
-# then the recommend benchmark (docs/recommend.md, "Speed").
+# then the recommend benchmark and the optimiser comparison on a rare optimum (docs/recommend.md,
+# "Speed").
 BENCHTIME ?= 1s
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
 	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml \
 	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
 	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-seed.yaml
+	$(GO) run ./tools/recommendbench -seeds 5 examples/bench-recommend/rare-optimum.yaml
 
 clean:
-	rm -rf bin aisimulate-output $(WASM)
+	rm -rf bin aisimulate-output out $(WASM)

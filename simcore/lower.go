@@ -56,6 +56,9 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error
 		acc.DecodeReplicas = e.Aggregated.Parallelism.Replicas
 		acc.DecodeGPUsPerWorker = plan.Agg.GPUsPerWorker
 	}
+	if err := resolveKVFraction(cfg, plan); err != nil {
+		return nil, acc, err
+	}
 	if s := cfg.Evaluation.SLA; s != nil {
 		acc.SLA = &report.SLA{}
 		if s.TTFTMs != nil {
@@ -235,4 +238,23 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	}
 	pp.Router = rcfg
 	return pp, nil
+}
+
+// resolveKVFraction resolves a kv_capacity_fraction load against the KV capacity of the
+// lowered decode pool (disaggregated) or aggregated pool: blocks per rank × block size ×
+// attention-DP ranks × replicas (spec.Traffic.ResolveKVCapacityFraction), so the rest of the
+// run sees the concurrency load it stands for.
+func resolveKVFraction(cfg *spec.Config, plan *replay.Plan) error {
+	if cfg.Traffic.Load.Type != spec.LoadKVCapacityFraction {
+		return nil
+	}
+	role, pool := "aggregated", plan.Agg
+	if plan.Disaggregated {
+		role, pool = "decode", plan.Decode
+	}
+	tokens := int64(pool.Rank.NumBlocks) * int64(pool.Rank.BlockSize) * int64(max(pool.DP, 1)) * int64(max(pool.Replicas, 1))
+	if err := cfg.Traffic.ResolveKVCapacityFraction(role, tokens); err != nil {
+		return err
+	}
+	return nil
 }

@@ -86,6 +86,9 @@ type Output struct {
 	// Saturation is the saturation section of prediction.json (docs/semantics/outputs.md
 	// §3.4), for the tables and report.SaturationSentence.
 	Saturation map[string]any
+	// Steps is the event-loop steps the simulation took (replay.Result.Steps), which a
+	// candidate's work budget is checked against once the run is over.
+	Steps int64
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -150,7 +153,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
 	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
-		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
 		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}

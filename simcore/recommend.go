@@ -50,6 +50,9 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := resolveShared(rec, in.Files); err != nil {
+		return nil, nil, err
+	}
 	if err := choosePredictors(rec, in.Files); err != nil {
 		return nil, nil, err
 	}

@@ -164,6 +164,19 @@ func TestRecommendConfigErrors(t *testing.T) {
 	}
 	small := filepath.Join(repoRoot, "examples", "recommend-small.yaml")
 	e2 := filepath.Join(repoRoot, "examples", "e2.yaml")
+	// agg is an aggregated search of a mooncake-delta trace that does not exist.
+	agg := filepath.Join(t.TempDir(), "agg.yaml")
+	must(t, os.WriteFile(agg, []byte(`traffic:
+  source: {type: trace, format: mooncake-delta, paths: [missing.jsonl]}
+  load: {type: concurrency, concurrency: {choices: [1, 2]}}
+engine:
+  mode: aggregated
+  backend: vllm
+  model: meta-llama/Meta-Llama-3.1-8B
+  hardware: h200_sxm
+  workers: {aggregated: {kv_cache: {capacity: {type: fixed, blocks: 64}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}}
+optimization: {target: throughput}
+`), 0o644))
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -180,6 +193,27 @@ func TestRecommendConfigErrors(t *testing.T) {
 			small + ": optimization: predict does not accept ['optimization', 'optimizer']"},
 		{[]string{"predict", "-c", e2, "--set", "optimization.target=pareto"},
 			e2 + ": --set path 'optimization.target' is not in the schema"},
+		// The concrete parts every candidate shares are resolved before the search
+		// (docs/recommend.md, "Checks before the search").
+		{[]string{"recommend", "-c", small, "--set", "engine.hardware=h999"},
+			small + ": engine.hardware: unknown hardware \"h999\"; supported: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.hardware=auto", "--set", "optimization.hardware=h999"},
+			small + ": optimization.hardware: unknown hardware \"h999\"; supported: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.workers.decode.hardware=h999"},
+			small + ": engine.workers.decode.hardware: unknown hardware \"h999\"; supported: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.model=acme/unknown-7b"},
+			small + ": engine.model: unknown model \"acme/unknown-7b\"; close matches: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.model=acme/unknown-7b", "--set", "engine.workers={aggregated: {}, prefill: {}, decode: {}}"},
+			small + ": engine.model: unknown model \"acme/unknown-7b\"; close matches: "},
+		{[]string{"recommend", "-c", agg},
+			agg + ": traffic.source.trace.paths: missing.jsonl: cannot open trace file"},
+		// The reference's configuration-time checks.
+		{[]string{"recommend", "-c", small, "--set", "traffic.source={type: trace, format: mooncake-delta, paths: [t.jsonl]}", "--set", "traffic.stop={}"},
+			small + ": engine.mode: trace format 'mooncake-delta' requires engine.mode: aggregated, but the search includes disaggregated candidates"},
+		{[]string{"recommend", "-c", agg, "--set", "planner={scaling_policy: {preset: [load_180_5]}}"},
+			agg + ": planner.policy: mooncake-delta requires planner.policy=disabled, but the search may enable the planner"},
+		{[]string{"recommend", "-c", small, "--set", "router={policy: {choices: [round_robin, kv_router]}, prefill_load_model: {type: aic}}"},
+			small + ": router.prefill_load_model.type: 'aic' is incompatible with router.policy='round_robin', which the search includes"},
 	} {
 		dir := t.TempDir()
 		r := runIn(dir, nil, append(c.args, "--stack", "dynamo", "--output-dir", "out")...)
@@ -326,5 +360,34 @@ func TestRecommendNativeEqualsModule(t *testing.T) {
 	norm := func(b []byte) []byte { return moduleVersion.ReplaceAll(b, []byte(`"module_version": "VERSION"`)) }
 	if !bytes.Equal(norm(native.JSON), norm(module)) {
 		t.Errorf("native recommendation.json differs from the module's")
+	}
+}
+
+// A round-robin candidate's configuration names its load model as the reference writes it,
+// prefill_load_model: {type: none}, and re-predicts.
+func TestRecommendRoundRobinEcho(t *testing.T) {
+	out, r := recommendOut(t, "router={policy: {choices: [round_robin, kv_router]}}", "engine.mode=aggregated",
+		"engine.workers={aggregated: {parallelism: {preset: [{replicas: 2, tensor: 1, pipeline: 1, attention_data: 1, moe_tensor: 1, moe_expert: 1}]}, kv_cache: {capacity: {type: fixed, blocks: 4096}}}}")
+	if r.code != 0 {
+		t.Fatalf("recommend: %d %s", r.code, r.stderr)
+	}
+	names, err := filepath.Glob(filepath.Join(out, "recommendations", "*.yaml"))
+	must(t, err)
+	roundRobin := 0
+	for _, n := range names {
+		y := readFile(t, n)
+		if !strings.Contains(y, "policy: round_robin") {
+			continue
+		}
+		roundRobin++
+		if !strings.Contains(y, "router:\n  policy: round_robin\n  prefill_load_model:\n    type: none\n") {
+			t.Errorf("%s: the round-robin router is not echoed with its load model:\n%s", n, y)
+		}
+		if p := runIn(filepath.Dir(out), nil, "predict", "--stack", "dynamo", "--config", n, "--output-dir", "again-"+filepath.Base(n)); p.code != 0 {
+			t.Errorf("re-predicting %s: %d %s", n, p.code, p.stderr)
+		}
+	}
+	if roundRobin == 0 {
+		t.Fatal("no round-robin candidate among the recommendations")
 	}
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -56,6 +57,40 @@ func TestLocalDirectoryModel(t *testing.T) {
 		if m.Family != FamilyDense || m.GemmQuant != "bf16" || m.KVQuant != "bf16" {
 			t.Fatalf("family/quant %s %s %s", m.Family, m.GemmQuant, m.KVQuant)
 		}
+	}
+}
+
+// verbatimFS opens exactly the names it holds, whatever their form (absolute, `..`), as the
+// CLI's file system does; fstest.MapFS would refuse them as invalid fs paths.
+type verbatimFS map[string][]byte
+
+func (f verbatimFS) Open(name string) (fs.File, error) {
+	b, ok := f[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return fstest.MapFS{"f": {Data: b}}.Open("f")
+}
+
+// A local model directory is named as the configuration writes it: `..` and absolute
+// directories reach the file system unchanged (only cleaned), they are not unknown models.
+func TestLocalDirectoryAnyPathForm(t *testing.T) {
+	cfg, err := os.ReadFile("testdata/tiny-model/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := verbatimFS{"../models/tiny/config.json": cfg, "/data/models/tiny/config.json": cfg}
+	for _, id := range []string{"../models/tiny", "../models/tiny/", "./../models/tiny", "/data/models/tiny", "/data/models//tiny/"} {
+		m, err := LookupModel(id, files)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if m.Layers != 22 || m.ID != id {
+			t.Fatalf("%s: parsed %+v", id, m)
+		}
+	}
+	if _, err := LookupModel("../models/other", files); err == nil || !strings.Contains(err.Error(), UnknownModelPrefix) {
+		t.Fatalf("a missing directory: %v, want an unknown model", err)
 	}
 }
 

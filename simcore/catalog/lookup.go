@@ -155,25 +155,27 @@ func aliasKey(id string) (string, string) {
 	return s, q
 }
 
-// LookupModel resolves engine.model: a local directory (a slash path relative to the root
-// of files, holding config.json and optionally hf_quant_config.json; callers strip the
-// leading "/" of absolute paths and pass an fs.FS rooted at "/"), an exact catalog id, or an
+// LookupModel resolves engine.model: a local directory holding config.json and optionally
+// hf_quant_config.json, an exact catalog id, or an
 // alias (organisation, case, Instruct/Base/chat variants and quantised re-releases such as
 // -FP8/-NVFP4 fold onto the catalog architecture). Unknown ids and unreadable model
 // directories are an *Error (unknown ids with close matches).
+//
+// The directory is named as the configuration writes it, relative (`..` included) or
+// absolute, and files decides what the name means: the CLI's file system opens it as the
+// operating system does, relative to the working directory, as it opens trace paths
+// (docs/config.md, "File paths"). The name is only cleaned (path.Join), never required to be
+// an fs.ValidPath, which would turn every `..` and absolute directory into an unknown model.
 func LookupModel(id string, files fs.FS) (*Model, error) {
 	load()
 	if files != nil && id != "" {
-		dir := path.Clean(strings.TrimPrefix(id, "./"))
-		if fs.ValidPath(dir) {
-			if cfg, err := fs.ReadFile(files, path.Join(dir, "config.json")); err == nil {
-				q, _ := fs.ReadFile(files, path.Join(dir, "hf_quant_config.json"))
-				m, perr := ParseHFConfig(id, cfg, q)
-				if perr != nil {
-					return nil, &Error{Msg: "model directory " + strconv.Quote(id) + ": " + perr.Error()}
-				}
-				return m, nil
+		if cfg, err := fs.ReadFile(files, path.Join(id, "config.json")); err == nil {
+			q, _ := fs.ReadFile(files, path.Join(id, "hf_quant_config.json"))
+			m, perr := ParseHFConfig(id, cfg, q)
+			if perr != nil {
+				return nil, &Error{Msg: "model directory " + strconv.Quote(id) + ": " + perr.Error()}
 			}
+			return m, nil
 		}
 	}
 	for _, m := range models {

@@ -71,7 +71,7 @@ type Result struct {
 // Result encodes the finished search.
 func (s *Search) Result(prov Provenance) (*Result, error) {
 	rec := s.space.Rec
-	names := ObjectiveNames(rec.Optimization.Target, rec.HasCompleteSLA())
+	names := rec.Objectives()
 	res := &Result{Objectives: names}
 	ranked := Rank(s.cands)
 	res.Feasible = len(ranked)

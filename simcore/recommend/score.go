@@ -71,20 +71,6 @@ func minimised(target string) bool {
 	return target == spec.TargetTTFT || target == spec.TargetE2ELatency || target == spec.TargetMinGPUs
 }
 
-// ObjectiveNames are the objectives of a target: the target itself, or for pareto
-// throughput_per_gpu and throughput_per_user, plus goodput_per_gpu when the SLA measures
-// goodput (docs/recommend.md).
-func ObjectiveNames(target string, completeSLA bool) []string {
-	if target != spec.TargetPareto {
-		return []string{target}
-	}
-	names := []string{spec.TargetThroughputPerGPU, spec.TargetThroughputPerUser}
-	if completeSLA {
-		names = append(names, spec.TargetGoodputPerGPU)
-	}
-	return names
-}
-
 // scored is what scoring makes of one evaluated summary.
 type scored struct {
 	status, category, reason string
@@ -97,7 +83,7 @@ type scored struct {
 // min_goodput_rps.
 func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int) scored {
 	op := rec.Optimization
-	names := ObjectiveNames(op.Target, rec.HasCompleteSLA())
+	names := rec.Objectives()
 	sc := scored{status: StatusFeasible}
 	for _, n := range names {
 		sc.objectives = append(sc.objectives, ObjectiveValue(n, summary, usedGPUs))

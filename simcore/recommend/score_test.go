@@ -88,7 +88,7 @@ func TestObjectives(t *testing.T) {
 	if sc := scoreSummary(rec, s, 3); sc.score != -3 || sc.status != StatusInfeasible || sc.category != "goodput" {
 		t.Errorf("min_goodput_rps: %+v", sc)
 	}
-	if got := ObjectiveNames(spec.TargetPareto, true); !reflect.DeepEqual(got, []string{"throughput_per_gpu", "throughput_per_user", "goodput_per_gpu"}) {
+	if got := (&spec.Recommendation{Optimization: spec.Optimization{Target: spec.TargetPareto}, SLA: &spec.SLA{E2EMs: new(float64)}}).Objectives(); !reflect.DeepEqual(got, []string{"throughput_per_gpu", "throughput_per_user", "goodput_per_gpu"}) {
 		t.Errorf("pareto objectives %v", got)
 	}
 }

@@ -35,7 +35,7 @@ type Candidate struct {
 	Reason         string
 	// Summary is the prediction's summary (nil when it was not simulated).
 	Summary map[string]any
-	// Score and Objectives (aligned with ObjectiveNames) of a simulated candidate.
+	// Score and Objectives (aligned with spec.Recommendation.Objectives) of a simulated candidate.
 	Score      float64
 	Objectives []float64
 	observed   bool
@@ -193,23 +193,103 @@ func (s *Search) propose(t int) Point {
 	if s.opt.Algorithm == spec.AlgorithmRandom {
 		return s.space.randomPoint(r, nil)
 	}
+	if t < Block {
+		return s.designPoint(r, t)
+	}
 	return s.tpePoint(r, t)
 }
 
-// coverage lists the coverage trials: every value of every preset parameter once, in a
-// seeded shuffled order, when they all fit in the budget; none otherwise (then the
-// optimiser samples the presets like any other parameter).
-func coverage(space *Space, opt spec.Optimizer) []coverItem {
-	var items []coverItem
-	for i, p := range space.Params {
-		if !p.Branch {
+// designPoint is trial t of the model-based optimiser's initial design (the first block,
+// before any result): a Latin hypercube over the Block trials — each parameter's range is cut
+// into Block strata, visited in a seeded order of the parameter's own, a categorical
+// parameter's values taking balanced turns — so the first block spreads over every
+// parameter's values where random draws repeat some and miss others. A point outside the
+// GPU budget, or proposed before, is replaced by the first fresh in-budget random draw.
+func (s *Search) designPoint(r *rng.Stream, t int) Point {
+	sp := s.space
+	pt := make(Point, len(sp.Params))
+	for i := range sp.Params {
+		pt[i] = math.NaN()
+		if !sp.active(i, pt) {
 			continue
 		}
-		for v := range p.Values {
-			items = append(items, coverItem{i, v})
+		p := &sp.Params[i]
+		perm := make([]int, Block)
+		for j := range perm {
+			perm[j] = j
+		}
+		pr := rng.New(s.opt.Seed^uint64(i+1)*0x9e3779b97f4a7c15, "recommend.design")
+		for j := Block - 1; j > 0; j-- {
+			k := int(pr.UniformInt(uint64(j + 1)))
+			perm[j], perm[k] = perm[k], perm[j]
+		}
+		u := (float64(perm[t]) + r.Uniform01()) / Block
+		if p.Continuous {
+			pt[i] = drawContinuous(p, u)
+			continue
+		}
+		v := min(int(u*float64(len(p.Values))), len(p.Values)-1)
+		if ok := sp.runnable(i, pt); ok != nil && !ok[v] {
+			pt[i] = drawAmong(r, ok, len(p.Values))
+			continue
+		}
+		pt[i] = float64(v)
+	}
+	if fresh, inBudget := s.judge(pt); fresh && inBudget {
+		return pt
+	}
+	for k := 0; k < tpeRandomTries; k++ {
+		if q := sp.randomPoint(r, nil); s.fresh(q) {
+			return q
 		}
 	}
+	return pt
+}
+
+// judge reports whether a point's concrete configuration was not proposed before and lies
+// within the GPU budget (a configuration outside it is infeasible without simulation).
+func (s *Search) judge(pt Point) (fresh, inBudget bool) {
+	tree, key, err := s.space.Concrete(pt)
+	if err != nil {
+		return false, false
+	}
+	_, seen := s.byKey[key]
+	used, op := spec.UsedGPUs(tree), s.space.Rec.Optimization
+	return !seen, used <= op.MaxGPUs && used >= op.MinGPUs
+}
+
+// fresh reports whether a point is worth a model-based trial: not proposed before and within
+// the GPU budget.
+func (s *Search) fresh(pt Point) bool {
+	f, in := s.judge(pt)
+	return f && in
+}
+
+// coverage lists the coverage trials, in a seeded shuffled order: every parallelism preset
+// entry once when they all fit in the budget (none otherwise), then the entries of each
+// planner sub-item, one sub-item after another while they still fit. What is not covered
+// the optimiser samples like any other parameter.
+func coverage(space *Space, opt spec.Optimizer) []coverItem {
+	var items []coverItem
+	add := func(planner bool) {
+		for i, p := range space.Params {
+			if !p.Branch || (p.Labels != nil) != planner {
+				continue
+			}
+			if planner && len(items)+len(p.Values) > opt.MaxTrials {
+				return
+			}
+			for v := range p.Values {
+				items = append(items, coverItem{i, v})
+			}
+		}
+	}
+	add(false)
 	if len(items) > opt.MaxTrials {
+		items = nil
+	}
+	add(true)
+	if len(items) == 0 {
 		return nil
 	}
 	r := rng.New(opt.Seed, "recommend.coverage")
@@ -221,14 +301,20 @@ func coverage(space *Space, opt spec.Optimizer) []coverItem {
 }
 
 // randomPoint draws every active parameter uniformly (continuous: uniform, or log-uniform
-// for log scale); force, when set, fixes one preset value and the value of its condition.
+// for log scale); force, when set, fixes one preset value and the values of the conditions
+// it depends on, up the chain (a planner sub-item needs its scaling policy, which needs an
+// enabled planner).
 func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 	pt := make(Point, len(s.Params))
-	var need int = -1
-	var needOK []bool
+	need := map[int][]bool{}
 	if force != nil {
-		fp := s.Params[force.param]
-		need, needOK = fp.when, fp.whenOK
+		fp := &s.Params[force.param]
+		if fp.fitsOn != nil {
+			need[fp.onBackend] = fp.fitsOn[force.value] // a backend the forced shape fits
+		}
+		for c := force.param; s.Params[c].when >= 0; c = s.Params[c].when {
+			need[s.Params[c].when] = s.Params[c].whenOK
+		}
 	}
 	for i := range s.Params {
 		pt[i] = math.NaN()
@@ -236,10 +322,11 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 			continue
 		}
 		p := &s.Params[i]
+		needOK, needed := need[i]
 		switch {
 		case force != nil && i == force.param:
 			pt[i] = float64(force.value)
-		case i == need:
+		case needed:
 			// Draw among the values that activate the forced parameter.
 			var ok []int
 			for v, good := range needOK {
@@ -251,10 +338,24 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 		case p.Continuous:
 			pt[i] = drawContinuous(p, r.Uniform01())
 		default:
-			pt[i] = float64(r.UniformInt(uint64(len(p.Values))))
+			pt[i] = drawAmong(r, s.runnable(i, pt), len(p.Values))
 		}
 	}
 	return pt
+}
+
+// drawAmong draws a value uniformly among those ok allows (all n when ok is nil).
+func drawAmong(r *rng.Stream, ok []bool, n int) float64 {
+	if ok == nil {
+		return float64(r.UniformInt(uint64(n)))
+	}
+	var vals []int
+	for v, good := range ok {
+		if good {
+			vals = append(vals, v)
+		}
+	}
+	return float64(vals[r.UniformInt(uint64(len(vals)))])
 }
 
 // drawContinuous maps u ∈ [0,1) onto the range (log-uniform on a log scale).

@@ -91,6 +91,7 @@ var (
 	fieldSpeedup           = field{path: "traffic.load.speedup", kind: fieldFloat, def: 1, lims: []limit{gt(0)}, search: true, positiveRange: true}
 	fieldLoadSeed          = field{path: "traffic.load.seed", kind: fieldInt, def: 42, lims: []limit{ge(0)}}
 	fieldAgenticLanes      = field{path: "traffic.load.agentic_lanes", kind: fieldInt, optional: true, lims: []limit{gt(0)}}
+	fieldFraction          = field{path: "traffic.load.fraction", kind: fieldFloat, optional: true, lims: []limit{gt(0)}, search: true, positiveRange: true}
 
 	fieldRouterPolicy       = field{path: "router.policy", kind: fieldEnum, enum: []string{RouterRoundRobin, RouterKV}, search: true}
 	fieldPrefillLoadModel   = field{path: "router.prefill_load_model.type", kind: fieldEnum, enum: []string{LoadModelNone, LoadModelAIC}, search: true}
@@ -144,7 +145,7 @@ var fields = []*field{
 	&fieldMode, &fieldBackend,
 	&fieldInputTokens, &fieldOutputTokens, &fieldNewInputTokensPerTurn, &fieldOutputTokensPerTurn,
 	&fieldTurns, &fieldSharedPrefixRatio, &fieldPrefixGroups, &fieldInterTurnDelayMs,
-	&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup, &fieldLoadSeed, &fieldAgenticLanes,
+	&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup, &fieldLoadSeed, &fieldAgenticLanes, &fieldFraction,
 	&fieldRouterPolicy, &fieldPrefillLoadModel, &fieldOverlapScoreCredit, &fieldPrefillLoadScale, &fieldTemperature,
 	&fieldPlannerPolicy, &fieldPlannerTarget, &fieldEnableThroughputScaling, &fieldEnableLoadScaling,
 	&fieldThroughputAdjustmentInterval, &fieldLoadAdjustmentInterval, &fieldMaxNumFPMSamples, &fieldFPMSampleBucketSize,

@@ -76,6 +76,9 @@ type Recommendation struct {
 	// otherwise).
 	Planner         *PlannerSearch
 	plannerControls []plannerControl
+	// backendVersions is a per-backend engine.backend_version ({vllm: …, sglang: …}),
+	// written into each candidate for its backend (nil when the version is one string).
+	backendVersions map[string]any
 }
 
 // LoadRecommendation parses a recommendation configuration, applies --set assignments (which
@@ -120,6 +123,10 @@ func loadRecommendation(yamlText []byte, sets []string) (*Recommendation, *Error
 		return nil, d.err
 	}
 	r.finishPlanner(d)
+	if !d.ok() {
+		return nil, d.err
+	}
+	r.checkTraceFormat(d)
 	if !d.ok() {
 		return nil, d.err
 	}
@@ -196,8 +203,59 @@ func (r *Recommendation) checkEvaluation(d *decoder) {
 	}
 }
 
+// Objectives are the objectives of the target: the target itself, or for pareto
+// throughput_per_gpu and throughput_per_user, plus goodput_per_gpu when the SLA measures
+// goodput (docs/recommend.md, "Scoring and ranking").
+func (r *Recommendation) Objectives() []string {
+	if r.Optimization.Target != TargetPareto {
+		return []string{r.Optimization.Target}
+	}
+	names := []string{TargetThroughputPerGPU, TargetThroughputPerUser}
+	if r.HasCompleteSLA() {
+		names = append(names, TargetGoodputPerGPU)
+	}
+	return names
+}
+
 // HasCompleteSLA reports whether goodput can be measured (e2e alone, or ttft with itl).
 func (r *Recommendation) HasCompleteSLA() bool {
 	s := r.SLA
 	return s != nil && (s.E2EMs != nil || s.TTFTMs != nil && s.ITLMs != nil)
+}
+
+// checkTraceFormat applies the trace-format rules that no candidate of the search can meet
+// when the search allows what the format forbids (docs/recommend.md, "Checks before the
+// search"): an aggregated-only format (spec.TraceFormats) with disaggregated in the mode
+// domain, and a format that forbids the planner with a planner some candidate may enable.
+// They are configuration errors, as the reference makes them, instead of trials wasted as
+// unsupported candidates.
+func (r *Recommendation) checkTraceFormat(d *decoder) {
+	if t, _ := getPath(r.Tree, "traffic.source.type"); t != SourceTrace {
+		return
+	}
+	name := FormatMooncake
+	if v, ok := getPath(r.Tree, "traffic.source.format"); ok {
+		name, _ = v.(string)
+	}
+	f, _ := LookupTraceFormat(name)
+	if f.AggregatedOnly && contains(r.Modes, ModeDisaggregated) {
+		d.failf("engine.mode", "trace format '%s' requires engine.mode: aggregated, but the search includes disaggregated candidates (engine.mode defaults to both in recommend); set engine.mode: aggregated", name)
+		return
+	}
+	if f.Planner == PlannerOff && r.Planner != nil {
+		d.failf("planner.policy", "%s requires planner.policy=disabled, but the search may enable the planner (planner.policy defaults to both in recommend); set planner.policy: disabled or remove the planner section", name)
+	}
+}
+
+// CheckLoadedTrace is CheckLoadedTrace for a whole search: graph is true when the trace,
+// read once before the search, is an agentic dependency graph, which a format with
+// PlannerOffForGraphs cannot replay under a planner some candidate may enable.
+func (r *Recommendation) CheckLoadedTrace(graph bool) error {
+	name, _ := getPath(r.Tree, "traffic.source.format")
+	s, _ := name.(string)
+	f, _ := LookupTraceFormat(s)
+	if graph && f.Planner == PlannerOffForGraphs && r.Planner != nil {
+		return &Error{Path: "planner.policy", Msg: "trace format \"" + f.Name + "\" with agent_context requires planner.policy=disabled, but the search may enable the planner; set planner.policy: disabled"}
+	}
+	return nil
 }

@@ -95,12 +95,12 @@ func (r *Recommendation) collectDomains(d *decoder) {
 	if !d.ok() {
 		return
 	}
-	for _, f := range []*field{&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup} {
-		r.takeDomain(d, f.path, nil)
-	}
-	if t, ok := getPath(r.Tree, "traffic.load.type"); ok && t == "kv_capacity_fraction" {
-		d.failf("traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate")
+	r.collectBackendVersions(d)
+	if !d.ok() {
 		return
+	}
+	for _, f := range []*field{&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup, &fieldFraction} {
+		r.takeDomain(d, f.path, nil)
 	}
 	if !d.ok() {
 		return
@@ -324,6 +324,12 @@ func (r *Recommendation) collectRouter(d *decoder) {
 		r.addDefault("router.policy", strs(policies), nil)
 	}
 	searchKV := contains(policies, RouterKV)
+	// A round-robin candidate echoes prefill_load_model: {type: none} (Candidate), so a
+	// concrete load model other than none cannot hold for it.
+	if t, ok := getPath(r.Tree, fieldPrefillLoadModel.path); ok && !isDomainNode(t) && t != LoadModelNone && contains(policies, RouterRoundRobin) {
+		d.failf(fieldPrefillLoadModel.path, "'%v' is incompatible with router.policy='round_robin', which the search includes; use type: none, a domain containing none, or policy: kv_router", t)
+		return
+	}
 	paths := []string{fieldPrefillLoadModel.path}
 	for _, f := range routerNumericFields {
 		paths = append(paths, f.path)
@@ -378,5 +384,33 @@ func rejectDomains(d *decoder, path string, v any) {
 				return
 			}
 		}
+	}
+}
+
+// collectBackendVersions reads engine.backend_version written as a per-backend mapping
+// ({vllm: "0.24.0", sglang: current}, docs/recommend.md, "Domains"): keys are backends,
+// values versions or null; Candidate writes each candidate its backend's entry (none when
+// the mapping has no entry for it). One string stays in the tree for every candidate.
+func (r *Recommendation) collectBackendVersions(d *decoder) {
+	v, ok := getPath(r.Tree, "engine.backend_version")
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return
+	}
+	backends := []string{BackendVLLM, BackendSGLang, BackendTRTLLM}
+	versions := map[string]any{}
+	for _, k := range sortedKeys(m) {
+		p := "engine.backend_version." + k
+		if !contains(backends, k) {
+			d.failf(p, "a per-backend backend_version takes the keys %s; got %q", strings.Join(backends, ", "), k)
+			return
+		}
+		if m[k] != nil {
+			versions[k] = d.asString(p, m[k])
+		}
+	}
+	if d.ok() {
+		r.backendVersions = versions
+		deletePath(r.Tree, "engine.backend_version")
 	}
 }

@@ -173,17 +173,20 @@ type PlannerSearch struct {
 // PredictorKeys are the planner knobs a load-predictor entry writes.
 func PredictorKeys() []string { return lookupPlannerItem(PlannerLoadPredictor).keys }
 
-// plannerTarget is the planner target optimization.target implies (docs/recommend.md,
-// "Planner search"): goodput targets → sla, latency targets → latency, the others →
-// throughput (pareto: throughput; its objectives hold no goodput).
-func plannerTarget(target string) string {
-	switch target {
-	case TargetGoodput, TargetGoodputPerGPU:
-		return TargetSLA
-	case TargetTTFT, TargetE2ELatency:
-		return "latency"
+// plannerTarget is the planner target the objectives imply (docs/recommend.md, "Planner
+// search"): sla whenever one is a goodput objective (pareto with a complete SLA included),
+// latency for the latency targets, throughput otherwise.
+func plannerTarget(objectives []string) string {
+	target := "throughput"
+	for _, o := range objectives {
+		switch o {
+		case TargetGoodput, TargetGoodputPerGPU:
+			return TargetSLA
+		case TargetTTFT, TargetE2ELatency:
+			target = "latency"
+		}
 	}
-	return "throughput"
+	return target
 }
 
 // plannerControl is one sub-item as written: whether its preset is active (default or a
@@ -584,7 +587,7 @@ func (r *Recommendation) finishPlanner(d *decoder) {
 		return
 	}
 	if ps.Target == "" {
-		ps.Target = plannerTarget(r.Optimization.Target)
+		ps.Target = plannerTarget(r.Objectives())
 	}
 	sc := r.plannerControls[0]
 	ttftITL := r.SLA != nil && r.SLA.TTFTMs != nil && r.SLA.ITLMs != nil
@@ -666,7 +669,7 @@ func (r *Recommendation) applyPlanner(t map[string]any) {
 	interval := jsonInt(pm["throughput_adjustment_interval_seconds"])
 	win, ok := ps.Winners[interval]
 	if !ok || win >= len(ps.Predictors) {
-		win = -1
+		win = ps.fallbackPredictor()
 	}
 	vals := lookupPlannerItem(PlannerLoadPredictor).presets["constant_last"]
 	if win >= 0 {
@@ -694,4 +697,21 @@ func (r *Recommendation) SampleConfig() (*Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// fallbackPredictor is the load-predictor candidate an interval without a pre-sweep winner
+// (no trace, an agentic graph, no window scored) uses: constant_last when it is a
+// candidate, as the reference does, else the first candidate, so an explicit list without
+// it — a one-entry list such as [arima_raw] above all — is honoured (docs/recommend.md,
+// "Planner search"); −1 (constant_last) when there are no candidates.
+func (ps *PlannerSearch) fallbackPredictor() int {
+	for i, e := range ps.Predictors {
+		if e.Label == "constant_last" {
+			return i
+		}
+	}
+	if len(ps.Predictors) > 0 {
+		return 0
+	}
+	return -1
 }

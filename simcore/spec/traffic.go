@@ -23,10 +23,11 @@ var trafficShape = shape{keys: []string{"source", "load", "stop"}}
 var loadKeys = []string{"type", "concurrency", "requests_per_second", "sessions_per_second", "seed", "speedup", "agentic_lanes", "fraction"}
 
 var loadAllowed = map[string][]string{
-	LoadConcurrency:     {"concurrency"},
-	LoadPoisson:         {"requests_per_second", "sessions_per_second", "seed"},
-	LoadConstantRate:    {"requests_per_second", "sessions_per_second"},
-	LoadTraceTimestamps: {"speedup", "agentic_lanes"},
+	LoadConcurrency:        {"concurrency"},
+	LoadPoisson:            {"requests_per_second", "sessions_per_second", "seed"},
+	LoadConstantRate:       {"requests_per_second", "sessions_per_second"},
+	LoadTraceTimestamps:    {"speedup", "agentic_lanes"},
+	LoadKVCapacityFraction: {"fraction"},
 }
 
 var stopShape = shape{keys: []string{"requests", "requests_per_load_unit", "sessions", "sessions_per_load_unit", "max_virtual_time_seconds"}}
@@ -164,12 +165,8 @@ func decodePaths(o *object) []string {
 func decodeLoad(d *decoder, v any) Load {
 	o := d.mapping("traffic.load", v, shape{keys: loadKeys})
 	l := defaultLoad()
-	l.Type = o.enum("type", LoadConcurrency, LoadPoisson, LoadConstantRate, LoadTraceTimestamps, "kv_capacity_fraction")
+	l.Type = o.enum("type", LoadConcurrency, LoadPoisson, LoadConstantRate, LoadTraceTimestamps, LoadKVCapacityFraction)
 	if !d.ok() {
-		return l
-	}
-	if l.Type == "kv_capacity_fraction" {
-		d.failf(o.p("type"), "load type 'kv_capacity_fraction' is recommend-only; use concurrency, poisson, constant_rate or trace_timestamps")
 		return l
 	}
 	var rejected []string
@@ -195,6 +192,13 @@ func decodeLoad(d *decoder, v any) Load {
 		l.Speedup = *s
 	}
 	l.AgenticLanes = o.optIntField(&fieldAgenticLanes)
+	if l.Type == LoadKVCapacityFraction {
+		if !o.set("fraction") {
+			d.failf("traffic.load", "traffic.load.type='kv_capacity_fraction' requires fraction (the share of the decode or aggregated role's KV capacity, > 0)")
+			return l
+		}
+		l.Fraction = o.floatField(&fieldFraction)
+	}
 	return l
 }
 
@@ -294,7 +298,9 @@ func checkTraffic(d *decoder, t *Traffic, hasStop bool) {
 		d.failf("traffic.stop", "traffic.stop requires exactly one count condition: %s or %s", count, perUnit)
 		return
 	}
-	if n := t.resolvedStop(); nPer && n > maxStopCount {
+	// A kv_capacity_fraction load's unit is known once the KV capacity is
+	// (KVFractionConcurrency checks the bound then).
+	if n := t.resolvedStop(); nPer && n > maxStopCount && load.Type != LoadKVCapacityFraction {
 		d.failf("traffic.stop", "resolves to %g requests; use at most %d", n, maxStopCount)
 	}
 }
@@ -369,4 +375,36 @@ func checkTrafficEngine(d *decoder, cfg *Config) {
 	if f, _ := LookupTraceFormat(src.Format); f.AggregatedOnly {
 		d.failf("engine.mode", "trace format '%s' requires engine.mode: aggregated", src.Format)
 	}
+}
+
+// ResolveKVCapacityFraction turns a kv_capacity_fraction load into the concurrency load it
+// stands for, by the reference's rule (docs/config.md, "kv_capacity_fraction"):
+// capacityTokens is num_gpu_blocks × block_size × attention_data × replicas of the decode
+// role (disaggregated) or the aggregated role; one request is expected to hold
+// isl + osl // 2 tokens (the source's input and output tokens, per turn for sessions: its
+// prompt plus half its output on average); the concurrency is
+// max(1, floor(fraction × (capacityTokens // expected))). role names the role in a message.
+// The load-relative stop then resolves against this concurrency and is bounded as
+// validation bounds the others. Other loads are left alone.
+func (t *Traffic) ResolveKVCapacityFraction(role string, capacityTokens int64) *Error {
+	if t.Load.Type != LoadKVCapacityFraction {
+		return nil
+	}
+	isl, osl := t.Source.InputTokens, t.Source.OutputTokens
+	if t.Source.Type == SourceSyntheticSession {
+		isl, osl = t.Source.NewInputTokensPerTurn, t.Source.OutputTokensPerTurn
+	}
+	expected := int64(isl + osl/2)
+	if capacityTokens < expected {
+		return &Error{Path: "traffic.load", Msg: fmt.Sprintf("%s KV capacity %d tokens cannot hold one request averaging %d tokens; give the role more KV capacity or use a concurrency load", role, capacityTokens, expected)}
+	}
+	c := math.Floor(t.Load.Fraction * float64(capacityTokens/expected))
+	if c > maxStopCount {
+		return &Error{Path: "traffic.load.fraction", Msg: fmt.Sprintf("resolves to a concurrency of %g (%s KV capacity %d tokens, %d per request); use a smaller fraction", c, role, capacityTokens, expected)}
+	}
+	t.Load.Type, t.Load.Concurrency = LoadConcurrency, max(1, int(c))
+	if n := t.resolvedStop(); n > maxStopCount {
+		return &Error{Path: "traffic.stop", Msg: fmt.Sprintf("resolves to %g requests against the concurrency %d of the kv_capacity_fraction load; use at most %d", n, t.Load.Concurrency, maxStopCount)}
+	}
+	return nil
 }

@@ -167,7 +167,13 @@ func TestTrafficRules(t *testing.T) {
 		{name: "load unknown key", yaml: seedYAML, sets: []string{"traffic.load.rate=3"}, path: "traffic.load", frag: `unknown key "rate"`},
 		{name: "speedup with concurrency", yaml: seedYAML, sets: []string{"traffic.load.speedup=2"}, path: "traffic.load", frag: "traffic.load.type='concurrency' does not accept ['speedup']"},
 		{name: "set type keeps old fields", yaml: seedYAML, sets: []string{"traffic.load.type=poisson"}, path: "traffic.load", frag: "traffic.load.type='poisson' does not accept ['concurrency']"},
-		{name: "kv_capacity_fraction", yaml: seedYAML, sets: []string{"traffic.load={type: kv_capacity_fraction, fraction: 0.5}"}, path: "traffic.load.type", frag: "recommend-only"},
+		// kv_capacity_fraction (docs/config.md): predict accepts it so recommend's
+		// candidates re-predict; the fraction is required and positive, synthetic only.
+		{name: "kv_capacity_fraction", yaml: seedYAML, sets: []string{"traffic.load={type: kv_capacity_fraction, fraction: 0.5}"}},
+		{name: "kv_capacity_fraction without fraction", yaml: seedYAML, sets: []string{"traffic.load={type: kv_capacity_fraction}"}, path: "traffic.load", frag: "requires fraction"},
+		{name: "kv_capacity_fraction zero", yaml: seedYAML, sets: []string{"traffic.load={type: kv_capacity_fraction, fraction: 0}"}, path: "traffic.load.fraction", frag: "greater than 0"},
+		{name: "kv_capacity_fraction with concurrency", yaml: seedYAML, sets: []string{"traffic.load={type: kv_capacity_fraction, fraction: 1, concurrency: 3}"}, path: "traffic.load", frag: "does not accept ['concurrency']"},
+		{name: "kv_capacity_fraction on a trace", yaml: seedYAML, sets: []string{"traffic={source: {type: trace, paths: [t.jsonl]}, load: {type: kv_capacity_fraction, fraction: 1}}"}, path: "traffic.load.type", frag: "trace traffic requires trace_timestamps or concurrency load"},
 		{name: "concurrency 0", yaml: seedYAML, sets: []string{"traffic.load.concurrency=0"}, path: "traffic.load.concurrency", frag: "must be greater than 0, got 0"},
 		{name: "poisson good", yaml: seedYAML, sets: []string{"traffic.load={type: poisson, requests_per_second: 8, seed: 7}"}},
 		{name: "poisson without rate", yaml: seedYAML, sets: []string{"traffic.load={type: poisson}"}, path: "traffic.load", frag: "traffic.load.type='poisson' requires requests_per_second for a synthetic source"},

@@ -2,9 +2,11 @@
 // it times `aisimulate recommend` with the bayesian and the random optimiser (trials per
 // second, best score); then it evaluates every point of the search space natively, with the
 // same evaluation as `aisimulate recommend`, and prints how close each optimiser came to the
-// exhaustive best.
+// exhaustive best. With -seeds N it also runs each optimiser natively with seeds 1..N and prints
+// the mean best as a share of the exhaustive best, how many seeds reached it, and the share of
+// trials outside the GPU budget (the optimiser comparison of docs/recommend.md, "Speed").
 //
-//	go run ./tools/recommendbench [-bin bin/aisimulate] [-workers N] examples/recommend-seed.yaml
+//	go run ./tools/recommendbench [-bin bin/aisimulate] [-workers N] [-seeds N] examples/recommend-seed.yaml
 package main
 
 import (
@@ -28,6 +30,7 @@ func main() {
 	limit := flag.Int("limit", 50000, "refuse spaces with more points")
 	bin := flag.String("bin", "", "time this aisimulate binary's recommend with both optimisers first")
 	exhaustive := flag.Bool("exhaustive", true, "evaluate the whole space")
+	seeds := flag.Int("seeds", 0, "also run each optimiser natively with seeds 1..N")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: recommendbench [-bin BINARY] [-workers N] [-exhaustive=false] RECOMMENDATION.yaml")
@@ -62,6 +65,86 @@ func main() {
 			fmt.Printf("%s: %.2f%% of the exhaustive best\n", alg, 100*b/top)
 		}
 	}
+	if *seeds > 0 {
+		if err := compareSeeds(flag.Arg(0), *seeds, top); err != nil {
+			fmt.Fprintln(os.Stderr, "recommendbench:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// nativeSearch runs one whole search in process (rounds of the configured parallelism,
+// evaluated one after the other), as simcore.Recommend does, and returns it.
+func nativeSearch(path string, text []byte, alg string, seed int) (*recommend.Search, error) {
+	in := simcore.RecommendInput{ConfigName: path, ConfigYAML: text, Files: os.DirFS("."),
+		Sets: []string{"optimizer.algorithm=" + alg, fmt.Sprintf("optimizer.seed=%d", seed)}}
+	search, rec, err := simcore.NewRecommendation(in)
+	if err != nil {
+		return nil, err
+	}
+	budget := simcore.WorkBudget(rec.Optimizer)
+	for {
+		round, err := search.Propose(rec.Optimizer.Parallelism)
+		if err != nil {
+			return nil, err
+		}
+		if len(round) == 0 {
+			return search, nil
+		}
+		var outs []recommend.Outcome
+		for _, p := range round {
+			if p.Evaluate {
+				outs = append(outs, simcore.EvaluateCandidate(path, p.Candidate.Tree, in.Files, budget))
+			}
+		}
+		if err := search.Observe(outs); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// compareSeeds runs both optimisers natively (simcore.Recommend, in process) with seeds
+// 1..n and prints, per optimiser, the mean best score as a share of the exhaustive best top,
+// how many seeds reached top, and the share of trials outside the GPU budget.
+func compareSeeds(path string, n int, top float64) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	mean := map[string]float64{}
+	for _, alg := range []string{"bayesian", "random"} {
+		sum, over, reached, trials := 0.0, 0, 0, 0
+		start := time.Now()
+		for seed := 1; seed <= n; seed++ {
+			search, err := nativeSearch(path, text, alg, seed)
+			if err != nil {
+				return err
+			}
+			best := 0.0
+			for _, c := range search.Candidates() {
+				if c.Status == recommend.StatusFeasible {
+					best = math.Max(best, c.Score)
+				}
+				if c.ReasonCategory == "gpus" {
+					over += len(c.Trials)
+				}
+				trials += len(c.Trials)
+			}
+			sum += best
+			if best >= top {
+				reached++
+			}
+		}
+		mean[alg] = sum / float64(n)
+		fmt.Printf("%s over seeds 1..%d: mean best %.2f%% of the exhaustive best, reached it %d times, %.1f%% of trials outside the GPU budget (%.1f s)\n",
+			alg, n, 100*mean[alg]/top, reached, 100*float64(over)/float64(trials), time.Since(start).Seconds())
+	}
+	if mean["bayesian"] > mean["random"] {
+		fmt.Println("bayesian > random over seeds: yes")
+	} else {
+		fmt.Println("bayesian > random over seeds: NO")
+	}
+	return nil
 }
 
 // timeCLI runs `recommend` once through the binary with one optimiser and prints its wall

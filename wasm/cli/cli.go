@@ -531,8 +531,9 @@ func (p *progress) finish() {
 }
 
 // osFS is the fs.FS handed to the simulator: it opens paths as the operating system does,
-// absolute or relative to the working directory (trace paths are relative to the process
-// working directory, docs/traces.md, "Common rules"), so it accepts names fs.ValidPath would not.
+// absolute or relative to the working directory (trace paths and local model directories
+// are relative to the process working directory, docs/config.md, "File paths"), so it
+// accepts names fs.ValidPath would not.
 type osFS struct{}
 
 func (osFS) Open(name string) (fs.File, error) { return os.Open(filepath.FromSlash(name)) }

@@ -201,3 +201,35 @@ func TestRunOverviewJSON(t *testing.T) {
 		t.Errorf("overview %+v", ov)
 	}
 }
+
+// A local model directory named in any form (relative, `..`, absolute) finds the uploaded
+// config.json, in the browser and at the edge as in the CLI (docs/config.md, "File paths"):
+// the tiny model's 2048-position context rejects the second request's 3000-token prompt.
+func TestRunReadsUploadedModelDirectoryAnyPathForm(t *testing.T) {
+	model, err := os.ReadFile("../../simcore/catalog/testdata/tiny-model/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := []byte(`{"timestamp": 0, "input_length": 1000, "output_length": 4, "hash_ids": [1, 2]}
+{"timestamp": 10, "input_length": 3000, "output_length": 4, "hash_ids": [1, 2, 3, 4, 5, 6]}
+`)
+	for _, form := range []struct{ model, trace string }{
+		{"tiny", "traces/m.jsonl"}, {"../models/tiny", "../traces/m.jsonl"}, {"/data/models/tiny", "/data/traces/m.jsonl"},
+	} {
+		cfg := strings.NewReplacer("meta-llama/Meta-Llama-3.1-8B", form.model,
+			"source: {type: synthetic, input_tokens: 32, output_tokens: 4}", "source: {type: trace, format: mooncake, paths: ["+form.trace+"]}",
+			"  stop: {requests: 6}\n", "").Replace(e2)
+		for _, files := range []map[string][]byte{
+			{"config.json": model, "m.jsonl": trace},                // a file picker's base names
+			{form.model + "/config.json": model, form.trace: trace}, // names as the configuration writes them (--remote)
+		} {
+			res := Run(Request{YAML: []byte(cfg), Files: files})
+			if res.Err != nil {
+				t.Fatalf("%s: %s", form.model, res.Err.Message)
+			}
+			if !strings.Contains(res.PredictionJSON, `"completed_requests": 1,`) || !strings.Contains(res.PredictionJSON, `"num_requests": 2,`) {
+				t.Errorf("%s with uploads %v: not the tiny model on the two-request trace", form.model, files)
+			}
+		}
+	}
+}
