@@ -119,11 +119,11 @@ func run(path string, workers, limit int) (float64, error) {
 		return 0, err
 	}
 	in := simcore.RecommendInput{ConfigName: path, ConfigYAML: text, Files: os.DirFS(".")}
-	search, rec, err := simcore.NewRecommendation(in)
+	rc, err := simcore.NewRecommender(in)
 	if err != nil {
 		return 0, err
 	}
-	space := search.Space()
+	rec, space := rc.Recommendation(), rc.Search().Space()
 	points, err := space.Enumerate(limit)
 	if err != nil {
 		return 0, err
