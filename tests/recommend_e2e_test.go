@@ -328,3 +328,59 @@ func TestRecommendNativeEqualsModule(t *testing.T) {
 		t.Errorf("native recommendation.json differs from the module's")
 	}
 }
+
+// The readable answer at a terminal (AISIMULATE_TABLE=readable, what the host sets when
+// standard output is a terminal), at 80 and 120 columns and for the Pareto target, byte for
+// byte; the files are the plain run's.
+func TestRecommendReadableGolden(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		columns string
+		sets    []string
+	}{
+		{"recommend-small.readable80.txt", "80", nil},
+		{"recommend-small.readable120.txt", "120", nil},
+		{"recommend-small.pareto.readable100.txt", "100", []string{"optimization.target=pareto"}},
+	} {
+		out, r := recommendRun(t, []string{"AISIMULATE_TABLE=readable", "COLUMNS=" + c.columns}, nil, c.sets...)
+		if r.code != 0 {
+			t.Fatalf("%s: %d %s", c.name, r.code, r.stderr)
+		}
+		golden := filepath.Join("testdata", c.name)
+		if updateGolden {
+			must(t, os.WriteFile(golden, []byte(r.stdout), 0o644))
+		}
+		want, err := os.ReadFile(golden)
+		must(t, err)
+		if r.stdout != string(want) {
+			t.Errorf("%s differs:\n%s", golden, r.stdout)
+		}
+		if c.sets == nil {
+			files := readTree(t, out)
+			plain := readTree(t, filepath.Join("testdata", "recommend-small"))
+			if !bytes.Equal(moduleVersion.ReplaceAll(files["recommendation.json"], []byte(`"module_version": "VERSION"`)), plain["recommendation.json"]) {
+				t.Errorf("%s: recommendation.json differs from the plain run's", c.name)
+			}
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := len([]rune(line)); c.columns == "80" && n > 80 {
+				t.Errorf("%s: line of %d runes: %q", c.name, n, line)
+			}
+		}
+	}
+}
+
+// When no candidate had a request meet the SLA the readable answer says so in one line and
+// still ranks them; the plain table is the reference's, with the search's warnings on stderr.
+func TestRecommendReadableNothingMetTheSLA(t *testing.T) {
+	_, r := recommendRun(t, []string{"AISIMULATE_TABLE=readable", "COLUMNS=100"}, nil, "evaluation.sla={ttft_ms: 1, itl_ms: 1}")
+	if r.code != 0 || !strings.Contains(r.stdout, "\nNo candidate met the SLA for any request; the deployments below are ranked regardless.\n") ||
+		strings.Contains(r.stdout, "met the SLA for no request") || !strings.Contains(r.stdout, "SLA: TTFT ≤ 1 ms, ITL ≤ 1 ms\n") {
+		t.Errorf("code %d stdout:\n%s", r.code, r.stdout)
+	}
+	_, p := recommendRun(t, nil, nil)
+	if p.code != 0 || !strings.HasPrefix(p.stdout, "AISimulate recommendations\n") ||
+		p.stderr != "warning: the best candidate was found at trial 19 of 24, in the last quarter: the search was still improving; raise optimizer.max_trials\n" {
+		t.Errorf("plain: code %d stdout %q stderr %q", p.code, p.stdout, p.stderr)
+	}
+}

@@ -292,3 +292,23 @@ optimization: {constraints: {max_candidate_gpus: 2}}
 	}
 	_ = strconv.Itoa
 }
+
+// Size counts what Enumerate lists, conditional parameters included.
+func TestSpaceSizeCountsTheEnumeration(t *testing.T) {
+	planner := []string{"optimization.target=goodput", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}",
+		"planner={scaling_policy: {preset: [load_180_5, throughput_180_5, hybrid_600_5]}}",
+		"engine.workers.aggregated.scheduler.max_sequences={choices: [4, 64]}"}
+	for _, sets := range [][]string{{"engine.workers.aggregated.scheduler.max_sequences={choices: [4, 64]}"}, planner} {
+		s := mustSpace(t, synthYAML, append(sets, "traffic.load.concurrency={choices: [1, 8]}")...)
+		pts, err := s.Enumerate(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Size(); got != float64(len(pts)) || len(pts) < 20 {
+			t.Errorf("Size %v, Enumerate lists %d points", got, len(pts))
+		}
+	}
+	if got := mustSpace(t, synthYAML).Size(); !math.IsInf(got, 1) {
+		t.Errorf("a continuous range: Size %v, want +Inf", got)
+	}
+}

@@ -23,6 +23,9 @@ var Targets = []string{TargetThroughput, TargetThroughputPerGPU, TargetThroughpu
 const (
 	AlgorithmBayesian = "bayesian"
 	AlgorithmRandom   = "random"
+	// AlgorithmScreened prices every point with the steady-state screen first
+	// (docs/recommend.md, "screened").
+	AlgorithmScreened = "screened"
 )
 
 // Optimization is the optimization section after defaults.

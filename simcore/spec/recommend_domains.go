@@ -118,7 +118,7 @@ func (r *Recommendation) collectRoles(d *decoder) {
 	var roles []string
 	for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
 		for _, m := range r.Modes {
-			if contains(rolesOf(m), role) && !contains(roles, role) {
+			if contains(RolesOf(m), role) && !contains(roles, role) {
 				roles = append(roles, role)
 			}
 		}

@@ -197,12 +197,22 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "no feasible candidate found; saved full result to: %s\n", resultPath)
 		return ExitFailure
 	}
+	columns, readable := readableColumns(env)
+	if o.format == "json" || !readable {
+		// The readable table states them itself; the plain outputs keep the reference's
+		// standard output, so the warnings go to stderr.
+		for _, w := range res.Stats.Warnings {
+			fmt.Fprintln(stderr, "warning: "+w)
+		}
+	}
 	if o.format == "json" {
 		b, err := res.StdoutJSON(o.outputDir)
 		if err != nil {
 			return failRecommend(stderr, o.config, err)
 		}
 		stdout.Write(b)
+	} else if readable {
+		io.WriteString(stdout, res.ReadableTable(o.outputDir, columns))
 	} else {
 		io.WriteString(stdout, res.Table(o.outputDir))
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/recommend"
@@ -165,7 +164,7 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
 		}
 		v.Rows = append(v.Rows, recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
-			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: ConfigSummary(c.Tree)})
+			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)})
 	}
 	for _, c := range r.rc.Search().Candidates() {
 		if c.Summary != nil {
@@ -186,7 +185,7 @@ func pointOf(c *recommend.Candidate, rank int) recview.Point {
 	p := recview.Point{CandidateID: c.ID, Status: c.Status, Feasible: c.Status == recommend.StatusFeasible,
 		X:        finite(recommend.ObjectiveValue(chartXKey, c.Summary, c.UsedGPUs)),
 		Y:        finite(recommend.ObjectiveValue(chartYKey, c.Summary, c.UsedGPUs)),
-		UsedGPUs: c.UsedGPUs, Rank: rank, Config: string(spec.EmitYAML(c.Tree)), Summary: ConfigSummary(c.Tree)}
+		UsedGPUs: c.UsedGPUs, Rank: rank, Config: string(spec.EmitYAML(c.Tree)), Summary: recommend.DeploymentSummary(c.Tree)}
 	if p.Feasible {
 		p.Score = finite(c.Score)
 	}
@@ -209,48 +208,6 @@ func (r *Recommendation) NewPoints() string {
 		return "[]"
 	}
 	return string(b)
-}
-
-// ConfigSummary is a candidate's configuration in one line: backend, hardware, mode, each
-// role's parallelism (replicas × TP, plus PP/DP/MoE splits other than 1) and the GPUs, e.g.
-// "vllm · h200_sxm · aggregated · 2× TP1 · 2 GPUs".
-func ConfigSummary(tree map[string]any) string {
-	get := func(p string) string {
-		if v, ok := spec.GetPath(tree, p); ok {
-			return fmt.Sprint(v)
-		}
-		return ""
-	}
-	mode := get("engine.mode")
-	if mode == "" {
-		mode = spec.ModeAggregated
-	}
-	parts := []string{get("engine.backend"), get("engine.hardware"), mode}
-	roles := []string{spec.ModeAggregated}
-	if mode != spec.ModeAggregated {
-		roles = []string{"prefill", "decode"}
-	}
-	for _, role := range roles {
-		par := func(k string) string { return get(spec.WorkerPath(role, "parallelism."+k)) }
-		s := par("replicas") + "× TP" + par("tensor")
-		for _, k := range []struct{ key, label string }{{"pipeline", "PP"}, {"attention_data", "DP"}, {"moe_tensor", "MoE-TP"}, {"moe_expert", "EP"}} {
-			if x := par(k.key); x != "" && x != "1" {
-				s += " " + k.label + x
-			}
-		}
-		if role != spec.ModeAggregated {
-			s = role + " " + s
-		}
-		parts = append(parts, s)
-	}
-	parts = append(parts, fmt.Sprintf("%d GPUs", spec.UsedGPUs(tree)))
-	out := parts[:0]
-	for _, p := range parts {
-		if strings.TrimSpace(p) != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, " · ")
 }
 
 // EvaluateJSON evaluates one request (the JSON of simcore.EvaluationRequest) and returns the

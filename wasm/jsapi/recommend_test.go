@@ -186,14 +186,3 @@ func TestEvaluateJSONAnswersMalformedRequests(t *testing.T) {
 	}
 }
 
-func TestConfigSummary(t *testing.T) {
-	tree := map[string]any{"engine": map[string]any{"backend": "vllm", "hardware": "h200_sxm", "mode": "disaggregated",
-		"workers": map[string]any{
-			"prefill": map[string]any{"parallelism": map[string]any{"replicas": json.Number("2"), "tensor": json.Number("1"), "pipeline": json.Number("1")}},
-			"decode":  map[string]any{"parallelism": map[string]any{"replicas": json.Number("1"), "tensor": json.Number("2"), "moe_expert": json.Number("2")}},
-		}}}
-	want := "vllm · h200_sxm · disaggregated · prefill 2× TP1 · decode 1× TP2 EP2 · 4 GPUs"
-	if got := ConfigSummary(tree); got != want {
-		t.Errorf("ConfigSummary = %q, want %q", got, want)
-	}
-}
