@@ -185,4 +185,3 @@ func TestEvaluateJSONAnswersMalformedRequests(t *testing.T) {
 		t.Errorf("outcome %s: %+v %v", out, o, err)
 	}
 }
-
