@@ -138,7 +138,6 @@ func (r *Row) Quant() perf.Quant {
 	return q
 }
 
-
 // Timings builds the default timing models of the row's roles with calibration c.
 type Timings struct {
 	Model    *catalog.Model
