@@ -3,6 +3,7 @@ package simcore
 import (
 	"fmt"
 	"io/fs"
+	"math"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/recommend"
@@ -78,7 +79,55 @@ func NewRecommender(in RecommendInput) (*Recommender, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Recommender{search: recommend.NewSearch(space, rec.Optimizer), rec: rec, in: in, budget: WorkBudget(rec.Optimizer)}, nil
+	priced, err := resolveAlgorithm(rec, space, in.Files)
+	if err != nil {
+		return nil, err
+	}
+	search := recommend.NewSearch(space, rec.Optimizer)
+	if priced != nil {
+		search.UseScreen(priced)
+	}
+	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer)}, nil
+}
+
+// resolveAlgorithm settles optimizer.algorithm (docs/recommend.md, "screened"): when it is
+// not given, screened for a space of at most recommend.ScreenLimit points whose workload the
+// surrogate can price, else bayesian; an explicit screened on a space it cannot screen is a
+// configuration error. It returns the screen's prices when the search is screened.
+func resolveAlgorithm(rec *spec.Recommendation, space *recommend.Space, files fs.FS) ([]recommend.Priced, error) {
+	opt := &rec.Optimizer
+	if opt.Algorithm != "" && opt.Algorithm != spec.AlgorithmScreened {
+		return nil, nil
+	}
+	explicit := opt.Algorithm == spec.AlgorithmScreened
+	size := space.Size()
+	reason := ""
+	switch {
+	case math.IsInf(size, 1):
+		reason = "the space has a continuous range; give it a step or choices"
+	case size > recommend.ScreenLimit:
+		reason = fmt.Sprintf("the space has %.0f points, more than the %d the screen prices", size, recommend.ScreenLimit)
+	case !screenable(rec):
+		reason = "the surrogate prices synthetic requests under a concurrency or rate load with the default timing model only"
+	}
+	if reason == "" {
+		priced, err := screen(rec, space, files)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range priced {
+			if !math.IsNaN(p.Score) {
+				opt.Algorithm = spec.AlgorithmScreened
+				return priced, nil
+			}
+		}
+		reason = "the surrogate could price no point of the space"
+	}
+	if explicit {
+		return nil, &spec.Error{Path: "optimizer.algorithm", Msg: "screened cannot screen this search: " + reason + "; use bayesian or random"}
+	}
+	opt.Algorithm = spec.AlgorithmBayesian
+	return nil, nil
 }
 
 // Recommendation is the validated configuration.

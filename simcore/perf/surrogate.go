@@ -261,15 +261,20 @@ func SimAgg(d *Default, backend string, conc, isl, osl int, kvTokens int64, budg
 // the excess); TensorRT-LLM admits a request only with room for its whole sequence, isl + osl
 // (docs/semantics/simulation.md §7). At least 1.
 func MaxInFlight(backend string, kvTokens int64, isl, osl int) int {
-	footprint := isl + osl/2
-	if backend == "trtllm" {
-		footprint = isl + osl
-	}
-	n := int(kvTokens / int64(footprint))
+	n := int(kvTokens / int64(Footprint(backend, isl, osl)))
 	if n < 1 {
 		n = 1
 	}
 	return n
+}
+
+// Footprint is the KV tokens the surrogate charges a request in flight: its mean footprint
+// isl + osl/2, or its whole sequence isl + osl on TensorRT-LLM (MaxInFlight).
+func Footprint(backend string, isl, osl int) int {
+	if backend == "trtllm" {
+		return isl + osl
+	}
+	return isl + osl/2
 }
 
 // PassBudget is the prompt-token budget of one pass on a rank: 8192 tokens, which SGLang

@@ -231,6 +231,11 @@ func (s *Search) provenance(prov Provenance, names []string, st SearchStats) map
 	if !math.IsInf(st.SpacePoints, 1) {
 		out["space_points"] = int64(st.SpacePoints)
 	}
+	out["screen"] = nil
+	if sc := s.ScreenStats(); sc != nil {
+		out["screen"] = map[string]any{"points": sc.Points, "priced": sc.Priced, "compared": sc.Compared,
+			"rank_correlation": finiteOrNil(sc.RankCorrelation)}
+	}
 	if st.BestTrial > 0 {
 		out["best_trial"] = st.BestTrial
 	}

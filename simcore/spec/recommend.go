@@ -42,6 +42,9 @@ type Optimization struct {
 
 // Optimizer is the optimizer section after defaults.
 type Optimizer struct {
+	// Algorithm is optimizer.algorithm; "" when not given: the search then screens spaces the
+	// surrogate can price of at most 100,000 points and uses bayesian otherwise
+	// (simcore.NewRecommender resolves it; docs/recommend.md, "screened").
 	Algorithm               string
 	MaxTrials               int
 	Parallelism             int
@@ -167,12 +170,14 @@ func decodeOptimization(d *decoder, v any) Optimization {
 var optimizerShape = shape{keys: []string{"algorithm", "max_trials", "parallelism", "candidate_timeout_seconds", "seed"}}
 
 func decodeOptimizer(d *decoder, v any, root map[string]any) Optimizer {
-	op := Optimizer{Algorithm: AlgorithmBayesian, MaxTrials: 320, Parallelism: 16, CandidateTimeoutSeconds: 600, Seed: 42}
+	op := Optimizer{MaxTrials: 320, Parallelism: 16, CandidateTimeoutSeconds: 600, Seed: 42}
 	if _, ok := root["optimizer"]; !ok || v == nil {
 		return op
 	}
 	o := d.mapping("optimizer", v, optimizerShape)
-	op.Algorithm = o.enum("algorithm", AlgorithmBayesian, AlgorithmRandom)
+	if o.has("algorithm") {
+		op.Algorithm = o.enum("algorithm", AlgorithmScreened, AlgorithmBayesian, AlgorithmRandom)
+	}
 	op.MaxTrials = int(o.int("max_trials", 320, gt(0), le(1_000_000)))
 	op.Parallelism = int(o.int("parallelism", 16, gt(0)))
 	op.CandidateTimeoutSeconds = o.float("candidate_timeout_seconds", 600, gt(0))
