@@ -146,12 +146,15 @@ func (sc *screener) price(pt recommend.Point) recommend.Priced {
 	}
 	conc, rate := tr.Load.Concurrency, math.Inf(1)
 	if tr.Load.Type != spec.LoadConcurrency {
-		// A rate load: the in-flight requests of Little's law, rate × E2E, found by iteration.
+		// A rate load: the in-flight requests of Little's law, rate × E2E, found by iteration,
+		// at most what the serving ranks hold at once (beyond it requests only queue).
 		rate = *tr.Load.RequestsPerSecond
+		last := roles[len(roles)-1]
+		held := max(last.par.Replicas*last.par.AttentionData, 1) * perf.MaxInFlight(cfg.Engine.Backend, last.kvTokens, isl, osl)
 		conc = 1
 		for range 8 {
 			ttft, tpot := closed(conc)
-			conc = min(max(int(math.Ceil(rate*(ttft+float64(osl-1)*tpot)/1000)), 1), maxScreenConcurrency)
+			conc = min(max(int(math.Ceil(rate*(ttft+float64(osl-1)*tpot)/1000)), 1), held, maxScreenConcurrency)
 		}
 	}
 	ttft, tpot := closed(conc)

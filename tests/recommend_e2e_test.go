@@ -378,7 +378,7 @@ func TestRecommendReadableNothingMetTheSLA(t *testing.T) {
 		strings.Contains(r.stdout, "met the SLA for no request") || !strings.Contains(r.stdout, "SLA: TTFT ≤ 1 ms, ITL ≤ 1 ms\n") {
 		t.Errorf("code %d stdout:\n%s", r.code, r.stdout)
 	}
-	_, p := recommendRun(t, nil, nil)
+	_, p := recommendRun(t, nil, nil, "optimizer.algorithm=bayesian")
 	if p.code != 0 || !strings.HasPrefix(p.stdout, "AISimulate recommendations\n") ||
 		p.stderr != "warning: the best candidate was found at trial 19 of 24, in the last quarter: the search was still improving; raise optimizer.max_trials\n" {
 		t.Errorf("plain: code %d stdout %q stderr %q", p.code, p.stdout, p.stderr)

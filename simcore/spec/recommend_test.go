@@ -56,7 +56,7 @@ func TestRecommendationRejections(t *testing.T) {
 		{"min_goodput_rps needs min_gpus", aggRecYAML, []string{"optimization.constraints={min_goodput_rps: 1.0}"}, "optimization.constraints.min_goodput_rps", "only applies to optimization.target: min_gpus; remove it or change the target"},
 		{"goodput needs complete SLA", aggRecYAML, []string{"optimization.target=goodput"}, "evaluation.sla", "optimization.target goodput needs a complete SLA: add evaluation: {sla: {ttft_ms: <ms>, itl_ms: <ms>}} or {sla: {e2e_ms: <ms>}}"},
 		{"strict_sla needs a bound", aggRecYAML, []string{"optimization.strict_sla=true"}, "optimization.strict_sla", "needs at least one bound in evaluation.sla (ttft_ms, itl_ms or e2e_ms)"},
-		{"optimizer algorithm", aggRecYAML, []string{"optimizer.algorithm=grid"}, "optimizer.algorithm", "must be one of bayesian, random; got string \"grid\""},
+		{"optimizer algorithm", aggRecYAML, []string{"optimizer.algorithm=grid"}, "optimizer.algorithm", "must be one of screened, bayesian, random; got string \"grid\""},
 		{"optimizer max_trials", aggRecYAML, []string{"optimizer.max_trials=0"}, "optimizer.max_trials", "must be greater than 0, got 0"},
 		{"optimizer unknown key", aggRecYAML, []string{"optimizer.budget=3"}, "optimizer", "unknown key \"budget\"; allowed keys: algorithm, candidate_timeout_seconds, max_trials, parallelism, seed"},
 		{"domain on model", aggRecYAML, []string{"engine.model={choices: [a, b]}"}, "engine.model", "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs and planner policy/min workers/sub-items; write a concrete value"},

@@ -1,7 +1,8 @@
 // Command recommendbench is the recommend benchmark (docs/recommend.md, "Speed"): with -bin
-// it times `aisimulate recommend` with the bayesian and the random optimiser (trials per
-// second, best score); then it evaluates every point of the search space natively, with the
-// same evaluation as `aisimulate recommend`, and prints how close each optimiser came to the
+// it times `aisimulate recommend` with the screened (at -screened-trials trials), bayesian
+// and random optimisers (wall and CPU time, trials per second, best score, the trial that
+// found it); then it evaluates every point of the search space natively, with the same
+// evaluation as `aisimulate recommend`, and prints how close each optimiser came to the
 // exhaustive best.
 //
 //	go run ./tools/recommendbench [-bin bin/aisimulate] [-workers N] examples/recommend-seed.yaml
@@ -28,6 +29,7 @@ func main() {
 	limit := flag.Int("limit", 50000, "refuse spaces with more points")
 	bin := flag.String("bin", "", "time this aisimulate binary's recommend with both optimisers first")
 	exhaustive := flag.Bool("exhaustive", true, "evaluate the whole space")
+	screenedTrials := flag.Int("screened-trials", 60, "optimizer.max_trials of the screened run")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: recommendbench [-bin BINARY] [-workers N] [-exhaustive=false] RECOMMENDATION.yaml")
@@ -35,8 +37,12 @@ func main() {
 	}
 	best := map[string]float64{}
 	if *bin != "" {
-		for _, alg := range []string{"bayesian", "random"} {
-			b, err := timeCLI(*bin, flag.Arg(0), alg)
+		for _, alg := range algorithms {
+			var sets []string
+			if alg == "screened" {
+				sets = []string{"optimizer.max_trials=" + fmt.Sprint(*screenedTrials)}
+			}
+			b, err := timeCLI(*bin, flag.Arg(0), alg, sets...)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "recommendbench:", err)
 				os.Exit(1)
@@ -57,29 +63,38 @@ func main() {
 		fmt.Fprintln(os.Stderr, "recommendbench:", err)
 		os.Exit(1)
 	}
-	for _, alg := range []string{"bayesian", "random"} {
+	for _, alg := range algorithms {
 		if b, ok := best[alg]; ok {
 			fmt.Printf("%s: %.2f%% of the exhaustive best\n", alg, 100*b/top)
 		}
 	}
 }
 
-// timeCLI runs `recommend` once through the binary with one optimiser and prints its wall
-// time, trials per second and best score.
-func timeCLI(bin, config, alg string) (float64, error) {
+// algorithms are the optimisers the benchmark times.
+var algorithms = []string{"screened", "bayesian", "random"}
+
+// timeCLI runs `recommend` once through the binary with one optimiser (and the extra --set
+// assignments) and prints its wall and CPU time, trials per second, best score and the trial
+// that found it.
+func timeCLI(bin, config, alg string, sets ...string) (float64, error) {
 	dir, err := os.MkdirTemp("", "recommendbench-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
 	start := time.Now()
-	cmd := exec.Command(bin, "recommend", "--stack", "dynamo", "--config", config, "--set", "optimizer.algorithm="+alg,
-		"--output-dir", filepath.Join(dir, "out"), "--format", "json")
+	args := []string{"recommend", "--stack", "dynamo", "--config", config, "--set", "optimizer.algorithm=" + alg,
+		"--output-dir", filepath.Join(dir, "out"), "--format", "json"}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	if _, err := cmd.Output(); err != nil {
 		return 0, fmt.Errorf("%s: %v", alg, err)
 	}
 	wall := time.Since(start).Seconds()
+	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	raw, err := os.ReadFile(filepath.Join(dir, "out", "recommendation.json"))
 	if err != nil {
 		return 0, err
@@ -87,8 +102,12 @@ func timeCLI(bin, config, alg string) (float64, error) {
 	var doc struct {
 		Counts     map[string]int `json:"counts"`
 		Provenance struct {
-			Trials int    `json:"trials"`
-			Target string `json:"target"`
+			Trials    int    `json:"trials"`
+			Target    string `json:"target"`
+			BestTrial *int   `json:"best_trial"`
+			Screen    *struct {
+				RankCorrelation *float64 `json:"rank_correlation"`
+			} `json:"screen"`
 		} `json:"provenance"`
 		Candidates []struct {
 			ID    string   `json:"candidate_id"`
@@ -108,8 +127,16 @@ func timeCLI(bin, config, alg string) (float64, error) {
 		}
 	}
 	n := doc.Provenance.Trials
-	fmt.Printf("%s: %d trials (%d simulated, %d cache hits) in %.1f s wall = %.1f trials/s; best %s %.6g\n",
-		alg, n, doc.Counts["evaluated"], doc.Counts["cache_hits"], wall, float64(n)/wall, doc.Provenance.Target, best)
+	found := "none"
+	if doc.Provenance.BestTrial != nil {
+		found = fmt.Sprint(*doc.Provenance.BestTrial)
+	}
+	rho := ""
+	if sc := doc.Provenance.Screen; sc != nil && sc.RankCorrelation != nil {
+		rho = fmt.Sprintf("; screen rank correlation %.3f", *sc.RankCorrelation)
+	}
+	fmt.Printf("%s: %d trials (%d simulated, %d cache hits) in %.1f s wall, %.1f s CPU = %.1f trials/s; best %s %.6g found at trial %s%s\n",
+		alg, n, doc.Counts["evaluated"], doc.Counts["cache_hits"], wall, cpu, float64(n)/wall, doc.Provenance.Target, best, found, rho)
 	return best, nil
 }
 

@@ -120,7 +120,7 @@ func TestRecommendationMatchesSimcoreRecommend(t *testing.T) {
 		if p.Feasible != (p.Status == "feasible") || p.X == nil || p.Y == nil || *p.X <= 0 || *p.Y <= 0 {
 			t.Errorf("point %+v", p)
 		}
-		if !strings.Contains(p.Summary, " GPUs") || !strings.Contains(p.Config, "engine:") {
+		if !strings.Contains(p.Summary, "× TP") || !strings.Contains(p.Config, "engine:") {
 			t.Errorf("point %s summary %q", p.CandidateID, p.Summary)
 		}
 	}
