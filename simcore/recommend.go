@@ -71,6 +71,9 @@ func NewRecommender(in RecommendInput) (*Recommender, error) {
 	if err := choosePredictors(rec, in.Files); err != nil {
 		return nil, err
 	}
+	if err := sizeLadder(rec); err != nil {
+		return nil, err
+	}
 	facts := recommend.Facts{Model: func(id string) (*catalog.Model, error) {
 		m, err := catalog.LookupModel(id, in.Files)
 		return m, configError(err, "")
@@ -88,6 +91,25 @@ func NewRecommender(in RecommendInput) (*Recommender, error) {
 		search.UseScreen(priced)
 	}
 	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer)}, nil
+}
+
+// sizeLadder checks the systems of a hardware domain and sizes the default ladder on the one
+// with the most memory per GPU (docs/recommend.md, "Hardware and cost").
+func sizeLadder(rec *spec.Recommendation) error {
+	var largest *catalog.Hardware
+	for i, id := range rec.Optimization.HardwareChoices {
+		hw, err := catalog.LookupHardware(id)
+		if err != nil {
+			return &spec.Error{Path: fmt.Sprintf("optimization.hardware.choices[%d]", i), Msg: err.Error()}
+		}
+		if largest == nil || hw.MemBytes > largest.MemBytes {
+			largest = hw
+		}
+	}
+	if largest != nil {
+		rec.SizeLadderOn(largest.ID)
+	}
+	return nil
 }
 
 // resolveAlgorithm settles optimizer.algorithm (docs/recommend.md, "screened"): when it is

@@ -50,6 +50,7 @@ type screenRole struct {
 	kvTokens int64 // per rank, capped at max_sequences footprints
 	budget   int   // prompt tokens per pass
 	par      spec.Parallelism
+	hw       string // the role's system
 	cfg      *spec.Config
 }
 
@@ -189,8 +190,19 @@ func (sc *screener) price(pt recommend.Point) recommend.Priced {
 		report.E2ELatency.Key(report.Mean):                   e2e,
 		report.OutputTokenThroughputPerUser.Key(report.Mean): float64(osl) * 1000 / e2e,
 	}
+	// The roles' worker-seconds and GPUs per worker, which the cost reads.
+	hw := recommend.RoleHardware{Decode: roles[len(roles)-1].hw}
+	last := roles[len(roles)-1]
+	summary[report.KeyDecodeWorkerSeconds] = float64(last.par.Replicas) * duration / 1000
+	summary[report.KeyDecodeGPUsPerWorker] = last.par.Tensor * last.par.AttentionData
+	summary[report.KeyTotalOutputTokens] = n * float64(osl)
+	if len(roles) == 2 {
+		hw.Prefill = roles[0].hw
+		summary[report.KeyPrefillWorkerSeconds] = float64(roles[0].par.Replicas) * duration / 1000
+		summary[report.KeyPrefillGPUsPerWorker] = roles[0].par.Tensor * roles[0].par.AttentionData
+	}
 	same := fmt.Sprintf("%s|%s|%x|%x", modeName, strings.Join(parallelisms(roles), "+"), math.Float64bits(ttft), math.Float64bits(tpot))
-	return recommend.Priced{Point: pt, Score: recommend.ScoreSummary(sc.rec, summary, gpus), Same: same}
+	return recommend.Priced{Point: pt, Score: recommend.ScoreSummary(sc.rec, summary, gpus, hw), Same: same}
 }
 
 // parallelisms names each role's backend and shape for Priced.Same.
@@ -255,5 +267,9 @@ func (sc *screener) lowerRole(tree map[string]any, role string) *screenRole {
 	if cfg.Engine.Backend == spec.BackendSGLang && pp.DP > 1 {
 		budget /= pp.DP // SGLang shares a worker's budget among its attention-DP ranks
 	}
-	return &screenRole{ok: true, timing: d, kvTokens: kv, budget: budget, par: w.Parallelism, cfg: cfg}
+	hw := w.Hardware
+	if hw == "" {
+		hw = cfg.Engine.Hardware
+	}
+	return &screenRole{ok: true, timing: d, kvTokens: kv, budget: budget, par: w.Parallelism, hw: hw, cfg: cfg}
 }

@@ -26,6 +26,8 @@ var objectiveColumns = map[string]objectiveColumn{
 	spec.TargetTTFT:              {"mean TTFT", "ms"},
 	spec.TargetE2ELatency:        {"mean E2E", "ms"},
 	spec.TargetMinGPUs:           {"GPUs", ""},
+	spec.TargetCost:              {"cost/Mtok", "USD"},
+	spec.TargetGoodCost:          {"cost/good Mtok", "USD"},
 }
 
 // unmetShown is how many deployments none of whose requests met the SLA the readable table
@@ -195,6 +197,22 @@ func (r *Result) writeRows(b *strings.Builder, ds []Deployment, total, columns i
 		}
 		oc := objectiveColumns[n]
 		cols = append(cols, col{oc.label, oc.unit, func(d Deployment) string { return short(d.Best.Objectives[i]) }})
+	}
+	if r.Rec.Optimization.GPUHourCost != nil {
+		cols = append(cols, col{"cost/h", "USD", func(d Deployment) string {
+			if d.Best.Cost == nil {
+				return "–"
+			}
+			return short(d.Best.Cost.USDPerHour)
+		}})
+		if t := r.Rec.Optimization.Target; t != spec.TargetCost && t != spec.TargetGoodCost {
+			cols = append(cols, col{"cost/Mtok", "USD", func(d Deployment) string {
+				if d.Best.Cost == nil {
+					return "–"
+				}
+				return short(d.Best.Cost.USDPerMTok)
+			}})
+		}
 	}
 	cols = append(cols,
 		col{"TTFT p50", "ms", num(report.TTFT.Key(report.Median))},

@@ -171,6 +171,9 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 		"reason":            nil,
 		"provenance":        map[string]any{"trials": trials, "cache_hits": len(c.Trials) - 1},
 	}
+	if s.space.Rec.Optimization.GPUHourCost != nil {
+		out["cost"] = costJSON(c.Cost)
+	}
 	if m := candidateMetrics(c); m != nil {
 		out["metrics"] = m
 	}

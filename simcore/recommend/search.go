@@ -38,6 +38,9 @@ type Candidate struct {
 	// Score and Objectives (aligned with ObjectiveNames) of a simulated candidate.
 	Score      float64
 	Objectives []float64
+	// Cost is the simulated summary priced at optimization.gpu_hour_cost (nil without
+	// prices or a summary).
+	Cost *Cost
 	// Screen is the screen's score of its point (screened searches; NaN otherwise).
 	Screen   float64
 	observed bool
@@ -165,9 +168,9 @@ func (s *Search) Observe(outcomes []Outcome) error {
 			continue
 		}
 		c.Summary = o.Summary
-		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs)
+		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs, HardwareOf(c.Tree))
 		c.Status, c.ReasonCategory, c.Reason = sc.status, sc.category, sc.reason
-		c.Objectives = sc.objectives
+		c.Objectives, c.Cost = sc.objectives, sc.cost
 		if sc.status == StatusFeasible {
 			c.Score = sc.score
 		}
@@ -292,17 +295,17 @@ func ScoreOutcome(rec *spec.Recommendation, tree map[string]any, o Outcome) floa
 	if o.Status != "" {
 		return math.Inf(-1)
 	}
-	return ScoreSummary(rec, o.Summary, spec.UsedGPUs(tree))
+	return ScoreSummary(rec, o.Summary, spec.UsedGPUs(tree), HardwareOf(tree))
 }
 
-// ScoreSummary is the ranking score a summary of a candidate with usedGPUs GPUs would get
-// (−Inf when it is outside the GPU budget or not feasible): how the screen scores its
-// estimated summaries.
-func ScoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int) float64 {
+// ScoreSummary is the ranking score a summary of a candidate with usedGPUs GPUs on systems
+// hw would get (−Inf when it is outside the GPU budget or not feasible): how the screen
+// scores its estimated summaries.
+func ScoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int, hw RoleHardware) float64 {
 	if usedGPUs > rec.Optimization.MaxGPUs || usedGPUs < rec.Optimization.MinGPUs {
 		return math.Inf(-1)
 	}
-	sc := scoreSummary(rec, summary, usedGPUs)
+	sc := scoreSummary(rec, summary, usedGPUs, hw)
 	if sc.status != StatusFeasible {
 		return math.Inf(-1)
 	}

@@ -163,8 +163,12 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		for _, k := range recview.RowMetrics {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
 		}
-		v.Rows = append(v.Rows, recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
-			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)})
+		vr := recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
+			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
+		if c.Cost != nil {
+			vr.CostPerHour, vr.CostPerMTok = finite(c.Cost.USDPerHour), finite(c.Cost.USDPerMTok)
+		}
+		v.Rows = append(v.Rows, vr)
 	}
 	for _, c := range r.rc.Search().Candidates() {
 		if c.Summary != nil {

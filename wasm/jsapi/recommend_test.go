@@ -3,6 +3,7 @@ package jsapi
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -183,5 +184,27 @@ func TestEvaluateJSONAnswersMalformedRequests(t *testing.T) {
 	o, err := simcore.DecodeOutcome([]byte(out))
 	if err != nil || o.Status != "failed" || !strings.HasPrefix(o.Reason, "malformed evaluation request: ") {
 		t.Errorf("outcome %s: %+v %v", out, o, err)
+	}
+}
+
+// With optimization.gpu_hour_cost the Recommend view's rows carry each candidate's cost.
+func TestRecommendViewCarriesCosts(t *testing.T) {
+	rc, e := StartRecommendation(RecommendRequest{YAML: readSmall(t), Sets: []string{"optimizer.max_trials=4", "optimization.gpu_hour_cost={h200_sxm: 3.5}"}})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	got, _ := drive(t, rc)
+	var v recview.View
+	if err := json.Unmarshal([]byte(got.View), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range v.Rows {
+		// 3.5 USD per GPU-hour, the whole run on r.UsedGPUs GPUs.
+		if r.CostPerHour == nil || r.CostPerMTok == nil || math.Abs(*r.CostPerHour-3.5*float64(r.UsedGPUs)) > 1e-9 {
+			t.Errorf("row %d: cost %v per hour on %d GPUs", r.Rank, r.CostPerHour, r.UsedGPUs)
+		}
 	}
 }
