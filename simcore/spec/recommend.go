@@ -46,7 +46,7 @@ type Optimization struct {
 	// GPUHourCost is optimization.gpu_hour_cost: USD per GPU-hour by system id (nil when
 	// unset) [extension].
 	GPUHourCost map[string]float64
-	StrictSLA bool
+	StrictSLA   bool
 	// MinGPUs is constraints.min_candidate_gpus (0 = unset); MaxGPUs max_candidate_gpus.
 	MinGPUs int
 	MaxGPUs int
