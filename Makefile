@@ -68,7 +68,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
 	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml \
 	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
-	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-seed.yaml
+	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-bench.yaml
 
 clean:
 	rm -rf bin aisimulate-output $(WASM)

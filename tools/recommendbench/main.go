@@ -5,7 +5,7 @@
 // evaluation as `aisimulate recommend`, and prints how close each optimiser came to the
 // exhaustive best.
 //
-//	go run ./tools/recommendbench [-bin bin/aisimulate] [-workers N] examples/recommend-seed.yaml
+//	go run ./tools/recommendbench [-bin bin/aisimulate] [-workers N] examples/recommend-bench.yaml
 package main
 
 import (
