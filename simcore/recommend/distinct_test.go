@@ -13,26 +13,15 @@ import (
 func TestDistinctFoldsKnobsThatChangedNothing(t *testing.T) {
 	sp := mustSpace(t, synthYAML, "traffic.load.concurrency=8", "engine.workers.aggregated.scheduler.max_sequences=64")
 	s := NewSearch(sp, opt(spec.AlgorithmRandom, 200, 3))
-	for {
-		round, err := s.Propose(16)
-		must(t, err)
-		if len(round) == 0 {
-			break
+	runRounds(t, s, 16, func(tree map[string]any) Outcome {
+		// Ignores max_batched_tokens: the metrics depend on the deployment only.
+		x := 1000.0 + 10*treeNum(tree, "engine.workers.aggregated.parallelism.tensor", 0) +
+			treeNum(tree, "engine.workers.decode.parallelism.replicas", 0)
+		if b, _ := spec.GetPath(tree, "engine.backend"); b == "sglang" {
+			x += 5
 		}
-		var outs []Outcome
-		for _, p := range round {
-			if p.Evaluate {
-				// Ignores max_batched_tokens: the metrics depend on the deployment only.
-				x := 1000.0 + 10*treeNum(p.Candidate.Tree, "engine.workers.aggregated.parallelism.tensor", 0) +
-					treeNum(p.Candidate.Tree, "engine.workers.decode.parallelism.replicas", 0)
-				if b, _ := spec.GetPath(p.Candidate.Tree, "engine.backend"); b == "sglang" {
-					x += 5
-				}
-				outs = append(outs, Outcome{Summary: map[string]any{"output_throughput_tok_s": x, "gpu_hours": 1.0, "duration_ms": 3.6e6}})
-			}
-		}
-		must(t, s.Observe(outs))
-	}
+		return Outcome{Summary: map[string]any{"output_throughput_tok_s": x, "gpu_hours": 1.0, "duration_ms": 3.6e6}}
+	})
 	ranked := Rank(s.Candidates())
 	ds := sp.Distinct(ranked)
 	folded := 0

@@ -51,20 +51,7 @@ func TestScreenedOrder(t *testing.T) {
 	run := func(seed uint64) []*Candidate {
 		s := NewSearch(sp, opt(spec.AlgorithmScreened, 24, seed))
 		s.UseScreen(priced)
-		for {
-			round, err := s.Propose(16)
-			must(t, err)
-			if len(round) == 0 {
-				break
-			}
-			var outs []Outcome
-			for _, p := range round {
-				if p.Evaluate {
-					outs = append(outs, synthEvaluate(p.Candidate.Tree))
-				}
-			}
-			must(t, s.Observe(outs))
-		}
+		runRounds(t, s, 16, synthEvaluate)
 		return s.trials
 	}
 	trials := run(5)

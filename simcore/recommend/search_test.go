@@ -92,13 +92,20 @@ func runSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Resu
 func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Search {
 	t.Helper()
 	s := NewSearch(sp, opt)
+	runRounds(t, s, roundSize, synthEvaluate)
+	return s
+}
+
+// runRounds proposes and observes every round of s, evaluating with evaluate.
+func runRounds(t testing.TB, s *Search, roundSize int, evaluate func(tree map[string]any) Outcome) {
+	t.Helper()
 	for {
 		round, err := s.Propose(roundSize)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(round) == 0 {
-			break
+			return
 		}
 		if len(round) > roundSize || len(round) > Block {
 			t.Fatalf("round of %d for parallelism %d", len(round), roundSize)
@@ -106,14 +113,13 @@ func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Se
 		var outs []Outcome
 		for _, p := range round {
 			if p.Evaluate {
-				outs = append(outs, synthEvaluate(p.Candidate.Tree))
+				outs = append(outs, evaluate(p.Candidate.Tree))
 			}
 		}
 		if err := s.Observe(outs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return s
 }
 
 func opt(alg string, trials int, seed uint64) spec.Optimizer {
