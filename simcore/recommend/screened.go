@@ -28,14 +28,13 @@ type Priced struct {
 // screenState is the screened optimiser's plan: the promising points in order, and the
 // others the seeded sample draws from.
 type screenState struct {
-	points    []Priced
-	order     []int // indices of points, promising first
-	next      int   // position in order
-	sample    []int // indices of the points the sample may draw (swap-removed when drawn)
-	proposed  []bool
-	trialScr  []float64 // per trial: the screen score of its point
-	priced    int
-	simulated int
+	points   []Priced
+	order    []int // indices of points, promising first
+	next     int   // position in order
+	sample   []int // indices of the points the sample may draw (swap-removed when drawn)
+	proposed []bool
+	trialScr []float64 // per trial: the screen score of its point
+	priced   int
 }
 
 // UseScreen makes the search screened: trials go to the points in decreasing order of their

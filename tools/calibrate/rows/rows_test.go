@@ -101,14 +101,6 @@ func TestHeldOutDeterministic(t *testing.T) {
 	}
 }
 
-func near(a, b, rel float64) bool {
-	d := a - b
-	if d < 0 {
-		d = -d
-	}
-	return d <= rel*(1+b)
-}
-
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(sample))
 	f.Add([]byte("curve_id,concurrency,backend,model_path,system,mode,isl,osl,silicon_ttft_ms,silicon_tpot_ms\nx,1,vllm,m,h,agg,1,1,1,1\n"))
