@@ -124,6 +124,9 @@ func (sc *screener) price(pt recommend.Point) recommend.Priced {
 	for _, r := range roles {
 		gpus += r.par.Replicas * r.par.Tensor * r.par.Pipeline * r.par.AttentionData
 	}
+	if op := sc.rec.Optimization; gpus > op.MaxGPUs || gpus < op.MinGPUs {
+		return nan // infeasible without simulation: never proposed
+	}
 	// closed is mean TTFT and TPOT under conc requests in flight.
 	closed := func(conc int) (float64, float64) {
 		if len(roles) == 2 {

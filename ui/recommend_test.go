@@ -64,7 +64,7 @@ func TestRecommendKnobsReadTheSweep(t *testing.T) {
 	d, _ := ParseDoc(DefaultSweep)
 	want := map[string]string{"rec-model": "meta-llama/Meta-Llama-3.1-8B-Instruct", "rec-hardware": "h200_sxm",
 		"rec-backend": "vllm,sglang", "rec-mode": "aggregated,disaggregated", "rec-max-gpus": "4", "rec-target": "goodput",
-		"rec-algorithm": "bayesian", "rec-max-trials": "24", "rec-seed": "7"}
+		"rec-algorithm": "screened", "rec-max-trials": "24", "rec-seed": "7"}
 	for id, v := range want {
 		if k := recKnob(t, d, id); k.Value != v {
 			t.Errorf("%s = %q, want %q", id, k.Value, v)

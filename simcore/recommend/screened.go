@@ -17,8 +17,8 @@ const SampleEvery = 4
 type Priced struct {
 	Point Point
 	// Score is the screen's estimate of the ranking score (higher is better): −Inf when the
-	// estimate is infeasible (outside the GPU budget, or failing strict_sla), NaN when the
-	// surrogate could not price the point.
+	// estimate is infeasible (strict_sla, min_goodput_rps), NaN when the point is outside the
+	// GPU budget or the surrogate could not price it (never proposed).
 	Score float64
 	// Same is equal for points the screen cannot tell apart (the same deployment with the same
 	// estimated metrics); only the first of them in the screen's order is proposed as promising.
@@ -37,10 +37,10 @@ type screenState struct {
 	priced   int
 }
 
-// UseScreen makes the search screened: trials go to the points in decreasing order of their
-// screen score (one per group of indistinguishable points), and every SampleEvery-th trial to
-// a seeded draw among the other points the screen priced as feasible. Call it before the
-// first Propose.
+// UseScreen makes the search screened: trials go to the points estimated feasible in
+// decreasing order of their screen score (one per group of indistinguishable points), and
+// every SampleEvery-th trial to a seeded draw among the other priced points within the GPU
+// budget (those estimated infeasible included). Call it before the first Propose.
 func (s *Search) UseScreen(points []Priced) {
 	st := &screenState{points: points, proposed: make([]bool, len(points))}
 	idx := make([]int, 0, len(points))
@@ -48,7 +48,10 @@ func (s *Search) UseScreen(points []Priced) {
 		if !math.IsNaN(p.Score) {
 			st.priced++
 		}
-		if !math.IsNaN(p.Score) && !math.IsInf(p.Score, -1) {
+		switch {
+		case math.IsInf(p.Score, -1):
+			st.sample = append(st.sample, i) // the sample may still find it feasible
+		case !math.IsNaN(p.Score):
 			idx = append(idx, i)
 		}
 	}
