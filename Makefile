@@ -80,7 +80,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
 	bash tests/bench.sh ./$(BIN) examples/bench/*.yaml \
 	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
-	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-seed.yaml
+	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-bench.yaml
 	$(GO) run ./tools/recommendbench -seeds 5 examples/bench-recommend/rare-optimum.yaml
 
 clean:

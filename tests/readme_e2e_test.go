@@ -179,6 +179,8 @@ func workedExample(t *testing.T, stdout string, raw []byte) string {
 			UsedGPUs int                `json:"used_gpus"`
 			Config   map[string]any     `json:"config"`
 			Metrics  map[string]float64 `json:"metrics"`
+			// Objectives holds the target's value (one key for a single target).
+			Objectives map[string]float64 `json:"objectives"`
 		} `json:"candidates"`
 		Counts map[string]int `json:"counts"`
 		Views  struct {
@@ -192,12 +194,22 @@ func workedExample(t *testing.T, stdout string, raw []byte) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "```\n$ bin/aisimulate %s\n%s```\n\n", strings.Join(workedExampleCommand, " "), stdout)
-	b.WriteString("| rank | goodput (tok/s) | GPUs | mode | backend | workers | max_batched_tokens / max_sequences | mean TTFT (ms) | mean ITL (ms) |\n")
+	// The target's name and value, from the candidates' objectives (one key for a single target).
+	objective := ""
+	for _, c := range doc.Candidates {
+		for k := range c.Objectives {
+			objective = k
+		}
+		if objective != "" {
+			break
+		}
+	}
+	fmt.Fprintf(&b, "| rank | %s | GPUs | mode | backend | workers | max_batched_tokens / max_sequences | mean TTFT (ms) | mean ITL (ms) |\n", objective)
 	b.WriteString("| ---: | ---: | ---: | --- | --- | --- | --- | ---: | ---: |\n")
 	for i, id := range doc.Views.TopN {
 		c := doc.Candidates[byID[id]]
 		mode, backend, workers, limits := candidateRow(c.Config)
-		fmt.Fprintf(&b, "| %d | %.0f | %d | %s | %s | %s | %s | %.1f | %.2f |\n", i+1, c.Score, c.UsedGPUs, mode, backend, workers, limits,
+		fmt.Fprintf(&b, "| %d | %.4g | %d | %s | %s | %s | %s | %.1f | %.2f |\n", i+1, c.Objectives[objective], c.UsedGPUs, mode, backend, workers, limits,
 			c.Metrics["mean_ttft_ms"], c.Metrics["mean_itl_ms"])
 	}
 	// The best candidate of each mode the table does not show (fewer GPUs first among ties).
@@ -222,8 +234,8 @@ func workedExample(t *testing.T, stdout string, raw []byte) string {
 		mode, backend, workers, limits := candidateRow(c.Config)
 		if c.Status == "feasible" && !shown[mode] {
 			shown[mode] = true
-			fmt.Fprintf(&b, "\nThe best %s candidate: %s, %s (%s), goodput %.0f tok/s on %d GPUs, mean TTFT %.1f ms, mean ITL %.2f ms.\n",
-				mode, backend, workers, limits, c.Score, c.UsedGPUs, c.Metrics["mean_ttft_ms"], c.Metrics["mean_itl_ms"])
+			fmt.Fprintf(&b, "\nThe best %s candidate: %s, %s (%s), %s %.4g on %d GPUs, mean TTFT %.1f ms, mean ITL %.2f ms.\n",
+				mode, backend, workers, limits, objective, c.Objectives[objective], c.UsedGPUs, c.Metrics["mean_ttft_ms"], c.Metrics["mean_itl_ms"])
 		}
 	}
 	fmt.Fprintf(&b, "\nTrials: %d evaluated, %d feasible.\n", doc.Counts["evaluated"], doc.Counts["feasible"])
@@ -237,7 +249,7 @@ func TestRecommendWorkedExample(t *testing.T) {
 	requireCore(t)
 	dir := t.TempDir()
 	must(t, os.Symlink(filepath.Join(repoRoot, "examples"), filepath.Join(dir, "examples")))
-	r := runIn(dir, []string{"AISIMULATE_FIXED_WALL_TIME_MS=0", "AISIMULATE_TABLE=aiperf"}, workedExampleCommand...)
+	r := runIn(dir, []string{"AISIMULATE_FIXED_WALL_TIME_MS=0", "AISIMULATE_TABLE=readable", "COLUMNS=100"}, workedExampleCommand...)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -391,3 +391,116 @@ func TestRecommendRoundRobinEcho(t *testing.T) {
 		t.Fatal("no round-robin candidate among the recommendations")
 	}
 }
+
+// The readable answer at a terminal (AISIMULATE_TABLE=readable, what the host sets when
+// standard output is a terminal), at 80 and 120 columns and for the Pareto target, byte for
+// byte; the files are the plain run's.
+func TestRecommendReadableGolden(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		columns string
+		sets    []string
+	}{
+		{"recommend-small.readable80.txt", "80", nil},
+		{"recommend-small.readable120.txt", "120", nil},
+		{"recommend-small.pareto.readable100.txt", "100", []string{"optimization.target=pareto"}},
+	} {
+		out, r := recommendRun(t, []string{"AISIMULATE_TABLE=readable", "COLUMNS=" + c.columns}, nil, c.sets...)
+		if r.code != 0 {
+			t.Fatalf("%s: %d %s", c.name, r.code, r.stderr)
+		}
+		golden := filepath.Join("testdata", c.name)
+		if updateGolden {
+			must(t, os.WriteFile(golden, []byte(r.stdout), 0o644))
+		}
+		want, err := os.ReadFile(golden)
+		must(t, err)
+		if r.stdout != string(want) {
+			t.Errorf("%s differs:\n%s", golden, r.stdout)
+		}
+		if c.sets == nil {
+			files := readTree(t, out)
+			plain := readTree(t, filepath.Join("testdata", "recommend-small"))
+			if !bytes.Equal(moduleVersion.ReplaceAll(files["recommendation.json"], []byte(`"module_version": "VERSION"`)), plain["recommendation.json"]) {
+				t.Errorf("%s: recommendation.json differs from the plain run's", c.name)
+			}
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := len([]rune(line)); c.columns == "80" && n > 80 {
+				t.Errorf("%s: line of %d runes: %q", c.name, n, line)
+			}
+		}
+	}
+}
+
+// When no candidate had a request meet the SLA the readable answer says so in one line and
+// still ranks them; the plain table is the reference's, with the search's warnings on stderr.
+func TestRecommendReadableNothingMetTheSLA(t *testing.T) {
+	_, r := recommendRun(t, []string{"AISIMULATE_TABLE=readable", "COLUMNS=100"}, nil, "evaluation.sla={ttft_ms: 1, itl_ms: 1}")
+	if r.code != 0 || !strings.Contains(r.stdout, "\nNo candidate met the SLA for any request; the deployments below are ranked regardless.\n") ||
+		strings.Contains(r.stdout, "met the SLA for no request") || !strings.Contains(r.stdout, "SLA: TTFT ≤ 1 ms, ITL ≤ 1 ms\n") {
+		t.Errorf("code %d stdout:\n%s", r.code, r.stdout)
+	}
+	_, p := recommendRun(t, nil, nil, "optimizer.algorithm=bayesian")
+	if p.code != 0 || !strings.HasPrefix(p.stdout, "AISimulate recommendations\n") ||
+		p.stderr != "warning: the best candidate was found at trial 19 of 24, in the last quarter: the search was still improving; raise optimizer.max_trials\n" {
+		t.Errorf("plain: code %d stdout %q stderr %q", p.code, p.stdout, p.stderr)
+	}
+}
+
+// One sweep over three GPU types with prices, minimising the cost per million good tokens:
+// every candidate carries its cost, the readable answer names the systems and the costs, an
+// unknown system is exit 2 at its choice.
+func TestRecommendHardwareChoicesAndCost(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "hw.yaml"), []byte(`traffic:
+  source: {type: synthetic, input_tokens: 512, output_tokens: 32}
+  load: {type: concurrency, concurrency: 4}
+  stop: {requests: 24}
+engine:
+  mode: aggregated
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: auto
+  backend: vllm
+  workers: {aggregated: {scheduler: {max_batched_tokens: 8192, max_sequences: 256}}}
+evaluation:
+  sla: {ttft_ms: 200, itl_ms: 20}
+optimization:
+  target: cost_per_million_good_tokens
+  hardware: {choices: [h100_sxm, h200_sxm, b200_sxm]}
+  gpu_hour_cost: {h100_sxm: 2.9, h200_sxm: 3.7, b200_sxm: 5.5}
+  constraints: {max_candidate_gpus: 2}
+optimizer: {max_trials: 9}
+`), 0o644))
+	env := []string{"AISIMULATE_FIXED_WALL_TIME_MS=0", "AISIMULATE_TABLE=readable", "COLUMNS=120"}
+	r := runIn(dir, env, "recommend", "--stack", "dynamo", "--config", "hw.yaml", "--output-dir", "out")
+	if r.code != 0 || !strings.Contains(r.stdout, "cost/good Mtok") || !strings.Contains(r.stdout, "cost/h") {
+		t.Fatalf("code %d stderr %q stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	var doc struct {
+		Candidates []struct {
+			Config map[string]any     `json:"config"`
+			Cost   map[string]float64 `json:"cost"`
+			Score  *float64           `json:"score"`
+		} `json:"candidates"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "out", "recommendation.json"))
+	must(t, err)
+	must(t, json.Unmarshal(raw, &doc))
+	systems := map[any]bool{}
+	for _, c := range doc.Candidates {
+		systems[c.Config["engine.hardware"]] = true
+		if c.Cost["usd_per_hour"] <= 0 || c.Score == nil || *c.Score != -c.Cost["usd_per_million_good_output_tokens"] {
+			t.Errorf("candidate %v: cost %v score %v", c.Config, c.Cost, c.Score)
+		}
+	}
+	if len(systems) != 3 || len(doc.Candidates) != 9 {
+		t.Errorf("%d candidates over systems %v, want 9 over all three", len(doc.Candidates), systems)
+	}
+	r = runIn(dir, env, "recommend", "--stack", "dynamo", "--config", "hw.yaml", "--output-dir", "out2",
+		"--set", "optimization.hardware={choices: [h100_sxm, h900_sxm]}", "--set", "optimization.gpu_hour_cost={h100_sxm: 2.9, h900_sxm: 1}")
+	if r.code != 2 || !strings.Contains(r.stderr, "hw.yaml: optimization.hardware.choices[1]: ") {
+		t.Errorf("unknown system: code %d stderr %q", r.code, r.stderr)
+	}
+}

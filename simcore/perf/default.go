@@ -172,6 +172,19 @@ func NewDefaultWith(c *Calibration, dep *Deployment) (*Default, error) {
 	return d, nil
 }
 
+// Effective is the coefficients PrefillMs and DecodeMs apply, as one GroupCoef: the group's
+// factors times the family's, the per-pass and per-request costs, and the frontend latency
+// (a configured constant replaces the calibrated one). SimAgg's linear forms evaluate to
+// milliseconds with it (Vec.Eval).
+func (d *Default) Effective() GroupCoef {
+	g := d.g
+	g.Prefill, g.Decode = g.Prefill*d.f.Prefill, g.Decode*d.f.Decode
+	if d.frontendSet {
+		g.FrontendMs, g.FrontendKTokMs = d.frontend, 0
+	}
+	return g
+}
+
 // SetGroup replaces the calibration factors (used by the fitting tool).
 func (d *Default) SetGroup(g GroupCoef) { d.g = g }
 

@@ -66,14 +66,22 @@ type Result struct {
 	Objectives []string
 	// Feasible is the number of feasible candidates.
 	Feasible int
+	// Ranked are the feasible candidates in rank order (Rows are the first TopN of them, or
+	// the Pareto front).
+	Ranked []*Candidate
+	// Rec is the recommendation searched, Space its search space.
+	Rec   *spec.Recommendation
+	Space *Space
+	// Stats is how far the search went.
+	Stats SearchStats
 }
 
 // Result encodes the finished search.
 func (s *Search) Result(prov Provenance) (*Result, error) {
 	rec := s.space.Rec
 	names := rec.Objectives()
-	res := &Result{Objectives: names}
 	ranked := Rank(s.cands)
+	res := &Result{Objectives: names, Ranked: ranked, Rec: rec, Space: s.space, Stats: s.Stats()}
 	res.Feasible = len(ranked)
 	var rowsC []*Candidate
 	front := []*Candidate{}
@@ -110,7 +118,7 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 		"counts":              counts,
 		"candidates":          cands,
 		"views":               map[string]any{"top_n": ids(ranked[:min(TopN, len(ranked))]), "pareto_front": ids(front)},
-		"provenance":          s.provenance(prov, names),
+		"provenance":          s.provenance(prov, names, res.Stats),
 	}
 	var err error
 	if res.JSON, err = canon.Pretty(doc); err != nil {
@@ -120,6 +128,22 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// candidateMetrics is a simulated candidate's summary without the wall-clock keys, as
+// recommendation.json's `metrics` holds it; nil when the candidate was not simulated.
+func candidateMetrics(c *Candidate) map[string]any {
+	if c.Summary == nil {
+		return nil
+	}
+	m := make(map[string]any, len(c.Summary))
+	for k, v := range c.Summary {
+		m[k] = v
+	}
+	for _, k := range wallClockKeys {
+		delete(m, k)
+	}
+	return m
 }
 
 func finiteOrNil(x float64) any {
@@ -147,14 +171,10 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 		"reason":            nil,
 		"provenance":        map[string]any{"trials": trials, "cache_hits": len(c.Trials) - 1},
 	}
-	if c.Summary != nil {
-		m := make(map[string]any, len(c.Summary))
-		for k, v := range c.Summary {
-			m[k] = v
-		}
-		for _, k := range wallClockKeys {
-			delete(m, k)
-		}
+	if s.space.Rec.Optimization.GPUHourCost != nil {
+		out["cost"] = costJSON(c.Cost)
+	}
+	if m := candidateMetrics(c); m != nil {
 		out["metrics"] = m
 	}
 	if c.Objectives != nil {
@@ -176,7 +196,7 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 	return out
 }
 
-func (s *Search) provenance(prov Provenance, names []string) map[string]any {
+func (s *Search) provenance(prov Provenance, names []string, st SearchStats) map[string]any {
 	rec := s.space.Rec
 	params := make([]any, 0, len(s.space.Params))
 	for _, p := range s.space.Params {
@@ -192,7 +212,7 @@ func (s *Search) provenance(prov Provenance, names []string) map[string]any {
 		}
 		params = append(params, e)
 	}
-	return map[string]any{
+	out := map[string]any{
 		"module_version":            prov.ModuleVersion,
 		"stack":                     spec.Stack,
 		"algorithm":                 s.opt.Algorithm,
@@ -207,7 +227,22 @@ func (s *Search) provenance(prov Provenance, names []string) map[string]any {
 		"coverage_trials":           min(len(s.cover), len(s.trials)),
 		"refit_block":               Block,
 		"wall_time_ms":              prov.WallTimeMs,
+		"space_points":              nil,
+		"best_trial":                nil,
+		"warnings":                  append([]string{}, st.Warnings...),
 	}
+	if !math.IsInf(st.SpacePoints, 1) {
+		out["space_points"] = int64(st.SpacePoints)
+	}
+	out["screen"] = nil
+	if sc := s.ScreenStats(); sc != nil {
+		out["screen"] = map[string]any{"points": sc.Points, "priced": sc.Priced, "compared": sc.Compared,
+			"rank_correlation": finiteOrNil(sc.RankCorrelation)}
+	}
+	if st.BestTrial > 0 {
+		out["best_trial"] = st.BestTrial
+	}
+	return out
 }
 
 // flatten writes the leaves of a tree value under prefix into out.

@@ -68,7 +68,26 @@ func ObjectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
 
 // minimised are the targets whose score is −metric.
 func minimised(target string) bool {
-	return target == spec.TargetTTFT || target == spec.TargetE2ELatency || target == spec.TargetMinGPUs
+	switch target {
+	case spec.TargetTTFT, spec.TargetE2ELatency, spec.TargetMinGPUs, spec.TargetCost, spec.TargetGoodCost:
+		return true
+	}
+	return false
+}
+
+// objective is ObjectiveValue with the cost targets, which need the candidate's prices.
+func objective(name string, summary map[string]any, usedGPUs int, cost *Cost) float64 {
+	switch name {
+	case spec.TargetCost, spec.TargetGoodCost:
+		if cost == nil {
+			return math.NaN()
+		}
+		if name == spec.TargetCost {
+			return cost.USDPerMTok
+		}
+		return cost.USDPerGoodMTok
+	}
+	return ObjectiveValue(name, summary, usedGPUs)
 }
 
 // scored is what scoring makes of one evaluated summary.
@@ -76,17 +95,22 @@ type scored struct {
 	status, category, reason string
 	score                    float64
 	objectives               []float64
+	// cost is the summary priced at optimization.gpu_hour_cost (nil without prices).
+	cost *Cost
 }
 
-// scoreSummary scores a candidate's summary: objectives, score (metric, or −metric for
-// minimised targets; pareto: the first objective), and feasibility under strict_sla and
-// min_goodput_rps.
-func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int) scored {
+// scoreSummary scores a candidate's summary on systems hw: objectives, score (metric, or
+// −metric for minimised targets; pareto: the first objective), cost, and feasibility under
+// strict_sla and min_goodput_rps.
+func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int, hw RoleHardware) scored {
 	op := rec.Optimization
 	names := rec.Objectives()
 	sc := scored{status: StatusFeasible}
+	if c, ok := CostOf(rec, hw, summary); ok {
+		sc.cost = &c
+	}
 	for _, n := range names {
-		sc.objectives = append(sc.objectives, ObjectiveValue(n, summary, usedGPUs))
+		sc.objectives = append(sc.objectives, objective(n, summary, usedGPUs, sc.cost))
 	}
 	sc.score = sc.objectives[0]
 	if minimised(op.Target) {

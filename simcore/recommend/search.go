@@ -38,7 +38,12 @@ type Candidate struct {
 	// Score and Objectives (aligned with spec.Recommendation.Objectives) of a simulated candidate.
 	Score      float64
 	Objectives []float64
-	observed   bool
+	// Cost is the simulated summary priced at optimization.gpu_hour_cost (nil without
+	// prices or a summary).
+	Cost *Cost
+	// Screen is the screen's score of its point (screened searches; NaN otherwise).
+	Screen   float64
+	observed bool
 }
 
 // Proposal is one trial of a round.
@@ -75,6 +80,8 @@ type Search struct {
 	cover      []coverItem
 	observed   int
 	pendingEva []*Candidate
+	// screen is the screened optimiser's plan (nil for the other optimisers).
+	screen *screenState
 }
 
 // coverItem forces one value of a preset parameter in a coverage trial.
@@ -83,7 +90,10 @@ type coverItem struct{ param, value int }
 // NewSearch starts a search over space with the optimizer settings.
 func NewSearch(space *Space, opt spec.Optimizer) *Search {
 	s := &Search{space: space, opt: opt, byKey: map[string]*Candidate{}}
-	s.cover = coverage(space, opt)
+	if opt.Algorithm != spec.AlgorithmScreened {
+		// The screen prices every preset entry instead (docs/recommend.md, "screened").
+		s.cover = coverage(space, opt)
+	}
 	return s
 }
 
@@ -117,7 +127,10 @@ func (s *Search) Propose(n int) ([]Proposal, error) {
 		c, seen := s.byKey[key]
 		eval := false
 		if !seen {
-			c = &Candidate{ID: fmt.Sprintf("candidate-%06d", len(s.cands)+1), Tree: tree, Key: key, Point: pt, UsedGPUs: spec.UsedGPUs(tree)}
+			c = &Candidate{ID: fmt.Sprintf("candidate-%06d", len(s.cands)+1), Tree: tree, Key: key, Point: pt, UsedGPUs: spec.UsedGPUs(tree), Screen: math.NaN()}
+			if s.screen != nil {
+				c.Screen = s.screen.trialScr[t]
+			}
 			s.cands = append(s.cands, c)
 			s.byKey[key] = c
 			op := s.space.Rec.Optimization
@@ -155,9 +168,9 @@ func (s *Search) Observe(outcomes []Outcome) error {
 			continue
 		}
 		c.Summary = o.Summary
-		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs)
+		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs, HardwareOf(c.Tree))
 		c.Status, c.ReasonCategory, c.Reason = sc.status, sc.category, sc.reason
-		c.Objectives = sc.objectives
+		c.Objectives, c.Cost = sc.objectives, sc.cost
 		if sc.status == StatusFeasible {
 			c.Score = sc.score
 		}
@@ -187,6 +200,14 @@ func trialStream(seed uint64, t int) *rng.Stream {
 // propose makes trial t's point: a coverage trial, else the optimiser's.
 func (s *Search) propose(t int) Point {
 	r := trialStream(s.opt.Seed, t)
+	if s.screen != nil {
+		pt, score, _ := s.screenedPoint(t, func(n int) int { return int(r.UniformInt(uint64(n))) })
+		s.screen.trialScr = append(s.screen.trialScr, score)
+		if pt == nil {
+			return s.space.randomPoint(r, nil)
+		}
+		return pt
+	}
 	if t < len(s.cover) {
 		return s.space.randomPoint(r, &s.cover[t])
 	}
@@ -375,11 +396,17 @@ func ScoreOutcome(rec *spec.Recommendation, tree map[string]any, o Outcome) floa
 	if o.Status != "" {
 		return math.Inf(-1)
 	}
-	used := spec.UsedGPUs(tree)
-	if used > rec.Optimization.MaxGPUs || used < rec.Optimization.MinGPUs {
+	return ScoreSummary(rec, o.Summary, spec.UsedGPUs(tree), HardwareOf(tree))
+}
+
+// ScoreSummary is the ranking score a summary of a candidate with usedGPUs GPUs on systems
+// hw would get (−Inf when it is outside the GPU budget or not feasible): how the screen
+// scores its estimated summaries.
+func ScoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int, hw RoleHardware) float64 {
+	if usedGPUs > rec.Optimization.MaxGPUs || usedGPUs < rec.Optimization.MinGPUs {
 		return math.Inf(-1)
 	}
-	sc := scoreSummary(rec, o.Summary, used)
+	sc := scoreSummary(rec, summary, usedGPUs, hw)
 	if sc.status != StatusFeasible {
 		return math.Inf(-1)
 	}

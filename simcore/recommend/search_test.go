@@ -92,13 +92,20 @@ func runSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Resu
 func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Search {
 	t.Helper()
 	s := NewSearch(sp, opt)
+	runRounds(t, s, roundSize, synthEvaluate)
+	return s
+}
+
+// runRounds proposes and observes every round of s, evaluating with evaluate.
+func runRounds(t testing.TB, s *Search, roundSize int, evaluate func(tree map[string]any) Outcome) {
+	t.Helper()
 	for {
 		round, err := s.Propose(roundSize)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(round) == 0 {
-			break
+			return
 		}
 		if len(round) > roundSize || len(round) > Block {
 			t.Fatalf("round of %d for parallelism %d", len(round), roundSize)
@@ -106,14 +113,13 @@ func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Se
 		var outs []Outcome
 		for _, p := range round {
 			if p.Evaluate {
-				outs = append(outs, synthEvaluate(p.Candidate.Tree))
+				outs = append(outs, evaluate(p.Candidate.Tree))
 			}
 		}
 		if err := s.Observe(outs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return s
 }
 
 func opt(alg string, trials int, seed uint64) spec.Optimizer {
@@ -349,5 +355,25 @@ optimization: {target: throughput, constraints: {max_candidate_gpus: 8}}
 		if tp1 == 0 {
 			t.Errorf("%s: TP1 never proposed with trtllm, which it fits", alg)
 		}
+	}
+}
+
+// Size counts what Enumerate lists, conditional parameters included.
+func TestSpaceSizeCountsTheEnumeration(t *testing.T) {
+	planner := []string{"optimization.target=goodput", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}",
+		"planner={scaling_policy: {preset: [load_180_5, throughput_180_5, hybrid_600_5]}}",
+		"engine.workers.aggregated.scheduler.max_sequences={choices: [4, 64]}"}
+	for _, sets := range [][]string{{"engine.workers.aggregated.scheduler.max_sequences={choices: [4, 64]}"}, planner} {
+		s := mustSpace(t, synthYAML, append(sets, "traffic.load.concurrency={choices: [1, 8]}")...)
+		pts, err := s.Enumerate(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Size(); got != float64(len(pts)) || len(pts) < 20 {
+			t.Errorf("Size %v, Enumerate lists %d points", got, len(pts))
+		}
+	}
+	if got := mustSpace(t, synthYAML).Size(); !math.IsInf(got, 1) {
+		t.Errorf("a continuous range: Size %v, want +Inf", got)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// rolesOf are the worker roles of a mode.
-func rolesOf(mode string) []string {
+// RolesOf are the worker roles of a mode: aggregated, or prefill and decode.
+func RolesOf(mode string) []string {
 	if mode == ModeDisaggregated {
 		return []string{RolePrefill, RoleDecode}
 	}
@@ -58,7 +58,7 @@ func (r *Recommendation) Candidate(paths []string, values []any) map[string]any 
 	if w, ok := getPath(t, "engine.workers"); ok {
 		if wm, isMap := w.(map[string]any); isMap {
 			for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
-				if !contains(rolesOf(mode), role) {
+				if !contains(RolesOf(mode), role) {
 					delete(wm, role)
 				}
 			}
@@ -105,7 +105,7 @@ func UsedGPUs(tree map[string]any) int {
 		}
 	}
 	total := 0
-	for _, role := range rolesOf(mode) {
+	for _, role := range RolesOf(mode) {
 		g := 1
 		for _, k := range []string{"replicas", "tensor", "pipeline", "attention_data"} {
 			if v, ok := getPath(tree, "engine.workers."+role+".parallelism."+k); ok {

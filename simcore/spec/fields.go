@@ -121,7 +121,7 @@ var (
 	fieldMinWorkers                   = field{path: "planner.min_workers", kind: fieldInt, def: 1, lims: []limit{ge(0)}, search: true}
 	fieldPrefillMinWorkers            = field{path: "planner.prefill_min_workers", kind: fieldInt, optional: true, lims: []limit{gt(0)}, search: true}
 	fieldDecodeMinWorkers             = field{path: "planner.decode_min_workers", kind: fieldInt, optional: true, lims: []limit{gt(0)}, search: true}
-	fieldOptimizerAlgorithm           = field{path: "optimizer.algorithm", kind: fieldEnum, enum: []string{AlgorithmBayesian, AlgorithmRandom}}
+	fieldOptimizerAlgorithm           = field{path: "optimizer.algorithm", kind: fieldEnum, optional: true, enum: []string{AlgorithmScreened, AlgorithmBayesian, AlgorithmRandom}}
 	fieldOptimizerMaxTrials           = field{path: "optimizer.max_trials", kind: fieldInt, def: 320, lims: []limit{gt(0), le(1_000_000)}}
 	fieldOptimizerParallelism         = field{path: "optimizer.parallelism", kind: fieldInt, def: 16, lims: []limit{gt(0)}}
 	fieldOptimizerCandidateTimeout    = field{path: "optimizer.candidate_timeout_seconds", kind: fieldFloat, def: 600, lims: []limit{gt(0)}}
@@ -175,6 +175,15 @@ func (o *object) boolField(f *field) bool { return o.bool(f.key(), f.def != 0) }
 
 // enumField decodes an optional enumeration field (its first name when absent).
 func (o *object) enumField(f *field) string { return o.enum(f.key(), f.enum...) }
+
+// optEnumField reads an optional enumeration field: "" when absent (the caller picks the
+// default, as the optimizer's algorithm does from the space, docs/recommend.md).
+func (o *object) optEnumField(f *field) string {
+	if !o.has(f.key()) {
+		return ""
+	}
+	return o.enumField(f)
+}
 
 // fieldKeys are the keys of fs, in order.
 func fieldKeys(fs []*field) []string {

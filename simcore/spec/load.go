@@ -255,3 +255,13 @@ func misspeltSection(root map[string]any, adapters []string) *Error {
 	}
 	return nil
 }
+
+// ConfigOfTree decodes a concrete configuration tree (Recommendation.Candidate's) as
+// LoadConfig decodes the mapping of a YAML text, without writing and parsing the text.
+func ConfigOfTree(tree map[string]any) (*Config, error) {
+	cfg, err := decodeRoot(deepCopy(tree).(map[string]any))
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}

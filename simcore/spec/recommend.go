@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Optimization targets of optimization.target (docs/recommend.md, "optimization and optimizer").
 const (
@@ -12,24 +15,38 @@ const (
 	TargetTTFT              = "ttft"
 	TargetE2ELatency        = "e2e_latency"
 	TargetMinGPUs           = "min_gpus"
-	TargetPareto            = "pareto"
+	// TargetCost minimises the cost per million output tokens, TargetGoodCost the cost per
+	// million output tokens of requests meeting the SLA, both at optimization.gpu_hour_cost
+	// [extension, docs/recommend.md "Hardware and cost"].
+	TargetCost     = "cost_per_million_tokens"
+	TargetGoodCost = "cost_per_million_good_tokens"
+	TargetPareto   = "pareto"
 )
 
 // Targets lists every optimization.target, the default first.
 var Targets = []string{TargetThroughput, TargetThroughputPerGPU, TargetThroughputPerUser, TargetGoodput,
-	TargetGoodputPerGPU, TargetTTFT, TargetE2ELatency, TargetMinGPUs, TargetPareto}
+	TargetGoodputPerGPU, TargetTTFT, TargetE2ELatency, TargetMinGPUs, TargetCost, TargetGoodCost, TargetPareto}
 
 // Optimiser algorithms of optimizer.algorithm.
 const (
 	AlgorithmBayesian = "bayesian"
 	AlgorithmRandom   = "random"
+	// AlgorithmScreened prices every point with the steady-state screen first
+	// (docs/recommend.md, "screened").
+	AlgorithmScreened = "screened"
 )
 
 // Optimization is the optimization section after defaults.
 type Optimization struct {
-	Target    string
-	Hardware  string // "" when unset
-	StrictSLA bool
+	Target   string
+	Hardware string // "" when unset or a domain
+	// HardwareChoices are the systems of optimization.hardware: {choices: [...]}, searched as
+	// engine.hardware (nil when hardware is one id or unset) [extension].
+	HardwareChoices []string
+	// GPUHourCost is optimization.gpu_hour_cost: USD per GPU-hour by system id (nil when
+	// unset) [extension].
+	GPUHourCost map[string]float64
+	StrictSLA   bool
 	// MinGPUs is constraints.min_candidate_gpus (0 = unset); MaxGPUs max_candidate_gpus.
 	MinGPUs int
 	MaxGPUs int
@@ -39,6 +56,9 @@ type Optimization struct {
 
 // Optimizer is the optimizer section after defaults.
 type Optimizer struct {
+	// Algorithm is optimizer.algorithm; "" when not given: the search then screens spaces the
+	// surrogate can price of at most 100,000 points and uses bayesian otherwise
+	// (simcore.NewRecommender resolves it; docs/recommend.md, "screened").
 	Algorithm               string
 	MaxTrials               int
 	Parallelism             int
@@ -136,16 +156,23 @@ func loadRecommendation(yamlText []byte, sets []string) (*Recommendation, *Error
 	return r, nil
 }
 
-var optimizationShape = shape{keys: []string{"target", "hardware", "strict_sla", "constraints"}}
+var optimizationShape = shape{keys: []string{"target", "hardware", "strict_sla", "constraints", "gpu_hour_cost"}}
 
 func decodeOptimization(d *decoder, v any) Optimization {
 	o := d.mapping("optimization", v, optimizationShape)
 	op := Optimization{Target: o.enum("target", Targets...), MaxGPUs: int(fieldMaxCandidateGPUs.def)}
 	if o.set("hardware") {
-		op.Hardware = d.asString(o.p("hardware"), o.m["hardware"])
-		if op.Hardware == "auto" {
-			d.failf(o.p("hardware"), "must be one concrete system id such as h200_sxm, not 'auto'")
+		if isDomainNode(o.m["hardware"]) {
+			op.HardwareChoices = decodeHardwareChoices(d, o.p("hardware"), o.m["hardware"])
+		} else {
+			op.Hardware = d.asString(o.p("hardware"), o.m["hardware"])
+			if op.Hardware == "auto" {
+				d.failf(o.p("hardware"), "must be one concrete system id such as h200_sxm, or {choices: [h100_sxm, h200_sxm]}, not 'auto'")
+			}
 		}
+	}
+	if o.set("gpu_hour_cost") {
+		op.GPUHourCost = decodeGPUHourCost(d, o.p("gpu_hour_cost"), o.m["gpu_hour_cost"])
 	}
 	op.StrictSLA = o.boolField(&fieldOptimizationStrictSLA)
 	co := o.child("constraints", shape{keys: []string{"min_candidate_gpus", "max_candidate_gpus", "min_goodput_rps"}})
@@ -168,6 +195,49 @@ func decodeOptimization(d *decoder, v any) Optimization {
 	return op
 }
 
+// decodeHardwareChoices reads optimization.hardware: {choices: [ids]}: non-empty, unique,
+// concrete system ids (docs/recommend.md, "Hardware and cost").
+func decodeHardwareChoices(d *decoder, path string, v any) []string {
+	o := d.mapping(path, v, shape{keys: []string{DomainChoices}})
+	raw, isList := o.m[DomainChoices].([]any)
+	if !d.ok() || !isList || len(raw) == 0 {
+		if d.ok() {
+			d.failf(o.p(DomainChoices), "must be a non-empty list of system ids such as [h100_sxm, h200_sxm]")
+		}
+		return nil
+	}
+	var ids []string
+	for i, x := range raw {
+		p := fmt.Sprintf("%s[%d]", o.p(DomainChoices), i)
+		id := d.asString(p, x)
+		switch {
+		case !d.ok():
+			return nil
+		case id == "" || id == "auto":
+			d.failf(p, "must be a concrete system id such as h200_sxm")
+		case contains(ids, id):
+			d.failf(p, "%s is listed twice; list each system once", id)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// decodeGPUHourCost reads optimization.gpu_hour_cost: a mapping of system id to USD per
+// GPU-hour, each > 0.
+func decodeGPUHourCost(d *decoder, path string, v any) map[string]float64 {
+	m, isMap := v.(map[string]any)
+	if !isMap || len(m) == 0 {
+		d.failf(path, "must be a mapping of system id to USD per GPU-hour, e.g. {h100_sxm: 2.9, h200_sxm: 3.6}")
+		return nil
+	}
+	out := map[string]float64{}
+	for _, k := range sortedKeys(m) {
+		out[k] = d.asFloat(join(path, k), m[k], gt(0))
+	}
+	return out
+}
+
 var optimizerShape = shape{keys: []string{"algorithm", "max_trials", "parallelism", "candidate_timeout_seconds", "seed"}}
 
 func decodeOptimizer(d *decoder, v any, root map[string]any) Optimizer {
@@ -177,7 +247,7 @@ func decodeOptimizer(d *decoder, v any, root map[string]any) Optimizer {
 		o = d.mapping("optimizer", v, optimizerShape)
 	}
 	return Optimizer{
-		Algorithm:               o.enumField(&fieldOptimizerAlgorithm),
+		Algorithm:               o.optEnumField(&fieldOptimizerAlgorithm),
 		MaxTrials:               int(o.intField(&fieldOptimizerMaxTrials)),
 		Parallelism:             int(o.intField(&fieldOptimizerParallelism)),
 		CandidateTimeoutSeconds: o.floatField(&fieldOptimizerCandidateTimeout),
@@ -194,7 +264,11 @@ func (r *Recommendation) checkEvaluation(d *decoder) {
 	r.SLA = ev.SLA
 	op := r.Optimization
 	complete := ev.SLA != nil && (ev.SLA.E2EMs != nil || ev.SLA.TTFTMs != nil && ev.SLA.ITLMs != nil)
-	if (op.Target == TargetGoodput || op.Target == TargetGoodputPerGPU || op.MinGoodputRPS != nil) && !complete {
+	if (op.Target == TargetCost || op.Target == TargetGoodCost) && op.GPUHourCost == nil {
+		d.failf("optimization.gpu_hour_cost", "optimization.target %s needs GPU prices: add optimization: {gpu_hour_cost: {<system id>: <USD per GPU-hour>}}", op.Target)
+		return
+	}
+	if (op.Target == TargetGoodput || op.Target == TargetGoodputPerGPU || op.Target == TargetGoodCost || op.MinGoodputRPS != nil) && !complete {
 		d.failf("evaluation.sla", "optimization.target %s needs a complete SLA: add evaluation: {sla: {ttft_ms: <ms>, itl_ms: <ms>}} or {sla: {e2e_ms: <ms>}}", op.Target)
 		return
 	}

@@ -50,13 +50,26 @@ func (r *Recommendation) collectDomains(d *decoder) {
 		}
 		return
 	}
-	// engine.hardware: auto takes optimization.hardware.
+	// engine.hardware: auto takes optimization.hardware: one system, or a domain of systems
+	// [extension] whose first choice stands in the concrete tree until a candidate writes its
+	// own (the default ladder reads it; simcore puts the largest there).
 	if hw, ok := getPath(r.Tree, "engine.hardware"); ok && hw == "auto" {
-		if r.Optimization.Hardware == "" {
-			d.failf("engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>}")
+		switch {
+		case r.Optimization.HardwareChoices != nil:
+			setPath(r.Tree, PathHardware, r.Optimization.HardwareChoices[0])
+		case r.Optimization.Hardware == "":
+			d.failf("engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>} or {hardware: {choices: [h100_sxm, h200_sxm]}}")
 			return
+		default:
+			setPath(r.Tree, PathHardware, r.Optimization.Hardware)
 		}
-		setPath(r.Tree, "engine.hardware", r.Optimization.Hardware)
+	} else if r.Optimization.HardwareChoices != nil {
+		d.failf("optimization.hardware", "a domain of systems needs engine.hardware: auto")
+		return
+	}
+	r.checkPrices(d)
+	if !d.ok() {
+		return
 	}
 	// Mode and backend: default domains when omitted.
 	modes := []string{}
@@ -87,6 +100,9 @@ func (r *Recommendation) collectDomains(d *decoder) {
 		if _, ok := getPath(r.Tree, "engine.backend"); !ok {
 			r.addDefault("engine.backend", strs([]string{BackendVLLM, BackendSGLang}), nil)
 		}
+	}
+	if r.Optimization.HardwareChoices != nil {
+		r.Domains = append(r.Domains, Domain{Path: PathHardware, Kind: DomainChoices, Choices: strs(r.Optimization.HardwareChoices)})
 	}
 	if !d.ok() {
 		return
@@ -121,7 +137,7 @@ func (r *Recommendation) collectRoles(d *decoder) {
 	var roles []string
 	for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
 		for _, m := range r.Modes {
-			if contains(rolesOf(m), role) && !contains(roles, role) {
+			if contains(RolesOf(m), role) && !contains(roles, role) {
 				roles = append(roles, role)
 			}
 		}
@@ -414,3 +430,36 @@ func (r *Recommendation) collectBackendVersions(d *decoder) {
 		deletePath(r.Tree, "engine.backend_version")
 	}
 }
+
+// checkPrices requires a price in optimization.gpu_hour_cost for every system a candidate
+// can run on (engine.hardware or its choices, and the roles' own hardware).
+func (r *Recommendation) checkPrices(d *decoder) {
+	prices := r.Optimization.GPUHourCost
+	if prices == nil {
+		return
+	}
+	ids := append([]string(nil), r.Optimization.HardwareChoices...)
+	if hw, ok := getPath(r.Tree, PathHardware); ok && r.Optimization.HardwareChoices == nil {
+		if s, isStr := hw.(string); isStr {
+			ids = append(ids, s)
+		}
+	}
+	for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
+		if hw, ok := getPath(r.Tree, WorkerPath(role, "hardware")); ok {
+			if s, isStr := hw.(string); isStr {
+				ids = append(ids, s)
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := prices[id]; !ok {
+			d.failf("optimization.gpu_hour_cost", "no price for %s, which candidates run on; add %s: <USD per GPU-hour>", id, id)
+			return
+		}
+	}
+}
+
+// SizeLadderOn puts system id in the concrete tree's engine.hardware, which candidates of a
+// hardware domain overwrite with their own: the default ladder sizes its shapes on it, so
+// the caller passes the choice with the most memory per GPU (every shape some choice holds).
+func (r *Recommendation) SizeLadderOn(id string) { setPath(r.Tree, PathHardware, id) }

@@ -367,16 +367,26 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 
 // table renders the `--format table` output in the style EnvTable selects.
 func table(out *simcore.Output, env []string, outputDir string) string {
-	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
+	columns, readable := readableColumns(env)
+	if !readable {
 		return report.Table(out.Summary, out.Saturation, outputDir)
 	}
-	columns := 80
+	return report.ReadableTable(out.Summary, out.Overview, out.Saturation, columns, outputDir)
+}
+
+// readableColumns says whether EnvTable selects the readable table, and the width it fits
+// (EnvColumns, 80 when unset or not a positive number).
+func readableColumns(env []string) (columns int, readable bool) {
+	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
+		return 0, false
+	}
+	columns = 80
 	if v, ok := getenv(env, EnvColumns); ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
 			columns = n
 		}
 	}
-	return report.ReadableTable(out.Summary, out.Overview, out.Saturation, columns, outputDir)
+	return columns, true
 }
 
 // configFailure formats a configuration error as "<config>: <dotted.path>: <reason>". An

@@ -99,7 +99,7 @@ func startEvaluators(parallelism int, remote []string, remoteConcurrency int) (*
 	return &evaluators{}, nil
 }
 
-// evaluate is simcore.RecommendInput.Evaluate: one round's requests to the host's evaluators.
+// evaluate evaluates a round of simcore.Recommender.Run: its requests to the host's evaluators.
 func (e *evaluators) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error) {
 	call := wire.Call{Op: wire.OpEvaluate, Requests: make([]json.RawMessage, len(reqs))}
 	for i, r := range reqs {

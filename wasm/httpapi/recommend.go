@@ -58,18 +58,17 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		ModuleVersion:   simcore.Version,
 		FixedWallTimeMs: &wall,
 	}
-	_, rec, err := simcore.NewRecommendation(in)
+	rc, err := simcore.NewRecommender(in)
 	if err != nil {
 		s.failRecommend(w, err)
 		return
 	}
-	meter := newWorkMeter(s.maxSteps(), rec.Optimizer.MaxTrials, files, s.evaluatorLimits)
+	meter := newWorkMeter(s.maxSteps(), rc.Recommendation().Optimizer.MaxTrials, files, s.evaluatorLimits)
 	if meter.used > meter.limit {
 		s.failRecommend(w, meter.overWork())
 		return
 	}
-	in.Evaluate = meter.evaluate
-	res, err := simcore.Recommend(in)
+	res, err := rc.Run(meter.evaluate, nil)
 	if err != nil {
 		s.failRecommend(w, err)
 		return
@@ -126,7 +125,7 @@ func newWorkMeter(limit int64, trials int, files fs.FS, limits func(int64) simco
 	return &workMeter{limit: limit, used: int64(trials) * SearchStepsPerTrial, trials: trials, files: files, limits: limits}
 }
 
-// evaluate is simcore.RecommendInput.Evaluate: the round's requests one after the other.
+// evaluate evaluates a round of simcore.Recommender.Run: the requests one after the other.
 func (m *workMeter) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error) {
 	out := make([][]byte, len(reqs))
 	for i, req := range reqs {

@@ -1,8 +1,11 @@
-package rows
+package perf
 
-import (
-	"aisimulate/simcore/perf"
-)
+// The steady-state surrogate: a replay of one rank under a closed loop with fixed lengths
+// (SimAgg) and an analytic disaggregated estimate (SimDisagg), fast enough to price every
+// point of a recommendation space (docs/recommend.md, "screened") and linear in the backend
+// coefficients, which is what calibration fits on (docs/timing.md, "Fit").
+
+import "aisimulate/simcore/spec"
 
 // Vec is a linear form in the group coefficients: time = Prefill·v[0] + PrefillMs·v[1]
 // + Decode·v[2] + DecodeMs·v[3] + PrefillSeqMs·v[4] + DecodeSeqMs·v[5] + FrontendMs·v[6] +
@@ -14,12 +17,12 @@ import (
 type Vec [8]float64
 
 // Coefs lists g's coefficients in Vec order.
-func Coefs(g perf.GroupCoef) [8]float64 {
+func Coefs(g GroupCoef) [8]float64 {
 	return [8]float64{g.Prefill, g.PrefillMs, g.Decode, g.DecodeMs, g.PrefillSeqMs, g.DecodeSeqMs, g.FrontendMs, g.FrontendKTokMs}
 }
 
 // Eval evaluates the form at g.
-func (v Vec) Eval(g perf.GroupCoef) float64 {
+func (v Vec) Eval(g GroupCoef) float64 {
 	c := Coefs(g)
 	var s float64
 	for i := range v {
@@ -70,11 +73,11 @@ type cohort struct {
 // budget) or the SGLang pass (a prefill-only extend pass whenever prompts wait, else a decode
 // pass). KV capacity bounds the requests in flight (mean footprint, whole sequence for
 // TensorRT-LLM; no preemption modelled).
-func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64, budget int) AggResult {
+func SimAgg(d *Default, backend string, conc, isl, osl int, kvTokens int64, budget int) AggResult {
 	if budget <= 0 {
 		budget = 8192
 	}
-	maxActive := maxInFlight(backend, kvTokens, isl, osl)
+	maxActive := MaxInFlight(backend, kvTokens, isl, osl)
 	total := 10 * conc
 	released := conc
 	cohorts := []*cohort{{n: conc}}
@@ -253,20 +256,25 @@ func SimAgg(d *perf.Default, backend string, conc, isl, osl int, kvTokens int64,
 	return res
 }
 
-// maxInFlight is the number of requests a rank of kvTokens KV tokens holds at once: the KV
+// MaxInFlight is the number of requests a rank of kvTokens KV tokens holds at once: the KV
 // cache bounds them at their mean footprint isl + osl/2 (the scheduler preempts or holds back
 // the excess); TensorRT-LLM admits a request only with room for its whole sequence, isl + osl
 // (docs/semantics/simulation.md §7). At least 1.
-func maxInFlight(backend string, kvTokens int64, isl, osl int) int {
-	footprint := isl + osl/2
-	if backend == "trtllm" {
-		footprint = isl + osl
-	}
-	n := int(kvTokens / int64(footprint))
+func MaxInFlight(backend string, kvTokens int64, isl, osl int) int {
+	n := int(kvTokens / int64(Footprint(backend, isl, osl)))
 	if n < 1 {
 		n = 1
 	}
 	return n
+}
+
+// Footprint is the KV tokens the surrogate charges a request in flight: its mean footprint
+// isl + osl/2, or its whole sequence isl + osl on TensorRT-LLM (MaxInFlight).
+func Footprint(backend string, isl, osl int) int {
+	if backend == "trtllm" {
+		return isl + osl
+	}
+	return isl + osl/2
 }
 
 // PassBudget is the prompt-token budget of one pass on a rank: 8192 tokens, which SGLang
@@ -285,6 +293,23 @@ func insertAfter(s []*cohort, i int, c *cohort) []*cohort {
 	return s
 }
 
+// SurrogateRole is one disaggregated role as the surrogate sees it: its workers and their
+// parallelism.
+type SurrogateRole struct {
+	Workers int
+	Par     spec.Parallelism
+}
+
+// CleanParallelism is p with every unset (0) knob at 1.
+func CleanParallelism(p spec.Parallelism) spec.Parallelism {
+	for _, v := range []*int{&p.Tensor, &p.Pipeline, &p.AttentionData, &p.MoeTensor, &p.MoeExpert, &p.Replicas} {
+		if *v < 1 {
+			*v = 1
+		}
+	}
+	return p
+}
+
 // SimDisagg estimates a disaggregated row analytically: decode ranks run a steady batch of
 // ceil(conc / decode ranks) sequences at mean context isl + osl/2; prefill ranks see the first
 // wave of conc/prefill-ranks prompts at once (in passes of up to PassBudget tokens) and
@@ -295,8 +320,8 @@ func insertAfter(s []*cohort, i int, c *cohort) []*cohort {
 // runs at most maxInFlight of its batch at once and the rest wait after their first token, so
 // each request's decode lasts batch / maxInFlight times as long; SGLang reserves the blocks
 // before the hand-off (destination-first), and the surrogate does not bound its batch.
-func SimDisagg(pre, dec *perf.Default, backend string, conc, isl, osl int, pr, dr Role, kvTokens int64, handoffMs float64) (ttft, tpot float64) {
-	pr.Par, dr.Par = clean(pr.Par), clean(dr.Par)
+func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs float64) (ttft, tpot float64) {
+	pr.Par, dr.Par = CleanParallelism(pr.Par), CleanParallelism(dr.Par)
 	if pr.Workers < 1 {
 		pr.Workers = 1
 	}
@@ -309,7 +334,7 @@ func SimDisagg(pre, dec *perf.Default, backend string, conc, isl, osl int, pr, d
 	ctx := isl + osl/2
 	run, wait := bd, 1.0
 	if backend != "sglang" {
-		if c := maxInFlight(backend, kvTokens, isl, osl); c < bd {
+		if c := MaxInFlight(backend, kvTokens, isl, osl); c < bd {
 			run, wait = c, float64(bd)/float64(c)
 		}
 	}
