@@ -180,7 +180,7 @@ func workedExample(t *testing.T, stdout string, raw []byte) string {
 			Config   map[string]any     `json:"config"`
 			Metrics  map[string]float64 `json:"metrics"`
 			// Objectives holds the target's value (one key for a single target).
-			Objectives map[string]float64 `json:"objectives"`
+			Objectives map[string]*float64 `json:"objectives"`
 		} `json:"candidates"`
 		Counts map[string]int `json:"counts"`
 		Views  struct {
@@ -209,7 +209,7 @@ func workedExample(t *testing.T, stdout string, raw []byte) string {
 	for i, id := range doc.Views.TopN {
 		c := doc.Candidates[byID[id]]
 		mode, backend, workers, limits := candidateRow(c.Config)
-		fmt.Fprintf(&b, "| %d | %.4g | %d | %s | %s | %s | %s | %.1f | %.2f |\n", i+1, c.Objectives[objective], c.UsedGPUs, mode, backend, workers, limits,
+		fmt.Fprintf(&b, "| %d | %s | %d | %s | %s | %s | %s | %.1f | %.2f |\n", i+1, objectiveText(c.Objectives[objective]), c.UsedGPUs, mode, backend, workers, limits,
 			c.Metrics["mean_ttft_ms"], c.Metrics["mean_itl_ms"])
 	}
 	// The best candidate of each mode the table does not show (fewer GPUs first among ties).
@@ -234,12 +234,21 @@ func workedExample(t *testing.T, stdout string, raw []byte) string {
 		mode, backend, workers, limits := candidateRow(c.Config)
 		if c.Status == "feasible" && !shown[mode] {
 			shown[mode] = true
-			fmt.Fprintf(&b, "\nThe best %s candidate: %s, %s (%s), %s %.4g on %d GPUs, mean TTFT %.1f ms, mean ITL %.2f ms.\n",
-				mode, backend, workers, limits, objective, c.Objectives[objective], c.UsedGPUs, c.Metrics["mean_ttft_ms"], c.Metrics["mean_itl_ms"])
+			fmt.Fprintf(&b, "\nThe best %s candidate: %s, %s (%s), %s %s on %d GPUs, mean TTFT %.1f ms, mean ITL %.2f ms.\n",
+				mode, backend, workers, limits, objective, objectiveText(c.Objectives[objective]), c.UsedGPUs, c.Metrics["mean_ttft_ms"], c.Metrics["mean_itl_ms"])
 		}
 	}
 	fmt.Fprintf(&b, "\nTrials: %d evaluated, %d feasible.\n", doc.Counts["evaluated"], doc.Counts["feasible"])
 	return b.String()
+}
+
+// objectiveText prints an objective's value, "–" when it has none (a cost per good token
+// without good tokens is written as null).
+func objectiveText(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.4g", *v)
 }
 
 // docs/recommend.md's worked example is what the command it shows prints and writes: the
