@@ -79,6 +79,25 @@ func TestOneInstanceEvaluatesInProcess(t *testing.T) {
 	}
 }
 
+// A local pool over more requests than instances starts at most size instances, reuses them
+// and places every outcome by request index. The instances are goroutines, not module
+// instances, so `make test` runs this under -race at little cost.
+func TestLocalPoolOfFakeInstances(t *testing.T) {
+	var starts atomic.Int64
+	p := newLocalPool(3, func(int) (*instance, error) { starts.Add(1); return echoInstance(), nil })
+	defer p.close()
+	for round := 0; round < 3; round++ {
+		out, err := p.evaluateAll(requests(20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkEchoes(t, out, "local")
+	}
+	if n := starts.Load(); n < 1 || n > 3 {
+		t.Errorf("%d instances started, want 1 to 3", n)
+	}
+}
+
 // fakeWorker is an edge worker stand-in: version on /v1/health and on every response, and
 // evaluations answered by answer (nil: {"echo": <request body>}).
 func fakeWorker(t *testing.T, version string, answer func(w http.ResponseWriter, r *http.Request)) (*httptest.Server, *atomic.Int64) {

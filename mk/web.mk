@@ -67,7 +67,7 @@ $(WORKER_OUT)/app.wasm: $(WEB_GO_SRC) $(WEB_WASM_TOOL) $(WEB_VERSION_STAMP)
 	$(WEB_GO) run ./tools/wasmjumps $@
 
 serve-edge: worker web-deps
-	web/node_modules/.bin/workerd serve web/workerd.capnp --experimental
+	node web/serve-edge.mjs
 
 web-deps: $(WEB_NODE_MODULES)
 

@@ -194,9 +194,10 @@ func byteSize(n float64) string {
 }
 
 // checkPlanMemory is checkMemory for a lowered plan: a synthetic workload counts the requests
-// its stop rule releases (SyntheticRequests), a trace the requests it was read into.
+// its stop rule releases (spec.Traffic.SyntheticRequests), a trace the requests it was read
+// into.
 func checkPlanMemory(cfg *spec.Config, plan *replay.Plan, in *Input) error {
-	requests, path, ok := SyntheticRequests(cfg)
+	requests, path, ok := cfg.Traffic.SyntheticRequests()
 	if !ok {
 		path = "traffic.source.paths"
 		requests = float64(plan.Workload.Requests)
@@ -216,106 +217,3 @@ func checkPlanMemory(cfg *spec.Config, plan *replay.Plan, in *Input) error {
 	}
 	return checkMemory(cfg, plan, requests, path, capture, in.MemoryBudget)
 }
-
-// LimitError is a run refused because it exceeds a limit the caller set (Input.MaxRequests):
-// the configuration is valid, the service will not run it (HTTP 413 at the edge).
-type LimitError struct {
-	// Path is the configuration field that sets the size.
-	Path string
-	// Msg says what the limit is.
-	Msg string
-}
-
-func (e *LimitError) Error() string { return e.Path + ": " + e.Msg }
-
-// MaxConfigBytes is the largest configuration text a run accepts (1 MiB, docs/robustness.md):
-// every target reads at most this much, so a device such as /dev/zero given as the
-// configuration is refused at once instead of being read until memory runs out.
-const MaxConfigBytes = 1 << 20
-
-// MaxConfigNesting is the deepest nesting of flow collections ({…}, […]) and block-sequence
-// dashes on one line a configuration may have; real configurations nest six levels. It
-// keeps a hostile text such as 5,000 nested `{a: ` from exhausting the parser's stack.
-const MaxConfigNesting = 100
-
-// CheckConfigText refuses configuration text over MaxConfigBytes or nested deeper than
-// MaxConfigNesting, before any parsing (every target calls it: Predict, the CLI before its
-// early validation, the edge before its request count).
-func CheckConfigText(text []byte) error {
-	if len(text) > MaxConfigBytes {
-		return &spec.Error{Path: "", Msg: ConfigTooLarge}
-	}
-	if line, ok := nestingWithin(text, MaxConfigNesting); !ok {
-		return &spec.Error{Path: "", Msg: fmt.Sprintf("line %d nests collections more than %d levels deep, the limit on configuration nesting (docs/robustness.md)", line, MaxConfigNesting)}
-	}
-	return nil
-}
-
-// nestingWithin scans YAML text for flow brackets outside quotes and comments and for the
-// dashes of block sequences opened on one line ("- - - x"); it reports the first line whose
-// nesting passes limit. It over-counts rather than under-counts (a bracket inside a plain
-// scalar counts), which only matters far past any real configuration.
-func nestingWithin(text []byte, limit int) (line int, ok bool) {
-	depth, line := 0, 1
-	var quote byte
-	lineStart := true
-	dashes := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == '\n':
-			line++
-			lineStart, dashes = true, 0
-			if quote == '\'' {
-				continue
-			}
-			continue
-		case quote == '"' && c == '\\':
-			i++
-			continue
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-			continue
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t' || text[i-1] == '\n'):
-			for i < len(text) && text[i] != '\n' {
-				i++
-			}
-			i--
-			continue
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		case lineStart && c == '-' && i+1 < len(text) && (text[i+1] == ' ' || text[i+1] == '\t'):
-			dashes++
-			continue
-		case lineStart && (c == ' ' || c == '\t'):
-			continue
-		}
-		lineStart = false
-		if depth+dashes > limit {
-			return line, false
-		}
-	}
-	return 0, true
-}
-
-// CheckConfigInput is CheckConfigText for the text and for every --set value.
-func CheckConfigInput(text []byte, sets []string) error {
-	if err := CheckConfigText(text); err != nil {
-		return err
-	}
-	for _, set := range sets {
-		if _, ok := nestingWithin([]byte(set), MaxConfigNesting); !ok {
-			return &spec.Error{Path: "", Msg: fmt.Sprintf("--set %.60q nests collections more than %d levels deep, the limit on configuration nesting (docs/robustness.md)", set, MaxConfigNesting)}
-		}
-	}
-	return nil
-}
-
-// ConfigTooLarge is the reason given for configuration text over MaxConfigBytes.
-var ConfigTooLarge = fmt.Sprintf("the configuration is larger than %d bytes (1 MiB), the limit on configuration text (docs/robustness.md); shorten it or move long inputs into a trace file", MaxConfigBytes)

@@ -165,26 +165,6 @@ func TestStreamOutputsSameBytes(t *testing.T) {
 	}
 }
 
-// Deeply nested text is refused before parsing; real nesting and brackets in quotes and
-// comments are not counted against the limit.
-func TestConfigNesting(t *testing.T) {
-	deep := strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000)
-	err := CheckConfigText([]byte("traffic:\n  x: " + deep))
-	if err == nil || !strings.Contains(err.Error(), "line 2 nests collections more than 100 levels deep") {
-		t.Errorf("flow nesting: %v", err)
-	}
-	if err := CheckConfigText([]byte(strings.Repeat("- ", 101) + "x\n")); err == nil {
-		t.Errorf("dash nesting accepted")
-	}
-	ok := "a: {b: [1, {c: 2}]}\n# " + strings.Repeat("[", 500) + "\nd: '" + strings.Repeat("{", 500) + "'\ne: \"\\\"" + strings.Repeat("[", 500) + "\"\n- - x\n"
-	if err := CheckConfigText([]byte(ok)); err != nil {
-		t.Errorf("legitimate text refused: %v", err)
-	}
-	if err := CheckConfigText(make([]byte, MaxConfigBytes+1)); err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
-		t.Errorf("size: %v", err)
-	}
-}
-
 // The estimate's KV term bounds what the pools really hold: after a run, no rank has
 // allocated state for more blocks than engine.MaxStateBlocks allows for its pool — none
 // without prefix caching, however large the capacity — and the stress configurations (KV
@@ -225,7 +205,7 @@ func TestPoolStateWithinEstimate(t *testing.T) {
 		}
 		res := replay.Run(plan)
 		held := 0
-		requests, _, ok := SyntheticRequests(cfg)
+		requests, _, ok := cfg.Traffic.SyntheticRequests()
 		if !ok {
 			requests = float64(plan.Workload.Requests)
 		}

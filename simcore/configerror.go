@@ -44,6 +44,19 @@ func configError(err error, role string) error {
 	return err
 }
 
+// deploymentError is configError for a deployment that cannot be priced (perf.NewDeployment):
+// a quantisation mode is reported at its key; a parallelism the model cannot be split by at
+// the parallelism key when the default timing model needs the deployment, and at the role's
+// kv_cache.capacity when only the memory model does (capacityError), where the memory model
+// has always reported it.
+func deploymentError(err error, role string, forTiming bool) error {
+	var pe *perf.Error
+	if !forTiming && errors.As(err, &pe) && pe.Worker {
+		return capacityError(err, role)
+	}
+	return configError(err, role)
+}
+
 // capacityError is configError for the KV capacity of `capacity: {type: default}`: whatever
 // keeps the memory model from sizing the cache is reported at the role's kv_cache.capacity,
 // the value to change (or replace by a fixed capacity).

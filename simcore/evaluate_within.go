@@ -115,8 +115,7 @@ func evaluateMetered(configName string, yamlText []byte, files fs.FS, budgetStep
 		if p := recover(); p != nil {
 			switch s := p.(type) {
 			case timeoutSignal:
-				out = recommend.Outcome{Status: recommend.StatusTimedOut,
-					Reason: fmt.Sprintf("the simulation exceeded the work budget of %d event-loop steps (optimizer.candidate_timeout_seconds)", budgetSteps)}
+				out = timedOut(budgetSteps)
 			case evaluatorLimitSignal:
 				out, lerr = recommend.Outcome{}, s.err
 			default:
@@ -135,6 +134,11 @@ func evaluateMetered(configName string, yamlText []byte, files fs.FS, budgetStep
 			return recommend.Outcome{Status: recommend.StatusUnsupported, Reason: se.Error()}, charged, nil
 		}
 		return recommend.Outcome{Status: recommend.StatusFailed, Reason: err.Error()}, charged, nil
+	}
+	// The progress reports stop a run early, a chunk of ProgressSteps at a time; the run's
+	// own count settles the rest, so the budget holds to the step whatever its size.
+	if res.Steps > budgetSteps {
+		return timedOut(budgetSteps), charged, nil
 	}
 	return recommend.Outcome{Summary: res.Summary}, charged, nil
 }
@@ -158,4 +162,10 @@ func checkEvaluatorMemory(yamlText []byte, plan *replay.Plan, budget int64) {
 		le.Path, le.Msg = se.Path, se.Msg
 	}
 	panic(evaluatorLimitSignal{le})
+}
+
+// timedOut is the outcome of a candidate whose simulation exceeded its work budget.
+func timedOut(budgetSteps int64) recommend.Outcome {
+	return recommend.Outcome{Status: recommend.StatusTimedOut,
+		Reason: fmt.Sprintf("the simulation exceeded the work budget of %d event-loop steps (optimizer.candidate_timeout_seconds)", budgetSteps)}
 }

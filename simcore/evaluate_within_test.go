@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"aisimulate/simcore/recommend"
 )
 
 // withinConfig runs for a few dozen progress reports.
@@ -70,5 +72,28 @@ func TestEvaluateWithinMemory(t *testing.T) {
 	req.ConfigYAML = strings.Replace(withinConfig, "requests: 2", "requests: 10000000000", 1)
 	if out, _, err := EvaluateWithin(req, nil, lim); err != nil || !bytes.Equal(out, Evaluate(req, nil)) || !bytes.Contains(out, []byte(`"unsupported"`)) {
 		t.Fatalf("%s %v", out, err)
+	}
+}
+
+// A candidate's work budget holds to the step, whatever its size: a run of N steps completes
+// with a budget of N and times out with N − 1, even when N is below one progress chunk, so a
+// tiny candidate_timeout_seconds times out (docs/recommend.md, "Timeouts").
+func TestWorkBudgetToTheStep(t *testing.T) {
+	for _, requests := range []string{"2", "2000"} {
+		yaml := strings.NewReplacer("output_tokens: 40000", "output_tokens: 4", "stop: {requests: 2}", "stop: {requests: "+requests+"}").Replace(withinConfig)
+		out, err := Predict(Input{ConfigYAML: []byte(yaml)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := out.Steps
+		if requests == "2" && n >= ProgressSteps || requests == "2000" && n <= ProgressSteps {
+			t.Fatalf("%s requests: %d steps; the test needs one run below a progress chunk and one above", requests, n)
+		}
+		for budget, want := range map[int64]string{n: "", n - 1: recommend.StatusTimedOut, 0: recommend.StatusTimedOut} {
+			o, err := DecodeOutcome(Evaluate(EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: yaml, BudgetSteps: budget}, nil))
+			if err != nil || o.Status != want {
+				t.Errorf("%s requests (%d steps), budget %d: status %q %v, want %q", requests, n, budget, o.Status, err, want)
+			}
+		}
 	}
 }

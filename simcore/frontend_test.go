@@ -55,7 +55,8 @@ func capturedRecords(t *testing.T, cfg string, files fstest.MapFS) ([]map[string
 	return recs, out
 }
 
-func num(t *testing.T, m map[string]any, k string) float64 {
+// summaryFloat is the float value of key k of a summary or record m, failing the test otherwise.
+func summaryFloat(t *testing.T, m map[string]any, k string) float64 {
 	t.Helper()
 	v, ok := m[k].(float64)
 	if !ok {
@@ -75,23 +76,23 @@ func TestFrontendLatencyFixedTiming(t *testing.T) {
 	// four more tokens 2 ms apart → completion at 20 ms; the next request arrives then.
 	for i := range base {
 		b, w := base[i], with[i]
-		if got, want := num(t, b, "ttft_ms"), 12.0; got != want {
+		if got, want := summaryFloat(t, b, "ttft_ms"), 12.0; got != want {
 			t.Errorf("request %d: TTFT %v, want %v", i, got, want)
 		}
-		if got, want := num(t, w, "ttft_ms"), num(t, b, "ttft_ms")+f; got != want {
+		if got, want := summaryFloat(t, w, "ttft_ms"), summaryFloat(t, b, "ttft_ms")+f; got != want {
 			t.Errorf("request %d: TTFT with frontend %v, want %v", i, got, want)
 		}
-		if got, want := num(t, w, "e2e_latency_ms"), num(t, b, "e2e_latency_ms")+f; got != want {
+		if got, want := summaryFloat(t, w, "e2e_latency_ms"), summaryFloat(t, b, "e2e_latency_ms")+f; got != want {
 			t.Errorf("request %d: E2E with frontend %v, want %v", i, got, want)
 		}
-		if num(t, w, "itl_ms") != num(t, b, "itl_ms") || num(t, w, "ttst_ms") != num(t, b, "ttst_ms") {
+		if summaryFloat(t, w, "itl_ms") != summaryFloat(t, b, "itl_ms") || summaryFloat(t, w, "ttst_ms") != summaryFloat(t, b, "ttst_ms") {
 			t.Errorf("request %d: inter-token times moved: %v/%v vs %v/%v", i, w["itl_ms"], w["ttst_ms"], b["itl_ms"], b["ttst_ms"])
 		}
 		// Closed loop: request i is released at the previous one's visible completion, i·(20 + f).
-		if got, want := num(t, w, "arrival_time_ms"), float64(i)*(20+f); got != want {
+		if got, want := summaryFloat(t, w, "arrival_time_ms"), float64(i)*(20+f); got != want {
 			t.Errorf("request %d: arrival %v, want %v", i, got, want)
 		}
-		if got, want := num(t, w, "first_token_ms"), num(t, w, "arrival_time_ms")+12+f; got != want {
+		if got, want := summaryFloat(t, w, "first_token_ms"), summaryFloat(t, w, "arrival_time_ms")+12+f; got != want {
 			t.Errorf("request %d: first token visible at %v, want %v", i, got, want)
 		}
 	}
@@ -148,10 +149,10 @@ func TestFrontendLatencyDefaultTiming(t *testing.T) {
 	zero, _ := capturedRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: 0", 1), nil)
 	set, _ := capturedRecords(t, strings.Replace(seedLike, "%s", "frontend_ms: 25", 1), nil)
 	for i := range zero {
-		if num(t, auto[i], "ttft_ms") != num(t, autoExplicit[i], "ttft_ms") {
+		if summaryFloat(t, auto[i], "ttft_ms") != summaryFloat(t, autoExplicit[i], "ttft_ms") {
 			t.Fatalf("request %d: frontend_ms: auto differs from the default", i)
 		}
-		if got, want := num(t, set[i], "ttft_ms"), num(t, zero[i], "ttft_ms")+25; got != want {
+		if got, want := summaryFloat(t, set[i], "ttft_ms"), summaryFloat(t, zero[i], "ttft_ms")+25; got != want {
 			t.Errorf("request %d: TTFT %v, want %v", i, got, want)
 		}
 	}
@@ -211,13 +212,13 @@ engine:
 	}
 	// Turn 1 completes at 10 + 2 + 3·2 = 18 ms (engine), visible at 22 ms; turn 2 is released
 	// 5 ms later.
-	if got, want := num(t, base[1], "arrival_time_ms"), 18.0+5; got != want {
+	if got, want := summaryFloat(t, base[1], "arrival_time_ms"), 18.0+5; got != want {
 		t.Errorf("turn 2 arrival without frontend %v, want %v", got, want)
 	}
-	if got, want := num(t, with[1], "arrival_time_ms"), 18.0+4+5; got != want {
+	if got, want := summaryFloat(t, with[1], "arrival_time_ms"), 18.0+4+5; got != want {
 		t.Errorf("turn 2 arrival with frontend %v, want %v", got, want)
 	}
-	if got, want := num(t, with[1], "ttft_ms"), num(t, base[1], "ttft_ms")+4; got != want {
+	if got, want := summaryFloat(t, with[1], "ttft_ms"), summaryFloat(t, base[1], "ttft_ms")+4; got != want {
 		t.Errorf("turn 2 TTFT %v, want %v", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/outputs"
 	"aisimulate/simcore/internal/planner"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/internal/router"
@@ -16,19 +17,20 @@ import (
 )
 
 // lower turns a validated configuration into the loop's plan.
-func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error) {
-	var acc report.Accounting
+func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error) {
+	var acc outputs.Accounting
 	e := &cfg.Engine
 	model, err := catalog.LookupModel(e.Model, in.Files)
 	if err != nil {
 		return nil, acc, configError(err, "")
 	}
+	acc.CatalogModel = model.CatalogID
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
-		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, "prefill", engine.PoolPrefill); err != nil {
+		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill); err != nil {
 			return nil, acc, err
 		}
-		if plan.Decode, err = lowerPool(cfg, model, e.Decode, "decode", engine.PoolDecode); err != nil {
+		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode); err != nil {
 			return nil, acc, err
 		}
 		acc.Disaggregated = true
@@ -49,11 +51,14 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 			}
 		}
 	} else {
-		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, "aggregated", engine.PoolAgg); err != nil {
+		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, spec.RoleAggregated, engine.PoolAgg); err != nil {
 			return nil, acc, err
 		}
 		acc.DecodeReplicas = e.Aggregated.Parallelism.Replicas
 		acc.DecodeGPUsPerWorker = plan.Agg.GPUsPerWorker
+	}
+	if err := resolveKVFraction(cfg, plan); err != nil {
+		return nil, acc, err
 	}
 	if s := cfg.Evaluation.SLA; s != nil {
 		acc.SLA = &report.SLA{}
@@ -101,7 +106,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 	if in.Progress != nil {
 		plan.Progress = in.Progress
 	}
-	if cfg.Planner.Policy == "enabled" {
+	if cfg.Planner.Policy == spec.PlannerEnabled {
 		pp := &replay.PlannerPlan{Settings: planner.Settings{Config: cfg.Planner, Disaggregated: plan.Disaggregated, SLA: cfg.Evaluation.SLA}}
 		role := func(component string, p *replay.PoolPlan) planner.Role {
 			return planner.Role{Component: component, Timing: p.Rank.Timing, MaxBatchedTokens: p.Rank.MaxBatchedTokens,
@@ -109,9 +114,9 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, report.Accounting, error)
 				ContextLength: p.Rank.MaxModelLen, GPUsPerWorker: p.GPUsPerWorker, MinWorkers: planner.MinWorkers(cfg.Planner, component)}
 		}
 		if plan.Disaggregated {
-			pp.Settings.Roles = []planner.Role{role("prefill", plan.Prefill), role("decode", plan.Decode)}
+			pp.Settings.Roles = []planner.Role{role(planner.ComponentPrefill, plan.Prefill), role(planner.ComponentDecode, plan.Decode)}
 		} else {
-			pp.Settings.Roles = []planner.Role{role("agg", plan.Agg)}
+			pp.Settings.Roles = []planner.Role{role(planner.ComponentAgg, plan.Agg)}
 		}
 		plan.Planner = pp
 	}
@@ -169,18 +174,21 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		}
 		return nil, configError(err, "")
 	}
-	q := perf.QuantFromEngine(e)
+	// The default timing model and the default KV capacity price one resolved deployment,
+	// built once when either needs it (fixed timing and a fixed capacity never consult it).
+	var dep *perf.Deployment
+	if w.Timing.Type == spec.TimingDefault || w.KVCache.Capacity.Type != spec.CapacityFixed {
+		if dep, err = perf.NewDeployment(model, hw, e.Backend, par, perf.QuantFromEngine(e)); err != nil {
+			return nil, deploymentError(err, role, w.Timing.Type == spec.TimingDefault)
+		}
+	}
 	switch w.Timing.Type {
 	case spec.TimingFixed:
 		rc.Timing = perf.Fixed{Prefill: w.Timing.PrefillMs, Decode: w.Timing.DecodeMs, Frontend: w.Timing.FrontendMs}
 	case spec.TimingPolynomial:
 		rc.Timing = perf.Polynomial{Frontend: w.Timing.FrontendMs}
 	default:
-		version := ""
-		if e.BackendVersion != nil {
-			version = *e.BackendVersion
-		}
-		t, err := perf.NewDefault(model, hw, e.Backend, version, par, q)
+		t, err := perf.NewDefault(dep)
 		if err != nil {
 			return nil, configError(err, role)
 		}
@@ -200,12 +208,8 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	if w.KVCache.Capacity.Type == spec.CapacityFixed {
 		rc.NumBlocks = w.KVCache.Capacity.Blocks
 	} else {
-		rq, err := q.Resolve(model)
-		if err != nil {
-			return nil, configError(err, role)
-		}
-		n, err := perf.KVCapacityBlocksQ(model, hw, e.Backend, par, rq, w.KVCache.Capacity.MemoryFraction,
-			w.KVCache.Capacity.CUDAGraphReservedBytes, rc.BlockSize, rc.MaxBatchedTokens, e.NextN)
+		n, err := dep.KVCapacityBlocks(perf.MemorySettings{MemoryFraction: w.KVCache.Capacity.MemoryFraction,
+			CUDAGraphReservedBytes: w.KVCache.Capacity.CUDAGraphReservedBytes, MaxBatchedTokens: rc.MaxBatchedTokens, NextN: e.NextN}, rc.BlockSize)
 		if err != nil {
 			return nil, capacityError(err, role)
 		}
@@ -241,4 +245,23 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 	}
 	pp.Router = rcfg
 	return pp, nil
+}
+
+// resolveKVFraction resolves a kv_capacity_fraction load against the KV capacity of the
+// lowered decode pool (disaggregated) or aggregated pool: blocks per rank × block size ×
+// attention-DP ranks × replicas (spec.Traffic.ResolveKVCapacityFraction), so the rest of the
+// run sees the concurrency load it stands for.
+func resolveKVFraction(cfg *spec.Config, plan *replay.Plan) error {
+	if cfg.Traffic.Load.Type != spec.LoadKVCapacityFraction {
+		return nil
+	}
+	role, pool := "aggregated", plan.Agg
+	if plan.Disaggregated {
+		role, pool = "decode", plan.Decode
+	}
+	tokens := int64(pool.Rank.NumBlocks) * int64(pool.Rank.BlockSize) * int64(max(pool.DP, 1)) * int64(max(pool.Replicas, 1))
+	if err := cfg.Traffic.ResolveKVCapacityFraction(role, tokens); err != nil {
+		return err
+	}
+	return nil
 }

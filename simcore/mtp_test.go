@@ -138,8 +138,12 @@ func TestMTPWeightsShrinkDefaultCapacity(t *testing.T) {
 	m, _ := catalog.LookupModel("deepseek-ai/DeepSeek-R1", nil)
 	hw, _ := catalog.LookupHardware("b200_sxm")
 	par := spec.Parallelism{Tensor: 8}
-	want0, err0 := perf.KVCapacityBlocksQ(m, hw, "trtllm", par, perf.Quant{}, 0.9, 0, 32, 8192, 0)
-	want1, err1 := perf.KVCapacityBlocksQ(m, hw, "trtllm", par, perf.Quant{}, 0.9, 0, 32, 8192, 1)
+	dep, err := perf.NewDeployment(m, hw, spec.BackendTRTLLM, par, perf.Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want0, err0 := dep.KVCapacityBlocks(perf.MemorySettings{MemoryFraction: 0.9, MaxBatchedTokens: 8192}, 32)
+	want1, err1 := dep.KVCapacityBlocks(perf.MemorySettings{MemoryFraction: 0.9, MaxBatchedTokens: 8192, NextN: 1}, 32)
 	if err0 != nil || err1 != nil || want1 >= want0 {
 		t.Fatalf("memory model: %d %v, %d %v", want0, err0, want1, err1)
 	}

@@ -57,10 +57,11 @@ func TestWindowLoss(t *testing.T) {
 // nothing is swept.
 func TestPredictorPreSweep(t *testing.T) {
 	files := fstest.MapFS{"t.jsonl": {Data: rampTrace(24)}}
-	_, rec, err := NewRecommendation(RecommendInput{ConfigName: "r.yaml", ConfigYAML: []byte(plannerRecYAML), Files: files})
+	rc, err := NewRecommender(RecommendInput{ConfigName: "r.yaml", ConfigYAML: []byte(plannerRecYAML), Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec := rc.Recommendation()
 	ps := rec.Planner
 	if len(ps.Predictors) != 11 || fmt.Sprint(ps.Intervals) != "[180 600]" {
 		t.Fatalf("predictors %d intervals %v", len(ps.Predictors), ps.Intervals)
@@ -83,21 +84,21 @@ func TestPredictorPreSweep(t *testing.T) {
 		t.Errorf("candidate planner %v", p)
 	}
 	// Five windows of 180 s: the warm-up (five points) leaves nothing to score.
-	_, rec, err = NewRecommendation(RecommendInput{ConfigName: "r.yaml", ConfigYAML: []byte(plannerRecYAML), Files: fstest.MapFS{"t.jsonl": {Data: rampTrace(5)}}})
+	rc, err = NewRecommender(RecommendInput{ConfigName: "r.yaml", ConfigYAML: []byte(plannerRecYAML), Files: fstest.MapFS{"t.jsonl": {Data: rampTrace(5)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Planner.Winners) != 0 {
+	if rec = rc.Recommendation(); len(rec.Planner.Winners) != 0 {
 		t.Errorf("short trace winners %v", rec.Planner.Winners)
 	}
 	// A synthetic workload keeps constant_last.
 	syn := strings.Replace(plannerRecYAML, "  source: {type: trace, format: mooncake, paths: [t.jsonl]}\n  load: {type: trace_timestamps}",
 		"  source: {type: synthetic, input_tokens: 64, output_tokens: 4}\n  load: {type: concurrency, concurrency: 2}\n  stop: {requests: 4}", 1)
-	_, rec, err = NewRecommendation(RecommendInput{ConfigName: "r.yaml", ConfigYAML: []byte(syn)})
+	rc, err = NewRecommender(RecommendInput{ConfigName: "r.yaml", ConfigYAML: []byte(syn)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.Planner.Winners) != 0 {
+	if rec = rc.Recommendation(); len(rec.Planner.Winners) != 0 {
 		t.Errorf("synthetic winners %v", rec.Planner.Winners)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 
 	"aisimulate/simcore/internal/engine"
+	"aisimulate/simcore/internal/outputs"
 	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
@@ -36,7 +37,7 @@ type Input struct {
 	// Clock returns a monotonic time in milliseconds for the wall-time keys; nil → 0.
 	Clock func() float64
 	// FixedWallTimeMs, when non-nil, replaces the measured wall time (golden-test hook,
-	// AISIMULATE_FIXED_WALL_TIME_MS).
+	// EnvFixedWallTimeMs).
 	FixedWallTimeMs *float64
 	// Progress, when non-nil, is called now and then with the fraction of work done (0..1).
 	Progress func(fraction float64)
@@ -51,6 +52,11 @@ type Input struct {
 	// temporary files).
 	StreamOutputs bool
 }
+
+// EnvFixedWallTimeMs names the environment variable (CLI) or deployment binding (edge) that
+// sets Input.FixedWallTimeMs: the golden-test hook replacing the measured wall time
+// (docs/semantics/outputs.md §3.3).
+const EnvFixedWallTimeMs = "AISIMULATE_FIXED_WALL_TIME_MS"
 
 // ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
 // turn the number of calls into a work budget.
@@ -77,6 +83,12 @@ type Output struct {
 	Summary map[string]any
 	// Overview is the deployment and the SLA attainment, for the readable table.
 	Overview *report.Overview
+	// Saturation is the saturation section of prediction.json (docs/semantics/outputs.md
+	// §3.4), for the tables and report.SaturationSentence.
+	Saturation map[string]any
+	// Steps is the event-loop steps the simulation took (replay.Result.Steps), which a
+	// candidate's work budget is checked against once the run is over.
+	Steps int64
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -86,12 +98,9 @@ func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
-	details, err := report.Details(in.Detail)
+	details, err := outputs.Details(in.Detail)
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
-	}
-	if err := CheckConfigInput(in.ConfigYAML, in.Sets); err != nil {
-		return nil, err
 	}
 	cfg, err := spec.LoadConfig(in.ConfigYAML, in.Sets)
 	if err != nil {
@@ -133,17 +142,22 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		wall = *in.FixedWallTimeMs
 	}
 	acc.WallTimeMs = wall
-	doc := &report.Document{
+	summary := outputs.Summary(res, acc)
+	doc := &outputs.Document{
 		CapturePerRequest: in.CapturePerRequest,
-		Planner:           res.Planner,
-		Summary:           report.Summary(res, acc),
+		Summary:           summary,
+		Saturation:        outputs.Saturation(res, plan.Disaggregated, summary[report.KeyRequestThroughputRPS].(float64)),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	if res.PlannerSection != nil {
+		doc.Planner = res.PlannerSection // a disabled planner's section stays null
+	}
+	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
+		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
 	if in.CapturePerRequest {
-		order := report.RecordOrder(res)
-		doc.Stream = &report.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
-			return report.AppendRecord(dst, res, order[i], plan.Disaggregated)
+		order := outputs.RecordOrder(res)
+		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
+			return outputs.AppendRecord(dst, res, order[i], plan.Disaggregated)
 		}}
 	}
 	if !in.StreamOutputs {

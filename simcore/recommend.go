@@ -3,6 +3,7 @@ package simcore
 import (
 	"fmt"
 	"io/fs"
+	"math"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/recommend"
@@ -32,35 +33,53 @@ type RecommendInput struct {
 	Clock func() float64
 	// FixedWallTimeMs, when non-nil, replaces the measured wall time (golden-test hook).
 	FixedWallTimeMs *float64
-	// Progress, when non-nil, is called after every round with the trials done, the trial
-	// budget and the best feasible score so far (−Inf when none).
+	// Progress, when non-nil, is called by Recommend after every round with the trials done,
+	// the trial budget and the best feasible score so far (−Inf when none).
 	Progress func(done, total int, best float64)
-	// Evaluate, when non-nil, evaluates one round's requests (in any order, at once or not)
-	// and returns each outcome's canonical JSON (EncodeOutcome) aligned with the requests; an
-	// error ends the recommendation. Nil evaluates them here one after the other. These
-	// evaluators are trusted: this build's module, here or in another instance.
+	// Evaluate, when non-nil, evaluates Recommend's rounds (see Recommender.Run); nil
+	// evaluates them here one after the other. These evaluators are trusted: this build's
+	// module, here or in another instance.
 	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
-	// Remote, when non-nil, evaluates the rounds instead of Evaluate on evaluators that are not
-	// trusted (--remote workers): each outcome is checked (CheckOutcome), the outcomes of the
-	// written views and a seeded sample of the others are recomputed with Evaluate, and a
-	// remote caught answering wrong is distrusted (docs/recommend.md, "Checking remote
-	// workers").
-	Remote func(reqs []EvaluationRequest) ([]RemoteOutcome, error)
-	// Distrust, with Remote, is told of each remote found wrong: send it nothing more.
-	Distrust func(remote, reason string)
 }
 
-// NewRecommendation validates a recommendation configuration and builds its search: the
-// first half of Recommend, for targets that evaluate the rounds themselves (Propose, run
-// EvaluateCandidate on each proposal with Evaluate set, Observe the outcomes in proposal
-// order). A *spec.Error is bad input (exit 2).
-func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendation, error) {
+// Recommender is one recommendation in progress, driven in steps: Next hands out the
+// evaluation requests of the next round, Observe takes their outcomes, Result encodes the
+// finished search. It is the one driver of the search: Recommend (in-process, the CLI, the
+// edge) runs it through Run, the browser's coordinator calls the steps from JavaScript. The
+// rounds are min(optimizer.parallelism, block) proposals, observed in proposal order, so the
+// result does not depend on who evaluates the requests or when (docs/recommend.md, "Rounds").
+type Recommender struct {
+	search *recommend.Search
+	rec    *spec.Recommendation
+	in     RecommendInput
+	budget int64
+	// t0 is the clock when the first round was handed out; started says it was.
+	t0      float64
+	started bool
+	// pending is the number of requests Next handed out and Observe has not taken yet.
+	pending  int
+	waiting  bool
+	finished bool
+	// distrusted are the remotes whose outcomes were replaced, for the provenance
+	// (RunChecked).
+	distrusted []recommend.Distrusted
+}
+
+// NewRecommender validates a recommendation configuration and builds its search (the
+// planner's predictor pre-sweep included). A *spec.Error is bad input (exit 2).
+func NewRecommender(in RecommendInput) (*Recommender, error) {
 	rec, err := spec.LoadRecommendation(in.ConfigYAML, in.Sets)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err := resolveShared(rec, in.Files); err != nil {
+		return nil, err
 	}
 	if err := choosePredictors(rec, in.Files); err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err := sizeLadder(rec); err != nil {
+		return nil, err
 	}
 	facts := recommend.Facts{Model: func(id string) (*catalog.Model, error) {
 		m, err := catalog.LookupModel(id, in.Files)
@@ -68,47 +87,226 @@ func NewRecommendation(in RecommendInput) (*recommend.Search, *spec.Recommendati
 	}}
 	space, err := recommend.NewSpace(rec, facts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return recommend.NewSearch(space, rec.Optimizer), rec, nil
-}
-
-// evaluateRound evaluates one round's requests with in.Evaluate (here, one after the other,
-// when nil) and decodes the outcomes in request order.
-func evaluateRound(reqs []EvaluationRequest, in RecommendInput) ([]recommend.Outcome, error) {
-	raw, err := evaluateTrusted(reqs, in)
+	priced, err := resolveAlgorithm(rec, space, in.Files)
 	if err != nil {
 		return nil, err
 	}
-	outcomes := make([]recommend.Outcome, len(raw))
-	for i, b := range raw {
-		o, err := DecodeOutcome(b)
+	search := recommend.NewSearch(space, rec.Optimizer)
+	if priced != nil {
+		search.UseScreen(priced)
+	}
+	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer)}, nil
+}
+
+// sizeLadder checks the systems of a hardware domain and sizes the default ladder on the one
+// with the most memory per GPU (docs/recommend.md, "Hardware and cost").
+func sizeLadder(rec *spec.Recommendation) error {
+	var largest *catalog.Hardware
+	for i, id := range rec.Optimization.HardwareChoices {
+		hw, err := catalog.LookupHardware(id)
+		if err != nil {
+			return &spec.Error{Path: fmt.Sprintf("optimization.hardware.choices[%d]", i), Msg: err.Error()}
+		}
+		if largest == nil || hw.MemBytes > largest.MemBytes {
+			largest = hw
+		}
+	}
+	if largest != nil {
+		rec.SizeLadderOn(largest.ID)
+	}
+	return nil
+}
+
+// resolveAlgorithm settles optimizer.algorithm (docs/recommend.md, "screened"): when it is
+// not given, screened for a space of at most recommend.ScreenLimit points whose workload the
+// surrogate can price, else bayesian; an explicit screened on a space it cannot screen is a
+// configuration error. It returns the screen's prices when the search is screened.
+func resolveAlgorithm(rec *spec.Recommendation, space *recommend.Space, files fs.FS) ([]recommend.Priced, error) {
+	opt := &rec.Optimizer
+	if opt.Algorithm != "" && opt.Algorithm != spec.AlgorithmScreened {
+		return nil, nil
+	}
+	explicit := opt.Algorithm == spec.AlgorithmScreened
+	size := space.Size()
+	reason := ""
+	switch {
+	case math.IsInf(size, 1):
+		reason = "the space has a continuous range; give it a step or choices"
+	case size > recommend.ScreenLimit:
+		reason = fmt.Sprintf("the space has %.0f points, more than the %d the screen prices", size, recommend.ScreenLimit)
+	case !screenable(rec):
+		reason = "the surrogate prices synthetic requests under a concurrency or rate load with the default timing model only"
+	}
+	if reason == "" {
+		priced, err := screen(rec, space, files)
 		if err != nil {
 			return nil, err
 		}
-		outcomes[i] = o
+		for _, p := range priced {
+			if !math.IsNaN(p.Score) {
+				opt.Algorithm = spec.AlgorithmScreened
+				return priced, nil
+			}
+		}
+		reason = "the surrogate could price no point of the space"
 	}
-	return outcomes, nil
+	if explicit {
+		return nil, &spec.Error{Path: "optimizer.algorithm", Msg: "screened cannot screen this search: " + reason + "; use bayesian or random"}
+	}
+	opt.Algorithm = spec.AlgorithmBayesian
+	return nil, nil
 }
 
-// evaluateTrusted returns the outcome bytes of reqs from in.Evaluate, or evaluated here one
-// after the other when it is nil.
-func evaluateTrusted(reqs []EvaluationRequest, in RecommendInput) ([][]byte, error) {
-	if in.Evaluate == nil || len(reqs) == 0 {
+// Recommendation is the validated configuration.
+func (r *Recommender) Recommendation() *spec.Recommendation { return r.rec }
+
+// Search is the search being driven (its candidates so far, its space).
+func (r *Recommender) Search() *recommend.Search { return r.search }
+
+// Parallelism is optimizer.parallelism: how many candidates a round holds at most, the cap
+// of a target's evaluation pool.
+func (r *Recommender) Parallelism() int { return r.rec.Optimizer.Parallelism }
+
+// Progress is the trials done, the trial budget and the best feasible score so far (−Inf
+// when none).
+func (r *Recommender) Progress() (done, total int, best float64) {
+	return r.search.Done(), r.search.Total(), r.search.Best()
+}
+
+// Next returns the evaluation requests of the next round that needs any; rounds made only of
+// cache hits and candidates outside the GPU budget are observed on the way. done is true
+// when the search is over (then reqs is empty). Every round Next returns must be observed
+// before the next call.
+func (r *Recommender) Next() (reqs []EvaluationRequest, done bool, err error) {
+	if r.waiting {
+		return nil, false, fmt.Errorf("internal error: a round was requested before the previous one was observed")
+	}
+	if !r.started {
+		r.started = true
+		if r.in.Clock != nil {
+			r.t0 = r.in.Clock()
+		}
+	}
+	for !r.finished {
+		round, err := r.search.Propose(r.rec.Optimizer.Parallelism)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(round) == 0 {
+			r.finished = true
+			break
+		}
+		for _, p := range round {
+			if p.Evaluate {
+				reqs = append(reqs, NewEvaluationRequest(r.in.ConfigName, p.Candidate.Tree, r.budget))
+			}
+		}
+		if len(reqs) > 0 {
+			r.pending, r.waiting = len(reqs), true
+			return reqs, false, nil
+		}
+		if err := r.search.Observe(nil); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, true, nil
+}
+
+// Observe takes the outcomes (EncodeOutcome bytes) of the round Next returned, aligned with
+// its requests, whatever order they were computed in. Each is decoded from its bytes, so an
+// outcome computed here reaches scoring exactly as one computed elsewhere.
+func (r *Recommender) Observe(outcomes [][]byte) error {
+	if !r.waiting {
+		return fmt.Errorf("internal error: outcomes without a round")
+	}
+	if len(outcomes) != r.pending {
+		return fmt.Errorf("internal error: %d outcomes for %d evaluation requests", len(outcomes), r.pending)
+	}
+	decoded := make([]recommend.Outcome, len(outcomes))
+	for i, b := range outcomes {
+		o, err := DecodeOutcome(b)
+		if err != nil {
+			return err
+		}
+		decoded[i] = o
+	}
+	if err := r.search.Observe(decoded); err != nil {
+		return err
+	}
+	r.pending, r.waiting = 0, false
+	return nil
+}
+
+// Result encodes the finished search (Next returned done) with the wall time measured since
+// the first round (or the fixed one).
+func (r *Recommender) Result() (*recommend.Result, error) {
+	if !r.finished {
+		return nil, fmt.Errorf("internal error: the search is not finished")
+	}
+	wall := 0.0
+	if r.in.Clock != nil {
+		wall = r.in.Clock() - r.t0
+	}
+	if r.in.FixedWallTimeMs != nil {
+		wall = *r.in.FixedWallTimeMs
+	}
+	return r.search.Result(recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget,
+		Distrusted: r.distrusted})
+}
+
+// Run drives the whole search: each round's requests go to evaluate (nil evaluates them
+// here one after the other), which returns each outcome's bytes aligned with the requests
+// (in any order of computation; an error ends the recommendation); progress, when non-nil,
+// is called after every evaluated round.
+func (r *Recommender) Run(evaluate func([]EvaluationRequest) ([][]byte, error), progress func(done, total int, best float64)) (*recommend.Result, error) {
+	if err := r.runRounds(evaluate, progress); err != nil {
+		return nil, err
+	}
+	return r.Result()
+}
+
+// runRounds is Run without the result: every round, to the end of the search.
+func (r *Recommender) runRounds(evaluate func([]EvaluationRequest) ([][]byte, error), progress func(done, total int, best float64)) error {
+	reported := -1
+	for {
+		reqs, done, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if done {
+			break
+		}
+		raw, err := evaluateWith(evaluate, reqs, r.in.Files)
+		if err != nil {
+			return err
+		}
+		if err := r.Observe(raw); err != nil {
+			return err
+		}
+		if done, total, best := r.Progress(); progress != nil {
+			progress(done, total, best)
+			reported = done
+		}
+	}
+	if done, total, best := r.Progress(); progress != nil && done != reported {
+		progress(done, total, best) // after trailing rounds that needed no evaluation
+	}
+	return nil
+}
+
+// evaluateWith returns the outcome bytes of reqs from evaluate, or evaluated here one after
+// the other (with files) when it is nil.
+func evaluateWith(evaluate func([]EvaluationRequest) ([][]byte, error), reqs []EvaluationRequest, files fs.FS) ([][]byte, error) {
+	if evaluate == nil {
 		raw := make([][]byte, len(reqs))
-		for i, r := range reqs {
-			raw[i] = Evaluate(r, in.Files)
+		for i, q := range reqs {
+			raw[i] = Evaluate(q, files)
 		}
 		return raw, nil
 	}
-	raw, err := in.Evaluate(reqs)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) != len(reqs) {
-		return nil, fmt.Errorf("internal error: %d outcomes for %d evaluation requests", len(raw), len(reqs))
-	}
-	return raw, nil
+	return evaluate(reqs)
 }
 
 // WorkBudget is the per-candidate work budget of an optimizer section, in event-loop steps.
@@ -116,84 +314,12 @@ func WorkBudget(opt spec.Optimizer) int64 {
 	return int64(opt.CandidateTimeoutSeconds * WorkStepsPerSecond)
 }
 
-// Recommend runs a whole recommendation: rounds of min(parallelism, remaining) proposals,
-// each evaluated (in.Remote, in.Evaluate, or here one after the other) and observed in
-// proposal order. With in.Remote the outcomes are checked afterwards; when a remote is found
-// wrong, the search runs again from the start on corrected outcomes (the ones already known
-// are not evaluated again), so the result is the one a local run gives.
+// Recommend runs a whole recommendation: NewRecommender, then Run with in.Evaluate and
+// in.Progress.
 func Recommend(in RecommendInput) (*recommend.Result, error) {
-	t0 := 0.0
-	if in.Clock != nil {
-		t0 = in.Clock()
-	}
-	var check *remoteCheck
-	if in.Remote != nil {
-		check = newRemoteCheck(in)
-	}
-	for {
-		search, rec, err := runSearch(in, check)
-		if err != nil {
-			return nil, err
-		}
-		if check != nil {
-			found, err := check.verify(search, rec.Optimizer.Seed, WorkBudget(rec.Optimizer))
-			if err != nil {
-				return nil, err
-			}
-			if found {
-				continue
-			}
-		}
-		wall := 0.0
-		if in.Clock != nil {
-			wall = in.Clock() - t0
-		}
-		if in.FixedWallTimeMs != nil {
-			wall = *in.FixedWallTimeMs
-		}
-		prov := recommend.Provenance{ModuleVersion: in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: WorkBudget(rec.Optimizer)}
-		if check != nil {
-			prov.Distrusted = check.distrusted
-		}
-		return search.Result(prov)
-	}
-}
-
-// runSearch proposes and observes every round of one search.
-func runSearch(in RecommendInput, check *remoteCheck) (*recommend.Search, *spec.Recommendation, error) {
-	search, rec, err := NewRecommendation(in)
+	r, err := NewRecommender(in)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	budget := WorkBudget(rec.Optimizer)
-	for {
-		round, err := search.Propose(rec.Optimizer.Parallelism)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(round) == 0 {
-			return search, rec, nil
-		}
-		var reqs []EvaluationRequest
-		for _, p := range round {
-			if p.Evaluate {
-				reqs = append(reqs, NewEvaluationRequest(in.ConfigName, p.Candidate.Tree, budget))
-			}
-		}
-		var outcomes []recommend.Outcome
-		if check != nil {
-			outcomes, err = check.evaluateRound(reqs)
-		} else {
-			outcomes, err = evaluateRound(reqs, in)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := search.Observe(outcomes); err != nil {
-			return nil, nil, err
-		}
-		if in.Progress != nil {
-			in.Progress(search.Done(), search.Total(), search.Best())
-		}
-	}
+	return r.Run(in.Evaluate, in.Progress)
 }

@@ -21,7 +21,7 @@ func TestRecommendPairLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	newRec := func(gpus int) error {
-		_, _, err := NewRecommendation(RecommendInput{ConfigName: "seed.yaml", ConfigYAML: text,
+		_, err := NewRecommender(RecommendInput{ConfigName: "seed.yaml", ConfigYAML: text,
 			Sets: []string{"optimization.constraints.max_candidate_gpus=" + strconv.Itoa(gpus)}})
 		return err
 	}
@@ -62,7 +62,7 @@ engine:
 		}
 	}
 	b.WriteString("optimization: {target: throughput, constraints: {max_candidate_gpus: 800}}\n")
-	_, _, err := NewRecommendation(RecommendInput{ConfigName: "p.yaml", ConfigYAML: []byte(b.String())})
+	_, err := NewRecommender(RecommendInput{ConfigName: "p.yaml", ConfigYAML: []byte(b.String())})
 	var se *spec.Error
 	if !errors.As(err, &se) || se.Path != "engine.workers.prefill.parallelism" ||
 		!strings.HasSuffix(se.Msg, "number 160000, more than the 100000 one search may hold (docs/robustness.md); give fewer prefill or decode presets, or a max_candidate_gpus of at most 454 fits") {

@@ -115,3 +115,71 @@ func TestRecommendInProcess(t *testing.T) {
 		t.Errorf("second run differs or nothing feasible (%d)", a.Feasible)
 	}
 }
+
+// The stepper driven by hand, with the outcomes of each round computed in reverse order and
+// placed by index, gives Recommend's bytes; the steps refuse to run out of order.
+func TestRecommenderSteps(t *testing.T) {
+	text, err := os.ReadFile("../examples/recommend-small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := 3.0
+	in := RecommendInput{ConfigName: "recommend-small.yaml", ConfigYAML: text, ModuleVersion: "test", FixedWallTimeMs: &wall}
+	want, err := Recommend(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRecommender(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Parallelism() != 4 {
+		t.Errorf("parallelism %d, want 4", r.Parallelism())
+	}
+	if _, err := r.Result(); err == nil {
+		t.Error("Result before the search finished: no error")
+	}
+	if err := r.Observe(nil); err == nil {
+		t.Error("Observe without a round: no error")
+	}
+	rounds := 0
+	for {
+		reqs, done, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			if len(reqs) != 0 {
+				t.Errorf("done with %d requests", len(reqs))
+			}
+			break
+		}
+		if len(reqs) == 0 || len(reqs) > 4 {
+			t.Fatalf("round of %d requests", len(reqs))
+		}
+		if _, _, err := r.Next(); err == nil {
+			t.Fatal("Next before Observe: no error")
+		}
+		if err := r.Observe(make([][]byte, len(reqs)+1)); err == nil {
+			t.Fatal("Observe with one outcome too many: no error")
+		}
+		out := make([][]byte, len(reqs))
+		for i := len(reqs) - 1; i >= 0; i-- {
+			out[i] = Evaluate(reqs[i], nil)
+		}
+		if err := r.Observe(out); err != nil {
+			t.Fatal(err)
+		}
+		rounds++
+	}
+	got, err := r.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.JSON) != string(want.JSON) || string(got.CSV) != string(want.CSV) || rounds == 0 {
+		t.Errorf("stepped result differs from Recommend's (%d rounds)", rounds)
+	}
+	if done, total, _ := r.Progress(); done != total || total != 24 {
+		t.Errorf("progress %d/%d", done, total)
+	}
+}

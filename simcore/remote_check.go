@@ -24,14 +24,56 @@ const (
 	remoteSampleMin      = 4
 )
 
+// Remote are the evaluators of RunChecked that are not trusted (--remote workers).
+type Remote struct {
+	// Evaluate evaluates one round's requests, each outcome with the remote that answered it.
+	Evaluate func(reqs []EvaluationRequest) ([]RemoteOutcome, error)
+	// Distrust, when non-nil, is told of each remote found wrong: send it nothing more.
+	Distrust func(remote, reason string)
+}
+
+// RunChecked is Run on untrusted evaluators (docs/recommend.md, "Checking remote workers"):
+// the rounds go to remote, and each outcome is checked (CheckOutcome) as it arrives; after
+// the search the outcomes the result names and a seeded sample of the others are recomputed
+// with the trusted evaluate (nil: here, one after the other) and compared byte for byte. When
+// a remote is found wrong, it is distrusted and a new Recommender runs the search again from
+// the start on corrected outcomes (the ones already known are not evaluated again), so the
+// result is the one a local run gives; its wall time counts from this search's first round.
+func (r *Recommender) RunChecked(remote Remote, evaluate func([]EvaluationRequest) ([][]byte, error), progress func(done, total int, best float64)) (*recommend.Result, error) {
+	check := &remoteCheck{in: r.in, remote: remote, evaluate: evaluate, known: map[EvaluationRequest]RemoteOutcome{},
+		checked: map[EvaluationRequest]bool{}, wrong: map[string]bool{}}
+	first := r
+	for {
+		if err := r.runRounds(check.evaluateRound, progress); err != nil {
+			return nil, err
+		}
+		r.t0 = first.t0
+		r.distrusted = check.distrusted
+		res, err := r.Result()
+		if err != nil {
+			return nil, err
+		}
+		found, err := check.verify(r, res)
+		if err != nil || !found {
+			return res, err
+		}
+		if r, err = NewRecommender(r.in); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // remoteCheck evaluates a recommendation's rounds on remote evaluators and proves their
 // answers: every outcome is checked for shape and range as it arrives, and after the search
-// the outcomes that reach the written views, plus a seeded sample of the others, are
-// recomputed by a trusted evaluator and compared byte for byte. Since an evaluation is
-// deterministic, any difference proves the remote wrong; it is then distrusted and all of its
-// outcomes are recomputed.
+// the outcomes the result names, plus a seeded sample of the others, are recomputed by a
+// trusted evaluator and compared byte for byte. Since an evaluation is deterministic, any
+// difference proves the remote wrong; it is then distrusted and all of its outcomes are
+// recomputed.
 type remoteCheck struct {
 	in RecommendInput
+	// remote are the untrusted evaluators, evaluate the trusted ones (nil: here).
+	remote   Remote
+	evaluate func([]EvaluationRequest) ([][]byte, error)
 	// known are the outcomes so far by request (an EvaluationRequest is comparable), with
 	// the remote that answered each ("" trusted).
 	known map[EvaluationRequest]RemoteOutcome
@@ -42,10 +84,6 @@ type remoteCheck struct {
 	wrong      map[string]bool
 }
 
-func newRemoteCheck(in RecommendInput) *remoteCheck {
-	return &remoteCheck{in: in, known: map[EvaluationRequest]RemoteOutcome{}, checked: map[EvaluationRequest]bool{}, wrong: map[string]bool{}}
-}
-
 // distrust records remote as wrong (once) and tells the host.
 func (c *remoteCheck) distrust(remote, reason string) {
 	if c.wrong[remote] {
@@ -53,16 +91,16 @@ func (c *remoteCheck) distrust(remote, reason string) {
 	}
 	c.wrong[remote] = true
 	c.distrusted = append(c.distrusted, recommend.Distrusted{Remote: remote, Reason: reason})
-	if c.in.Distrust != nil {
-		c.in.Distrust(remote, reason)
+	if c.remote.Distrust != nil {
+		c.remote.Distrust(remote, reason)
 	}
 }
 
-// evaluateRound returns the outcomes of one round's requests: known ones from an evaluator
+// evaluateRound returns the outcome bytes of one round's requests: known ones from an evaluator
 // still trusted are reused, those of a distrusted remote are recomputed by a trusted
 // evaluator, new ones go to the remotes; a remote outcome that fails DecodeOutcome or
 // CheckOutcome distrusts its remote and is recomputed.
-func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([]recommend.Outcome, error) {
+func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([][]byte, error) {
 	var fresh, redo []int
 	for i, r := range reqs {
 		k, ok := c.known[r]
@@ -78,7 +116,7 @@ func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([]recommend.Outco
 		for j, i := range fresh {
 			sub[j] = reqs[i]
 		}
-		got, err := c.in.Remote(sub)
+		got, err := c.remote.Evaluate(sub)
 		if err != nil {
 			return nil, err
 		}
@@ -108,13 +146,9 @@ func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([]recommend.Outco
 	if err := c.recompute(reqs, redo); err != nil {
 		return nil, err
 	}
-	outcomes := make([]recommend.Outcome, len(reqs))
+	outcomes := make([][]byte, len(reqs))
 	for i, r := range reqs {
-		o, err := DecodeOutcome(c.known[r].Outcome)
-		if err != nil {
-			return nil, err
-		}
-		outcomes[i] = o
+		outcomes[i] = c.known[r].Outcome
 	}
 	return outcomes, nil
 }
@@ -128,7 +162,7 @@ func (c *remoteCheck) recompute(reqs []EvaluationRequest, idx []int) error {
 	for j, i := range idx {
 		sub[j] = reqs[i]
 	}
-	raw, err := evaluateTrusted(sub, c.in)
+	raw, err := c.trusted(sub)
 	if err != nil {
 		return err
 	}
@@ -138,11 +172,22 @@ func (c *remoteCheck) recompute(reqs []EvaluationRequest, idx []int) error {
 	return nil
 }
 
+// trusted evaluates reqs on the trusted evaluators (c.evaluate, or here).
+func (c *remoteCheck) trusted(reqs []EvaluationRequest) ([][]byte, error) {
+	raw, err := evaluateWith(c.evaluate, reqs, c.in.Files)
+	if err == nil && len(raw) != len(reqs) {
+		err = fmt.Errorf("internal error: %d outcomes for %d evaluation requests", len(raw), len(reqs))
+	}
+	return raw, err
+}
+
 // verify recomputes with a trusted evaluator the remote outcomes of the candidates the
-// search's views name and of a seeded sample of its other candidates, those not confirmed
-// before. A difference distrusts the remote that answered (the trusted bytes replace its
-// answer); found reports whether any remote was found wrong, so the search must run again.
-func (c *remoteCheck) verify(search *recommend.Search, seed uint64, budget int64) (found bool, err error) {
+// finished search's result names (recommend.Result.Named) and of a seeded sample of its other
+// candidates, those not confirmed before. A difference distrusts the remote that answered
+// (the trusted bytes replace its answer); found reports whether any remote was found wrong,
+// so the search must run again.
+func (c *remoteCheck) verify(r *Recommender, res *recommend.Result) (found bool, err error) {
+	search, seed, budget := r.Search(), r.rec.Optimizer.Seed, r.budget
 	// A remote distrusted during the search had answered earlier rounds: the search saw
 	// those answers, so it runs again (evaluateRound recomputes them).
 	for _, cand := range search.Candidates() {
@@ -150,7 +195,7 @@ func (c *remoteCheck) verify(search *recommend.Search, seed uint64, budget int64
 			return true, nil
 		}
 	}
-	written := search.Written()
+	written := res.Named()
 	inViews := map[*recommend.Candidate]bool{}
 	var picks []EvaluationRequest
 	pick := func(cand *recommend.Candidate) bool {
@@ -184,7 +229,7 @@ func (c *remoteCheck) verify(search *recommend.Search, seed uint64, budget int64
 	if len(picks) == 0 {
 		return false, nil
 	}
-	raw, err := evaluateTrusted(picks, c.in)
+	raw, err := c.trusted(picks)
 	if err != nil {
 		return false, err
 	}

@@ -18,8 +18,16 @@ func smallRecommendation(t *testing.T, remote func([]EvaluationRequest) ([]Remot
 		t.Fatal(err)
 	}
 	zero := 0.0
-	res, err := Recommend(RecommendInput{ConfigName: "recommend-small.yaml", ConfigYAML: text, FixedWallTimeMs: &zero,
-		ModuleVersion: "test", Remote: remote, Distrust: distrust})
+	r, err := NewRecommender(RecommendInput{ConfigName: "recommend-small.yaml", ConfigYAML: text, FixedWallTimeMs: &zero, ModuleVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res *recommend.Result
+	if remote == nil {
+		res, err = r.Run(nil, nil)
+	} else {
+		res, err = r.RunChecked(Remote{Evaluate: remote, Distrust: distrust}, nil, nil)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package simcore
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -9,8 +8,6 @@ import (
 
 	"aisimulate/simcore/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of simcore/testdata")
 
 // trajectoryConfig replays testdata/agentic_trajectories.jsonl: three plays. Play a (a-root at
 // 0, a-tool spawned 5 ms after a-root's dispatch, a-join 1 ms after both complete) ends at
@@ -69,19 +66,7 @@ func TestTrajectoryMetricsGolden(t *testing.T) {
 			t.Errorf("summary lacks %s: %s", kv, out.SummaryJSON)
 		}
 	}
-	const golden = "testdata/agentic_trajectories.prediction.json"
-	if *update {
-		if err := os.WriteFile(golden, out.PredictionJSON, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(out.PredictionJSON) != string(want) {
-		t.Errorf("prediction.json differs from %s (go test -run TestTrajectoryMetricsGolden -update rewrites it):\n%s", golden, out.PredictionJSON)
-	}
+	wantGolden(t, "testdata/agentic_trajectories.prediction.json", out.PredictionJSON)
 }
 
 // The trajectory keys exist exactly for agentic-graph sources (agentic_mooncake, agentic

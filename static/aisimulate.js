@@ -8,7 +8,10 @@
 // capturePerRequest defaults to true (requestsJsonl is then the requests.jsonl text, and
 // prediction.json carries per_request), false gives requestsJsonl "". detail is a --detail
 // value ("all", "memory,time") or an array of section names: prediction.json then has a
-// details object (stdoutJson is what `--format json` prints).
+// details object (stdoutJson is what `--format json` prints). saturationText says in one
+// sentence whether the deployment kept up with its load (docs/semantics/outputs.md §3.4);
+// overviewJson is the deployment as resolved and the SLA attainment per bound (Go's
+// report.Overview, for the app's deployment line and SLA cards).
 // On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
 // dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
 //
@@ -50,7 +53,7 @@
       pending.delete(m.id);
       const r = m.result;
       if (r.ok) {
-        p.resolve({ predictionJson: r.predictionJson, requestsJsonl: r.requestsJsonl || "", summaryJson: r.summaryJson, stdoutJson: r.stdoutJson });
+        p.resolve({ predictionJson: r.predictionJson, requestsJsonl: r.requestsJsonl || "", summaryJson: r.summaryJson, stdoutJson: r.stdoutJson, saturationText: r.saturationText || "", overviewJson: r.overviewJson || "null" });
       } else {
         const e = new Error(r.error.message);
         e.kind = r.error.kind; e.path = r.error.path; e.msg = r.error.msg;

@@ -7,7 +7,8 @@
 //
 // The element runs the prediction in a Web Worker (core.wasm from the same folder as this
 // script, which may be another origin: it then needs CORS, as `make serve-web` sends) and
-// renders a result card with a link that opens the configuration in the full app.
+// renders a result card (the embed cards, then whether the deployment kept up with its load)
+// with a link that opens the configuration in the full app.
 "use strict";
 (function () {
   if (window.customElements && customElements.get("aisimulate-prediction")) return;
@@ -19,6 +20,15 @@
   // The headline metrics [label, summary key, unit, embed], handed over by the simulator
   // module (report.Cards in Go) when it is ready, so the keys are never spelled here.
   let cards = [];
+  // failure is why the simulator could not load (sim-worker.js, wasm_exec.js or core.wasm
+  // missing or broken), "" while it may still; every element then shows it instead of
+  // staying blank.
+  let failure = "";
+
+  function failAll(msg) {
+    failure = `could not load the simulator from ${base}: ${msg}`;
+    for (const [id, p] of pending) { pending.delete(id); p.done({ ok: false, error: { kind: "failed", message: failure } }); }
+  }
 
   function getWorker() {
     if (worker) return worker;
@@ -27,16 +37,20 @@
     worker.onmessage = (ev) => {
       const m = ev.data;
       if (m.type === "ready") { cards = m.cards || []; return; }
+      if (m.type === "fatal") { failAll(m.message); return; }
       const p = pending.get(m.id);
       if (!p) return;
       if (m.type === "progress") { p.progress(m.fraction); return; }
       if (m.type === "result") { pending.delete(m.id); p.done(m.result); }
     };
+    // A script that cannot be fetched or run fails the worker before it answers anything.
+    worker.onerror = (ev) => { ev.preventDefault(); failAll(ev.message || "the worker script failed to load"); };
     return worker;
   }
 
   function run(yaml, progress) {
     return new Promise((done) => {
+      if (failure) { done({ ok: false, error: { kind: "failed", message: failure } }); return; }
       const id = nextId++;
       pending.set(id, { done, progress });
       getWorker().postMessage({ id, yaml, opts: { capturePerRequest: false, files: {} } });
@@ -74,6 +88,7 @@
     .v { font-size: 18px; font-weight: 650; font-variant-numeric: tabular-nums; }
     .u { font-size: 11px; color: #667085; margin-left: 3px; font-weight: 500; }
     .status { color: #667085; font-size: 13px; }
+    .saturation { margin-top: 8px; font-size: 13px; color: #344054; }
     .error { color: #c62828; font-size: 13px; white-space: pre-wrap; }
     .bar { height: 3px; background: #e8edf7; border-radius: 2px; overflow: hidden; margin-top: 6px; }
     .bar > div { height: 100%; width: 0; background: #2563eb; transition: width .15s; }`;
@@ -119,6 +134,13 @@
       const body = this._root.querySelector(".body");
       body.innerHTML = `<div class="grid">${cards.filter(([, k, , embed]) => embed && k in s).map(([l, k, u]) =>
         `<div class="m" data-key="${k}"><div class="l">${l}</div><div class="v">${fmt(s[k])}<span class="u">${u}</span></div></div>`).join("")}</div>`;
+      if (res.saturationText) {
+        // Whether the deployment kept up, in the module's words (docs/semantics/outputs.md §3.4).
+        const sat = document.createElement("div");
+        sat.className = "saturation";
+        sat.textContent = res.saturationText;
+        body.appendChild(sat);
+      }
       this.dataset.state = "done";
       this.dispatchEvent(new CustomEvent("aisimulate-result", { detail: { predictionJson: res.predictionJson }, bubbles: true }));
     }

@@ -3,7 +3,8 @@
 // Messages out: {type: "ready", cards} once core.wasm is loaded (cards = aisimulateCore.cards,
 // the headline metrics [label, summary key, unit, embed]), then per call
 // {id, type: "progress", fraction} … then {id, type: "result", result} where result is
-// aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson, error}.
+// aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson,
+// saturationText, overviewJson, error}.
 // Besides predictions it answers the recommendation calls of aisimulate.recommend (messages
 // {id, op, args} → {id, type: "reply", value}): as the search coordinator (op recommendStart,
 // recommendNext, recommendObserve, recommendResult, recommendClose: aisimulateCore's calls of
@@ -117,7 +118,8 @@
     }
     self.postMessage({ id, type: "result", result: {
       ok: result.ok, predictionJson: result.predictionJson, requestsJsonl: result.requestsJsonl,
-      summaryJson: result.summaryJson, stdoutJson: result.stdoutJson,
+      summaryJson: result.summaryJson, stdoutJson: result.stdoutJson, saturationText: result.saturationText,
+      overviewJson: result.overviewJson,
       error: result.error ? { kind: result.error.kind, path: result.error.path, msg: result.error.msg, message: result.error.message } : null,
     } });
   };

@@ -164,6 +164,19 @@ func TestRecommendConfigErrors(t *testing.T) {
 	}
 	small := filepath.Join(repoRoot, "examples", "recommend-small.yaml")
 	e2 := filepath.Join(repoRoot, "examples", "e2.yaml")
+	// agg is an aggregated search of a mooncake-delta trace that does not exist.
+	agg := filepath.Join(t.TempDir(), "agg.yaml")
+	must(t, os.WriteFile(agg, []byte(`traffic:
+  source: {type: trace, format: mooncake-delta, paths: [missing.jsonl]}
+  load: {type: concurrency, concurrency: {choices: [1, 2]}}
+engine:
+  mode: aggregated
+  backend: vllm
+  model: meta-llama/Meta-Llama-3.1-8B
+  hardware: h200_sxm
+  workers: {aggregated: {kv_cache: {capacity: {type: fixed, blocks: 64}}, timing: {type: fixed, prefill_ms: 1, decode_ms: 1}}}
+optimization: {target: throughput}
+`), 0o644))
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -180,6 +193,27 @@ func TestRecommendConfigErrors(t *testing.T) {
 			small + ": optimization: predict does not accept ['optimization', 'optimizer']"},
 		{[]string{"predict", "-c", e2, "--set", "optimization.target=pareto"},
 			e2 + ": --set path 'optimization.target' is not in the schema"},
+		// The concrete parts every candidate shares are resolved before the search
+		// (docs/recommend.md, "Checks before the search").
+		{[]string{"recommend", "-c", small, "--set", "engine.hardware=h999"},
+			small + ": engine.hardware: unknown hardware \"h999\"; supported: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.hardware=auto", "--set", "optimization.hardware=h999"},
+			small + ": optimization.hardware: unknown hardware \"h999\"; supported: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.workers.decode.hardware=h999"},
+			small + ": engine.workers.decode.hardware: unknown hardware \"h999\"; supported: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.model=acme/unknown-7b"},
+			small + ": engine.model: unknown model \"acme/unknown-7b\"; close matches: "},
+		{[]string{"recommend", "-c", small, "--set", "engine.model=acme/unknown-7b", "--set", "engine.workers={aggregated: {}, prefill: {}, decode: {}}"},
+			small + ": engine.model: unknown model \"acme/unknown-7b\"; close matches: "},
+		{[]string{"recommend", "-c", agg},
+			agg + ": traffic.source.trace.paths: missing.jsonl: cannot open trace file"},
+		// The reference's configuration-time checks.
+		{[]string{"recommend", "-c", small, "--set", "traffic.source={type: trace, format: mooncake-delta, paths: [t.jsonl]}", "--set", "traffic.stop={}"},
+			small + ": engine.mode: trace format 'mooncake-delta' requires engine.mode: aggregated, but the search includes disaggregated candidates"},
+		{[]string{"recommend", "-c", agg, "--set", "planner={scaling_policy: {preset: [load_180_5]}}"},
+			agg + ": planner.policy: mooncake-delta requires planner.policy=disabled, but the search may enable the planner"},
+		{[]string{"recommend", "-c", small, "--set", "router={policy: {choices: [round_robin, kv_router]}, prefill_load_model: {type: aic}}"},
+			small + ": router.prefill_load_model.type: 'aic' is incompatible with router.policy='round_robin', which the search includes"},
 	} {
 		dir := t.TempDir()
 		r := runIn(dir, nil, append(c.args, "--stack", "dynamo", "--output-dir", "out")...)
@@ -326,5 +360,147 @@ func TestRecommendNativeEqualsModule(t *testing.T) {
 	norm := func(b []byte) []byte { return moduleVersion.ReplaceAll(b, []byte(`"module_version": "VERSION"`)) }
 	if !bytes.Equal(norm(native.JSON), norm(module)) {
 		t.Errorf("native recommendation.json differs from the module's")
+	}
+}
+
+// A round-robin candidate's configuration names its load model as the reference writes it,
+// prefill_load_model: {type: none}, and re-predicts.
+func TestRecommendRoundRobinEcho(t *testing.T) {
+	out, r := recommendOut(t, "router={policy: {choices: [round_robin, kv_router]}}", "engine.mode=aggregated",
+		"engine.workers={aggregated: {parallelism: {preset: [{replicas: 2, tensor: 1, pipeline: 1, attention_data: 1, moe_tensor: 1, moe_expert: 1}]}, kv_cache: {capacity: {type: fixed, blocks: 4096}}}}")
+	if r.code != 0 {
+		t.Fatalf("recommend: %d %s", r.code, r.stderr)
+	}
+	names, err := filepath.Glob(filepath.Join(out, "recommendations", "*.yaml"))
+	must(t, err)
+	roundRobin := 0
+	for _, n := range names {
+		y := readFile(t, n)
+		if !strings.Contains(y, "policy: round_robin") {
+			continue
+		}
+		roundRobin++
+		if !strings.Contains(y, "router:\n  policy: round_robin\n  prefill_load_model:\n    type: none\n") {
+			t.Errorf("%s: the round-robin router is not echoed with its load model:\n%s", n, y)
+		}
+		if p := runIn(filepath.Dir(out), nil, "predict", "--stack", "dynamo", "--config", n, "--output-dir", "again-"+filepath.Base(n)); p.code != 0 {
+			t.Errorf("re-predicting %s: %d %s", n, p.code, p.stderr)
+		}
+	}
+	if roundRobin == 0 {
+		t.Fatal("no round-robin candidate among the recommendations")
+	}
+}
+
+// The readable answer at a terminal (AISIMULATE_TABLE=readable, what the host sets when
+// standard output is a terminal), at 80 and 120 columns and for the Pareto target, byte for
+// byte; the files are the plain run's.
+func TestRecommendReadableGolden(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		columns string
+		sets    []string
+	}{
+		{"recommend-small.readable80.txt", "80", nil},
+		{"recommend-small.readable120.txt", "120", nil},
+		{"recommend-small.pareto.readable100.txt", "100", []string{"optimization.target=pareto"}},
+	} {
+		out, r := recommendRun(t, []string{"AISIMULATE_TABLE=readable", "COLUMNS=" + c.columns}, nil, c.sets...)
+		if r.code != 0 {
+			t.Fatalf("%s: %d %s", c.name, r.code, r.stderr)
+		}
+		golden := filepath.Join("testdata", c.name)
+		if updateGolden {
+			must(t, os.WriteFile(golden, []byte(r.stdout), 0o644))
+		}
+		want, err := os.ReadFile(golden)
+		must(t, err)
+		if r.stdout != string(want) {
+			t.Errorf("%s differs:\n%s", golden, r.stdout)
+		}
+		if c.sets == nil {
+			files := readTree(t, out)
+			plain := readTree(t, filepath.Join("testdata", "recommend-small"))
+			if !bytes.Equal(moduleVersion.ReplaceAll(files["recommendation.json"], []byte(`"module_version": "VERSION"`)), plain["recommendation.json"]) {
+				t.Errorf("%s: recommendation.json differs from the plain run's", c.name)
+			}
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := len([]rune(line)); c.columns == "80" && n > 80 {
+				t.Errorf("%s: line of %d runes: %q", c.name, n, line)
+			}
+		}
+	}
+}
+
+// When no candidate had a request meet the SLA the readable answer says so in one line and
+// still ranks them; the plain table is the reference's, with the search's warnings on stderr.
+func TestRecommendReadableNothingMetTheSLA(t *testing.T) {
+	_, r := recommendRun(t, []string{"AISIMULATE_TABLE=readable", "COLUMNS=100"}, nil, "evaluation.sla={ttft_ms: 1, itl_ms: 1}")
+	if r.code != 0 || !strings.Contains(r.stdout, "\nNo candidate met the SLA for any request; the deployments below are ranked regardless.\n") ||
+		strings.Contains(r.stdout, "met the SLA for no request") || !strings.Contains(r.stdout, "SLA: TTFT ≤ 1 ms, ITL ≤ 1 ms\n") {
+		t.Errorf("code %d stdout:\n%s", r.code, r.stdout)
+	}
+	_, p := recommendRun(t, nil, nil, "optimizer.algorithm=bayesian", "optimizer.max_trials=2")
+	if p.code != 0 || !strings.HasPrefix(p.stdout, "AISimulate recommendations\n") ||
+		p.stderr != "warning: the search simulated 2 of the space's 48 points (4.2 %): another budget or seed may find a better deployment; raise optimizer.max_trials or use optimizer.algorithm: screened\n" {
+		t.Errorf("plain: code %d stdout %q stderr %q", p.code, p.stdout, p.stderr)
+	}
+}
+
+// One sweep over three GPU types with prices, minimising the cost per million good tokens:
+// every candidate carries its cost, the readable answer names the systems and the costs, an
+// unknown system is exit 2 at its choice.
+func TestRecommendHardwareChoicesAndCost(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "hw.yaml"), []byte(`traffic:
+  source: {type: synthetic, input_tokens: 512, output_tokens: 32}
+  load: {type: concurrency, concurrency: 4}
+  stop: {requests: 24}
+engine:
+  mode: aggregated
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: auto
+  backend: vllm
+  workers: {aggregated: {scheduler: {max_batched_tokens: 8192, max_sequences: 256}}}
+evaluation:
+  sla: {ttft_ms: 200, itl_ms: 20}
+optimization:
+  target: cost_per_million_good_tokens
+  hardware: {choices: [h100_sxm, h200_sxm, b200_sxm]}
+  gpu_hour_cost: {h100_sxm: 2.9, h200_sxm: 3.7, b200_sxm: 5.5}
+  constraints: {max_candidate_gpus: 2}
+optimizer: {max_trials: 9}
+`), 0o644))
+	env := []string{"AISIMULATE_FIXED_WALL_TIME_MS=0", "AISIMULATE_TABLE=readable", "COLUMNS=120"}
+	r := runIn(dir, env, "recommend", "--stack", "dynamo", "--config", "hw.yaml", "--output-dir", "out")
+	if r.code != 0 || !strings.Contains(r.stdout, "cost/good Mtok") || !strings.Contains(r.stdout, "cost/h") {
+		t.Fatalf("code %d stderr %q stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	var doc struct {
+		Candidates []struct {
+			Config map[string]any     `json:"config"`
+			Cost   map[string]float64 `json:"cost"`
+			Score  *float64           `json:"score"`
+		} `json:"candidates"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "out", "recommendation.json"))
+	must(t, err)
+	must(t, json.Unmarshal(raw, &doc))
+	systems := map[any]bool{}
+	for _, c := range doc.Candidates {
+		systems[c.Config["engine.hardware"]] = true
+		if c.Cost["usd_per_hour"] <= 0 || c.Score == nil || *c.Score != -c.Cost["usd_per_million_good_output_tokens"] {
+			t.Errorf("candidate %v: cost %v score %v", c.Config, c.Cost, c.Score)
+		}
+	}
+	if len(systems) != 3 || len(doc.Candidates) != 9 {
+		t.Errorf("%d candidates over systems %v, want 9 over all three", len(doc.Candidates), systems)
+	}
+	r = runIn(dir, env, "recommend", "--stack", "dynamo", "--config", "hw.yaml", "--output-dir", "out2",
+		"--set", "optimization.hardware={choices: [h100_sxm, h900_sxm]}", "--set", "optimization.gpu_hour_cost={h100_sxm: 2.9, h900_sxm: 1}")
+	if r.code != 2 || !strings.Contains(r.stderr, "hw.yaml: optimization.hardware.choices[1]: ") {
+		t.Errorf("unknown system: code %d stderr %q", r.code, r.stderr)
 	}
 }

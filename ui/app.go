@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall/js"
 
 	"aisimulate/simcore/report"
@@ -48,6 +49,10 @@ type App struct {
 	prediction string
 	requests   string
 	summary    Summary
+	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
+	saturation map[string]any
+	// overview is the run's deployment as resolved and its SLA attainment (overviewJson).
+	overview   *report.Overview
 	charts     []string
 	plannerDoc string
 	// last is the latest successful run; base the one before it, kept as the A/B baseline
@@ -137,6 +142,7 @@ func (a *App) Run() {
 	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		defer release()
 		r := args[0]
+		a.overview = ParseOverview(r.Get("overviewJson").String())
 		a.finish(r.Get("predictionJson").String(), r.Get("requestsJsonl").String(), nil)
 		return nil
 	})
@@ -178,7 +184,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.runErr = err
 	if err != nil {
 		// The previous run's results do not belong to this configuration: clear them.
-		a.summary, a.charts, a.prediction, a.requests = nil, nil, "", ""
+		a.summary, a.saturation, a.overview, a.charts, a.prediction, a.requests = nil, nil, nil, nil, "", ""
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -190,8 +196,9 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.prediction, a.requests = pred, reqs
 	// prediction.json carries the per-request records too: let the engine's JSON.parse split
 	// off the small parts the page decodes in Go.
-	parts := splitPredictionJS.Invoke(pred)
+	parts := splitPredictionJS.Invoke(pred, report.KeySaturation)
 	a.summary = ParseSummary(parts.Index(0).String())
+	a.saturation = ParseSaturation(parts.Index(2).String())
 	plannerDoc := parts.Index(1).String()
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
@@ -291,10 +298,11 @@ var flatRecordsJS = js.Global().Get("Function").New("text", `
   }
   return new Uint8Array(out.buffer, 0, n * 11 * 8);`)
 
-// splitPredictionJS returns [{"summary": …}, {"planner": …}] as JSON texts.
-var splitPredictionJS = js.Global().Get("Function").New("text", `
+// splitPredictionJS returns [{"summary": …}, {"planner": …}, {"saturation": …}] as JSON texts.
+var splitPredictionJS = js.Global().Get("Function").New("text", "key", `
   const d = JSON.parse(text);
-  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner })];`)
+  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner }),
+    JSON.stringify({ [key]: d[key] })];`)
 
 // recordsFast parses requests.jsonl with the engine's JSON.parse.
 func recordsFast(jsonl string) []Record {
@@ -606,23 +614,86 @@ func (a *App) errMessage() string {
 	return a.runErr.Message
 }
 
-func (a *App) card(label, key, unit string) vecty.ComponentOrHTML {
-	v, ok := a.summary[key]
+// card shows one of report.Cards: its value (a duration of 10 s or more in seconds), the
+// change against the baseline run, and for the pooled ITL mean the note that explains a mean
+// above the p99.
+func (a *App) card(c report.Card) vecty.ComponentOrHTML {
+	v, ok := a.summary[c.Key]
 	if !ok {
 		return nil
 	}
-	var delta vecty.ComponentOrHTML
+	var delta, note vecty.ComponentOrHTML
 	if a.base != nil {
-		if b, ok := a.base.summary[key]; ok {
+		if b, ok := a.base.summary[c.Key]; ok {
 			delta = elem.Div(vecty.Markup(vecty.Class("card-delta")), vecty.Text(DeltaText(v, b)))
 		}
 	}
-	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", key)),
-		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
-		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(v)),
+	if c.Key == report.ITL.Key(report.Mean) {
+		if text := report.ITLNote(v, a.summary[report.ITL.Key(report.P99)]); text != "" {
+			note = elem.Div(vecty.Markup(vecty.Class("card-note")), vecty.Text(text))
+		}
+	}
+	shown, unit := c.Scaled(v)
+	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", c.Key)),
+		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(c.Label)),
+		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown)),
 			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
-		delta,
+		delta, note,
 	)
+}
+
+// shareCards are the SLA cards of the terminal's readable table: the share of completed
+// requests meeting each bound (the run's overview) and meeting all of them (goodput).
+func (a *App) shareCards() vecty.List {
+	var cards vecty.List
+	text := func(id, label, value string) {
+		cards = append(cards, elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", id)),
+			elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
+			elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(value))))
+	}
+	if a.overview != nil {
+		for _, b := range a.overview.Attainment {
+			text("sla-"+strings.ToLower(b.Metric), b.Label(), b.Share())
+		}
+	}
+	if good, ok := a.summary[report.KeyGoodputCompletedRequests]; ok {
+		text("goodput-share", "Met every SLA bound", report.Share(good, a.summary[report.KeyCompletedRequests]))
+	}
+	return cards
+}
+
+// renderShareCards is the row of SLA cards, when the configuration sets an SLA.
+func (a *App) renderShareCards() vecty.ComponentOrHTML {
+	if a.overview == nil || a.overview.SLA == nil {
+		return nil
+	}
+	return elem.Div(vecty.Markup(vecty.Class("cards", "sla-cards"), prop.ID("sla-cards")), a.shareCards())
+}
+
+// renderDeployment echoes what ran: the model (the catalog id an alias resolved to), the GPU
+// and GPU count, backend and mode, and per role the replicas × parallelism.
+func (a *App) renderDeployment() vecty.ComponentOrHTML {
+	if a.overview == nil {
+		return nil
+	}
+	d := a.overview.Deployment
+	parts := []string{d.ModelText(), d.HardwareLine()}
+	for _, w := range d.Workers {
+		parts = append(parts, w.Line(d.Hardware))
+	}
+	return elem.Div(vecty.Markup(vecty.Class("deployment"), prop.ID("deployment")), vecty.Text(strings.Join(parts, " · ")))
+}
+
+// renderSaturation is whether the run kept up with its load, in one sentence
+// (report.SaturationSentence), marked when the queue was growing.
+func (a *App) renderSaturation() vecty.ComponentOrHTML {
+	text := report.SaturationSentence(a.saturation)
+	if text == "" {
+		return nil
+	}
+	return elem.Div(vecty.Markup(vecty.Class("saturation"), prop.ID("saturation"),
+		vecty.MarkupIf(a.saturation[report.SatQueueTrend] == report.TrendGrowing, vecty.Class("overloaded"))),
+		vecty.Text(text))
 }
 
 func (a *App) renderResults() *vecty.HTML {
@@ -647,14 +718,17 @@ func (a *App) renderResults() *vecty.HTML {
 	if a.summary != nil {
 		cards := vecty.List{}
 		for _, c := range report.Cards {
-			cards = append(cards, a.card(c.Label, c.Key, c.Unit))
+			cards = append(cards, a.card(c))
 		}
 		charts := vecty.List{}
 		for _, c := range a.charts {
 			charts = append(charts, elem.Div(vecty.Markup(vecty.Class("chart-box"), vecty.UnsafeHTML(c))))
 		}
 		body = vecty.List{
+			a.renderDeployment(),
+			a.renderSaturation(),
 			elem.Div(vecty.Markup(vecty.Class("cards"), prop.ID("cards")), cards),
+			a.renderShareCards(),
 			elem.Div(vecty.Markup(vecty.Class("downloads")),
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-prediction"), event.Click(func(*vecty.Event) {
 					download("prediction.json", "application/json", a.prediction)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
 
 	yaml "go.yaml.in/yaml/v2"
 )
@@ -143,10 +144,10 @@ var Models = catalog.Models()
 
 // Roles returns the worker roles of the configured mode.
 func (d *Doc) Roles() []string {
-	if d.GetString("engine.mode") == "disaggregated" {
-		return []string{"prefill", "decode"}
+	if d.GetString("engine.mode") == spec.ModeDisaggregated {
+		return []string{spec.RolePrefill, spec.RoleDecode}
 	}
-	return []string{"aggregated"}
+	return []string{spec.RoleAggregated}
 }
 
 // loadValuePath is the path of the numeric knob of the current load type.
@@ -169,12 +170,12 @@ func (d *Doc) Knobs() []Knob {
 	ks := []Knob{
 		{ID: "model", Label: "Model", Path: "engine.model", Kind: "text", Options: Models},
 		{ID: "hardware", Label: "Hardware", Path: "engine.hardware", Kind: "select", Options: Hardware},
-		{ID: "backend", Label: "Backend", Path: "engine.backend", Kind: "select", Options: []string{"vllm", "sglang", "trtllm"}},
-		{ID: "mode", Label: "Mode", Path: "engine.mode", Kind: "select", Options: []string{"aggregated", "disaggregated"}},
+		{ID: "backend", Label: "Backend", Path: "engine.backend", Kind: "select", Options: spec.Backends},
+		{ID: "mode", Label: "Mode", Path: "engine.mode", Kind: "select", Options: spec.Modes},
 	}
 	for _, r := range d.Roles() {
 		prefix := ""
-		if r != "aggregated" {
+		if r != spec.RoleAggregated {
 			prefix = strings.ToUpper(r[:1]) + r[1:] + " "
 		}
 		ks = append(ks,
@@ -209,9 +210,9 @@ func (d *Doc) Knobs() []Knob {
 func knobDefault(id string) string {
 	switch id {
 	case "backend":
-		return "vllm"
+		return spec.Backends[0]
 	case "mode":
-		return "aggregated"
+		return spec.Modes[0]
 	case "load-type":
 		return "concurrency"
 	}
@@ -311,25 +312,26 @@ func (d *Doc) Apply(id, text string) error {
 func (d *Doc) setMode(mode string) {
 	cur := d.GetString("engine.mode")
 	if cur == "" {
-		cur = "aggregated"
+		cur = spec.Modes[0]
 	}
 	if cur == mode {
 		d.Set("engine.mode", mode)
 		return
 	}
 	d.Set("engine.mode", mode)
-	if mode == "disaggregated" {
-		agg := d.Get("engine.workers.aggregated")
-		d.Delete("engine.workers.aggregated")
-		d.Set("engine.workers.prefill", deepCopy(agg))
-		d.Set("engine.workers.decode", deepCopy(agg))
+	workers := func(role string) string { return "engine.workers." + role }
+	if mode == spec.ModeDisaggregated {
+		agg := d.Get(workers(spec.RoleAggregated))
+		d.Delete(workers(spec.RoleAggregated))
+		d.Set(workers(spec.RolePrefill), deepCopy(agg))
+		d.Set(workers(spec.RoleDecode), deepCopy(agg))
 		return
 	}
-	dec := d.Get("engine.workers.decode")
-	d.Delete("engine.workers.prefill")
-	d.Delete("engine.workers.decode")
+	dec := d.Get(workers(spec.RoleDecode))
+	d.Delete(workers(spec.RolePrefill))
+	d.Delete(workers(spec.RoleDecode))
 	d.Delete("engine.kv_transfer")
-	d.Set("engine.workers.aggregated", deepCopy(dec))
+	d.Set(workers(spec.RoleAggregated), deepCopy(dec))
 }
 
 func deepCopy(v any) any {

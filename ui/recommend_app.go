@@ -384,6 +384,10 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 	for _, m := range recview.RowMetrics {
 		head = append(head, elem.TableHeader(vecty.Text(m.Heading)))
 	}
+	priced := len(v.Rows) > 0 && v.Rows[0].CostPerHour != nil
+	if priced {
+		head = append(head, elem.TableHeader(vecty.Text("USD/h")), elem.TableHeader(vecty.Text("USD/M tok")))
+	}
 	head = append(head, elem.TableHeader(vecty.Text("GPUs")), elem.TableHeader(vecty.Text("configuration")))
 	rows := vecty.List{}
 	for _, row := range v.Rows {
@@ -394,6 +398,10 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 		}
 		for _, m := range recview.RowMetrics {
 			cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Metrics[m.Key]))))
+		}
+		if priced {
+			cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.CostPerHour))),
+				elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.CostPerMTok))))
 		}
 		cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(strconv.Itoa(row.UsedGPUs))),
 			elem.TableData(vecty.Text(row.Summary)))

@@ -64,7 +64,7 @@ func TestRecommendKnobsReadTheSweep(t *testing.T) {
 	d, _ := ParseDoc(DefaultSweep)
 	want := map[string]string{"rec-model": "meta-llama/Meta-Llama-3.1-8B-Instruct", "rec-hardware": "h200_sxm",
 		"rec-backend": "vllm,sglang", "rec-mode": "aggregated,disaggregated", "rec-max-gpus": "4", "rec-target": "goodput",
-		"rec-algorithm": "bayesian", "rec-max-trials": "24", "rec-seed": "7"}
+		"rec-algorithm": "screened", "rec-max-trials": "24", "rec-seed": "7"}
 	for id, v := range want {
 		if k := recKnob(t, d, id); k.Value != v {
 			t.Errorf("%s = %q, want %q", id, k.Value, v)
@@ -165,8 +165,8 @@ func f(x float64) *float64 { return &x }
 
 func TestParetoSVGMarksFeasibilityAndLinksCandidates(t *testing.T) {
 	v := &recview.View{XKey: "throughput_per_gpu", YKey: "throughput_per_user", Points: []recview.Point{
-		{CandidateID: "candidate-000001", Status: "feasible", Feasible: true, X: f(400), Y: f(150), Rank: 1, Summary: "vllm · h200_sxm · aggregated · 1× TP2 · 2 GPUs"},
-		{CandidateID: "candidate-000002", Status: "infeasible", X: f(800), Y: f(90), Summary: "sglang · h200_sxm · aggregated · 1× TP1 · 1 GPUs"},
+		{CandidateID: "candidate-000001", Status: "feasible", Feasible: true, X: f(400), Y: f(150), Rank: 1, UsedGPUs: 2, Summary: "aggregated · vllm · h200_sxm · 1× TP2"},
+		{CandidateID: "candidate-000002", Status: "infeasible", X: f(800), Y: f(90), UsedGPUs: 1, Summary: "aggregated · sglang · h200_sxm · 1× TP1"},
 		{CandidateID: "candidate-000003", Status: "infeasible", X: nil, Y: f(1)},
 	}}
 	svg := ParetoSVG(v)
@@ -186,7 +186,7 @@ func TestParetoSVGMarksFeasibilityAndLinksCandidates(t *testing.T) {
 	if circles[1][4] != "263.0" || circles[1][5] != "67.5" {
 		t.Errorf("feasible point at (%s, %s), want (263.0, 67.5)", circles[1][4], circles[1][5])
 	}
-	for _, want := range []string{`fill="none"`, "#1 candidate-000001 (feasible)\nvllm · h200_sxm · aggregated · 1× TP2 · 2 GPUs\n400 tok/s per GPU, 150 tok/s per user",
+	for _, want := range []string{`fill="none"`, "#1 candidate-000001 (feasible)\naggregated · vllm · h200_sxm · 1× TP2 · 2 GPUs\n400 tok/s per GPU, 150 tok/s per user",
 		"throughput_per_gpu", "throughput_per_user", `class="pt-rank"`} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("svg lacks %q", want)

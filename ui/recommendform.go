@@ -35,11 +35,11 @@ func (d *Doc) RecommendKnobs() []Knob {
 	ks := []Knob{
 		{ID: "rec-model", Label: "Model", Path: "engine.model", Kind: "text", Options: Models},
 		{ID: "rec-hardware", Label: "Hardware", Path: "engine.hardware", Kind: "select", Options: Hardware},
-		{ID: "rec-backend", Label: "Backends", Path: "engine.backend", Kind: KindMulti, Options: []string{spec.BackendVLLM, spec.BackendSGLang, spec.BackendTRTLLM}},
+		{ID: "rec-backend", Label: "Backends", Path: "engine.backend", Kind: KindMulti, Options: spec.Backends},
 		{ID: "rec-mode", Label: "Modes", Path: "engine.mode", Kind: KindMulti, Options: []string{spec.ModeAggregated, spec.ModeDisaggregated}},
 		{ID: "rec-max-gpus", Label: "GPU budget (max GPUs)", Path: "optimization.constraints.max_candidate_gpus", Kind: "int", Placeholder: "32"},
 		{ID: "rec-target", Label: "Target", Path: "optimization.target", Kind: "select", Options: spec.Targets},
-		{ID: "rec-algorithm", Label: "Optimizer", Path: "optimizer.algorithm", Kind: "select", Options: []string{spec.AlgorithmBayesian, spec.AlgorithmRandom}},
+		{ID: "rec-algorithm", Label: "Optimizer", Path: "optimizer.algorithm", Kind: "select", Options: []string{spec.AlgorithmScreened, spec.AlgorithmBayesian, spec.AlgorithmRandom}},
 		{ID: "rec-max-trials", Label: "Max trials", Path: "optimizer.max_trials", Kind: "int", Placeholder: "320"},
 		{ID: "rec-seed", Label: "Seed", Path: "optimizer.seed", Kind: "int", Placeholder: "42"},
 	}
@@ -52,7 +52,9 @@ func (d *Doc) RecommendKnobs() []Knob {
 			k.Value = d.GetString(k.Path)
 		}
 		if k.Value == "" && k.ID == "rec-algorithm" {
-			k.Value = spec.AlgorithmBayesian
+			// The default (docs/recommend.md, "screened"): screened wherever the screen can
+			// price the space, which the browser's examples all are.
+			k.Value = spec.AlgorithmScreened
 		}
 	}
 	return ks

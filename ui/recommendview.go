@@ -70,7 +70,7 @@ func ParetoSVG(v *recview.View) string {
 			if p.Rank > 0 {
 				tip = "#" + fmt.Sprint(p.Rank) + " " + tip
 			}
-			tip += "\n" + p.Summary + "\n" + FormatNum(*p.X) + " tok/s per GPU, " + FormatNum(*p.Y) + " tok/s per user"
+			tip += "\n" + p.Summary + " · " + countText(p.UsedGPUs, "GPU") + "\n" + FormatNum(*p.X) + " tok/s per GPU, " + FormatNum(*p.Y) + " tok/s per user"
 			fmt.Fprintf(&b, `<circle class="%s" data-candidate="%s" data-feasible="%t" cx="%.1f" cy="%.1f" r="5" %s><title>%s</title></circle>`,
 				class, html.EscapeString(p.CandidateID), feasible, cx, cy, style, html.EscapeString(tip))
 			if p.Rank > 0 {

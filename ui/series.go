@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"aisimulate/simcore/report"
 )
 
 // Record is the subset of a requests.jsonl record the charts use.
@@ -210,6 +212,27 @@ func PlannerReplicas(predictionJSON string) (pools []string, series [][]Point) {
 
 // Summary is the summary object of prediction.json with numbers as float64.
 type Summary map[string]float64
+
+// ParseSaturation extracts the saturation section of prediction.json (nil when absent or
+// not an object).
+func ParseSaturation(predictionJSON string) map[string]any {
+	var doc map[string]any
+	if json.Unmarshal([]byte(predictionJSON), &doc) != nil {
+		return nil
+	}
+	sat, _ := doc[report.KeySaturation].(map[string]any)
+	return sat
+}
+
+// ParseOverview reads the run's overview (the overviewJson of a prediction result), nil when
+// absent or malformed.
+func ParseOverview(text string) *report.Overview {
+	var ov *report.Overview
+	if json.Unmarshal([]byte(text), &ov) != nil {
+		return nil
+	}
+	return ov
+}
 
 // ParseSummary extracts the numeric summary keys of prediction.json.
 func ParseSummary(predictionJSON string) Summary {

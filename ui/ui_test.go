@@ -210,6 +210,19 @@ func TestPlannerReplicasAndSummary(t *testing.T) {
 	}
 }
 
+// The app reads the saturation section whole, and nothing from a document without one.
+func TestParseSaturation(t *testing.T) {
+	sat := ParseSaturation(`{"saturation": {"queue_trend": "growing", "offered_request_rate_rps": 250.0, "bottleneck": null}, "summary": {}}`)
+	if sat["queue_trend"] != "growing" || sat["offered_request_rate_rps"] != 250.0 || len(sat) != 3 {
+		t.Errorf("saturation %v", sat)
+	}
+	for _, doc := range []string{`{"summary": {}}`, `{"saturation": null}`, `not json`} {
+		if sat := ParseSaturation(doc); sat != nil {
+			t.Errorf("ParseSaturation(%s) = %v, want nil", doc, sat)
+		}
+	}
+}
+
 func TestFormatNum(t *testing.T) {
 	for v, want := range map[float64]string{0: "0", 1: "1", 1.5: "1.5", 2.345: "2.35", 12.34: "12.3", 153.2: "153",
 		1254.9: "1255", 20400: "20.4k", 2.5e6: "2.5M", 3e9: "3G", 0.00567: "0.00567", -12.5: "-12.5"} {

@@ -1,5 +1,8 @@
 // Minimal static file server for the built site (make serve-web, and the browser tests).
 // Binds to 127.0.0.1 only. Usage: node web/serve.mjs --root build/web [--host 127.0.0.1] [--port 8080]
+// The site is served at the root and under /aisimulate/, the folder the docs' embed snippet
+// names (https://YOUR-HOST/aisimulate/embed.js), so the snippet works as written against
+// http://127.0.0.1:8080 (docs/web.md, "Docs embed").
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -11,10 +14,15 @@ const TYPES = {
   ".png": "image/png", ".svg": "image/svg+xml",
 };
 
+// MOUNT is the second place the site is served: the publication folder of the docs' snippet.
+const MOUNT = "/aisimulate/";
+
 export function serve({ root, host = "127.0.0.1", port = 8080 }) {
   const abs = path.resolve(root);
   const server = http.createServer((req, res) => {
     const u = new URL(req.url, "http://x");
+    if (u.pathname === MOUNT.slice(0, -1)) { res.writeHead(301, { Location: MOUNT }).end(); return; }
+    if (u.pathname.startsWith(MOUNT)) u.pathname = u.pathname.slice(MOUNT.length - 1);
     let p = path.normalize(decodeURIComponent(u.pathname)).replace(/^(\.\.[/\\])+/, "");
     if (p.endsWith("/")) p += "index.html";
     const file = path.join(abs, p);
@@ -49,5 +57,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
   const root = opt("--root", "build/web");
   const host = opt("--host", "127.0.0.1");
   const port = Number(opt("--port", "8080"));
-  serve({ root, host, port }).then(() => console.log(`serving ${root} on http://${host}:${port}/`));
+  serve({ root, host, port }).then(() => console.log(`serving ${root} on http://${host}:${port}/ and http://${host}:${port}${MOUNT}`));
 }

@@ -5,10 +5,12 @@ package main
 import (
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
+
+	"aisimulate/wasm/httpapi"
 )
 
 func main() {
-	workers.Serve(&Server{Env: bindingText})
+	workers.Serve(&httpapi.Server{Env: bindingText})
 }
 
 // bindingText is the text binding named key, "" when the deployment does not set it

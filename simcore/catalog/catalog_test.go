@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -56,6 +57,40 @@ func TestLocalDirectoryModel(t *testing.T) {
 		if m.Family != FamilyDense || m.GemmQuant != "bf16" || m.KVQuant != "bf16" {
 			t.Fatalf("family/quant %s %s %s", m.Family, m.GemmQuant, m.KVQuant)
 		}
+	}
+}
+
+// verbatimFS opens exactly the names it holds, whatever their form (absolute, `..`), as the
+// CLI's file system does; fstest.MapFS would refuse them as invalid fs paths.
+type verbatimFS map[string][]byte
+
+func (f verbatimFS) Open(name string) (fs.File, error) {
+	b, ok := f[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return fstest.MapFS{"f": {Data: b}}.Open("f")
+}
+
+// A local model directory is named as the configuration writes it: `..` and absolute
+// directories reach the file system unchanged (only cleaned), they are not unknown models.
+func TestLocalDirectoryAnyPathForm(t *testing.T) {
+	cfg, err := os.ReadFile("testdata/tiny-model/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := verbatimFS{"../models/tiny/config.json": cfg, "/data/models/tiny/config.json": cfg}
+	for _, id := range []string{"../models/tiny", "../models/tiny/", "./../models/tiny", "/data/models/tiny", "/data/models//tiny/"} {
+		m, err := LookupModel(id, files)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if m.Layers != 22 || m.ID != id {
+			t.Fatalf("%s: parsed %+v", id, m)
+		}
+	}
+	if _, err := LookupModel("../models/other", files); err == nil || !strings.Contains(err.Error(), UnknownModelPrefix) {
+		t.Fatalf("a missing directory: %v, want an unknown model", err)
 	}
 }
 
@@ -193,4 +228,28 @@ func FuzzParseHFConfig(f *testing.F) {
 			_ = m.KVBytesPerToken(1, 1, "")
 		}
 	})
+}
+
+// LookupModel says which catalog entry it used: the entry itself for an exact or case-folded
+// id, the architecture an alias folds onto (keeping the id as given), nothing for a local
+// directory.
+func TestLookupModelCatalogID(t *testing.T) {
+	for _, c := range []struct{ id, wantID, catalog string }{
+		{"meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B"},
+		{"META-LLAMA/meta-llama-3.1-8b", "meta-llama/Meta-Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B"},
+		{"meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Meta-Llama-3.1-8B"},
+		{"someorg/Llama-3.1-8B-Instruct-FP8", "someorg/Llama-3.1-8B-Instruct-FP8", "meta-llama/Meta-Llama-3.1-8B"},
+	} {
+		m, err := LookupModel(c.id, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.id, err)
+		}
+		if m.ID != c.wantID || m.CatalogID != c.catalog {
+			t.Errorf("LookupModel(%q): ID %q CatalogID %q, want %q and %q", c.id, m.ID, m.CatalogID, c.wantID, c.catalog)
+		}
+	}
+	files := fstest.MapFS{"m/config.json": {Data: []byte(`{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100, "max_position_embeddings": 512}`)}}
+	if m, err := LookupModel("m", files); err != nil || m.CatalogID != "" {
+		t.Errorf("local directory: %v, %+v, want no catalog id", err, m)
+	}
 }

@@ -8,8 +8,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
-	"aisimulate/simcore/spec"
+	"aisimulate/simcore/levenshtein"
 )
 
 //go:embed models.json
@@ -63,17 +64,22 @@ func (h *Hardware) NVLinkDomain() int {
 	return h.GPUsPerNode
 }
 
+// The parsed catalog, written once by parse and read only after load returns.
 var (
 	models   []*Model
 	hardware []*Hardware
 	// aliasIdx maps a normalised key to catalog indices.
 	aliasIdx map[string][]int
+	// parsed makes the first use parse the tables exactly once, also when goroutines of a
+	// native tool (tools/recommendbench) use the catalog for the first time together.
+	parsed sync.Once
 )
 
-func load() {
-	if models != nil {
-		return
-	}
+// load parses the embedded tables on first use; every caller returns after the one parse.
+func load() { parsed.Do(parse) }
+
+// parse reads models.json and hardware.json and indexes the models by alias key.
+func parse() {
 	if err := json.Unmarshal(modelsJSON, &models); err != nil {
 		panic("catalog: models.json: " + err.Error())
 	}
@@ -149,36 +155,40 @@ func aliasKey(id string) (string, string) {
 	return s, q
 }
 
-// LookupModel resolves engine.model: a local directory (a slash path relative to the root
-// of files, holding config.json and optionally hf_quant_config.json; callers strip the
-// leading "/" of absolute paths and pass an fs.FS rooted at "/"), an exact catalog id, or an
+// LookupModel resolves engine.model: a local directory holding config.json and optionally
+// hf_quant_config.json, an exact catalog id, or an
 // alias (organisation, case, Instruct/Base/chat variants and quantised re-releases such as
 // -FP8/-NVFP4 fold onto the catalog architecture). Unknown ids and unreadable model
 // directories are an *Error (unknown ids with close matches).
+//
+// The directory is named as the configuration writes it, relative (`..` included) or
+// absolute, and files decides what the name means: the CLI's file system opens it as the
+// operating system does, relative to the working directory, as it opens trace paths
+// (docs/config.md, "File paths"). The name is only cleaned (path.Join), never required to be
+// an fs.ValidPath, which would turn every `..` and absolute directory into an unknown model.
 func LookupModel(id string, files fs.FS) (*Model, error) {
 	load()
 	if files != nil && id != "" {
-		dir := path.Clean(strings.TrimPrefix(id, "./"))
-		if fs.ValidPath(dir) {
-			if cfg, err := fs.ReadFile(files, path.Join(dir, "config.json")); err == nil {
-				q, _ := fs.ReadFile(files, path.Join(dir, "hf_quant_config.json"))
-				m, perr := ParseHFConfig(id, cfg, q)
-				if perr != nil {
-					return nil, &Error{Msg: "model directory " + strconv.Quote(id) + ": " + perr.Error()}
-				}
-				return m, nil
+		if cfg, err := fs.ReadFile(files, path.Join(id, "config.json")); err == nil {
+			q, _ := fs.ReadFile(files, path.Join(id, "hf_quant_config.json"))
+			m, perr := ParseHFConfig(id, cfg, q)
+			if perr != nil {
+				return nil, &Error{Msg: "model directory " + strconv.Quote(id) + ": " + perr.Error()}
 			}
+			return m, nil
 		}
 	}
 	for _, m := range models {
 		if m.ID == id {
 			c := *m
+			c.CatalogID = m.ID
 			return &c, nil
 		}
 	}
 	for _, m := range models {
 		if strings.EqualFold(m.ID, id) {
 			c := *m
+			c.CatalogID = m.ID
 			return &c, nil
 		}
 	}
@@ -204,7 +214,7 @@ func LookupModel(id string, files fs.FS) (*Model, error) {
 			}
 		}
 		c := *models[best]
-		c.ID = id
+		c.ID, c.CatalogID = id, models[best].ID
 		if q != "" {
 			c.GemmQuant = q
 			if c.Experts > 0 {
@@ -351,7 +361,7 @@ func closeMatches(id string, cands []string, n int) []string {
 		if j := strings.LastIndex(ck, "/"); j >= 0 {
 			ck = ck[j+1:]
 		}
-		s = append(s, sc{spec.EditDistance(k, ck), i})
+		s = append(s, sc{levenshtein.Distance(k, ck), i})
 	}
 	sort.SliceStable(s, func(a, b int) bool { return s[a].d < s[b].d })
 	var out []string

@@ -25,8 +25,12 @@ const (
 
 // Model is the architecture of one model, as far as timing and memory need it.
 type Model struct {
-	// ID is the catalog id (Hugging Face id) or the local directory the model came from.
+	// ID is the catalog id (Hugging Face id) or the local directory the model came from; for
+	// an alias, the id as given.
 	ID string `json:"id"`
+	// CatalogID is the catalog entry LookupModel resolved the id to (the entry's own id for an
+	// alias), "" for a local model directory.
+	CatalogID string `json:"-"`
 	// Arch is the first entry of config.json "architectures".
 	Arch string `json:"arch"`
 	// Family selects the op decomposition (one of the Family* constants).
@@ -133,10 +137,10 @@ func ParseHFConfig(id string, configJSON, quantJSON []byte) (*Model, error) {
 	}
 	get := func(keys ...string) int {
 		for _, k := range keys {
-			if v, ok := num(c[k]); ok {
+			if v, ok := configInt(c[k]); ok {
 				return v
 			}
-			if v, ok := num(top[k]); ok {
+			if v, ok := configInt(top[k]); ok {
 				return v
 			}
 		}
@@ -214,7 +218,7 @@ func ParseHFConfig(id string, configJSON, quantJSON []byte) (*Model, error) {
 			bm, _ := b.(map[string]any)
 			a, _ := bm["attention"].(map[string]any)
 			if noop, _ := a["no_op"].(bool); a != nil && !noop {
-				if g, ok := num(a["n_heads_in_group"]); ok && g > 0 {
+				if g, ok := configInt(a["n_heads_in_group"]); ok && g > 0 {
 					m.KVHeads = m.Heads / g
 				}
 				deciAttn++
@@ -318,7 +322,7 @@ func ParseHFConfig(id string, configJSON, quantJSON []byte) (*Model, error) {
 			// Per-layer MoE flags (MiniMax-M3): count the MoE layers.
 			m.MoELayers = 0
 			for _, f := range freq {
-				if v, _ := num(f); v != 0 {
+				if v, _ := configInt(f); v != 0 {
 					m.MoELayers++
 				}
 			}
@@ -420,7 +424,7 @@ func (m *Model) setQuant(qc, hq map[string]any) {
 					if w == nil {
 						continue
 					}
-					bits, _ := num(w["num_bits"])
+					bits, _ := configInt(w["num_bits"])
 					typ, _ := w["type"].(string)
 					_, act := grp["input_activations"].(map[string]any)
 					switch {
@@ -474,8 +478,8 @@ func (m *Model) setQuant(qc, hq map[string]any) {
 	}
 }
 
-// num converts a JSON number to int.
-func num(v any) (int, bool) {
+// configInt is a config.json number as an int (false when it is not a number).
+func configInt(v any) (int, bool) {
 	f, ok := v.(float64)
 	if !ok {
 		return 0, false

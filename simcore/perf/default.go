@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/internal/xmath"
@@ -118,22 +119,21 @@ type Calibration struct {
 //go:embed calibration.json
 var calibrationJSON []byte
 
-var calib *Calibration
-
-// DefaultCalibration returns the embedded calibration (parsed once).
-func DefaultCalibration() *Calibration {
-	if calib == nil {
-		var c Calibration
-		if err := json.Unmarshal(calibrationJSON, &c); err != nil {
-			panic("perf: calibration.json: " + err.Error())
-		}
-		calib = &c
+// parsedCalibration parses calibration.json on first use, exactly once, also when goroutines
+// of a native tool (tools/recommendbench) price passes for the first time together.
+var parsedCalibration = sync.OnceValue(func() *Calibration {
+	var c Calibration
+	if err := json.Unmarshal(calibrationJSON, &c); err != nil {
+		panic("perf: calibration.json: " + err.Error())
 	}
-	return calib
-}
+	return &c
+})
 
-// Backends the default model prices.
-var Backends = []string{"vllm", "sglang", "trtllm"}
+// DefaultCalibration returns the embedded calibration (parsed once; callers only read it).
+func DefaultCalibration() *Calibration { return parsedCalibration() }
+
+// Backends the default model prices: every backend.
+var Backends = spec.Backends
 
 // Default is `timing: {type: default}`: an op-level forward-pass model. Every operation's
 // speed-of-light time on the hardware is turned into a latency by the OpCoef efficiency
@@ -156,28 +156,33 @@ type Default struct {
 	nextn int
 }
 
-// NewDefault builds the default timing model for one worker role.
-func NewDefault(m *catalog.Model, hw *catalog.Hardware, backend string, backendVersion string, par spec.Parallelism, quant Quant) (*Default, error) {
-	return NewDefaultWith(DefaultCalibration(), m, hw, backend, par, quant)
+// NewDefault builds the default timing model of one worker role's deployment.
+func NewDefault(dep *Deployment) (*Default, error) {
+	return NewDefaultWith(DefaultCalibration(), dep)
 }
 
 // NewDefaultWith is NewDefault with an explicit calibration table (used by tools/calibrate).
-func NewDefaultWith(c *Calibration, m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, quant Quant) (*Default, error) {
-	if !contains(Backends, backend) {
-		return nil, &Error{Key: "backend", Msg: "unsupported backend \"" + backend + "\"; supported: " + strings.Join(Backends, ", ")}
+func NewDefaultWith(c *Calibration, dep *Deployment) (*Default, error) {
+	if !contains(Backends, dep.Backend) {
+		return nil, &Error{Key: "backend", Msg: "unsupported backend \"" + dep.Backend + "\"; supported: " + strings.Join(Backends, ", ")}
 	}
-	q, err := quant.Resolve(m)
-	if err != nil {
-		return nil, err
-	}
-	par, err = normalize(m, par, backend)
-	if err != nil {
-		return nil, err
-	}
-	fam := FamilyOf(m)
-	d := &Default{s: newShape(m, par, q), hw: hw, ops: c.Ops, Backend: backend, f: c.Family(fam)}
-	d.g, d.Calibrated = c.Group(backend, fam)
+	fam := FamilyOf(dep.Model)
+	d := &Default{s: dep.shape, hw: dep.Hardware, ops: c.Ops, Backend: dep.Backend, f: c.Family(fam)}
+	d.g, d.Calibrated = c.Group(dep.Backend, fam)
 	return d, nil
+}
+
+// Effective is the coefficients PrefillMs and DecodeMs apply, as one GroupCoef: the group's
+// factors times the family's, the per-pass and per-request costs, and the frontend latency
+// (a configured constant replaces the calibrated one). SimAgg's linear forms evaluate to
+// milliseconds with it (Vec.Eval).
+func (d *Default) Effective() GroupCoef {
+	g := d.g
+	g.Prefill, g.Decode = g.Prefill*d.f.Prefill, g.Decode*d.f.Decode
+	if d.frontendSet {
+		g.FrontendMs, g.FrontendKTokMs = d.frontend, 0
+	}
+	return g
 }
 
 // SetGroup replaces the calibration factors (used by the fitting tool).

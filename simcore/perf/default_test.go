@@ -29,7 +29,7 @@ func mustHW(t *testing.T, id string) *catalog.Hardware {
 
 func mustTiming(t *testing.T, model, hw, backend string, par spec.Parallelism, q Quant) Timing {
 	t.Helper()
-	tm, err := NewDefault(mustModel(t, model), mustHW(t, hw), backend, "", par, q)
+	tm, err := defaultFor(DefaultCalibration(), mustModel(t, model), mustHW(t, hw), backend, par, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,28 +41,28 @@ func TestKVCapacityExact(t *testing.T) {
 	h := mustHW(t, "h200_sxm")
 	// weights 16,059,990,016 B (bf16, untied embeddings), activations 2·8192·4096·11,
 	// other 3.5 GiB → KV budget 0.9·141 GiB − non-KV; 131072 B/token; blocks of 64.
-	got, err := KVCapacityBlocks(m, h, "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, "")
+	got, err := kvBlocksFor(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9}, 64)
 	if err != nil || got != 13792 {
 		t.Fatalf("Llama-3.1-8B TP1 vLLM = %d, %v; want 13792", got, err)
 	}
-	mem, _ := MemoryModel(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, 0.9, 0, 8192, 0)
+	mem, _ := memoryFor(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9, MaxBatchedTokens: 8192})
 	if mem.Weights != 16059990016 || mem.Activations != 738197504 || mem.BytesPerToken != 131072 {
 		t.Fatalf("memory %+v", mem)
 	}
 	// FP8 KV halves bytes per token: exactly twice the tokens.
-	mem8, _ := MemoryModel(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: "fp8"}, 0.9, 0, 8192, 0)
+	mem8, _ := memoryFor(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: "fp8"}, MemorySettings{MemoryFraction: 0.9, MaxBatchedTokens: 8192})
 	if mem8.Tokens != mem.KVBudget/65536 {
 		t.Fatalf("fp8 tokens %d", mem8.Tokens)
 	}
 	// TRT-LLM takes the fraction of free memory, SGLang its GPU-derived default
 	// (TestSGLangKVBudgetExact: 893,915 tokens on H200).
-	trt, _ := KVCapacityBlocks(m, h, "trtllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 32, "")
-	sgl, _ := KVCapacityBlocks(m, h, "sglang", spec.Parallelism{Tensor: 1}, 0, 0, 1, "")
+	trt, _ := kvBlocksFor(m, h, "trtllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9}, 32)
+	sgl, _ := kvBlocksFor(m, h, "sglang", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{}, 1)
 	if trt <= 0 || sgl != 893915 {
 		t.Fatalf("trt %d sgl %d", trt, sgl)
 	}
 	// A CUDA-graph reserve reduces the budget by exactly its size.
-	memG, _ := MemoryModel(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, 0.9, 1<<30, 8192, 0)
+	memG, _ := memoryFor(m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9, CUDAGraphReservedBytes: 1 << 30, MaxBatchedTokens: 8192})
 	if memG.KVBudget != mem.KVBudget-(1<<30) {
 		t.Fatalf("graph reserve %d vs %d", memG.KVBudget, mem.KVBudget)
 	}
@@ -79,11 +79,11 @@ func TestKVCapacityTinyLocalModel(t *testing.T) {
 	// weights (22·(2560·2048 + 2048·2048 + 3·2048·5632) + 2·32000·2048)·2 = 2,199,912,448 B;
 	// activations 2·8192·2048·11 = 369,098,752 B; runtime 3.5 GiB; budget
 	// 0.9·151,397,597,184 − non-KV = 129,930,729,881 B; 22,528 B/token → 5,767,521 tokens.
-	mem, err := MemoryModel(m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{}, 0.9, 0, 8192, 0)
+	mem, err := memoryFor(m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9, MaxBatchedTokens: 8192})
 	if err != nil || mem.Weights != 2199912448 || mem.Activations != 369098752 || mem.KVBudget != 129930729881 || mem.Tokens != 5767521 {
 		t.Fatalf("tiny memory %+v %v", mem, err)
 	}
-	blocks, _ := KVCapacityBlocks(m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, "")
+	blocks, _ := kvBlocksFor(m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9}, 64)
 	if blocks != 90117 {
 		t.Fatalf("tiny blocks %d, want 90117", blocks)
 	}
@@ -92,7 +92,7 @@ func TestKVCapacityTinyLocalModel(t *testing.T) {
 func TestKVCapacityTinyAndTP(t *testing.T) {
 	m70 := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
 	h := mustHW(t, "h200_sxm")
-	if _, err := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 1}, 0.9, 0, 64, ""); err == nil {
+	if _, err := kvBlocksFor(m70, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.9}, 64); err == nil {
 		t.Fatal("70B bf16 on one H200 should not fit")
 	} else {
 		var pe *Error
@@ -100,8 +100,8 @@ func TestKVCapacityTinyAndTP(t *testing.T) {
 			t.Fatalf("err %v", err)
 		}
 	}
-	b4, err := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 4}, 0.9, 0, 64, "")
-	b8, err2 := KVCapacityBlocks(m70, h, "vllm", spec.Parallelism{Tensor: 8}, 0.9, 0, 64, "")
+	b4, err := kvBlocksFor(m70, h, "vllm", spec.Parallelism{Tensor: 4}, Quant{}, MemorySettings{MemoryFraction: 0.9}, 64)
+	b8, err2 := kvBlocksFor(m70, h, "vllm", spec.Parallelism{Tensor: 8}, Quant{}, MemorySettings{MemoryFraction: 0.9}, 64)
 	if err != nil || err2 != nil || b8 <= b4 {
 		t.Fatalf("tp4 %d tp8 %d %v %v", b4, b8, err, err2)
 	}
@@ -199,17 +199,17 @@ func TestNewDefaultErrors(t *testing.T) {
 		{"vllm", spec.Parallelism{Tensor: 64}, Quant{}, true, "parallelism.tensor"},
 	}
 	for _, c := range cases {
-		_, err := NewDefault(m, h, c.backend, "", c.par, c.q)
+		_, err := defaultFor(DefaultCalibration(), m, h, c.backend, c.par, c.q)
 		var pe *Error
 		if !errors.As(err, &pe) || pe.Worker != c.worker || pe.Key != c.key || !strings.Contains(pe.Msg, "supported") && !strings.Contains(pe.Msg, "exceeds") {
 			t.Errorf("%+v: err %v", c, err)
 		}
 	}
 	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
-	if _, err := NewDefault(ds, h, "sglang", "", spec.Parallelism{Tensor: 8, MoeExpert: 4, MoeTensor: 1}, Quant{}); err == nil {
+	if _, err := defaultFor(DefaultCalibration(), ds, h, "sglang", spec.Parallelism{Tensor: 8, MoeExpert: 4, MoeTensor: 1}, Quant{}); err == nil {
 		t.Error("moe_tensor×moe_expert ≠ tensor×attention_data must be rejected")
 	}
-	if _, err := NewDefault(ds, h, "sglang", "", spec.Parallelism{Tensor: 1, AttentionData: 8, MoeExpert: 8, MoeTensor: 1}, Quant{}); err != nil {
+	if _, err := defaultFor(DefaultCalibration(), ds, h, "sglang", spec.Parallelism{Tensor: 1, AttentionData: 8, MoeExpert: 8, MoeTensor: 1}, Quant{}); err != nil {
 		t.Error(err)
 	}
 }
@@ -245,12 +245,12 @@ func TestCalibrationTable(t *testing.T) {
 	}
 	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B")
 	for _, hw := range []string{"a100_sxm", "h200_sxm"} {
-		d, err := NewDefaultWith(c, m, mustHW(t, hw), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+		d, err := defaultFor(c, m, mustHW(t, hw), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
 		if err != nil || !d.Calibrated {
 			t.Fatalf("%s/vllm: calibrated=%v err=%v", hw, d != nil && d.Calibrated, err)
 		}
 	}
-	d2, _ := NewDefaultWith(c, m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	d2, _ := defaultFor(c, m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
 	// The same inputs always give the same answer (no hidden state).
 	if d2.DecodeMs(32, 32*2000, 2000, 0) != d2.DecodeMs(32, 32*2000, 2000, 0) {
 		t.Fatal("nondeterministic")
@@ -370,7 +370,7 @@ func TestExpertParallelCommunication(t *testing.T) {
 	m := mustModel(t, "deepseek-ai/DeepSeek-R1")
 	h := mustHW(t, "h200_sxm")
 	mk := func(p spec.Parallelism) *Default {
-		d, err := NewDefaultWith(DefaultCalibration(), m, h, "sglang", p, Quant{})
+		d, err := defaultFor(DefaultCalibration(), m, h, "sglang", p, Quant{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +391,7 @@ func TestExpertParallelCommunication(t *testing.T) {
 // of a sparse MoE model streams a few experts and is far cheaper than at batch 64.
 func TestMoEUntouchedExpertsCostNothing(t *testing.T) {
 	m := mustModel(t, "openai/gpt-oss-120b")
-	d, err := NewDefaultWith(DefaultCalibration(), m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	d, err := defaultFor(DefaultCalibration(), m, mustHW(t, "h200_sxm"), "vllm", spec.Parallelism{Tensor: 1}, Quant{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestHierarchicalAllReduce(t *testing.T) {
 	m := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
 	h := mustHW(t, "h100_sxm")
 	mk := func(tp int) *Default {
-		d, err := NewDefaultWith(DefaultCalibration(), m, h, "vllm", spec.Parallelism{Tensor: tp}, Quant{})
+		d, err := defaultFor(DefaultCalibration(), m, h, "vllm", spec.Parallelism{Tensor: tp}, Quant{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -437,7 +437,7 @@ func TestFP8KVCacheDecodeAttention(t *testing.T) {
 	m := mustModel(t, "meta-llama/Meta-Llama-3.1-8B")
 	h := mustHW(t, "h200_sxm")
 	mk := func(kv string) *Default {
-		d, err := NewDefaultWith(DefaultCalibration(), m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: kv})
+		d, err := defaultFor(DefaultCalibration(), m, h, "vllm", spec.Parallelism{Tensor: 1}, Quant{KVCache: kv})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -455,18 +455,18 @@ func TestTensorPaddingHeads(t *testing.T) {
 	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
 	hw := mustHW(t, "gb200")
 	par := spec.Parallelism{Tensor: 12, MoeExpert: 12}
-	d, err := NewDefault(ds, hw, "trtllm", "", par, Quant{})
+	d, err := defaultFor(DefaultCalibration(), ds, hw, "trtllm", par, Quant{})
 	if err != nil {
 		t.Fatalf("trtllm tp12 on 128 heads: %v", err)
 	}
 	if got := d.s.headsGPU; got != 11 {
 		t.Errorf("heads per GPU %v, want ceil(128/12) = 11", got)
 	}
-	if _, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 0, 0); err != nil {
+	if _, err := memoryFor(ds, hw, "trtllm", par, Quant{}, MemorySettings{}); err != nil {
 		t.Errorf("memory model: %v", err)
 	}
 	for _, be := range []string{"vllm", "sglang"} {
-		_, err := NewDefault(ds, hw, be, "", par, Quant{})
+		_, err := defaultFor(DefaultCalibration(), ds, hw, be, par, Quant{})
 		var pe *Error
 		if !errors.As(err, &pe) || !pe.Worker || pe.Key != "parallelism.tensor" || !strings.Contains(pe.Msg, "use one of") {
 			t.Errorf("%s tp12: %v", be, err)
@@ -474,7 +474,7 @@ func TestTensorPaddingHeads(t *testing.T) {
 	}
 	// Padding costs: TP12 computes 11 heads per GPU, more than 128/12 but less than TP8's 16.
 	l := mustModel(t, "meta-llama/Meta-Llama-3.1-70B")
-	d12, err := NewDefault(l, hw, "trtllm", "", spec.Parallelism{Tensor: 12}, Quant{})
+	d12, err := defaultFor(DefaultCalibration(), l, hw, "trtllm", spec.Parallelism{Tensor: 12}, Quant{})
 	if err != nil {
 		t.Fatal(err)
 	}

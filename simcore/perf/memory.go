@@ -7,18 +7,15 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// DefaultMemoryFraction is capacity.memory_fraction when unset: 0.9 for vLLM and TensorRT-LLM;
-// SGLang's mem_fraction_static derived from the GPU's memory and the worker's parallelism
-// (SGLangMemFractionStatic).
-func DefaultMemoryFraction(backend string, hw *catalog.Hardware, par spec.Parallelism) float64 {
-	if backend == "sglang" {
-		return SGLangMemFractionStatic(hw.MemBytes, par)
+// defaultMemoryFraction is capacity.memory_fraction when unset: the backend's fixed default
+// (spec.DefaultMemoryFraction), or, for SGLang, which has none, its mem_fraction_static
+// derived from the GPU's memory and the worker's parallelism (SGLangMemFractionStatic).
+func defaultMemoryFraction(backend string, hw *catalog.Hardware, par spec.Parallelism) float64 {
+	if f := spec.DefaultMemoryFraction(backend); f > 0 {
+		return f
 	}
-	return 0.9
+	return SGLangMemFractionStatic(hw.MemBytes, par)
 }
-
-// DefaultMaxBatchedTokens is the activation-sizing token count of the memory model.
-const DefaultMaxBatchedTokens = 8192
 
 // Memory is the per-GPU memory budget of one worker rank (bytes).
 type Memory struct {
@@ -63,27 +60,31 @@ func tpIndex(tp int) int {
 	return 3
 }
 
-// MemoryModel sizes one rank's memory: weights (quantised, sharded by TP/PP/EP; with nextn > 0
-// also the MTP draft layers, mtpWeightBytes), activations (2·max_batched_tokens·heads·head_dim·
+// MemorySettings are what sizes one rank's memory besides its deployment: the capacity
+// settings of `capacity: {type: default}`, the scheduler's batch and the MTP drafts.
+type MemorySettings struct {
+	// MemoryFraction 0 is the backend default (defaultMemoryFraction).
+	MemoryFraction         float64
+	CUDAGraphReservedBytes int64
+	// MaxBatchedTokens 0 is spec.DefaultMaxBatchedTokens.
+	MaxBatchedTokens int
+	// NextN is engine.nextn: the MTP draft layers' weights are resident.
+	NextN int
+}
+
+// Memory sizes one rank's memory: weights (quantised, sharded by TP/PP/EP; with nextn > 0 also
+// the MTP draft layers, mtpWeightBytes), activations (2·max_batched_tokens·heads·head_dim·
 // coef, floored at 70 MiB, 90 MiB ×1.15 for SGLang), runtime reserve (other_mem + NCCL
 // buffers, ×1.2 for SGLang), CUDA-graph reserve, and the KV budget (docs/timing.md "Memory
 // model and KV capacity"): vLLM takes memory_fraction of the total minus everything else,
 // TensorRT-LLM memory_fraction of the free memory (×(1−0.015) reserved), SGLang
 // mem_fraction_static of the memory left after the runtime, minus the weights — its
 // activations and CUDA graphs live in the rest (1 − fraction), as SGLang sizes its pool.
-// memoryFraction 0 is the backend default (DefaultMemoryFraction).
-func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
-	memoryFraction float64, cudaGraphReservedBytes int64, maxBatchedTokens, nextn int) (Memory, error) {
-	q, err := q.Resolve(m)
-	if err != nil {
-		return Memory{}, err
-	}
-	par, err = normalize(m, par, backend)
-	if err != nil {
-		return Memory{}, err
-	}
+func (d *Deployment) Memory(ms MemorySettings) (Memory, error) {
+	m, hw, backend, par, q := d.Model, d.Hardware, d.Backend, d.Par, d.Quant
+	memoryFraction, maxBatchedTokens := ms.MemoryFraction, ms.MaxBatchedTokens
 	if memoryFraction <= 0 {
-		memoryFraction = DefaultMemoryFraction(backend, hw, par)
+		memoryFraction = defaultMemoryFraction(backend, hw, par)
 		if memoryFraction <= 0 {
 			return Memory{Capacity: hw.MemBytes, Fraction: memoryFraction}, &Error{Worker: true, Key: "kv_cache.capacity",
 				Msg: "SGLang's default mem_fraction_static on " + hw.ID + " is " + strconv.FormatFloat(memoryFraction, 'g', -1, 64) +
@@ -91,20 +92,19 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 		}
 	}
 	if maxBatchedTokens <= 0 {
-		maxBatchedTokens = DefaultMaxBatchedTokens
+		maxBatchedTokens = spec.DefaultMaxBatchedTokens
 	}
-	s := newShape(m, par, q)
 	var mem Memory
 	mem.Capacity = hw.MemBytes
 	mem.Fraction = memoryFraction
-	mem.MTPWeights = int64(mtpWeightBytes(m, par, q, nextn))
-	mem.Weights = int64(s.weightBytesPerGPU()) + mem.MTPWeights
+	mem.MTPWeights = int64(mtpWeightBytes(m, par, q, ms.NextN))
+	mem.Weights = int64(d.shape.weightBytesPerGPU()) + mem.MTPWeights
 	fam := familyKey(m)
 	coef := actCoef[fam][tpIndex(par.Tensor)]
 	floor := float64(70 << 20)
 	scale := 1.0
 	runtimeScale := 1.0
-	if backend == "sglang" {
+	if backend == spec.BackendSGLang {
 		coef = actCoefSGLang[fam][tpIndex(par.Tensor)]
 		floor = float64(90 << 20)
 		scale = 1.15
@@ -116,14 +116,14 @@ func MemoryModel(m *catalog.Model, hw *catalog.Hardware, backend string, par spe
 	}
 	mem.Activations = int64(act * scale)
 	mem.Runtime = int64(float64(hw.OtherMem+hw.NCCLBytes(par.Tensor)) * runtimeScale)
-	mem.CUDAGraph = cudaGraphReservedBytes
+	mem.CUDAGraph = ms.CUDAGraphReservedBytes
 	nonKV := float64(mem.Weights + mem.Activations + mem.Runtime + mem.CUDAGraph)
 	capF := float64(mem.Capacity)
 	var kv float64
 	switch backend {
-	case "trtllm":
+	case spec.BackendTRTLLM:
 		kv = float64((capF-nonKV)*memoryFraction) * (1 - 0.015)
-	case "sglang":
+	case spec.BackendSGLang:
 		// SGLang: pool = (memory free at start-up)·mem_fraction_static − weights, where the
 		// free memory is the capacity less the runtime (CUDA context, NCCL buffers).
 		kv = float64((capF-float64(mem.Runtime))*memoryFraction) - float64(mem.Weights+mem.CUDAGraph)
@@ -147,22 +147,12 @@ func gib(b int64) string {
 }
 
 // KVCapacityBlocks is `capacity: {type: default}`: the number of KV blocks of blockSize
-// tokens per attention-DP rank, with the model's default weight quantisation and the given
-// KV-cache mode ("" = model default). An error when the weights do not fit.
-func KVCapacityBlocks(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism,
-	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, kvQuant string) (int, error) {
-	return KVCapacityBlocksQ(m, hw, backend, par, Quant{KVCache: kvQuant}, memoryFraction, cudaGraphReservedBytes, blockSize, 0, 0)
-}
-
-// KVCapacityBlocksQ is KVCapacityBlocks with every quantisation mode, the scheduler's
-// max_batched_tokens (0 = 8192) and engine.nextn (MTP drafts: their layers' weights are
-// resident) given explicitly.
-func KVCapacityBlocksQ(m *catalog.Model, hw *catalog.Hardware, backend string, par spec.Parallelism, q Quant,
-	memoryFraction float64, cudaGraphReservedBytes int64, blockSize int, maxBatchedTokens, nextn int) (int, error) {
+// tokens per attention-DP rank. An error when the weights do not fit.
+func (d *Deployment) KVCapacityBlocks(ms MemorySettings, blockSize int) (int, error) {
 	if blockSize <= 0 {
 		blockSize = 1
 	}
-	mem, err := MemoryModel(m, hw, backend, par, q, memoryFraction, cudaGraphReservedBytes, maxBatchedTokens, nextn)
+	mem, err := d.Memory(ms)
 	if err != nil {
 		return 0, err
 	}

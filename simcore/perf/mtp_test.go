@@ -88,12 +88,12 @@ func TestMTPWeightsExact(t *testing.T) {
 	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
 	hw := mustHW(t, "b200_sxm")
 	par := spec.Parallelism{Tensor: 8}
-	base, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 8192, 0)
+	base, err := memoryFor(ds, hw, "trtllm", par, Quant{}, MemorySettings{MaxBatchedTokens: 8192})
 	if err != nil || base.MTPWeights != 0 {
 		t.Fatalf("nextn 0: %+v %v", base, err)
 	}
 	for _, nextn := range []int{1, 3} { // one resident layer serves every draft
-		mem, err := MemoryModel(ds, hw, "trtllm", par, Quant{}, 0, 0, 8192, nextn)
+		mem, err := memoryFor(ds, hw, "trtllm", par, Quant{}, MemorySettings{MaxBatchedTokens: 8192, NextN: nextn})
 		if err != nil || mem.MTPWeights != 1660616704 || mem.Weights != base.Weights+1660616704 || mem.KVBudget >= base.KVBudget {
 			t.Fatalf("nextn %d: MTP weights %d (want 1660616704), weights %d vs %d, %v", nextn, mem.MTPWeights, mem.Weights, base.Weights, err)
 		}

@@ -56,14 +56,14 @@ func TestSGLangKVBudgetExact(t *testing.T) {
 		{"b200_sxm", 0.858, 145899361246, 1113123},
 	}
 	for _, c := range cases {
-		mem, err := MemoryModel(m, mustHW(t, c.hw), "sglang", spec.Parallelism{Tensor: 1}, Quant{}, 0, 0, 8192, 0)
+		mem, err := memoryFor(m, mustHW(t, c.hw), "sglang", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MaxBatchedTokens: 8192})
 		if err != nil || mem.Fraction != c.fraction || mem.Runtime != 4509715660 || mem.Weights != 16059990016 ||
 			mem.KVBudget != c.budget || mem.Tokens != c.tokens {
 			t.Errorf("%s: %+v %v; want fraction %v, budget %d, tokens %d", c.hw, mem, err, c.fraction, c.budget, c.tokens)
 		}
 	}
 	// An explicit fraction is used as given, in the same formula.
-	mem, _ := MemoryModel(m, mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 1}, Quant{}, 0.5, 0, 8192, 0)
+	mem, _ := memoryFor(m, mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 1}, Quant{}, MemorySettings{MemoryFraction: 0.5, MaxBatchedTokens: 8192})
 	if want := int64(float64(151397597184-4509715660)*0.5) - 16059990016; mem.KVBudget != want {
 		t.Errorf("fraction 0.5: budget %d, want %d", mem.KVBudget, want)
 	}
@@ -73,12 +73,12 @@ func TestSGLangKVBudgetExact(t *testing.T) {
 // (0.859) is below the old fixed 0.88, so the measured runs must have raised it.
 func TestSGLangDeepSeekFP8FourGPUs(t *testing.T) {
 	ds := mustModel(t, "deepseek-ai/DeepSeek-R1")
-	mem, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", spec.Parallelism{Tensor: 4}, Quant{}, 0, 0, 8192, 0)
+	mem, err := memoryFor(ds, mustHW(t, "gb200"), "sglang", spec.Parallelism{Tensor: 4}, Quant{}, MemorySettings{MaxBatchedTokens: 8192})
 	var pe *Error
 	if !errors.As(err, &pe) || mem.Fraction != 0.859 || mem.KVBudget >= 0 {
 		t.Fatalf("DeepSeek-R1 FP8 TP4 GB200 SGLang: %+v %v; want no KV budget at fraction 0.859", mem, err)
 	}
-	if _, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", spec.Parallelism{Tensor: 4}, Quant{}, 0.95, 0, 8192, 0); err != nil {
+	if _, err := memoryFor(ds, mustHW(t, "gb200"), "sglang", spec.Parallelism{Tensor: 4}, Quant{}, MemorySettings{MemoryFraction: 0.95, MaxBatchedTokens: 8192}); err != nil {
 		t.Fatalf("with mem_fraction_static 0.95: %v", err)
 	}
 }
@@ -92,12 +92,12 @@ func TestSGLangFractionExhausted(t *testing.T) {
 	if f := SGLangMemFractionStatic(mustHW(t, "gb200").MemBytes, par); f != -0.062 {
 		t.Fatalf("fraction %v, want -0.062", f)
 	}
-	_, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", par, Quant{}, 0, 0, 8192, 0)
+	_, err := memoryFor(ds, mustHW(t, "gb200"), "sglang", par, Quant{}, MemorySettings{MaxBatchedTokens: 8192})
 	var pe *Error
 	if !errors.As(err, &pe) || pe.Key != "kv_cache.capacity" || !strings.Contains(pe.Msg, "set memory_fraction explicitly") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := MemoryModel(ds, mustHW(t, "gb200"), "sglang", par, Quant{}, 0.85, 0, 8192, 0); err != nil {
+	if _, err := memoryFor(ds, mustHW(t, "gb200"), "sglang", par, Quant{}, MemorySettings{MemoryFraction: 0.85, MaxBatchedTokens: 8192}); err != nil {
 		t.Fatalf("explicit fraction: %v", err)
 	}
 }

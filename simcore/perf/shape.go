@@ -187,7 +187,7 @@ func (s *shape) weightBytesPerGPU() float64 {
 // padsHeads reports whether a backend accepts a tensor size that does not divide the attention
 // (or KV) heads by padding them to a multiple of it: TensorRT-LLM does; vLLM and SGLang
 // require the tensor size to divide the heads (docs/timing.md).
-func padsHeads(backend string) bool { return backend == "trtllm" }
+func padsHeads(backend string) bool { return backend == spec.BackendTRTLLM }
 
 func ceilDiv(a, b int) int {
 	if b <= 0 {

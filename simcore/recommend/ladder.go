@@ -2,7 +2,7 @@ package recommend
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/perf"
@@ -70,15 +70,15 @@ func (l *ladderer) hardwareOf(role string) (*catalog.Hardware, error) {
 // heads as the memory model requires (perf); MoE models also try attention data
 // parallelism (aggregated only: the dynamo runner rejects it disaggregated) and both FFN
 // splits with moe_tensor × moe_expert = tensor × attention_data; a shape is kept when the
-// weights leave room for KV cache on at least one candidate backend (perf.MemoryModel with
-// the backend's default memory fraction).
-func (l *ladderer) shapes(role string) ([]spec.Parallelism, error) {
+// weights leave room for KV cache on at least one candidate backend (the memory model,
+// perf.Deployment.KVCapacityBlocks, with the backend's default memory fraction); fits says on
+// which (aligned with l.backends).
+func (l *ladderer) shapes(role string) (shapes []spec.Parallelism, fits [][]bool, err error) {
 	hw, err := l.hardwareOf(role)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m := l.model
-	var out []spec.Parallelism
 	for _, g := range ladderGPUs {
 		if g > l.maxGPUs {
 			break
@@ -101,48 +101,94 @@ func (l *ladderer) shapes(role string) ([]spec.Parallelism, error) {
 			}
 		}
 		for _, p := range cands {
-			if l.fits(m, hw, p) {
-				out = append(out, p)
+			if ok, any := l.fitsOn(m, hw, p); any {
+				shapes, fits = append(shapes, p), append(fits, ok)
 			}
 		}
 	}
-	return out, nil
+	return shapes, fits, nil
 }
 
-func (l *ladderer) fits(m *catalog.Model, hw *catalog.Hardware, p spec.Parallelism) bool {
-	for _, b := range l.backends {
-		if _, err := perf.KVCapacityBlocksQ(m, hw, b, p, perf.Quant{}, 0, 0, spec.DefaultBlockSize(b), 0, 0); err == nil {
-			return true
+// fitsOn reports on which candidate backends (l.backends order) shape p leaves room for KV
+// cache, and whether it does on any: a 70B model at TP1 on an H200 fits TensorRT-LLM's
+// fraction of free memory but not vLLM's or SGLang's fraction of the total (docs/timing.md).
+func (l *ladderer) fitsOn(m *catalog.Model, hw *catalog.Hardware, p spec.Parallelism) (ok []bool, any bool) {
+	ok = make([]bool, len(l.backends))
+	for i, b := range l.backends {
+		dep, err := perf.NewDeployment(m, hw, b, p, perf.Quant{})
+		if err == nil {
+			_, err = dep.KVCapacityBlocks(perf.MemorySettings{}, spec.DefaultBlockSize(b))
 		}
+		ok[i] = err == nil
+		any = any || ok[i]
 	}
-	return false
+	return ok, any
 }
 
 func gpusOf(p spec.Parallelism) int { return p.Replicas * p.Tensor * p.Pipeline * p.AttentionData }
 
-// withReplicas lists shapes × replicas 1, 2, … while the role alone stays within the budget.
-func withReplicas(shapes []spec.Parallelism, budget int) []spec.Parallelism {
+// withReplicas lists shapes × replicas 1, 2, … while the role alone stays within the budget,
+// each with its shape's fits (replicas do not change what fits on one GPU).
+func withReplicas(shapes []spec.Parallelism, fits [][]bool, budget int) ([]spec.Parallelism, [][]bool) {
 	var out []spec.Parallelism
-	for _, s := range shapes {
+	var outFits [][]bool
+	for i, s := range shapes {
 		for r := 1; r*gpusOf(s) <= budget; r++ {
 			p := s
 			p.Replicas = r
-			out = append(out, p)
+			out, outFits = append(out, p), append(outFits, fits[i])
 		}
+	}
+	return out, outFits
+}
+
+// entries lists a role's preset entries: the ladder with replicas and the backends each fits,
+// or the explicit list (fits nil: a list is taken as written).
+func (l *ladderer) entries(ps spec.ParallelismSpace, budget int) ([]spec.Parallelism, [][]bool, error) {
+	if !ps.Ladder {
+		return ps.Presets, nil, nil
+	}
+	sh, fits, err := l.shapes(ps.Role)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, f := withReplicas(sh, fits, budget)
+	return e, f, nil
+}
+
+// fitsOfEntry is entry i's fits (nil when the entries have none).
+func fitsOfEntry(fits [][]bool, i int) []bool {
+	if fits == nil {
+		return nil
+	}
+	return fits[i]
+}
+
+// bothFit is the backends a prefill and a decode shape both fit (nil: no restriction).
+func bothFit(a, b []bool) []bool {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	out := make([]bool, len(a))
+	for i := range out {
+		out[i] = a[i] && b[i]
 	}
 	return out
 }
 
-// entries lists a role's preset entries: the ladder with replicas, or the explicit list.
-func (l *ladderer) entries(ps spec.ParallelismSpace, budget int) ([]spec.Parallelism, error) {
-	if !ps.Ladder {
-		return ps.Presets, nil
+// allBackends marks every backend as fitting (an explicit entry taken as written).
+func (l *ladderer) allBackends(f []bool) []bool {
+	if f != nil {
+		return f
 	}
-	sh, err := l.shapes(ps.Role)
-	if err != nil {
-		return nil, err
+	out := make([]bool, len(l.backends))
+	for i := range out {
+		out[i] = true
 	}
-	return withReplicas(sh, budget), nil
+	return out
 }
 
 // MaxParallelismValues bounds the values of one parallelism parameter: a disaggregated
@@ -159,11 +205,13 @@ func countPairs(pe, de []spec.Parallelism, lo, hi int) int {
 	for i, b := range de {
 		gd[i] = gpusOf(b)
 	}
-	sort.Ints(gd)
+	slices.Sort(gd)
 	n := 0
 	for _, a := range pe {
 		ga := gpusOf(a)
-		n += sort.SearchInts(gd, hi-ga+1) - sort.SearchInts(gd, lo-ga)
+		end, _ := slices.BinarySearch(gd, hi-ga+1)
+		start, _ := slices.BinarySearch(gd, lo-ga)
+		n += end - start
 	}
 	return n
 }
@@ -173,8 +221,8 @@ func countPairs(pe, de []spec.Parallelism, lo, hi int) int {
 // bisection (the count only grows with the budget).
 func (l *ladderer) tooManyPairs(pre, dec spec.ParallelismSpace, n int) error {
 	fits := func(budget int) bool {
-		pe, err1 := l.entries(pre, budget-1)
-		de, err2 := l.entries(dec, budget-1)
+		pe, _, err1 := l.entries(pre, budget-1)
+		de, _, err2 := l.entries(dec, budget-1)
 		return err1 == nil && err2 == nil && countPairs(pe, de, l.minGPUs, budget) <= MaxParallelismValues
 	}
 	lo, hi := 0, l.maxGPUs // fits(lo) holds (no pair at all), fits(hi) does not
@@ -211,14 +259,15 @@ func (l *ladderer) parallelismParams() ([]Param, error) {
 	}
 	var out []Param
 	if ps, ok := byRole[spec.RoleAggregated]; ok {
-		e, err := l.entries(ps, l.maxGPUs)
+		e, fits, err := l.entries(ps, l.maxGPUs)
 		if err != nil {
 			return nil, err
 		}
 		p := Param{Name: "engine.workers.aggregated.parallelism", Paths: []string{"engine.workers.aggregated.parallelism"}, Branch: true}
-		for _, x := range e {
+		for i, x := range e {
 			if !ps.Ladder || gpusOf(x) >= l.minGPUs {
 				p.Values = append(p.Values, []any{spec.ParallelismTree(x)})
+				p.fitsOn = append(p.fitsOn, l.allBackends(fitsOfEntry(fits, i)))
 			}
 		}
 		if len(p.Values) == 0 {
@@ -230,11 +279,11 @@ func (l *ladderer) parallelismParams() ([]Param, error) {
 	dec, hasD := byRole[spec.RoleDecode]
 	switch {
 	case hasP && hasD:
-		pe, err := l.entries(pre, l.maxGPUs-1)
+		pe, pf, err := l.entries(pre, l.maxGPUs-1)
 		if err != nil {
 			return nil, err
 		}
-		de, err := l.entries(dec, l.maxGPUs-1)
+		de, df, err := l.entries(dec, l.maxGPUs-1)
 		if err != nil {
 			return nil, err
 		}
@@ -243,11 +292,13 @@ func (l *ladderer) parallelismParams() ([]Param, error) {
 		}
 		pp, dp := "engine.workers.prefill.parallelism", "engine.workers.decode.parallelism"
 		p := Param{Name: pp + "+" + dp, Paths: []string{pp, dp}, Branch: true}
-		for _, a := range pe {
-			for _, b := range de {
+		for i, a := range pe {
+			for j, b := range de {
 				total := gpusOf(a) + gpusOf(b)
-				if total <= l.maxGPUs && total >= l.minGPUs {
+				fits := l.allBackends(bothFit(fitsOfEntry(pf, i), fitsOfEntry(df, j)))
+				if total <= l.maxGPUs && total >= l.minGPUs && (len(fits) == 0 || slices.Contains(fits, true)) {
 					p.Values = append(p.Values, []any{spec.ParallelismTree(a), spec.ParallelismTree(b)})
+					p.fitsOn = append(p.fitsOn, fits)
 				}
 			}
 		}
@@ -260,14 +311,15 @@ func (l *ladderer) parallelismParams() ([]Param, error) {
 		if hasD {
 			ps = dec
 		}
-		e, err := l.entries(ps, l.maxGPUs)
+		e, fits, err := l.entries(ps, l.maxGPUs)
 		if err != nil {
 			return nil, err
 		}
 		path := "engine.workers." + ps.Role + ".parallelism"
 		p := Param{Name: path, Paths: []string{path}, Branch: true}
-		for _, x := range e {
+		for i, x := range e {
 			p.Values = append(p.Values, []any{spec.ParallelismTree(x)})
+			p.fitsOn = append(p.fitsOn, l.allBackends(fitsOfEntry(fits, i)))
 		}
 		if len(p.Values) == 0 {
 			return nil, &spec.Error{Path: path, Msg: "no parallelism of the default ladder fits the model on the hardware; raise optimization.constraints.max_candidate_gpus"}

@@ -1,15 +1,16 @@
 package recommend
 
 import (
-	"aisimulate/simcore/report"
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"aisimulate/simcore/canon"
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -25,10 +26,10 @@ const TopN = 10
 var wallClockKeys = []string{report.KeyWallTimeMs, report.KeyProcessedTokensPerS, report.KeyProcessedOutputTokensPerS}
 
 // csvMetrics are the summary metrics recommendation.csv carries, in column order.
-var csvMetrics = []string{"completed_requests", "output_throughput_tok_s", "request_throughput_rps",
-	"goodput_output_throughput_tok_s", "goodput_request_throughput_rps", "mean_ttft_ms", "p99_ttft_ms",
-	"mean_itl_ms", "mean_tpot_ms", "mean_e2e_latency_ms", "p99_e2e_latency_ms",
-	"mean_output_token_throughput_per_user", "gpu_hours", "duration_ms"}
+var csvMetrics = []string{report.KeyCompletedRequests, report.KeyOutputThroughputTokS, report.KeyRequestThroughputRPS,
+	report.KeyGoodputOutputThroughputTokS, report.KeyGoodputRequestThroughputRPS, report.TTFT.Key(report.Mean), report.TTFT.Key(report.P99),
+	report.ITL.Key(report.Mean), report.TPOT.Key(report.Mean), report.E2ELatency.Key(report.Mean), report.E2ELatency.Key(report.P99),
+	report.OutputTokenThroughputPerUser.Key(report.Mean), report.KeyGPUHours, report.KeyDurationMs}
 
 // Provenance is what the caller adds to the result's provenance.
 type Provenance struct {
@@ -50,13 +51,22 @@ type Distrusted struct {
 	Remote, Reason string
 }
 
-// Written are the candidates the result's views name (views.top_n and the Pareto front), in
-// that order without repeats: the ones whose outcomes a remote check always recomputes.
-func (s *Search) Written() []*Candidate {
-	ranked := Rank(s.cands)
+// Named are the candidates the result names, in this order without repeats: views.top_n,
+// the rows (the Pareto front for pareto), and every candidate of the deployments the readable
+// table lists (ReadableTable), folded ones included. They are the ones whose outcomes a remote
+// check always recomputes (docs/recommend.md, "Checking remote workers").
+func (r *Result) Named() []*Candidate {
+	named := slices.Clone(r.Ranked[:min(TopN, len(r.Ranked))])
+	for _, row := range r.Rows {
+		named = append(named, row.Candidate)
+	}
+	rows := r.tableRows(r.slaText() != "")
+	for _, d := range slices.Concat(rows.above, rows.below) {
+		named = append(append(named, d.Best), d.Alike...)
+	}
 	seen := map[*Candidate]bool{}
-	var out []*Candidate
-	for _, c := range append(ranked[:min(TopN, len(ranked))], ParetoFront(s.cands)...) {
+	out := named[:0]
+	for _, c := range named {
 		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)
@@ -91,6 +101,14 @@ type Result struct {
 	Objectives []string
 	// Feasible is the number of feasible candidates.
 	Feasible int
+	// Ranked are the feasible candidates in rank order (Rows are the first TopN of them, or
+	// the Pareto front).
+	Ranked []*Candidate
+	// Rec is the recommendation searched, Space its search space.
+	Rec   *spec.Recommendation
+	Space *Space
+	// Stats is how far the search went.
+	Stats SearchStats
 	// Distrusted are the remote evaluators whose outcomes were replaced (Provenance.Distrusted).
 	Distrusted []Distrusted
 }
@@ -98,9 +116,9 @@ type Result struct {
 // Result encodes the finished search.
 func (s *Search) Result(prov Provenance) (*Result, error) {
 	rec := s.space.Rec
-	names := ObjectiveNames(rec.Optimization.Target, rec.HasCompleteSLA())
-	res := &Result{Objectives: names, Distrusted: prov.Distrusted}
+	names := rec.Objectives()
 	ranked := Rank(s.cands)
+	res := &Result{Objectives: names, Ranked: ranked, Rec: rec, Space: s.space, Stats: s.Stats(), Distrusted: prov.Distrusted}
 	res.Feasible = len(ranked)
 	var rowsC []*Candidate
 	front := []*Candidate{}
@@ -137,7 +155,7 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 		"counts":              counts,
 		"candidates":          cands,
 		"views":               map[string]any{"top_n": ids(ranked[:min(TopN, len(ranked))]), "pareto_front": ids(front)},
-		"provenance":          s.provenance(prov, names),
+		"provenance":          s.provenance(prov, names, res.Stats),
 	}
 	var err error
 	if res.JSON, err = canon.Pretty(doc); err != nil {
@@ -147,6 +165,22 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// candidateMetrics is a simulated candidate's summary without the wall-clock keys, as
+// recommendation.json's `metrics` holds it; nil when the candidate was not simulated.
+func candidateMetrics(c *Candidate) map[string]any {
+	if c.Summary == nil {
+		return nil
+	}
+	m := make(map[string]any, len(c.Summary))
+	for k, v := range c.Summary {
+		m[k] = v
+	}
+	for _, k := range wallClockKeys {
+		delete(m, k)
+	}
+	return m
 }
 
 func finiteOrNil(x float64) any {
@@ -174,14 +208,10 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 		"reason":            nil,
 		"provenance":        map[string]any{"trials": trials, "cache_hits": len(c.Trials) - 1},
 	}
-	if c.Summary != nil {
-		m := make(map[string]any, len(c.Summary))
-		for k, v := range c.Summary {
-			m[k] = v
-		}
-		for _, k := range wallClockKeys {
-			delete(m, k)
-		}
+	if s.space.Rec.Optimization.GPUHourCost != nil {
+		out["cost"] = costJSON(c.Cost)
+	}
+	if m := candidateMetrics(c); m != nil {
 		out["metrics"] = m
 	}
 	if c.Objectives != nil {
@@ -203,7 +233,7 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 	return out
 }
 
-func (s *Search) provenance(prov Provenance, names []string) map[string]any {
+func (s *Search) provenance(prov Provenance, names []string, st SearchStats) map[string]any {
 	rec := s.space.Rec
 	params := make([]any, 0, len(s.space.Params))
 	for _, p := range s.space.Params {
@@ -234,6 +264,20 @@ func (s *Search) provenance(prov Provenance, names []string) map[string]any {
 		"coverage_trials":           min(len(s.cover), len(s.trials)),
 		"refit_block":               Block,
 		"wall_time_ms":              prov.WallTimeMs,
+		"space_points":              nil,
+		"best_trial":                nil,
+		"warnings":                  append([]string{}, st.Warnings...),
+	}
+	if !math.IsInf(st.SpacePoints, 1) {
+		out["space_points"] = int64(st.SpacePoints)
+	}
+	out["screen"] = nil
+	if sc := s.ScreenStats(); sc != nil {
+		out["screen"] = map[string]any{"points": sc.Points, "priced": sc.Priced, "compared": sc.Compared,
+			"rank_correlation": finiteOrNil(sc.RankCorrelation)}
+	}
+	if st.BestTrial > 0 {
+		out["best_trial"] = st.BestTrial
 	}
 	// Only a run that distrusted a remote has the key, so an honest remote's result stays
 	// byte-identical to a local one.

@@ -17,14 +17,16 @@ const (
 	StatusFailed      = "failed"
 )
 
-// num reads a summary number (float64 or an integer type); ok is false when absent.
-func num(summary map[string]any, key string) (float64, bool) { return report.Number(summary[key]) }
+// summaryNumber reads a summary number (float64 or an integer type); ok is false when absent.
+func summaryNumber(summary map[string]any, key string) (float64, bool) {
+	return report.Number(summary[key])
+}
 
 // avgGPUs is the time-averaged provisioned GPUs: gpu_hours / (duration_ms / 3.6e6)
 // (docs/recommend.md, "Scoring and ranking"); with a Planner it differs from used_gpus.
 func avgGPUs(summary map[string]any) float64 {
-	h, _ := num(summary, report.KeyGPUHours)
-	d, _ := num(summary, report.KeyDurationMs)
+	h, _ := summaryNumber(summary, report.KeyGPUHours)
+	d, _ := summaryNumber(summary, report.KeyDurationMs)
 	if d <= 0 {
 		return math.NaN()
 	}
@@ -52,7 +54,7 @@ func ObjectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
 	case spec.TargetGoodputPerGPU:
 		return get(report.KeyGoodputOutputThroughputTokS) / avgGPUs(summary)
 	case spec.TargetTTFT:
-		if n, _ := num(summary, report.KeyNumTTFTSamples); n <= 0 {
+		if n, _ := summaryNumber(summary, report.KeyNumTTFTSamples); n <= 0 {
 			return math.Inf(1)
 		}
 		return get(report.TTFT.Key(report.Mean))
@@ -66,21 +68,26 @@ func ObjectiveValue(name string, summary map[string]any, usedGPUs int) float64 {
 
 // minimised are the targets whose score is −metric.
 func minimised(target string) bool {
-	return target == spec.TargetTTFT || target == spec.TargetE2ELatency || target == spec.TargetMinGPUs
+	switch target {
+	case spec.TargetTTFT, spec.TargetE2ELatency, spec.TargetMinGPUs, spec.TargetCost, spec.TargetGoodCost:
+		return true
+	}
+	return false
 }
 
-// ObjectiveNames are the objectives of a target: the target itself, or for pareto
-// throughput_per_gpu and throughput_per_user, plus goodput_per_gpu when the SLA measures
-// goodput (docs/recommend.md).
-func ObjectiveNames(target string, completeSLA bool) []string {
-	if target != spec.TargetPareto {
-		return []string{target}
+// objective is ObjectiveValue with the cost targets, which need the candidate's prices.
+func objective(name string, summary map[string]any, usedGPUs int, cost *Cost) float64 {
+	switch name {
+	case spec.TargetCost, spec.TargetGoodCost:
+		if cost == nil {
+			return math.NaN()
+		}
+		if name == spec.TargetCost {
+			return cost.USDPerMTok
+		}
+		return cost.USDPerGoodMTok
 	}
-	names := []string{spec.TargetThroughputPerGPU, spec.TargetThroughputPerUser}
-	if completeSLA {
-		names = append(names, spec.TargetGoodputPerGPU)
-	}
-	return names
+	return ObjectiveValue(name, summary, usedGPUs)
 }
 
 // scored is what scoring makes of one evaluated summary.
@@ -88,17 +95,22 @@ type scored struct {
 	status, category, reason string
 	score                    float64
 	objectives               []float64
+	// cost is the summary priced at optimization.gpu_hour_cost (nil without prices).
+	cost *Cost
 }
 
-// scoreSummary scores a candidate's summary: objectives, score (metric, or −metric for
-// minimised targets; pareto: the first objective), and feasibility under strict_sla and
-// min_goodput_rps.
-func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int) scored {
+// scoreSummary scores a candidate's summary on systems hw: objectives, score (metric, or
+// −metric for minimised targets; pareto: the first objective), cost, and feasibility under
+// strict_sla and min_goodput_rps.
+func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int, hw RoleHardware) scored {
 	op := rec.Optimization
-	names := ObjectiveNames(op.Target, rec.HasCompleteSLA())
+	names := rec.Objectives()
 	sc := scored{status: StatusFeasible}
+	if c, ok := CostOf(rec, hw, summary); ok {
+		sc.cost = &c
+	}
 	for _, n := range names {
-		sc.objectives = append(sc.objectives, ObjectiveValue(n, summary, usedGPUs))
+		sc.objectives = append(sc.objectives, objective(n, summary, usedGPUs, sc.cost))
 	}
 	sc.score = sc.objectives[0]
 	if minimised(op.Target) {
@@ -119,7 +131,7 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 			if c.bound == nil {
 				continue
 			}
-			v, ok := num(summary, c.key)
+			v, ok := summaryNumber(summary, c.key)
 			if !ok {
 				sc.status, sc.category, sc.reason = StatusInfeasible, "sla", c.key+" has no samples to check evaluation.sla."+c.name
 				return sc
@@ -132,7 +144,7 @@ func scoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int
 		}
 	}
 	if op.MinGoodputRPS != nil {
-		v, _ := num(summary, report.KeyGoodputRequestThroughputRPS)
+		v, _ := summaryNumber(summary, report.KeyGoodputRequestThroughputRPS)
 		if v < *op.MinGoodputRPS {
 			sc.status, sc.category = StatusInfeasible, "goodput"
 			sc.reason = "goodput_request_throughput_rps " + fmtG(v) + " is below optimization.constraints.min_goodput_rps " + fmtG(*op.MinGoodputRPS)

@@ -75,20 +75,20 @@ func TestObjectives(t *testing.T) {
 	ttft, itl := 25.0, 10.0
 	rec := &spec.Recommendation{Optimization: spec.Optimization{Target: spec.TargetTTFT, StrictSLA: true},
 		SLA: &spec.SLA{TTFTMs: &ttft, ITLMs: &itl}}
-	sc := scoreSummary(rec, s, 3)
+	sc := scoreSummary(rec, s, 3, RoleHardware{})
 	if sc.score != -30 || sc.status != StatusInfeasible || sc.category != "sla" || sc.reason != "mean_ttft_ms 30 exceeds evaluation.sla.ttft_ms 25" {
 		t.Errorf("strict SLA: %+v", sc)
 	}
 	ttft = 30 // inclusive bound
-	if sc := scoreSummary(rec, s, 3); sc.status != StatusFeasible {
+	if sc := scoreSummary(rec, s, 3, RoleHardware{}); sc.status != StatusFeasible {
 		t.Errorf("inclusive bound: %+v", sc)
 	}
 	rps := 2.5
 	rec = &spec.Recommendation{Optimization: spec.Optimization{Target: spec.TargetMinGPUs, MinGoodputRPS: &rps}}
-	if sc := scoreSummary(rec, s, 3); sc.score != -3 || sc.status != StatusInfeasible || sc.category != "goodput" {
+	if sc := scoreSummary(rec, s, 3, RoleHardware{}); sc.score != -3 || sc.status != StatusInfeasible || sc.category != "goodput" {
 		t.Errorf("min_goodput_rps: %+v", sc)
 	}
-	if got := ObjectiveNames(spec.TargetPareto, true); !reflect.DeepEqual(got, []string{"throughput_per_gpu", "throughput_per_user", "goodput_per_gpu"}) {
+	if got := (&spec.Recommendation{Optimization: spec.Optimization{Target: spec.TargetPareto}, SLA: &spec.SLA{E2EMs: new(float64)}}).Objectives(); !reflect.DeepEqual(got, []string{"throughput_per_gpu", "throughput_per_user", "goodput_per_gpu"}) {
 		t.Errorf("pareto objectives %v", got)
 	}
 }

@@ -35,10 +35,15 @@ type Candidate struct {
 	Reason         string
 	// Summary is the prediction's summary (nil when it was not simulated).
 	Summary map[string]any
-	// Score and Objectives (aligned with ObjectiveNames) of a simulated candidate.
+	// Score and Objectives (aligned with spec.Recommendation.Objectives) of a simulated candidate.
 	Score      float64
 	Objectives []float64
-	observed   bool
+	// Cost is the simulated summary priced at optimization.gpu_hour_cost (nil without
+	// prices or a summary).
+	Cost *Cost
+	// Screen is the screen's score of its point (screened searches; NaN otherwise).
+	Screen   float64
+	observed bool
 }
 
 // Proposal is one trial of a round.
@@ -75,6 +80,8 @@ type Search struct {
 	cover      []coverItem
 	observed   int
 	pendingEva []*Candidate
+	// screen is the screened optimiser's plan (nil for the other optimisers).
+	screen *screenState
 }
 
 // coverItem forces one value of a preset parameter in a coverage trial.
@@ -83,7 +90,10 @@ type coverItem struct{ param, value int }
 // NewSearch starts a search over space with the optimizer settings.
 func NewSearch(space *Space, opt spec.Optimizer) *Search {
 	s := &Search{space: space, opt: opt, byKey: map[string]*Candidate{}}
-	s.cover = coverage(space, opt)
+	if opt.Algorithm != spec.AlgorithmScreened {
+		// The screen prices every preset entry instead (docs/recommend.md, "screened").
+		s.cover = coverage(space, opt)
+	}
 	return s
 }
 
@@ -117,7 +127,10 @@ func (s *Search) Propose(n int) ([]Proposal, error) {
 		c, seen := s.byKey[key]
 		eval := false
 		if !seen {
-			c = &Candidate{ID: fmt.Sprintf("candidate-%06d", len(s.cands)+1), Tree: tree, Key: key, Point: pt, UsedGPUs: spec.UsedGPUs(tree)}
+			c = &Candidate{ID: fmt.Sprintf("candidate-%06d", len(s.cands)+1), Tree: tree, Key: key, Point: pt, UsedGPUs: spec.UsedGPUs(tree), Screen: math.NaN()}
+			if s.screen != nil {
+				c.Screen = s.screen.trialScr[t]
+			}
 			s.cands = append(s.cands, c)
 			s.byKey[key] = c
 			op := s.space.Rec.Optimization
@@ -155,9 +168,9 @@ func (s *Search) Observe(outcomes []Outcome) error {
 			continue
 		}
 		c.Summary = o.Summary
-		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs)
+		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs, HardwareOf(c.Tree))
 		c.Status, c.ReasonCategory, c.Reason = sc.status, sc.category, sc.reason
-		c.Objectives = sc.objectives
+		c.Objectives, c.Cost = sc.objectives, sc.cost
 		if sc.status == StatusFeasible {
 			c.Score = sc.score
 		}
@@ -187,29 +200,117 @@ func trialStream(seed uint64, t int) *rng.Stream {
 // propose makes trial t's point: a coverage trial, else the optimiser's.
 func (s *Search) propose(t int) Point {
 	r := trialStream(s.opt.Seed, t)
+	if s.screen != nil {
+		pt, score, _ := s.screenedPoint(t, func(n int) int { return int(r.UniformInt(uint64(n))) })
+		s.screen.trialScr = append(s.screen.trialScr, score)
+		if pt == nil {
+			return s.space.randomPoint(r, nil)
+		}
+		return pt
+	}
 	if t < len(s.cover) {
 		return s.space.randomPoint(r, &s.cover[t])
 	}
 	if s.opt.Algorithm == spec.AlgorithmRandom {
 		return s.space.randomPoint(r, nil)
 	}
+	if t < Block {
+		return s.designPoint(r, t)
+	}
 	return s.tpePoint(r, t)
 }
 
-// coverage lists the coverage trials: every value of every preset parameter once, in a
-// seeded shuffled order, when they all fit in the budget; none otherwise (then the
-// optimiser samples the presets like any other parameter).
-func coverage(space *Space, opt spec.Optimizer) []coverItem {
-	var items []coverItem
-	for i, p := range space.Params {
-		if !p.Branch {
+// designPoint is trial t of the model-based optimiser's initial design (the first block,
+// before any result): a Latin hypercube over the Block trials — each parameter's range is cut
+// into Block strata, visited in a seeded order of the parameter's own, a categorical
+// parameter's values taking balanced turns — so the first block spreads over every
+// parameter's values where random draws repeat some and miss others. A point outside the
+// GPU budget, or proposed before, is replaced by the first fresh in-budget random draw.
+func (s *Search) designPoint(r *rng.Stream, t int) Point {
+	sp := s.space
+	pt := make(Point, len(sp.Params))
+	for i := range sp.Params {
+		pt[i] = math.NaN()
+		if !sp.active(i, pt) {
 			continue
 		}
-		for v := range p.Values {
-			items = append(items, coverItem{i, v})
+		p := &sp.Params[i]
+		perm := make([]int, Block)
+		for j := range perm {
+			perm[j] = j
+		}
+		pr := rng.New(s.opt.Seed^uint64(i+1)*0x9e3779b97f4a7c15, "recommend.design")
+		for j := Block - 1; j > 0; j-- {
+			k := int(pr.UniformInt(uint64(j + 1)))
+			perm[j], perm[k] = perm[k], perm[j]
+		}
+		u := (float64(perm[t]) + r.Uniform01()) / Block
+		if p.Continuous {
+			pt[i] = drawContinuous(p, u)
+			continue
+		}
+		v := min(int(u*float64(len(p.Values))), len(p.Values)-1)
+		if ok := sp.runnable(i, pt); ok != nil && !ok[v] {
+			pt[i] = drawAmong(r, ok, len(p.Values))
+			continue
+		}
+		pt[i] = float64(v)
+	}
+	if fresh, inBudget := s.judge(pt); fresh && inBudget {
+		return pt
+	}
+	for k := 0; k < tpeRandomTries; k++ {
+		if q := sp.randomPoint(r, nil); s.fresh(q) {
+			return q
 		}
 	}
+	return pt
+}
+
+// judge reports whether a point's concrete configuration was not proposed before and lies
+// within the GPU budget (a configuration outside it is infeasible without simulation).
+func (s *Search) judge(pt Point) (fresh, inBudget bool) {
+	tree, key, err := s.space.Concrete(pt)
+	if err != nil {
+		return false, false
+	}
+	_, seen := s.byKey[key]
+	used, op := spec.UsedGPUs(tree), s.space.Rec.Optimization
+	return !seen, used <= op.MaxGPUs && used >= op.MinGPUs
+}
+
+// fresh reports whether a point is worth a model-based trial: not proposed before and within
+// the GPU budget.
+func (s *Search) fresh(pt Point) bool {
+	f, in := s.judge(pt)
+	return f && in
+}
+
+// coverage lists the coverage trials, in a seeded shuffled order: every parallelism preset
+// entry once when they all fit in the budget (none otherwise), then the entries of each
+// planner sub-item, one sub-item after another while they still fit. What is not covered
+// the optimiser samples like any other parameter.
+func coverage(space *Space, opt spec.Optimizer) []coverItem {
+	var items []coverItem
+	add := func(planner bool) {
+		for i, p := range space.Params {
+			if !p.Branch || (p.Labels != nil) != planner {
+				continue
+			}
+			if planner && len(items)+len(p.Values) > opt.MaxTrials {
+				return
+			}
+			for v := range p.Values {
+				items = append(items, coverItem{i, v})
+			}
+		}
+	}
+	add(false)
 	if len(items) > opt.MaxTrials {
+		items = nil
+	}
+	add(true)
+	if len(items) == 0 {
 		return nil
 	}
 	r := rng.New(opt.Seed, "recommend.coverage")
@@ -221,14 +322,20 @@ func coverage(space *Space, opt spec.Optimizer) []coverItem {
 }
 
 // randomPoint draws every active parameter uniformly (continuous: uniform, or log-uniform
-// for log scale); force, when set, fixes one preset value and the value of its condition.
+// for log scale); force, when set, fixes one preset value and the values of the conditions
+// it depends on, up the chain (a planner sub-item needs its scaling policy, which needs an
+// enabled planner).
 func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 	pt := make(Point, len(s.Params))
-	var need int = -1
-	var needOK []bool
+	need := map[int][]bool{}
 	if force != nil {
-		fp := s.Params[force.param]
-		need, needOK = fp.when, fp.whenOK
+		fp := &s.Params[force.param]
+		if fp.fitsOn != nil {
+			need[fp.onBackend] = fp.fitsOn[force.value] // a backend the forced shape fits
+		}
+		for c := force.param; s.Params[c].when >= 0; c = s.Params[c].when {
+			need[s.Params[c].when] = s.Params[c].whenOK
+		}
 	}
 	for i := range s.Params {
 		pt[i] = math.NaN()
@@ -236,10 +343,11 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 			continue
 		}
 		p := &s.Params[i]
+		needOK, needed := need[i]
 		switch {
 		case force != nil && i == force.param:
 			pt[i] = float64(force.value)
-		case i == need:
+		case needed:
 			// Draw among the values that activate the forced parameter.
 			var ok []int
 			for v, good := range needOK {
@@ -251,10 +359,24 @@ func (s *Space) randomPoint(r *rng.Stream, force *coverItem) Point {
 		case p.Continuous:
 			pt[i] = drawContinuous(p, r.Uniform01())
 		default:
-			pt[i] = float64(r.UniformInt(uint64(len(p.Values))))
+			pt[i] = drawAmong(r, s.runnable(i, pt), len(p.Values))
 		}
 	}
 	return pt
+}
+
+// drawAmong draws a value uniformly among those ok allows (all n when ok is nil).
+func drawAmong(r *rng.Stream, ok []bool, n int) float64 {
+	if ok == nil {
+		return float64(r.UniformInt(uint64(n)))
+	}
+	var vals []int
+	for v, good := range ok {
+		if good {
+			vals = append(vals, v)
+		}
+	}
+	return float64(vals[r.UniformInt(uint64(len(vals)))])
 }
 
 // drawContinuous maps u ∈ [0,1) onto the range (log-uniform on a log scale).
@@ -274,11 +396,17 @@ func ScoreOutcome(rec *spec.Recommendation, tree map[string]any, o Outcome) floa
 	if o.Status != "" {
 		return math.Inf(-1)
 	}
-	used := spec.UsedGPUs(tree)
-	if used > rec.Optimization.MaxGPUs || used < rec.Optimization.MinGPUs {
+	return ScoreSummary(rec, o.Summary, spec.UsedGPUs(tree), HardwareOf(tree))
+}
+
+// ScoreSummary is the ranking score a summary of a candidate with usedGPUs GPUs on systems
+// hw would get (−Inf when it is outside the GPU budget or not feasible): how the screen
+// scores its estimated summaries.
+func ScoreSummary(rec *spec.Recommendation, summary map[string]any, usedGPUs int, hw RoleHardware) float64 {
+	if usedGPUs > rec.Optimization.MaxGPUs || usedGPUs < rec.Optimization.MinGPUs {
 		return math.Inf(-1)
 	}
-	sc := scoreSummary(rec, o.Summary, used)
+	sc := scoreSummary(rec, summary, usedGPUs, hw)
 	if sc.status != StatusFeasible {
 		return math.Inf(-1)
 	}

@@ -92,13 +92,20 @@ func runSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Resu
 func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Search {
 	t.Helper()
 	s := NewSearch(sp, opt)
+	runRounds(t, s, roundSize, synthEvaluate)
+	return s
+}
+
+// runRounds proposes and observes every round of s, evaluating with evaluate.
+func runRounds(t testing.TB, s *Search, roundSize int, evaluate func(tree map[string]any) Outcome) {
+	t.Helper()
 	for {
 		round, err := s.Propose(roundSize)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(round) == 0 {
-			break
+			return
 		}
 		if len(round) > roundSize || len(round) > Block {
 			t.Fatalf("round of %d for parallelism %d", len(round), roundSize)
@@ -106,14 +113,13 @@ func driveSearch(t testing.TB, sp *Space, opt spec.Optimizer, roundSize int) *Se
 		var outs []Outcome
 		for _, p := range round {
 			if p.Evaluate {
-				outs = append(outs, synthEvaluate(p.Candidate.Tree))
+				outs = append(outs, evaluate(p.Candidate.Tree))
 			}
 		}
 		if err := s.Observe(outs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return s
 }
 
 func opt(alg string, trials int, seed uint64) spec.Optimizer {
@@ -207,6 +213,38 @@ func TestSearchPresetCoverage(t *testing.T) {
 	}
 }
 
+// Each planner sub-item's preset entries get a trial too when the budget allows (after the
+// parallelism presets), their conditions forced up the chain: an FPM sampling entry needs a
+// throughput-scaling policy, which needs the planner enabled.
+func TestSearchPlannerPresetCoverage(t *testing.T) {
+	sp := mustSpace(t, synthYAML, "optimization.target=goodput", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}",
+		"planner={scaling_policy: {preset: [load_180_5, throughput_180_5, hybrid_600_5]}, fpm_sampling: {preset: [small, large]}, load_sensitivity: {preset: [aggressive, conservative]}}")
+	// 4 parallelism branches + 3 scaling policies + 2 FPM samplings + 2 sensitivities = 11.
+	for _, alg := range []string{spec.AlgorithmBayesian, spec.AlgorithmRandom} {
+		s := NewSearch(sp, opt(alg, 11, 9))
+		round, err := s.Propose(16)
+		must(t, err)
+		seen := map[string]bool{}
+		for _, p := range round {
+			for i, prm := range sp.Params {
+				if prm.Labels != nil && !math.IsNaN(p.Candidate.Point[i]) {
+					seen[prm.Name+"="+prm.Labels[int(p.Candidate.Point[i])]] = true
+				}
+			}
+		}
+		for _, want := range []string{"planner.scaling_policy=load_180_5", "planner.scaling_policy=throughput_180_5", "planner.scaling_policy=hybrid_600_5",
+			"planner.fpm_sampling=small", "planner.fpm_sampling=large", "planner.load_sensitivity=aggressive", "planner.load_sensitivity=conservative"} {
+			if !seen[want] {
+				t.Errorf("%s: the first %d trials never tried %s (saw %v)", alg, len(round), want, seen)
+			}
+		}
+	}
+	// Over budget the planner sub-items that do not fit are left to the optimiser.
+	if c := coverage(sp, opt(spec.AlgorithmRandom, 8, 9)); len(c) != 7 {
+		t.Errorf("coverage of 8 trials: %d items, want 4 parallelism + 3 scaling policies", len(c))
+	}
+}
+
 // Rounds are observed before the next is proposed, and never cross a refit block.
 func TestSearchRoundAPI(t *testing.T) {
 	sp := mustSpace(t, synthYAML)
@@ -291,4 +329,51 @@ optimization: {constraints: {max_candidate_gpus: 2}}
 		t.Errorf("MoE ladder %v\nwant %v", shapes, want)
 	}
 	_ = strconv.Itoa
+}
+
+// A default-ladder shape is proposed only with a backend it fits: Llama 3.1 70B at TP1 on
+// an H200 fits TensorRT-LLM's fraction of free memory, not vLLM's or SGLang's fraction of the
+// total, so TP1 comes only with trtllm — in coverage, random and model-based trials alike.
+func TestLadderShapesOnlyWithBackendsTheyFit(t *testing.T) {
+	sp := mustSpace(t, `
+traffic: {source: {type: synthetic}, load: {type: concurrency, concurrency: 8}, stop: {requests: 8}}
+engine: {mode: aggregated, backend: {choices: [vllm, sglang, trtllm]}, model: meta-llama/Llama-3.1-70B, hardware: h200_sxm, workers: {aggregated: {}}}
+optimization: {target: throughput, constraints: {max_candidate_gpus: 8}}
+`)
+	for _, alg := range []string{spec.AlgorithmBayesian, spec.AlgorithmRandom} {
+		s := driveSearch(t, sp, opt(alg, 200, 3), 16)
+		tp1 := 0
+		for _, c := range s.Candidates() {
+			b, _ := spec.GetPath(c.Tree, "engine.backend")
+			if treeNum(c.Tree, "engine.workers.aggregated.parallelism.tensor", 1) == 1 {
+				tp1++
+				if b != spec.BackendTRTLLM {
+					t.Fatalf("%s: %s proposed with TP1, which leaves it no KV cache", alg, b)
+				}
+			}
+		}
+		if tp1 == 0 {
+			t.Errorf("%s: TP1 never proposed with trtllm, which it fits", alg)
+		}
+	}
+}
+
+// Size counts what Enumerate lists, conditional parameters included.
+func TestSpaceSizeCountsTheEnumeration(t *testing.T) {
+	planner := []string{"optimization.target=goodput", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}",
+		"planner={scaling_policy: {preset: [load_180_5, throughput_180_5, hybrid_600_5]}}",
+		"engine.workers.aggregated.scheduler.max_sequences={choices: [4, 64]}"}
+	for _, sets := range [][]string{{"engine.workers.aggregated.scheduler.max_sequences={choices: [4, 64]}"}, planner} {
+		s := mustSpace(t, synthYAML, append(sets, "traffic.load.concurrency={choices: [1, 8]}")...)
+		pts, err := s.Enumerate(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Size(); got != float64(len(pts)) || len(pts) < 20 {
+			t.Errorf("Size %v, Enumerate lists %d points", got, len(pts))
+		}
+	}
+	if got := mustSpace(t, synthYAML).Size(); !math.IsInf(got, 1) {
+		t.Errorf("a continuous range: Size %v, want +Inf", got)
+	}
 }

@@ -32,8 +32,8 @@ type Param struct {
 	// ordinal is true for categorical values that are single numbers in ascending order
 	// (stepped ranges, numeric choices): the optimiser treats neighbours as similar.
 	ordinal bool
-	// Branch marks a parallelism preset (ladder or list): every value gets at least one trial
-	// when the budget allows.
+	// Branch marks a preset (a parallelism ladder or list, a planner sub-item): every value
+	// gets at least one trial when the budget allows.
 	Branch bool
 	// Labels name the values of a planner sub-item (conditions refer to them) and Shows
 	// are how recommendation.json's candidate config shows them; nil for other parameters.
@@ -43,6 +43,11 @@ type Param struct {
 	// active) and whenOK says which of its values activate this one.
 	when   int
 	whenOK []bool
+	// fitsOn is, per value, which values of the engine.backend parameter (index onBackend)
+	// it can run with: a default-ladder shape whose weights leave no KV cache room on a
+	// backend is never proposed with it (nil: every value runs with every backend).
+	fitsOn    [][]bool
+	onBackend int
 }
 
 // Space is the search space of one recommendation.
@@ -120,7 +125,52 @@ func NewSpace(rec *spec.Recommendation, facts Facts) (*Space, error) {
 		}
 		s.Params = append(s.Params, p)
 	}
+	s.tieToBackend()
 	return s, nil
+}
+
+// tieToBackend points the parallelism parameters' per-backend fits at the engine.backend
+// parameter, or drops them when the backend is concrete (the ladder then holds only shapes
+// that fit it) or every value fits every backend.
+func (s *Space) tieToBackend() {
+	b := -1
+	for i, p := range s.Params {
+		if p.Name == "engine.backend" && !p.Continuous {
+			b = i
+		}
+	}
+	for i := range s.Params {
+		p := &s.Params[i]
+		p.onBackend = b
+		all := true
+		for _, row := range p.fitsOn {
+			for _, ok := range row {
+				all = all && ok
+			}
+		}
+		if b < 0 || all {
+			p.fitsOn = nil
+		}
+	}
+}
+
+// runnable are the values of parameter i that can run with the point's backend (nil: all).
+func (s *Space) runnable(i int, pt Point) []bool {
+	p := &s.Params[i]
+	if p.fitsOn == nil || math.IsNaN(pt[p.onBackend]) {
+		return nil
+	}
+	b := int(pt[p.onBackend])
+	ok := make([]bool, len(p.Values))
+	any := false
+	for v := range ok {
+		ok[v] = p.fitsOn[v][b]
+		any = any || ok[v]
+	}
+	if !any {
+		return nil // no shape fits this backend: the candidates report it
+	}
+	return ok
 }
 
 // resolveWhen ties a condition to the parameter deciding it, or evaluates it on the concrete

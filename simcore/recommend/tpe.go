@@ -16,9 +16,11 @@ import (
 // continuous: Gaussian kernels of width tpeBandwidth(n) around the good values in [0,1]
 // coordinates, log coordinates on a log scale, plus a uniform prior); tpeSamples points are
 // drawn from the good densities and the one maximising Σ log(l(x)/g(x)) over its active
-// parameters that has not been proposed before is taken. The proposals already made in the
-// current block join the bad group ("constant liar"). Infeasible, failed and timed-out
-// candidates count as the worst.
+// parameters that has not been proposed before and lies within the GPU budget is taken (the
+// budget is known before any simulation, so the model never spends a trial outside it when a
+// sample inside exists). The proposals already made in the current block join the bad group
+// ("constant liar"). Infeasible, failed and timed-out candidates count as the worst. The
+// first block, with no result yet, is an initial design (designPoint), not random draws.
 const (
 	tpeGamma   = 0.25
 	tpeSamples = 32
@@ -64,6 +66,11 @@ func (s *Search) tpePoint(r *rng.Stream, t int) Point {
 		}
 	}
 	if finite == 0 || len(obs) < 2 {
+		for k := 0; k < tpeRandomTries; k++ {
+			if pt := s.space.randomPoint(r, nil); s.fresh(pt) {
+				return pt
+			}
+		}
 		return s.space.randomPoint(r, nil)
 	}
 	sort.SliceStable(obs, func(i, j int) bool {
@@ -100,13 +107,13 @@ func (s *Search) tpePoint(r *rng.Stream, t int) Point {
 			if !sp.active(i, pt) {
 				continue
 			}
-			pt[i] = sp.sample(i, &lm[i], r)
+			pt[i] = sp.sample(i, &lm[i], r, sp.runnable(i, pt))
 			acq += xmath.Log(sp.pdf(i, &lm[i], pt[i])) - xmath.Log(sp.pdf(i, &gm[i], pt[i]))
 		}
 		if acq > bestAnyAcq {
 			bestAny, bestAnyAcq = pt, acq
 		}
-		if acq > bestAcq && !s.proposed(pt) {
+		if acq > bestAcq && s.fresh(pt) {
 			best, bestAcq = pt, acq
 		}
 	}
@@ -114,21 +121,11 @@ func (s *Search) tpePoint(r *rng.Stream, t int) Point {
 		return best
 	}
 	for k := 0; k < tpeRandomTries; k++ {
-		if pt := sp.randomPoint(r, nil); !s.proposed(pt) {
+		if pt := sp.randomPoint(r, nil); s.fresh(pt) {
 			return pt
 		}
 	}
 	return bestAny
-}
-
-// proposed reports whether a point's concrete configuration was proposed before.
-func (s *Search) proposed(pt Point) bool {
-	_, key, err := s.space.Concrete(pt)
-	if err != nil {
-		return true
-	}
-	_, seen := s.byKey[key]
-	return seen
 }
 
 // unit maps a continuous value to [0,1] (log coordinates on a log scale).
@@ -201,18 +198,39 @@ func (s *Space) fit(i int, group []observation) density {
 	return d
 }
 
-func (s *Space) sample(i int, d *density, r *rng.Stream) float64 {
+// sample draws a value of parameter i from its density; ok, when not nil, limits a
+// categorical draw to the values it allows (the density renormalised over them).
+func (s *Space) sample(i int, d *density, r *rng.Stream, ok []bool) float64 {
 	p := &s.Params[i]
 	if !p.Continuous {
+		weights := d.weights
+		if ok != nil {
+			weights = make([]float64, len(d.weights))
+			total := 0.0
+			for v, w := range d.weights {
+				if ok[v] {
+					weights[v], total = w, total+w
+				}
+			}
+			for v := range weights {
+				weights[v] /= total
+			}
+		}
 		u := r.Uniform01()
-		acc := 0.0
-		for v, w := range d.weights {
+		acc, last := 0.0, 0
+		for v, w := range weights {
+			if w > 0 {
+				last = v
+			}
 			acc += w
 			if u < acc {
 				return float64(v)
 			}
 		}
-		return float64(len(d.weights) - 1)
+		if ok == nil {
+			last = len(weights) - 1
+		}
+		return float64(last)
 	}
 	j := int(r.UniformInt(uint64(len(d.centers) + 1)))
 	var u float64

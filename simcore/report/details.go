@@ -12,13 +12,6 @@ var DetailSections = []string{"summary", "memory", "time", "energy", "source"}
 // detailAll is the --detail word for every section.
 const detailAll = "all"
 
-// detailsSchemaVersion is the schema_version of the details object.
-const detailsSchemaVersion = "1.0"
-
-// detailUnsupported is the reason of a skipped section: the dynamo stack has no data for any
-// detail section.
-const detailUnsupported = "unsupported by stack"
-
 // ParseDetailSections reads a --detail value (a comma list of DetailSections names or
 // "all"; blanks around names are ignored) and returns the sections in canonical order,
 // without duplicates. The error says which names are allowed.
@@ -47,27 +40,6 @@ func MergeDetailSections(have, add []string) []string {
 		}
 	}
 	return out
-}
-
-// Details is the `details` object of prediction.json for the requested sections (canonical
-// names, as ParseDetailSections returns them): no section has data for the dynamo stack, so
-// every one is listed as skipped. Nil when no section is requested.
-func Details(sections []string) (map[string]any, error) {
-	if len(sections) == 0 {
-		return nil, nil
-	}
-	skipped := make([]any, 0, len(sections))
-	for _, s := range sections {
-		if !isDetailSection(s) {
-			return nil, fmt.Errorf("detail section '%s' is not one of %s", s, strings.Join(DetailSections, ", "))
-		}
-		skipped = append(skipped, map[string]any{"section": s, "reason": detailUnsupported})
-	}
-	return map[string]any{
-		"schema_version":     detailsSchemaVersion,
-		"requested_sections": sections,
-		"skipped":            skipped,
-	}, nil
 }
 
 func isDetailSection(s string) bool { return contains(DetailSections, s) }

@@ -28,7 +28,4 @@ func TestParseDetailSections(t *testing.T) {
 	if got := MergeDetailSections([]string{"source"}, []string{"energy", "summary"}); strings.Join(got, ",") != "summary,energy,source" {
 		t.Errorf("MergeDetailSections = %v", got)
 	}
-	if d, err := Details(nil); d != nil || err != nil {
-		t.Errorf("Details(nil) = %v, %v; want no details object", d, err)
-	}
 }

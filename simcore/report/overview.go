@@ -1,12 +1,5 @@
 package report
 
-import (
-	"strconv"
-
-	"aisimulate/simcore/internal/replay"
-	"aisimulate/simcore/spec"
-)
-
 // Overview is what the readable table (ReadableTable) shows besides the summary: the
 // deployment as configured and, when an SLA is set, how many requests met each bound.
 type Overview struct {
@@ -21,6 +14,9 @@ type Overview struct {
 // Deployment describes the served model and the workers, as the configuration sets them.
 type Deployment struct {
 	Model, Hardware, Backend, Mode string
+	// CatalogModel is the catalog id Model resolved to when it differs from Model (an alias
+	// such as llama-3.1-8b), else "".
+	CatalogModel string
 	// Workers lists the worker groups: `aggregated`, or `prefill` then `decode`.
 	Workers []WorkerGroup
 }
@@ -42,6 +38,41 @@ type WorkerGroup struct {
 // GPUs is the number of GPUs of the group at its configured replica count.
 func (w WorkerGroup) GPUs() int { return w.Replicas * w.GPUsPerReplica }
 
+// ModelText is the model as the readable table and the browser app echo it: the catalog id
+// an alias resolved to, followed by the id as given ("meta-llama/Meta-Llama-3.1-8B (given as
+// llama-3.1-8b)"), or the id itself.
+func (d Deployment) ModelText() string {
+	if d.CatalogModel == "" {
+		return d.Model
+	}
+	return d.CatalogModel + " (given as " + d.Model + ")"
+}
+
+// GPUs is the number of GPUs of every group at its configured replica count.
+func (d Deployment) GPUs() int {
+	n := 0
+	for _, w := range d.Workers {
+		n += w.GPUs()
+	}
+	return n
+}
+
+// HardwareLine is "h200_sxm × 2 GPUs, vllm, aggregated": what the deployment runs on, as the
+// readable table and the browser app show it.
+func (d Deployment) HardwareLine() string {
+	return d.Hardware + " × " + plural(d.GPUs(), "GPU") + ", " + d.Backend + ", " + d.Mode
+}
+
+// Line is "decode: 2 replicas × TP4 on b200_sxm, fixed timing": the group's replicas and
+// parallelism (its GPU when it differs from the deployment's), and its timing model.
+func (w WorkerGroup) Line(deploymentHardware string) string {
+	text := w.Role + ": " + plural(w.Replicas, "replica") + " × " + w.Parallelism
+	if w.Hardware != "" && w.Hardware != deploymentHardware {
+		text += " on " + w.Hardware
+	}
+	return text + ", " + w.Timing + " timing"
+}
+
 // BoundAttainment is how many completed requests met one SLA bound.
 type BoundAttainment struct {
 	// Metric is TTFT, ITL or E2E; BoundMs the bound.
@@ -51,83 +82,23 @@ type BoundAttainment struct {
 	Met, Completed int
 }
 
-// NewOverview builds the overview of a run from its configuration, accounting and result.
-func NewOverview(cfg *spec.Config, acc Accounting, res *replay.Result) *Overview {
-	e := cfg.Engine
-	o := &Overview{SLA: acc.SLA, Deployment: Deployment{Model: e.Model, Hardware: e.Hardware, Backend: e.Backend, Mode: e.Mode}}
-	group := func(role string, w *spec.Worker, gpus int) {
-		if w == nil {
-			return
-		}
-		o.Deployment.Workers = append(o.Deployment.Workers, WorkerGroup{Role: role, Hardware: w.Hardware,
-			Replicas: w.Parallelism.Replicas, GPUsPerReplica: gpus, Parallelism: parallelismText(w.Parallelism), Timing: w.Timing.Type})
+// Label is the bound as written for people: "TTFT ≤ 200 ms", and for ITL "ITL (request mean)
+// ≤ 20 ms", since the bound tests each request's mean gap, not the pooled gaps of the Inter
+// Token Latency statistics (docs/semantics/outputs.md §4.3).
+func (a BoundAttainment) Label() string {
+	name := a.Metric
+	if name == "ITL" {
+		name = "ITL (request mean)"
 	}
-	if acc.Disaggregated {
-		group("prefill", e.Prefill, acc.PrefillGPUsPerWorker)
-		group("decode", e.Decode, acc.DecodeGPUsPerWorker)
-	} else {
-		group("aggregated", e.Aggregated, acc.DecodeGPUsPerWorker)
-	}
-	if acc.SLA != nil {
-		o.Attainment = attainment(acc.SLA, res)
-	}
-	return o
+	return name + " ≤ " + trimNumber(a.BoundMs) + " ms"
 }
 
-// parallelismText is the short form of a parallelism: TP always, PP, DP (attention data)
-// and EP/MoE-TP only when above 1.
-func parallelismText(p spec.Parallelism) string {
-	s := "TP" + strconv.Itoa(p.Tensor)
-	for _, part := range []struct {
-		name string
-		n    int
-	}{{"PP", p.Pipeline}, {"DP", p.AttentionData}, {"MoE-TP", p.MoeTensor}, {"EP", p.MoeExpert}} {
-		if part.n > 1 {
-			s += " " + part.name + strconv.Itoa(part.n)
-		}
-	}
-	return s
-}
+// Share is the share of completed requests meeting the bound, "80.0%" ("n/a" without any).
+func (a BoundAttainment) Share() string { return Share(float64(a.Met), float64(a.Completed)) }
 
-// attainment counts, per set bound, the completed requests meeting it, with the per-bound
-// tests goodput combines (docs/semantics/outputs.md §4.3): a request without a first token meets no TTFT or
-// ITL bound and meets the E2E bound by its terminal time.
-func attainment(s *SLA, res *replay.Result) []BoundAttainment {
-	var out []BoundAttainment
-	if s.HasTTFT {
-		out = append(out, BoundAttainment{Metric: "TTFT", BoundMs: s.TTFTMs})
-	}
-	if s.HasITL {
-		out = append(out, BoundAttainment{Metric: "ITL", BoundMs: s.ITLMs})
-	}
-	if s.HasE2E {
-		out = append(out, BoundAttainment{Metric: "E2E", BoundMs: s.E2EMs})
-	}
-	for i := 0; i < res.Outcomes.Len(); i++ {
-		r := res.Outcomes.At(i)
-		if !isCompleted(r) {
-			continue
-		}
-		ttft, e2e := nonNeg(r.FirstToken-r.Arrival), nonNeg(r.LastToken-r.Arrival)
-		for j := range out {
-			out[j].Completed++
-			var met bool
-			switch out[j].Metric {
-			case "TTFT":
-				met = r.Tokens >= 1 && ttftMet(s, ttft)
-			case "ITL":
-				met = r.Tokens >= 1 && itlMet(s, ttft, e2e, r.Tokens)
-			case "E2E":
-				if r.Tokens >= 1 {
-					met = e2eMet(s, e2e)
-				} else {
-					met = e2eMet(s, r.Terminal-r.Arrival)
-				}
-			}
-			if met {
-				out[j].Met++
-			}
-		}
-	}
-	return out
+// SLA is the goodput bounds of evaluation.sla (docs/semantics/outputs.md §4.3); zero fields
+// are unset.
+type SLA struct {
+	TTFTMs, ITLMs, E2EMs    float64
+	HasTTFT, HasITL, HasE2E bool
 }

@@ -28,34 +28,29 @@ var (
 )
 
 // ReadableTable renders the table for a person at a terminal `columns` wide: the deployment,
-// the SLA attainment and goodput, the latency statistics with the AIPerf metric names in
-// one border style, throughput per GPU and per user, and the footer lines of the AIPerf
-// table. No line is wider than max(columns, 40) unless a single number is.
-func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir string) string {
+// whether it kept up with its load (SaturationSentence of sat, the saturation section; nil
+// leaves the line out), the SLA attainment and goodput, the latency statistics with the AIPerf
+// metric names in one border style, throughput per GPU and per user, and the footer lines of
+// the AIPerf table. No line is wider than max(columns, 40) unless a single number is.
+func ReadableTable(summary map[string]any, ov *Overview, sat map[string]any, columns int, outputDir string) string {
 	columns = max(columns, minColumns)
 	var b strings.Builder
-	label := func(name, text string) {
-		for i, part := range wrapList(text, columns-12) {
+	// lines writes text under a 12-column label, wrapped by wrap; label wraps a list at ", ".
+	lines := func(name, text string, wrap func(string, int) []string) {
+		for i, part := range wrap(text, columns-12) {
 			if i > 0 {
 				name = ""
 			}
 			b.WriteString(padRight(name, 12) + part + "\n")
 		}
 	}
+	label := func(name, text string) { lines(name, text, wrapList) }
 	if ov != nil {
 		d := ov.Deployment
-		gpus := 0
+		label("Deployment", d.ModelText())
+		label("", d.HardwareLine())
 		for _, w := range d.Workers {
-			gpus += w.GPUs()
-		}
-		label("Deployment", d.Model)
-		label("", d.Hardware+" × "+plural(gpus, "GPU")+", "+d.Backend+", "+d.Mode)
-		for _, w := range d.Workers {
-			text := w.Role + ": " + plural(w.Replicas, "replica") + " × " + w.Parallelism
-			if w.Hardware != "" && w.Hardware != d.Hardware {
-				text += " on " + w.Hardware
-			}
-			label("", text+", "+w.Timing+" timing")
+			label("", w.Line(d.Hardware))
 		}
 	}
 	if n, ok := Number(summary[KeyCompletedRequests]); ok {
@@ -65,14 +60,13 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 		}
 		label("Requests", strings.Replace(text, ".00 requests", " requests", 1))
 	}
+	if s := SaturationSentence(sat); s != "" {
+		lines("Load", s, wrapWords)
+	}
 	if ov != nil && ov.SLA != nil {
 		var parts []string
 		for _, a := range ov.Attainment {
-			name := a.Metric
-			if name == "ITL" {
-				name = "ITL (request mean)" // not the pooled gaps of the Inter Token Latency row
-			}
-			parts = append(parts, name+" ≤ "+trimNumber(a.BoundMs)+" ms: "+percent(a.Met, a.Completed))
+			parts = append(parts, a.Label()+": "+strconv.Itoa(a.Met)+"/"+strconv.Itoa(a.Completed)+" ("+a.Share()+")")
 		}
 		if len(parts) == 0 {
 			parts = []string{"no bounds set"}
@@ -80,7 +74,7 @@ func ReadableTable(summary map[string]any, ov *Overview, columns int, outputDir 
 		label("SLA", strings.Join(parts, ", "))
 		good, _ := Number(summary[KeyGoodputCompletedRequests])
 		done, _ := Number(summary[KeyCompletedRequests])
-		label("Goodput", FormatCount(good)+" requests met every bound ("+percentF(good, done)+"), "+
+		label("Goodput", FormatCount(good)+" requests met every bound ("+Share(good, done)+"), "+
 			cell(summary, KeyGoodputRequestThroughputRPS)+" requests/s, "+cell(summary, KeyGoodputOutputThroughputTokS)+" tokens/s")
 	}
 	b.WriteByte('\n')
@@ -315,12 +309,8 @@ func FormatCount(v float64) string {
 // trimNumber prints a bound as written: 200, 12.5.
 func trimNumber(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// percent is "met/of (p%)" with one decimal.
-func percent(met, of int) string {
-	return strconv.Itoa(met) + "/" + strconv.Itoa(of) + " (" + percentF(float64(met), float64(of)) + ")"
-}
-
-func percentF(met, of float64) string {
+// Share is met/of as a percentage with one decimal, "80.0%"; "n/a" when of is not positive.
+func Share(met, of float64) string {
 	if of <= 0 {
 		return "n/a"
 	}

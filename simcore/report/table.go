@@ -45,8 +45,10 @@ var tableFooter = []struct{ label, key string }{
 
 // Table renders the `--format table` standard output of docs/semantics/outputs.md §7.2 for a summary
 // object: the AIPerf-style metrics table, the footer lines, and the path of prediction.json
-// inside outputDir. Every line ends in a newline.
-func Table(summary map[string]any, outputDir string) string {
+// inside outputDir. Every line ends in a newline. When the saturation section sat says the
+// queue was growing, the saturation sentence follows the table [decision,
+// docs/semantics/outputs.md §7.2]; a deployment that keeps up gets the spec's table unchanged.
+func Table(summary map[string]any, sat map[string]any, outputDir string) string {
 	header := []string{"Metric", "avg", "min", "max", "p99", "p90", "p75", "std"}
 	var rows [][]string
 	for _, r := range tableRows {
@@ -129,6 +131,9 @@ func Table(summary map[string]any, outputDir string) string {
 		line(row)
 	}
 	border("└", "┴", "┘")
+	if sat[SatQueueTrend] == TrendGrowing {
+		b.WriteString(SaturationSentence(sat) + "\n")
+	}
 	for _, f := range tableFooter {
 		if v, ok := summary[f.key]; ok && isNumber(v) {
 			b.WriteString(f.label + ": " + formatCell(v) + "\n")

@@ -50,7 +50,7 @@ Saved full report to: aisimulate-output/prediction.json
 `
 
 func TestTableE2(t *testing.T) {
-	got := Table(e2Summary(), "./aisimulate-output")
+	got := Table(e2Summary(), nil, "./aisimulate-output")
 	if got != e2Table {
 		t.Fatalf("table mismatch:\n%s\nwant\n%s", got, e2Table)
 	}
@@ -65,7 +65,7 @@ func TestTableOutputPath(t *testing.T) {
 		"./a//b/./c":   "a/b/c/prediction.json",
 		"/abs/results": "/abs/results/prediction.json",
 	} {
-		got := Table(map[string]any{}, dir)
+		got := Table(map[string]any{}, nil, dir)
 		if !strings.HasSuffix(got, "Saved full report to: "+want+"\n") {
 			t.Errorf("dir %q: last line of\n%s\nwant path %s", dir, got, want)
 		}
@@ -75,7 +75,7 @@ func TestTableOutputPath(t *testing.T) {
 func TestTableMissingAndNonNumeric(t *testing.T) {
 	s := map[string]any{"mean_ttft_ms": 1234567.891, "num_requests": 3, "wall_time_ms": nil,
 		"prefix_cache_reused_ratio": 0.125}
-	got := Table(s, "o")
+	got := Table(s, nil, "o")
 	for _, want := range []string{
 		"┃ Time to First Token (ms)             ┃ 1,234,567.89 ┃ N/A ┃ N/A ┃ N/A ┃ N/A ┃ N/A ┃ N/A ┃\n",
 		"┃ Request Count (requests)             ┃         3.00 ┃ N/A ┃ N/A ┃ N/A ┃ N/A ┃ N/A ┃ N/A ┃\n",
@@ -92,7 +92,7 @@ func TestTableMissingAndNonNumeric(t *testing.T) {
 }
 
 func TestTablePowerRows(t *testing.T) {
-	got := Table(map[string]any{"power_coverage": 0.5, "power_w": 700.25}, "o")
+	got := Table(map[string]any{"power_coverage": 0.5, "power_w": 700.25}, nil, "o")
 	for _, want := range []string{"┃ Power per GPU (W)                    ┃ 700.25 ┃", "┃ Power Data Coverage (%)              ┃  50.00 ┃"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("table lacks %q:\n%s", want, got)
@@ -122,7 +122,7 @@ func TestFormatNumber(t *testing.T) {
 // sources): a statistics row after Request Latency and two count rows after Request Count.
 func TestTableTrajectoryRows(t *testing.T) {
 	s := e2Summary()
-	if got := Table(s, "./aisimulate-output"); strings.Contains(got, "Trajector") {
+	if got := Table(s, nil, "./aisimulate-output"); strings.Contains(got, "Trajector") {
 		t.Errorf("trajectory rows without trajectory keys:\n%s", got)
 	}
 	for _, st := range Statistics {
@@ -130,7 +130,7 @@ func TestTableTrajectoryRows(t *testing.T) {
 	}
 	s[KeyP50TrajectoryE2ELatencyMs] = 7.0
 	s[KeyTotalTrajectories], s[KeyCompletedTrajectories], s[KeyIncompleteTrajectories] = 3, 2, 1
-	got := Table(s, "./aisimulate-output")
+	got := Table(s, nil, "./aisimulate-output")
 	lines := strings.Split(got, "\n")
 	want := []struct {
 		at   int

@@ -5,12 +5,13 @@ package spec
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
 
-// rolesOf are the worker roles of a mode.
-func rolesOf(mode string) []string {
+// RolesOf are the worker roles of a mode: aggregated, or prefill and decode.
+func RolesOf(mode string) []string {
 	if mode == ModeDisaggregated {
 		return []string{RolePrefill, RoleDecode}
 	}
@@ -27,8 +28,10 @@ func modeOf(role string) string {
 
 // Candidate builds one concrete configuration tree: the concrete tree with values written at
 // the given paths (whole mappings for parallelism), the roles of the candidate's mode kept and
-// the others removed, and the router knobs removed when its policy is round_robin. The result
-// is a predict configuration.
+// the others removed (engine.kv_transfer too on an aggregated candidate), its backend's
+// entry of a per-backend backend_version, and when its policy is round_robin the KV-router knobs removed and the
+// load model written as the reference echoes it, `prefill_load_model: {type: none}`. The
+// result is a predict configuration.
 func (r *Recommendation) Candidate(paths []string, values []any) map[string]any {
 	t := deepCopy(r.Tree).(map[string]any)
 	for i, p := range paths {
@@ -40,17 +43,29 @@ func (r *Recommendation) Candidate(paths []string, values []any) map[string]any 
 			mode = s
 		}
 	}
+	if r.backendVersions != nil {
+		b, _ := getPath(t, "engine.backend")
+		if v, ok := r.backendVersions[fmt.Sprint(b)]; ok {
+			setPath(t, "engine.backend_version", v)
+		}
+	}
+	// engine.kv_transfer belongs to the disaggregated candidates of a mode domain, as their
+	// roles do (docs/recommend.md, "Domains"); with aggregated candidates only, predict's
+	// rule refuses it.
+	if mode == ModeAggregated && contains(r.Modes, ModeDisaggregated) {
+		deletePath(t, "engine.kv_transfer")
+	}
 	if w, ok := getPath(t, "engine.workers"); ok {
 		if wm, isMap := w.(map[string]any); isMap {
 			for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
-				if !contains(rolesOf(mode), role) {
+				if !contains(RolesOf(mode), role) {
 					delete(wm, role)
 				}
 			}
 		}
 	}
 	if p, ok := getPath(t, "router.policy"); ok && p == RouterRoundRobin {
-		deletePath(t, "router.prefill_load_model")
+		setPath(t, "router.prefill_load_model", map[string]any{"type": LoadModelNone})
 		for _, k := range routerNumerics {
 			deletePath(t, "router."+k)
 		}
@@ -90,7 +105,7 @@ func UsedGPUs(tree map[string]any) int {
 		}
 	}
 	total := 0
-	for _, role := range rolesOf(mode) {
+	for _, role := range RolesOf(mode) {
 		g := 1
 		for _, k := range []string{"replicas", "tensor", "pipeline", "attention_data"} {
 			if v, ok := getPath(tree, "engine.workers."+role+".parallelism."+k); ok {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"aisimulate/simcore/levenshtein"
 )
 
 // decoder walks the generic tree and remembers the first error. Every helper keeps going
@@ -84,37 +86,11 @@ func unknownKeyMsg(k string, allowed []string) string {
 func suggest(k string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
-		if d := EditDistance(strings.ToLower(k), a); d < bestD {
+		if d := levenshtein.Distance(strings.ToLower(k), a); d < bestD {
 			best, bestD = a, d
 		}
 	}
 	return best
-}
-
-// EditDistance is the Levenshtein distance of a and b (99 when either is longer than 64
-// bytes), used for "did you mean" hints here and in the catalogs.
-func EditDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func sortedKeys(m map[string]any) []string {

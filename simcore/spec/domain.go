@@ -49,72 +49,24 @@ type Condition struct {
 	Values []string
 }
 
-// fieldKind says what one searchable field holds.
-type fieldKind int
-
-const (
-	fieldInt fieldKind = iota
-	fieldFloat
-	fieldEnum
-)
-
-// searchField describes one field that may hold a domain: its type, its limits (the same as
-// predict's), and its allowed names for enumerations.
-type searchField struct {
-	kind fieldKind
-	lims []limit
-	enum []string
-	// positiveRange: a range's min must be > 0 (traffic.load numerics).
-	positiveRange bool
-}
-
-// roleSearchFields are the searchable fields below engine.workers.<role> (relative paths).
-var roleSearchFields = map[string]searchField{
-	"parallelism.replicas":                {kind: fieldInt, lims: []limit{gt(0)}},
-	"parallelism.tensor":                  {kind: fieldInt, lims: []limit{gt(0)}},
-	"parallelism.pipeline":                {kind: fieldInt, lims: []limit{gt(0)}},
-	"parallelism.attention_data":          {kind: fieldInt, lims: []limit{gt(0)}},
-	"parallelism.moe_tensor":              {kind: fieldInt, lims: []limit{gt(0)}},
-	"parallelism.moe_expert":              {kind: fieldInt, lims: []limit{gt(0)}},
-	"scheduler.max_batched_tokens":        {kind: fieldInt, lims: []limit{gt(0)}},
-	"scheduler.max_sequences":             {kind: fieldInt, lims: []limit{gt(0)}},
-	"scheduler.prefill_schedule_interval": {kind: fieldInt, lims: []limit{gt(0)}},
-	"scheduler.prefill_decode_interval":   {kind: fieldInt, lims: []limit{ge(0)}},
-	"kv_cache.block_size":                 {kind: fieldInt, lims: []limit{gt(0)}},
-	"kv_cache.capacity.memory_fraction":   {kind: fieldFloat, lims: []limit{gt(0), le(1)}},
-}
-
-// searchFields are the other searchable fields, by full dotted path.
-var searchFields = map[string]searchField{
-	"engine.mode":                      {kind: fieldEnum, enum: []string{ModeAggregated, ModeDisaggregated}},
-	"engine.backend":                   {kind: fieldEnum, enum: []string{BackendVLLM, BackendSGLang, BackendTRTLLM}},
-	"traffic.load.concurrency":         {kind: fieldInt, lims: []limit{gt(0)}, positiveRange: true},
-	"traffic.load.requests_per_second": {kind: fieldFloat, lims: []limit{gt(0), rateLimit}, positiveRange: true},
-	"traffic.load.sessions_per_second": {kind: fieldFloat, lims: []limit{gt(0), rateLimit}, positiveRange: true},
-	"traffic.load.speedup":             {kind: fieldFloat, lims: []limit{gt(0)}, positiveRange: true},
-	"router.policy":                    {kind: fieldEnum, enum: []string{RouterRoundRobin, RouterKV}},
-	"router.prefill_load_model.type":   {kind: fieldEnum, enum: []string{LoadModelNone, LoadModelAIC}},
-	"router.overlap_score_credit":      {kind: fieldFloat, lims: []limit{ge(0)}},
-	"router.prefill_load_scale":        {kind: fieldFloat, lims: []limit{ge(0)}},
-	"router.temperature":               {kind: fieldFloat, lims: []limit{ge(0)}},
-	"planner.policy":                   {kind: fieldEnum, enum: []string{PlannerDisabled, PlannerEnabled}},
-	"planner.min_workers":              {kind: fieldInt, lims: []limit{ge(0)}},
-	"planner.prefill_min_workers":      {kind: fieldInt, lims: []limit{gt(0)}},
-	"planner.decode_min_workers":       {kind: fieldInt, lims: []limit{gt(0)}},
-}
-
-// lookupSearchField returns the description of a searchable path, if it is one.
-func lookupSearchField(path string) (searchField, bool) {
-	if f, ok := searchFields[path]; ok {
-		return f, true
+// lookupSearchField returns the table field (fields.go) of a path a recommendation may give
+// a domain, if it is one.
+func lookupSearchField(path string) (*field, bool) {
+	for _, f := range fields {
+		if f.search && f.path == path {
+			return f, true
+		}
 	}
 	if rest, ok := strings.CutPrefix(path, "engine.workers."); ok {
 		if role, rel, ok := strings.Cut(rest, "."); ok && (role == RoleAggregated || role == RolePrefill || role == RoleDecode) {
-			f, ok := roleSearchFields[rel]
-			return f, ok
+			for _, f := range roleFields {
+				if f.search && f.path == rel {
+					return f, true
+				}
+			}
 		}
 	}
-	return searchField{}, false
+	return nil, false
 }
 
 // isDomainNode reports whether v is written as a domain ({choices: …} or {range: …}).
@@ -128,8 +80,8 @@ func isDomainNode(v any) bool {
 	return c || r
 }
 
-// decodeDomain validates the domain node v at path for field f.
-func decodeDomain(d *decoder, path string, v any, f searchField) Domain {
+// decodeDomain validates the domain node v at path for field f (its kind, limits and names).
+func decodeDomain(d *decoder, path string, v any, f *field) Domain {
 	m := v.(map[string]any)
 	dom := Domain{Path: path}
 	if len(m) != 1 {
@@ -181,13 +133,13 @@ func decodeDomain(d *decoder, path string, v any, f searchField) Domain {
 			return dom
 		}
 	}
-	num := func(key string) float64 {
+	bound := func(key string) float64 {
 		if f.kind == fieldInt {
 			return float64(d.asInt(o.p(key), o.m[key]))
 		}
 		return d.asFloat(o.p(key), o.m[key])
 	}
-	dom.Min, dom.Max = num("min"), num("max")
+	dom.Min, dom.Max = bound("min"), bound("max")
 	dom.Scale = o.enum("scale", ScaleLinear, ScaleLog)
 	dom.Int = f.kind == fieldInt
 	if !d.ok() {
@@ -261,12 +213,14 @@ func steppedValues(minN, maxN, stepN json.Number, integer bool) []any {
 }
 
 // checkFieldValue checks one concrete value of a searchable field (a choice).
-func checkFieldValue(d *decoder, path string, v any, f searchField) {
+func checkFieldValue(d *decoder, path string, v any, f *field) {
 	switch f.kind {
 	case fieldInt:
 		d.asInt(path, v, f.lims...)
 	case fieldFloat:
 		d.asFloat(path, v, f.lims...)
+	case fieldBool:
+		d.asBool(path, v)
 	default:
 		d.asEnum(path, v, f.enum...)
 	}

@@ -12,6 +12,12 @@ const (
 	BackendTRTLLM = "trtllm"
 )
 
+// Backends are the engine.backend names, the default first.
+var Backends = []string{BackendVLLM, BackendSGLang, BackendTRTLLM}
+
+// Modes are the engine.mode names, the default first.
+var Modes = []string{ModeAggregated, ModeDisaggregated}
+
 // Worker roles of engine.workers.
 const (
 	RoleAggregated = "aggregated"
@@ -109,7 +115,8 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 		return e
 	}
 	o := d.mapping("engine", v, engineShape)
-	e.Mode = o.enum("mode", ModeAggregated, ModeDisaggregated, "afd")
+	// "afd" is accepted here only to be refused with its own message.
+	e.Mode = o.enum(fieldMode.key(), append(fieldMode.enum[:len(fieldMode.enum):len(fieldMode.enum)], "afd")...)
 	if e.Mode == "afd" {
 		d.failf(o.p("mode"), "mode 'afd' needs the analytical engine stack; use aggregated or disaggregated")
 	}
@@ -118,7 +125,7 @@ func decodeEngine(d *decoder, root map[string]any) Engine {
 	if e.Hardware == "auto" {
 		d.failf(o.p("hardware"), "engine.hardware='auto' is recommendation-only; name a concrete system such as h200_sxm")
 	}
-	e.Backend = o.enum("backend", BackendVLLM, BackendSGLang, BackendTRTLLM)
+	e.Backend = o.enumField(&fieldBackend)
 	if o.set("backend_version") {
 		bv := d.asString(o.p("backend_version"), o.m["backend_version"])
 		e.BackendVersion = &bv
@@ -297,24 +304,24 @@ func decodeWorker(d *decoder, path string, v any, role string, e *Engine) *Worke
 
 	po := o.child("parallelism", parallelismShape)
 	w.Parallelism = Parallelism{
-		Replicas:      int(po.int("replicas", 1, gt(0))),
-		Tensor:        int(po.int("tensor", 1, gt(0))),
-		Pipeline:      int(po.int("pipeline", 1, gt(0))),
-		AttentionData: int(po.int("attention_data", 1, gt(0))),
-		MoeTensor:     int(po.int("moe_tensor", 1, gt(0))),
-		MoeExpert:     int(po.int("moe_expert", 1, gt(0))),
+		Replicas:      int(po.intField(&fieldReplicas)),
+		Tensor:        int(po.intField(&fieldTensor)),
+		Pipeline:      int(po.intField(&fieldPipeline)),
+		AttentionData: int(po.intField(&fieldAttentionData)),
+		MoeTensor:     int(po.intField(&fieldMoeTensor)),
+		MoeExpert:     int(po.intField(&fieldMoeExpert)),
 	}
 
 	so := o.child("scheduler", schedulerShape)
-	defSeqs := int64(256)
+	maxSeqs := fieldMaxSequences
 	if role == RolePrefill {
-		defSeqs = 1
+		maxSeqs.def = prefillMaxSequences
 	}
 	w.Scheduler = Scheduler{
-		MaxBatchedTokens:        int(so.int("max_batched_tokens", 8192, gt(0))),
-		MaxSequences:            int(so.int("max_sequences", defSeqs, gt(0))),
-		PrefillScheduleInterval: int(so.int("prefill_schedule_interval", 1, gt(0))),
-		PrefillDecodeInterval:   int(so.int("prefill_decode_interval", 0, ge(0))),
+		MaxBatchedTokens:        int(so.intField(&fieldMaxBatchedTokens)),
+		MaxSequences:            int(so.intField(&maxSeqs)),
+		PrefillScheduleInterval: int(so.intField(&fieldPrefillScheduleInterval)),
+		PrefillDecodeInterval:   int(so.intField(&fieldPrefillDecodeInterval)),
 	}
 	if d.ok() && w.Scheduler.PrefillScheduleInterval != 1 && e.Backend != BackendVLLM {
 		d.failf(so.p("prefill_schedule_interval"), "workers.%s.scheduler.prefill_schedule_interval is supported only for backend=vllm; remove it", role)
@@ -327,17 +334,17 @@ func decodeWorker(d *decoder, path string, v any, role string, e *Engine) *Worke
 	explicitBlock := ko.set("block_size") // null = backend default
 	w.KVCache.BlockSize = DefaultBlockSize(e.Backend)
 	if explicitBlock {
-		w.KVCache.BlockSize = int(ko.int("block_size", 0, gt(0)))
+		w.KVCache.BlockSize = int(ko.intField(&fieldBlockSize))
 	}
 	if d.ok() && w.KVCache.BlockSize < 2 && (e.Backend == BackendVLLM || e.Backend == BackendTRTLLM) {
 		d.failf(ko.p("block_size"), "must be at least 2 for backend %s, got %d", e.Backend, w.KVCache.BlockSize)
 	}
-	w.KVCache.PrefixCaching = ko.bool("prefix_caching", true)
+	w.KVCache.PrefixCaching = ko.boolField(&fieldPrefixCaching)
 	w.KVCache.BytesPerToken = bytesPerToken(ko)
 	w.KVCache.Capacity = decodeCapacity(ko.child("capacity", capacityShape), e.Backend, explicitBlock, w.KVCache)
 
 	w.Timing = decodeTiming(o.child("timing", timingShape))
-	w.StartupSeconds = o.float("startup_seconds", 0, ge(0), secondsLimit)
+	w.StartupSeconds = o.floatField(&fieldStartupSeconds)
 	return w
 }
 
@@ -355,15 +362,15 @@ func decodeCapacity(o *object, backend string, explicitBlock bool, kv KVCache) C
 		}
 		c.MemoryFraction = DefaultMemoryFraction(backend)
 		if o.set("memory_fraction") {
-			c.MemoryFraction = o.float("memory_fraction", 0, gt(0), le(1))
+			c.MemoryFraction = o.floatField(&fieldMemoryFraction)
 		}
-		c.CUDAGraphReservedBytes = o.int("cuda_graph_reserved_bytes", 0, ge(0), le(1<<53))
+		c.CUDAGraphReservedBytes = o.intField(&fieldCUDAGraphReservedBytes)
 	case CapacityFixed:
 		if o.set("memory_fraction") {
 			d.failf(o.p("memory_fraction"), "fixed KV capacity rejects memory_fraction; remove it or use capacity.type: default")
 			return c
 		}
-		if r := o.int("cuda_graph_reserved_bytes", 0, ge(0), le(1<<53)); r != 0 {
+		if r := o.intField(&fieldCUDAGraphReservedBytes); r != 0 {
 			d.failf(o.p("cuda_graph_reserved_bytes"), "fixed KV capacity rejects a non-zero cuda_graph_reserved_bytes; remove it")
 			return c
 		}
@@ -372,9 +379,9 @@ func decodeCapacity(o *object, backend string, explicitBlock bool, kv KVCache) C
 		case hasBlocks && hasBytes:
 			d.failf(o.path, "fixed KV capacity takes exactly one of blocks or bytes, not both")
 		case hasBlocks:
-			c.Blocks = int(o.int("blocks", 0, gt(0)))
+			c.Blocks = int(o.intField(&fieldCapacityBlocks))
 		case hasBytes:
-			b := o.int("bytes", 0, gt(0))
+			b := o.intField(&fieldCapacityBytes)
 			if !d.ok() {
 				return c
 			}

@@ -35,10 +35,14 @@ func load(yamlText []byte, sets []string) (*Config, *Error) {
 	return decodeRoot(root)
 }
 
-// parseRoot parses a configuration into its top-level mapping and applies the --set
-// assignments left to right: for predict (recommend false) or for recommend, whose --set may
-// also reach optimization and optimizer and write domains.
+// parseRoot checks the text's size and nesting (checkInput), parses a configuration into its
+// top-level mapping and applies the --set assignments left to right: for predict (recommend
+// false) or for recommend, whose --set may also reach optimization and optimizer and write
+// domains.
 func parseRoot(yamlText []byte, sets []string, recommend bool) (map[string]any, *Error) {
+	if err := checkInput(yamlText, sets); err != nil {
+		return nil, err
+	}
 	tree, perr := parseYAML(yamlText)
 	if perr != nil {
 		return nil, &Error{Msg: "malformed YAML: " + yamlErrText(perr)}
@@ -89,6 +93,9 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 		}
 		adapters = append(adapters, k)
 	}
+	if err := misspeltSection(root, adapters); err != nil {
+		return nil, err
+	}
 
 	// Step 6: the core config.
 	d := &decoder{}
@@ -96,14 +103,6 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	cfg.Traffic = decodeTraffic(d, root)
 	if !d.ok() {
 		return nil, d.err
-	}
-	if _, ok := root["engine"]; !ok {
-		// A misspelt core section would otherwise only surface later as an unknown adapter.
-		for _, a := range adapters {
-			if EditDistance(strings.ToLower(a), "engine") <= 2 {
-				return nil, &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
-			}
-		}
 	}
 	cfg.Engine = decodeEngine(d, root)
 	if !d.ok() {
@@ -147,6 +146,122 @@ func decodeRoot(root map[string]any) (*Config, *Error) {
 	}
 	if !d.ok() {
 		return nil, d.err
+	}
+	return cfg, nil
+}
+
+// MaxConfigBytes is the largest configuration text a run accepts (1 MiB, docs/robustness.md):
+// every target reads at most this much, so a device such as /dev/zero given as the
+// configuration is refused at once instead of being read until memory runs out.
+const MaxConfigBytes = 1 << 20
+
+// MaxConfigNesting is the deepest nesting of flow collections ({…}, […]) and block-sequence
+// dashes on one line a configuration may have; real configurations nest six levels. It
+// keeps a hostile text such as 5,000 nested `{a: ` from exhausting the parser's stack.
+const MaxConfigNesting = 100
+
+// checkInput refuses configuration text over MaxConfigBytes or nested deeper than
+// MaxConfigNesting, and a --set value nested deeper, before any parsing: LoadConfig and
+// LoadRecommendation call it first, so every target gets the same limits by loading.
+func checkInput(text []byte, sets []string) *Error {
+	if len(text) > MaxConfigBytes {
+		return &Error{Path: "", Msg: ConfigTooLarge}
+	}
+	if line, ok := nestingWithin(text, MaxConfigNesting); !ok {
+		return &Error{Path: "", Msg: fmt.Sprintf("line %d nests collections more than %d levels deep, the limit on configuration nesting (docs/robustness.md)", line, MaxConfigNesting)}
+	}
+	for _, set := range sets {
+		if _, ok := nestingWithin([]byte(set), MaxConfigNesting); !ok {
+			return &Error{Path: "", Msg: fmt.Sprintf("--set %.60q nests collections more than %d levels deep, the limit on configuration nesting (docs/robustness.md)", set, MaxConfigNesting)}
+		}
+	}
+	return nil
+}
+
+// nestingWithin scans YAML text for flow brackets outside quotes and comments and for the
+// dashes of block sequences opened on one line ("- - - x"); it reports the first line whose
+// nesting passes limit. It over-counts rather than under-counts (a bracket inside a plain
+// scalar counts), which only matters far past any real configuration.
+func nestingWithin(text []byte, limit int) (line int, ok bool) {
+	depth, line := 0, 1
+	var quote byte
+	lineStart := true
+	dashes := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\n':
+			line++
+			lineStart, dashes = true, 0
+			if quote == '\'' {
+				continue
+			}
+			continue
+		case quote == '"' && c == '\\':
+			i++
+			continue
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || text[i-1] == ' ' || text[i-1] == '\t' || text[i-1] == '\n'):
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case lineStart && c == '-' && i+1 < len(text) && (text[i+1] == ' ' || text[i+1] == '\t'):
+			dashes++
+			continue
+		case lineStart && (c == ' ' || c == '\t'):
+			continue
+		}
+		lineStart = false
+		if depth+dashes > limit {
+			return line, false
+		}
+	}
+	return 0, true
+}
+
+// ConfigTooLarge is the reason given for configuration text over MaxConfigBytes.
+var ConfigTooLarge = fmt.Sprintf("the configuration is larger than %d bytes (1 MiB), the limit on configuration text (docs/robustness.md); shorten it or move long inputs into a trace file", MaxConfigBytes)
+
+// misspeltSection refuses an unknown top-level section that is a plausible typo (suggest) of
+// a core section or an installed adapter the configuration lacks: it would otherwise be read
+// as an unavailable adapter, and a misspelt traffic section would leave the default traffic
+// in its place. A misspelt engine is reported as the missing required section.
+func misspeltSection(root map[string]any, adapters []string) *Error {
+	known := append(append([]string(nil), coreSections...), InstalledAdapters...)
+	for _, a := range adapters {
+		if contains(InstalledAdapters, a) {
+			continue
+		}
+		s := suggest(a, known)
+		if _, present := root[s]; s == "" || present {
+			continue
+		}
+		if s == "engine" {
+			return &Error{Path: "engine", Msg: fmt.Sprintf("required section is missing; found %q, did you mean engine?", a)}
+		}
+		return &Error{Path: a, Msg: fmt.Sprintf("unknown top-level section %q; did you mean %s?", a, s)}
+	}
+	return nil
+}
+
+// ConfigOfTree decodes a concrete configuration tree (Recommendation.Candidate's) as
+// LoadConfig decodes the mapping of a YAML text, without writing and parsing the text.
+func ConfigOfTree(tree map[string]any) (*Config, error) {
+	cfg, err := decodeRoot(deepCopy(tree).(map[string]any))
+	if err != nil {
+		return nil, err
 	}
 	return cfg, nil
 }

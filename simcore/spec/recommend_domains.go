@@ -21,7 +21,10 @@ func (r *Recommendation) takeDomain(d *decoder, path string, when *Condition) bo
 	if !ok || !isDomainNode(v) {
 		return false
 	}
-	f, _ := lookupSearchField(path)
+	f, ok := lookupSearchField(path)
+	if !ok {
+		panic("spec: " + path + " is not a search field of the table (fields.go)")
+	}
 	dom := decodeDomain(d, path, v, f)
 	dom.When = when
 	if d.ok() {
@@ -47,17 +50,30 @@ func (r *Recommendation) collectDomains(d *decoder) {
 		}
 		return
 	}
-	// engine.hardware: auto takes optimization.hardware.
+	// engine.hardware: auto takes optimization.hardware: one system, or a domain of systems
+	// [extension] whose first choice stands in the concrete tree until a candidate writes its
+	// own (the default ladder reads it; simcore puts the largest there).
 	if hw, ok := getPath(r.Tree, "engine.hardware"); ok && hw == "auto" {
-		if r.Optimization.Hardware == "" {
-			d.failf("engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>}")
+		switch {
+		case r.Optimization.HardwareChoices != nil:
+			setPath(r.Tree, PathHardware, r.Optimization.HardwareChoices[0])
+		case r.Optimization.Hardware == "":
+			d.failf("engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>} or {hardware: {choices: [h100_sxm, h200_sxm]}}")
 			return
+		default:
+			setPath(r.Tree, PathHardware, r.Optimization.Hardware)
 		}
-		setPath(r.Tree, "engine.hardware", r.Optimization.Hardware)
+	} else if r.Optimization.HardwareChoices != nil {
+		d.failf("optimization.hardware", "a domain of systems needs engine.hardware: auto")
+		return
+	}
+	r.checkPrices(d)
+	if !d.ok() {
+		return
 	}
 	// Mode and backend: default domains when omitted.
 	modes := []string{}
-	if !r.takeDomain(d, "engine.mode", nil) {
+	if !r.takeDomain(d, fieldMode.path, nil) {
 		if v, ok := getPath(r.Tree, "engine.mode"); ok {
 			if s, isStr := v.(string); isStr {
 				modes = append(modes, s)
@@ -80,10 +96,13 @@ func (r *Recommendation) collectDomains(d *decoder) {
 		modes = []string{ModeAggregated}
 	}
 	r.Modes = modes
-	if !r.takeDomain(d, "engine.backend", nil) {
+	if !r.takeDomain(d, fieldBackend.path, nil) {
 		if _, ok := getPath(r.Tree, "engine.backend"); !ok {
 			r.addDefault("engine.backend", strs([]string{BackendVLLM, BackendSGLang}), nil)
 		}
+	}
+	if r.Optimization.HardwareChoices != nil {
+		r.Domains = append(r.Domains, Domain{Path: PathHardware, Kind: DomainChoices, Choices: strs(r.Optimization.HardwareChoices)})
 	}
 	if !d.ok() {
 		return
@@ -92,12 +111,12 @@ func (r *Recommendation) collectDomains(d *decoder) {
 	if !d.ok() {
 		return
 	}
-	for _, p := range []string{"traffic.load.concurrency", "traffic.load.requests_per_second", "traffic.load.sessions_per_second", "traffic.load.speedup"} {
-		r.takeDomain(d, p, nil)
-	}
-	if t, ok := getPath(r.Tree, "traffic.load.type"); ok && t == "kv_capacity_fraction" {
-		d.failf("traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate")
+	r.collectBackendVersions(d)
+	if !d.ok() {
 		return
+	}
+	for _, f := range []*field{&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup, &fieldFraction} {
+		r.takeDomain(d, f.path, nil)
 	}
 	if !d.ok() {
 		return
@@ -118,7 +137,7 @@ func (r *Recommendation) collectRoles(d *decoder) {
 	var roles []string
 	for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
 		for _, m := range r.Modes {
-			if contains(rolesOf(m), role) && !contains(roles, role) {
+			if contains(RolesOf(m), role) && !contains(roles, role) {
 				roles = append(roles, role)
 			}
 		}
@@ -153,9 +172,9 @@ func (r *Recommendation) collectRoles(d *decoder) {
 		if !d.ok() {
 			return
 		}
-		for _, rel := range []string{"scheduler.max_batched_tokens", "scheduler.max_sequences", "scheduler.prefill_schedule_interval",
-			"scheduler.prefill_decode_interval", "kv_cache.block_size", "kv_cache.capacity.memory_fraction"} {
-			r.takeDomain(d, base+"."+rel, when)
+		for _, f := range []*field{&fieldMaxBatchedTokens, &fieldMaxSequences, &fieldPrefillScheduleInterval,
+			&fieldPrefillDecodeInterval, &fieldBlockSize, &fieldMemoryFraction} {
+			r.takeDomain(d, base+"."+f.path, when)
 		}
 		if !d.ok() {
 			return
@@ -305,7 +324,7 @@ func (r *Recommendation) collectRouter(d *decoder) {
 	}
 	kv := &Condition{Path: "router.policy", Values: []string{RouterKV}}
 	policies := []string{}
-	if r.takeDomain(d, "router.policy", nil) {
+	if r.takeDomain(d, fieldRouterPolicy.path, nil) {
 		if !d.ok() {
 			return
 		}
@@ -321,7 +340,16 @@ func (r *Recommendation) collectRouter(d *decoder) {
 		r.addDefault("router.policy", strs(policies), nil)
 	}
 	searchKV := contains(policies, RouterKV)
-	paths := append([]string{"router.prefill_load_model.type"}, prefixAll("router.", routerNumerics)...)
+	// A round-robin candidate echoes prefill_load_model: {type: none} (Candidate), so a
+	// concrete load model other than none cannot hold for it.
+	if t, ok := getPath(r.Tree, fieldPrefillLoadModel.path); ok && !isDomainNode(t) && t != LoadModelNone && contains(policies, RouterRoundRobin) {
+		d.failf(fieldPrefillLoadModel.path, "'%v' is incompatible with router.policy='round_robin', which the search includes; use type: none, a domain containing none, or policy: kv_router", t)
+		return
+	}
+	paths := []string{fieldPrefillLoadModel.path}
+	for _, f := range routerNumericFields {
+		paths = append(paths, f.path)
+	}
 	if !searchKV {
 		for _, p := range paths {
 			if v, ok := getPath(r.Tree, p); ok && isDomainNode(v) {
@@ -331,7 +359,7 @@ func (r *Recommendation) collectRouter(d *decoder) {
 		}
 		return
 	}
-	if r.takeDomain(d, "router.prefill_load_model.type", kv) {
+	if r.takeDomain(d, fieldPrefillLoadModel.path, kv) {
 		if !d.ok() {
 			return
 		}
@@ -342,13 +370,12 @@ func (r *Recommendation) collectRouter(d *decoder) {
 	} else if _, ok := getPath(r.Tree, "router.prefill_load_model"); !ok {
 		r.addDefault("router.prefill_load_model.type", strs([]string{LoadModelNone, LoadModelAIC}), kv)
 	}
-	for _, k := range routerNumerics {
-		p := "router." + k
-		if r.takeDomain(d, p, kv) {
+	for _, f := range routerNumericFields {
+		if r.takeDomain(d, f.path, kv) {
 			continue
 		}
-		if _, ok := getPath(r.Tree, p); !ok {
-			r.addDefault(p, numbers(routerNumericDefaults[k]), kv)
+		if _, ok := getPath(r.Tree, f.path); !ok {
+			r.addDefault(f.path, numbers(routerNumericDefaults[f.key()]), kv)
 		}
 	}
 }
@@ -375,3 +402,64 @@ func rejectDomains(d *decoder, path string, v any) {
 		}
 	}
 }
+
+// collectBackendVersions reads engine.backend_version written as a per-backend mapping
+// ({vllm: "0.24.0", sglang: current}, docs/recommend.md, "Domains"): keys are backends,
+// values versions or null; Candidate writes each candidate its backend's entry (none when
+// the mapping has no entry for it). One string stays in the tree for every candidate.
+func (r *Recommendation) collectBackendVersions(d *decoder) {
+	v, ok := getPath(r.Tree, "engine.backend_version")
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return
+	}
+	backends := []string{BackendVLLM, BackendSGLang, BackendTRTLLM}
+	versions := map[string]any{}
+	for _, k := range sortedKeys(m) {
+		p := "engine.backend_version." + k
+		if !contains(backends, k) {
+			d.failf(p, "a per-backend backend_version takes the keys %s; got %q", strings.Join(backends, ", "), k)
+			return
+		}
+		if m[k] != nil {
+			versions[k] = d.asString(p, m[k])
+		}
+	}
+	if d.ok() {
+		r.backendVersions = versions
+		deletePath(r.Tree, "engine.backend_version")
+	}
+}
+
+// checkPrices requires a price in optimization.gpu_hour_cost for every system a candidate
+// can run on (engine.hardware or its choices, and the roles' own hardware).
+func (r *Recommendation) checkPrices(d *decoder) {
+	prices := r.Optimization.GPUHourCost
+	if prices == nil {
+		return
+	}
+	ids := append([]string(nil), r.Optimization.HardwareChoices...)
+	if hw, ok := getPath(r.Tree, PathHardware); ok && r.Optimization.HardwareChoices == nil {
+		if s, isStr := hw.(string); isStr {
+			ids = append(ids, s)
+		}
+	}
+	for _, role := range []string{RoleAggregated, RolePrefill, RoleDecode} {
+		if hw, ok := getPath(r.Tree, WorkerPath(role, "hardware")); ok {
+			if s, isStr := hw.(string); isStr {
+				ids = append(ids, s)
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := prices[id]; !ok {
+			d.failf("optimization.gpu_hour_cost", "no price for %s, which candidates run on; add %s: <USD per GPU-hour>", id, id)
+			return
+		}
+	}
+}
+
+// SizeLadderOn puts system id in the concrete tree's engine.hardware, which candidates of a
+// hardware domain overwrite with their own: the default ladder sizes its shapes on it, so
+// the caller passes the choice with the most memory per GPU (every shape some choice holds).
+func (r *Recommendation) SizeLadderOn(id string) { setPath(r.Tree, PathHardware, id) }

@@ -34,7 +34,8 @@ type plannerItem struct {
 	defaults [][]any
 }
 
-func num(s string) any { return json.Number(s) }
+// jsonNumber is the tree value of a number written as text (as the YAML parser makes it).
+func jsonNumber(s string) any { return json.Number(s) }
 
 // plannerItems are the sub-items in search order (the predictor last: it is chosen by a
 // pre-sweep, not searched).
@@ -46,33 +47,33 @@ var plannerItems = []plannerItem{
 			"hybrid_180_5", "hybrid_600_5"},
 		presets: map[string][]any{
 			plannerScalingOffName: {false, false, nil, nil},
-			"throughput_180_5":    {true, false, num("180"), num("5")},
-			"throughput_600_5":    {true, false, num("600"), num("5")},
-			"load_180_5":          {false, true, num("180"), num("5")},
-			"load_180_10":         {false, true, num("180"), num("10")},
-			"hybrid_180_5":        {true, true, num("180"), num("5")},
-			"hybrid_600_5":        {true, true, num("600"), num("5")},
+			"throughput_180_5":    {true, false, jsonNumber("180"), jsonNumber("5")},
+			"throughput_600_5":    {true, false, jsonNumber("600"), jsonNumber("5")},
+			"load_180_5":          {false, true, jsonNumber("180"), jsonNumber("5")},
+			"load_180_10":         {false, true, jsonNumber("180"), jsonNumber("10")},
+			"hybrid_180_5":        {true, true, jsonNumber("180"), jsonNumber("5")},
+			"hybrid_600_5":        {true, true, jsonNumber("600"), jsonNumber("5")},
 		},
-		defaults: [][]any{{false, true}, {false, true}, {num("180"), num("600")}, {num("5"), num("10")}},
+		defaults: [][]any{{false, true}, {false, true}, {jsonNumber("180"), jsonNumber("600")}, {jsonNumber("5"), jsonNumber("10")}},
 	},
 	{
 		name:  PlannerFPMSampling,
 		keys:  []string{"max_num_fpm_samples", "fpm_sample_bucket_size"},
 		names: []string{"small", "default", "large", "fine"},
 		presets: map[string][]any{
-			"small": {num("32"), num("4")}, "default": {num("64"), num("16")},
-			"large": {num("128"), num("16")}, "fine": {num("128"), num("64")},
+			"small": {jsonNumber("32"), jsonNumber("4")}, "default": {jsonNumber("64"), jsonNumber("16")},
+			"large": {jsonNumber("128"), jsonNumber("16")}, "fine": {jsonNumber("128"), jsonNumber("64")},
 		},
-		defaults: [][]any{{num("32"), num("64"), num("128")}, {num("4"), num("16"), num("64")}},
+		defaults: [][]any{{jsonNumber("32"), jsonNumber("64"), jsonNumber("128")}, {jsonNumber("4"), jsonNumber("16"), jsonNumber("64")}},
 	},
 	{
 		name:  PlannerLoadSense,
 		keys:  []string{"load_scaling_down_sensitivity", "load_min_observations"},
 		names: []string{"aggressive", "default", "conservative"},
 		presets: map[string][]any{
-			"aggressive": {num("70"), num("3")}, "default": {num("80"), num("5")}, "conservative": {num("90"), num("8")},
+			"aggressive": {jsonNumber("70"), jsonNumber("3")}, "default": {jsonNumber("80"), jsonNumber("5")}, "conservative": {jsonNumber("90"), jsonNumber("8")},
 		},
-		defaults: [][]any{{num("70"), num("80"), num("90")}, {num("3"), num("5"), num("8")}},
+		defaults: [][]any{{jsonNumber("70"), jsonNumber("80"), jsonNumber("90")}, {jsonNumber("3"), jsonNumber("5"), jsonNumber("8")}},
 	},
 	{
 		name: PlannerLoadPredictor,
@@ -93,13 +94,13 @@ var plannerItems = []plannerItem{
 			"kalman_reactive_raw":   predictorPreset("kalman", false, "50", "10.0", "1.0", "5.0", "3"),
 			"kalman_reactive_log1p": predictorPreset("kalman", true, "50", "10.0", "1.0", "5.0", "3"),
 		},
-		defaults: [][]any{{"constant", "arima", "prophet", "kalman"}, {false, true}, {num("20"), num("50")},
-			{num("1.0"), num("10.0")}, {num("0.1"), num("1.0")}, {num("5.0"), num("10.0")}, {num("3"), num("5")}},
+		defaults: [][]any{{"constant", "arima", "prophet", "kalman"}, {false, true}, {jsonNumber("20"), jsonNumber("50")},
+			{jsonNumber("1.0"), jsonNumber("10.0")}, {jsonNumber("0.1"), jsonNumber("1.0")}, {jsonNumber("5.0"), jsonNumber("10.0")}, {jsonNumber("3"), jsonNumber("5")}},
 	},
 }
 
 func predictorPreset(family string, log1p bool, window, qLevel, qTrend, r, minPoints string) []any {
-	return []any{family, log1p, num(window), num(qLevel), num(qTrend), num(r), num(minPoints)}
+	return []any{family, log1p, jsonNumber(window), jsonNumber(qLevel), jsonNumber(qTrend), jsonNumber(r), jsonNumber(minPoints)}
 }
 
 func lookupPlannerItem(name string) *plannerItem {
@@ -172,17 +173,20 @@ type PlannerSearch struct {
 // PredictorKeys are the planner knobs a load-predictor entry writes.
 func PredictorKeys() []string { return lookupPlannerItem(PlannerLoadPredictor).keys }
 
-// plannerTarget is the planner target optimization.target implies (docs/recommend.md,
-// "Planner search"): goodput targets → sla, latency targets → latency, the others →
-// throughput (pareto: throughput; its objectives hold no goodput).
-func plannerTarget(target string) string {
-	switch target {
-	case TargetGoodput, TargetGoodputPerGPU:
-		return TargetSLA
-	case TargetTTFT, TargetE2ELatency:
-		return "latency"
+// plannerTarget is the planner target the objectives imply (docs/recommend.md, "Planner
+// search"): sla whenever one is a goodput objective (pareto with a complete SLA included),
+// latency for the latency targets, throughput otherwise.
+func plannerTarget(objectives []string) string {
+	target := "throughput"
+	for _, o := range objectives {
+		switch o {
+		case TargetGoodput, TargetGoodputPerGPU:
+			return TargetSLA
+		case TargetTTFT, TargetE2ELatency:
+			target = "latency"
+		}
 	}
-	return "throughput"
+	return target
 }
 
 // plannerControl is one sub-item as written: whether its preset is active (default or a
@@ -210,14 +214,14 @@ func (r *Recommendation) collectPlanner(d *decoder) {
 	}
 	var policies []string
 	var policyWhen *Condition
-	if r.takeDomain(d, "planner.policy", nil) {
+	if r.takeDomain(d, fieldPlannerPolicy.path, nil) {
 		if !d.ok() {
 			return
 		}
 		policies = domainStrings(r.Domains[len(r.Domains)-1])
 		policyWhen = &Condition{Path: "planner.policy", Values: []string{PlannerEnabled}}
 	} else if p, ok := m["policy"]; ok {
-		policies = []string{d.asEnum("planner.policy", p, PlannerDisabled, PlannerEnabled)}
+		policies = []string{d.asEnum(fieldPlannerPolicy.path, p, fieldPlannerPolicy.enum...)}
 	} else {
 		policies = []string{PlannerDisabled, PlannerEnabled}
 		policyWhen = &Condition{Path: "planner.policy", Values: []string{PlannerEnabled}}
@@ -246,8 +250,8 @@ func (r *Recommendation) collectPlanner(d *decoder) {
 	if _, ok := m["policy"]; !ok && policyWhen != nil && !r.hasDomain("planner.policy") {
 		r.addDefault("planner.policy", strs([]string{PlannerDisabled, PlannerEnabled}), nil)
 	}
-	for _, k := range []string{"min_workers", "prefill_min_workers", "decode_min_workers"} {
-		r.takeDomain(d, "planner."+k, policyWhen)
+	for _, f := range []*field{&fieldMinWorkers, &fieldPrefillMinWorkers, &fieldDecodeMinWorkers} {
+		r.takeDomain(d, f.path, policyWhen)
 	}
 	if !d.ok() {
 		return
@@ -255,7 +259,7 @@ func (r *Recommendation) collectPlanner(d *decoder) {
 	r.plannerControls = controls
 	r.Planner = &PlannerSearch{PolicyWhen: policyWhen, Winners: map[int]int{}}
 	if t, ok := m["target"]; ok {
-		r.Planner.Target = d.asEnum("planner.target", t, "throughput", "latency", TargetSLA, "load")
+		r.Planner.Target = d.asEnum(fieldPlannerTarget.path, t, fieldPlannerTarget.enum...)
 		delete(m, "target")
 	}
 }
@@ -421,24 +425,26 @@ func decodePlannerEntries(d *decoder, it *plannerItem, path string, list []any) 
 // checkPlannerKnob validates one knob value of a sub-item (the limits of predict's planner
 // section; intervals of a scaling policy may be null).
 func checkPlannerKnob(d *decoder, path string, it *plannerItem, j int, v any) {
-	k := it.keys[j]
-	switch {
-	case v == nil && it.name == PlannerScalingPolicy && j >= 2:
-	case k == "enable_throughput_scaling" || k == "enable_load_scaling" || k == "load_predictor_log1p":
-		d.asBool(path, v)
-	case k == "load_predictor":
-		d.asEnum(path, v, "constant", "arima", "prophet", "kalman")
-	case k == "load_scaling_down_sensitivity":
-		d.asInt(path, v, ge(0), le(100))
-	case k == "kalman_q_level" || k == "kalman_q_trend" || k == "kalman_r":
-		d.asFloat(path, v, gt(0))
-	case k == "fpm_sample_bucket_size":
-		if n := d.asInt(path, v, gt(0)); d.ok() && !isPerfectSquare(int(n)) {
+	if v == nil && it.name == PlannerScalingPolicy && j >= 2 {
+		return
+	}
+	f := plannerKnobField(it.keys[j])
+	checkFieldValue(d, path, v, f)
+	if f == &fieldFPMSampleBucketSize && d.ok() {
+		if n := jsonInt(v); !isPerfectSquare(n) {
 			d.failf(path, "must be a perfect square (1, 4, 9, 16, 25, …), got %d", n)
 		}
-	default:
-		d.asInt(path, v, gt(0))
 	}
+}
+
+// plannerKnobField is the table field (fields.go) of a planner knob a sub-item writes.
+func plannerKnobField(key string) *field {
+	for _, f := range fields {
+		if f.path == "planner."+key {
+			return f
+		}
+	}
+	panic("spec: planner knob " + key + " is not in the field table (fields.go)")
 }
 
 // checkScalingEntry applies predict's scaling rules to an explicit scaling policy: an
@@ -551,14 +557,15 @@ func plannerKnobDomain(d *decoder, path string, it *plannerItem, j int, m map[st
 		}
 		return list
 	}
-	kind := fieldInt
-	if k := it.keys[j]; k == "kalman_q_level" || k == "kalman_q_trend" || k == "kalman_r" {
-		kind = fieldFloat
-	} else if v := it.defaults[j][0]; v == false || v == true || v == "constant" {
+	knob := *plannerKnobField(it.keys[j])
+	if knob.kind == fieldBool || knob.kind == fieldEnum {
 		d.failf(path, "a domain of this knob is {choices: [...]}")
 		return nil
 	}
-	dom := decodeDomain(d, path, m, searchField{kind: kind, lims: []limit{gt(0)}})
+	// A range's bounds must be positive; its values then meet the knob's own limits
+	// (checkPlannerKnob below).
+	knob.lims = []limit{gt(0)}
+	dom := decodeDomain(d, path, m, &knob)
 	if !d.ok() {
 		return nil
 	}
@@ -580,7 +587,7 @@ func (r *Recommendation) finishPlanner(d *decoder) {
 		return
 	}
 	if ps.Target == "" {
-		ps.Target = plannerTarget(r.Optimization.Target)
+		ps.Target = plannerTarget(r.Objectives())
 	}
 	sc := r.plannerControls[0]
 	ttftITL := r.SLA != nil && r.SLA.TTFTMs != nil && r.SLA.ITLMs != nil
@@ -662,7 +669,7 @@ func (r *Recommendation) applyPlanner(t map[string]any) {
 	interval := jsonInt(pm["throughput_adjustment_interval_seconds"])
 	win, ok := ps.Winners[interval]
 	if !ok || win >= len(ps.Predictors) {
-		win = -1
+		win = ps.fallbackPredictor()
 	}
 	vals := lookupPlannerItem(PlannerLoadPredictor).presets["constant_last"]
 	if win >= 0 {
@@ -690,4 +697,21 @@ func (r *Recommendation) SampleConfig() (*Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// fallbackPredictor is the load-predictor candidate an interval without a pre-sweep winner
+// (no trace, an agentic graph, no window scored) uses: constant_last when it is a
+// candidate, as the reference does, else the first candidate, so an explicit list without
+// it — a one-entry list such as [arima_raw] above all — is honoured (docs/recommend.md,
+// "Planner search"); −1 (constant_last) when there are no candidates.
+func (ps *PlannerSearch) fallbackPredictor() int {
+	for i, e := range ps.Predictors {
+		if e.Label == "constant_last" {
+			return i
+		}
+	}
+	if len(ps.Predictors) > 0 {
+		return 0
+	}
+	return -1
 }

@@ -48,15 +48,22 @@ func TestRecommendationRejections(t *testing.T) {
 		sets       []string
 		path, msg  string
 	}{
-		{"no optimization", aggYAML, nil, "optimization", "required section is missing; add optimization: {target: throughput} (targets: throughput, throughput_per_gpu, throughput_per_user, goodput, goodput_per_gpu, ttft, e2e_latency, min_gpus, pareto)"},
-		{"bad target", aggRecYAML, []string{"optimization.target=fastest"}, "optimization.target", "must be one of throughput, throughput_per_gpu, throughput_per_user, goodput, goodput_per_gpu, ttft, e2e_latency, min_gpus, pareto; got string \"fastest\""},
-		{"auto hardware without optimization.hardware", aggRecYAML, []string{"engine.hardware=auto"}, "engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>}"},
-		{"optimization.hardware auto", aggRecYAML, []string{"optimization.hardware=auto"}, "optimization.hardware", "must be one concrete system id such as h200_sxm, not 'auto'"},
+		{"no optimization", aggYAML, nil, "optimization", "required section is missing; add optimization: {target: throughput} (targets: throughput, throughput_per_gpu, throughput_per_user, goodput, goodput_per_gpu, ttft, e2e_latency, min_gpus, cost_per_million_tokens, cost_per_million_good_tokens, pareto)"},
+		{"bad target", aggRecYAML, []string{"optimization.target=fastest"}, "optimization.target", "must be one of throughput, throughput_per_gpu, throughput_per_user, goodput, goodput_per_gpu, ttft, e2e_latency, min_gpus, cost_per_million_tokens, cost_per_million_good_tokens, pareto; got string \"fastest\""},
+		{"auto hardware without optimization.hardware", aggRecYAML, []string{"engine.hardware=auto"}, "engine.hardware", "'auto' needs optimization.hardware; add optimization: {hardware: <system id such as h200_sxm>} or {hardware: {choices: [h100_sxm, h200_sxm]}}"},
+		{"optimization.hardware auto", aggRecYAML, []string{"optimization.hardware=auto"}, "optimization.hardware", "must be one concrete system id such as h200_sxm, or {choices: [h100_sxm, h200_sxm]}, not 'auto'"},
+		{"hardware choices without auto", aggRecYAML, []string{"optimization.hardware={choices: [h100_sxm]}"}, "optimization.hardware", "a domain of systems needs engine.hardware: auto"},
+		{"hardware choices listed twice", aggRecYAML, []string{"engine.hardware=auto", "optimization.hardware={choices: [h100_sxm, h100_sxm]}"}, "optimization.hardware.choices[1]", "h100_sxm is listed twice; list each system once"},
+		{"hardware choices empty", aggRecYAML, []string{"engine.hardware=auto", "optimization.hardware={choices: []}"}, "optimization.hardware.choices", "must be a non-empty list of system ids such as [h100_sxm, h200_sxm]"},
+		{"cost target without prices", aggRecYAML, []string{"optimization.target=cost_per_million_tokens"}, "optimization.gpu_hour_cost", "optimization.target cost_per_million_tokens needs GPU prices: add optimization: {gpu_hour_cost: {<system id>: <USD per GPU-hour>}}"},
+		{"price missing", aggRecYAML, []string{"engine.hardware=auto", "optimization.hardware={choices: [h100_sxm, h200_sxm]}", "optimization.gpu_hour_cost={h100_sxm: 2.9}"}, "optimization.gpu_hour_cost", "no price for h200_sxm, which candidates run on; add h200_sxm: <USD per GPU-hour>"},
+		{"price not positive", aggRecYAML, []string{"optimization.gpu_hour_cost={h200_sxm: 0}"}, "optimization.gpu_hour_cost.h200_sxm", "must be greater than 0, got 0"},
+		{"good cost without a complete SLA", aggRecYAML, []string{"optimization.target=cost_per_million_good_tokens", "optimization.gpu_hour_cost={h200_sxm: 3}"}, "evaluation.sla", "optimization.target cost_per_million_good_tokens needs a complete SLA: add evaluation: {sla: {ttft_ms: <ms>, itl_ms: <ms>}} or {sla: {e2e_ms: <ms>}}"},
 		{"min above max", aggRecYAML, []string{"optimization.constraints={min_candidate_gpus: 9, max_candidate_gpus: 8}"}, "optimization.constraints.min_candidate_gpus", "must be at most max_candidate_gpus (8), got 9"},
 		{"min_goodput_rps needs min_gpus", aggRecYAML, []string{"optimization.constraints={min_goodput_rps: 1.0}"}, "optimization.constraints.min_goodput_rps", "only applies to optimization.target: min_gpus; remove it or change the target"},
 		{"goodput needs complete SLA", aggRecYAML, []string{"optimization.target=goodput"}, "evaluation.sla", "optimization.target goodput needs a complete SLA: add evaluation: {sla: {ttft_ms: <ms>, itl_ms: <ms>}} or {sla: {e2e_ms: <ms>}}"},
 		{"strict_sla needs a bound", aggRecYAML, []string{"optimization.strict_sla=true"}, "optimization.strict_sla", "needs at least one bound in evaluation.sla (ttft_ms, itl_ms or e2e_ms)"},
-		{"optimizer algorithm", aggRecYAML, []string{"optimizer.algorithm=grid"}, "optimizer.algorithm", "must be one of bayesian, random; got string \"grid\""},
+		{"optimizer algorithm", aggRecYAML, []string{"optimizer.algorithm=grid"}, "optimizer.algorithm", "must be one of screened, bayesian, random; got string \"grid\""},
 		{"optimizer max_trials", aggRecYAML, []string{"optimizer.max_trials=0"}, "optimizer.max_trials", "must be greater than 0, got 0"},
 		{"optimizer unknown key", aggRecYAML, []string{"optimizer.budget=3"}, "optimizer", "unknown key \"budget\"; allowed keys: algorithm, candidate_timeout_seconds, max_trials, parallelism, seed"},
 		{"domain on model", aggRecYAML, []string{"engine.model={choices: [a, b]}"}, "engine.model", "a domain is not allowed here; searchable fields are engine.mode, engine.backend, engine.hardware: auto, worker parallelism, scheduler, kv_cache.block_size and capacity.memory_fraction, traffic.load numerics, router knobs and planner policy/min workers/sub-items; write a concrete value"},
@@ -84,6 +91,11 @@ func TestRecommendationRejections(t *testing.T) {
 		{"unused role", aggRecYAML, []string{"engine.workers.decode={}"}, "engine.workers.decode", "no candidate mode (aggregated) uses the decode role; remove it or add its mode to engine.mode"},
 		{"router knob domain with round_robin", aggRecYAML, []string{"router={policy: round_robin, temperature: {choices: [0.0, 1.0]}}"}, "router.temperature", "a domain here needs kv_router in router.policy; round_robin takes no router knobs"},
 		{"router load model without none", aggRecYAML, []string{"router={policy: {choices: [round_robin, kv_router]}, prefill_load_model: {type: {choices: [aic]}}}"}, "router.prefill_load_model.type.choices", "must contain 'none' when router.policy may be round_robin"},
+		{"concrete aic load model with round_robin allowed", aggRecYAML, []string{"router={policy: {choices: [round_robin, kv_router]}, prefill_load_model: {type: aic}}"}, "router.prefill_load_model.type", "'aic' is incompatible with router.policy='round_robin', which the search includes; use type: none, a domain containing none, or policy: kv_router"},
+		{"concrete aic load model with round_robin", aggRecYAML, []string{"router={policy: round_robin, prefill_load_model: {type: aic}}"}, "router.prefill_load_model.type", "'aic' is incompatible with router.policy='round_robin', which the search includes; use type: none, a domain containing none, or policy: kv_router"},
+		{"aggregated-only trace with a disaggregated mode", recYAML, []string{"traffic={source: {type: trace, format: mooncake-delta, paths: [t.jsonl]}, load: {type: concurrency, concurrency: 2}}"}, "engine.mode", "trace format 'mooncake-delta' requires engine.mode: aggregated, but the search includes disaggregated candidates (engine.mode defaults to both in recommend); set engine.mode: aggregated"},
+		{"agentic trace with a mode domain", recYAML, []string{"traffic={source: {type: trace, format: agentic_mooncake, paths: [t.jsonl]}, load: {type: trace_timestamps}}", "engine.mode={choices: [disaggregated, aggregated]}"}, "engine.mode", "trace format 'agentic_mooncake' requires engine.mode: aggregated, but the search includes disaggregated candidates (engine.mode defaults to both in recommend); set engine.mode: aggregated"},
+		{"planner-free trace with a searchable planner", aggRecYAML, []string{"traffic={source: {type: trace, format: mooncake-delta, paths: [t.jsonl]}, load: {type: concurrency, concurrency: 2}}", "planner={policy: {choices: [disabled, enabled]}, scaling_policy: {preset: [load_180_5]}}"}, "planner.policy", "mooncake-delta requires planner.policy=disabled, but the search may enable the planner (planner.policy defaults to both in recommend); set planner.policy: disabled or remove the planner section"},
 		{"throughput scaling without a goodput target", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: [load_180_5, throughput_180_5]}}"}, "planner.scaling_policy.preset", "['throughput_180_5'] enable throughput scaling, which needs the planner target sla (a goodput optimization.target) and evaluation.sla.ttft_ms with itl_ms; remove them or change the target"},
 		{"throughput scaling with an e2e SLA", aggRecYAML, []string{"optimization.target=goodput", "evaluation={sla: {e2e_ms: 100}}", "planner={scaling_policy: {preset: [hybrid_600_5]}}"}, "planner.scaling_policy.preset", "['hybrid_600_5'] enable throughput scaling, which needs the planner target sla (a goodput optimization.target) and evaluation.sla.ttft_ms with itl_ms; remove them or change the target"},
 		{"only throughput policies", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: false}, enable_throughput_scaling: true, enable_load_scaling: false}"}, "planner.scaling_policy", "every scaling policy enables throughput scaling, which needs the planner target sla (a goodput optimization.target) and evaluation.sla.ttft_ms with itl_ms; add a load-scaling policy"},
@@ -94,7 +106,9 @@ func TestRecommendationRejections(t *testing.T) {
 		{"predictor type with a preset", aggRecYAML, []string{"planner={policy: enabled, load_predictor: {preset: default, type: {choices: [arima]}}}"}, "planner.load_predictor.type", "only applies with preset: false; remove it or turn the preset off"},
 		{"bad custom scaling mapping", aggRecYAML, []string{"planner={policy: enabled, scaling_policy: {preset: [{enable_throughput_scaling: true, enable_load_scaling: true, throughput_adjustment_interval_seconds: 5, load_adjustment_interval_seconds: 5}]}}"}, "planner.scaling_policy.preset.0", "load_adjustment_interval_seconds (5) must be less than throughput_adjustment_interval_seconds (5) when both scaling modes are enabled"},
 		{"bucket not a square", aggRecYAML, []string{"planner={policy: enabled, fpm_sampling: {preset: [{max_num_fpm_samples: 32, fpm_sample_bucket_size: 5}]}}"}, "planner.fpm_sampling.preset.0.fpm_sample_bucket_size", "must be a perfect square (1, 4, 9, 16, 25, …), got 5"},
-		{"kv_capacity_fraction", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: kv_capacity_fraction, fraction: 0.5}, stop: {requests: 4}}"}, "traffic.load.type", "kv_capacity_fraction loads are not supported by this simulator; use concurrency, poisson or constant_rate"},
+		{"backend_version key", aggRecYAML, []string{"engine.backend_version={vllm: current, tgi: 1.0}"}, "engine.backend_version.tgi", `a per-backend backend_version takes the keys vllm, sglang, trtllm; got "tgi"`},
+		{"backend_version value", aggRecYAML, []string{"engine.backend_version={vllm: [1]}"}, "engine.backend_version.vllm", "must be a string, got a list"},
+		{"kv_capacity_fraction range at 0", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: kv_capacity_fraction, fraction: {range: {min: 0, max: 1}}}, stop: {requests: 4}}"}, "traffic.load.fraction.range.min", "must be greater than 0, got 0"},
 		{"concrete part still validated", aggRecYAML, []string{"traffic={source: {type: synthetic}, load: {type: concurrency, concurrency: {choices: [1, 2]}}, stop: {requests: 0}}"}, "traffic.stop.requests", "must be greater than 0, got 0"},
 		{"set crosses a non-mapping", aggRecYAML, []string{"optimization.target=ttft", "optimization.target.x=1"}, "", "--set path 'optimization.target.x' crosses a non-mapping value (target is string \"ttft\"); replace that value as a whole instead"},
 	}
@@ -218,6 +232,28 @@ func TestRecommendationParallelism(t *testing.T) {
 // Candidate keeps the roles of its mode and drops round-robin router knobs; hardware auto
 // takes optimization.hardware; --set reaches optimization.
 func TestRecommendationCandidate(t *testing.T) {
+	// engine.kv_transfer with a mode domain: the disaggregated candidates keep it, the
+	// aggregated ones drop it; with aggregated candidates only it stays predict's error.
+	kv := loadRec(t, recYAML, "engine.kv_transfer={bandwidth_gb_per_second: 50}")
+	if _, ok := getPath(kv.Candidate([]string{"engine.mode"}, []any{ModeDisaggregated}), "engine.kv_transfer"); !ok {
+		t.Error("a disaggregated candidate lost engine.kv_transfer")
+	}
+	if v, ok := getPath(kv.Candidate([]string{"engine.mode"}, []any{ModeAggregated}), "engine.kv_transfer"); ok {
+		t.Errorf("an aggregated candidate kept engine.kv_transfer %v", v)
+	}
+	// A per-backend backend_version gives each candidate its backend's entry (none when
+	// the mapping has none); aliases are versions like any other.
+	bv := loadRec(t, recYAML, "engine.backend_version={vllm: current, sglang: 0.5.14}")
+	for b, want := range map[string]any{BackendVLLM: "current", BackendSGLang: "0.5.14", BackendTRTLLM: nil} {
+		v, ok := getPath(bv.Candidate([]string{"engine.backend"}, []any{b}), "engine.backend_version")
+		if want == nil && ok || want != nil && v != want {
+			t.Errorf("%s: backend_version %v (present %v), want %v", b, v, ok, want)
+		}
+	}
+	if _, err := LoadRecommendation([]byte(aggRecYAML), []string{"engine.kv_transfer={bandwidth_gb_per_second: 50}"}); err == nil || !strings.Contains(err.Error(), "aggregated mode rejects kv_transfer") {
+		t.Errorf("kv_transfer with aggregated candidates only: %v", err)
+	}
+
 	r := loadRec(t, recYAML, "engine.hardware=auto", "optimization.hardware=b200_sxm", "optimization.target=pareto",
 		"router={policy: {choices: [round_robin, kv_router]}, temperature: 0.5}")
 	if r.Optimization.Target != TargetPareto {
@@ -231,7 +267,8 @@ func TestRecommendationCandidate(t *testing.T) {
 	if _, agg := w.(map[string]any)[RoleAggregated]; agg {
 		t.Error("disaggregated candidate kept the aggregated role")
 	}
-	if router, _ := getPath(c, "router"); !reflect.DeepEqual(router, map[string]any{"policy": RouterRoundRobin}) {
+	// The reference's echo of a round-robin router names its load model (none).
+	if router, _ := getPath(c, "router"); !reflect.DeepEqual(router, map[string]any{"policy": RouterRoundRobin, "prefill_load_model": map[string]any{"type": LoadModelNone}}) {
 		t.Errorf("round_robin router %v", router)
 	}
 	c = r.Candidate([]string{"router.policy"}, []any{RouterKV})
@@ -327,6 +364,25 @@ func TestRecommendationPlannerSearch(t *testing.T) {
 		[]any{true, false, json.Number("180"), json.Number("5"), json.Number("64"), json.Number("16")})
 	if p := tree["planner"].(map[string]any); p["load_predictor"] != "constant" || p["load_predictor_log1p"] != false || p["kalman_r"] != nil {
 		t.Errorf("constant_last: %v", p)
+	}
+	// Pareto with a complete SLA has a goodput objective, so its planner target is sla and the
+	// throughput-scaling policies stay; without the SLA it is throughput.
+	r = loadRec(t, aggRecYAML, "optimization.target=pareto", "evaluation={sla: {ttft_ms: 500, itl_ms: 50}}", "planner={policy: enabled}")
+	if ps := r.Planner; ps.Target != TargetSLA || len(ps.Groups[0].Entries) != 7 {
+		t.Errorf("pareto with an SLA: target %q, %d scaling policies", ps.Target, len(ps.Groups[0].Entries))
+	}
+	if r = loadRec(t, aggRecYAML, "optimization.target=pareto", "planner={policy: enabled}"); r.Planner.Target != "throughput" {
+		t.Errorf("pareto without an SLA: target %q", r.Planner.Target)
+	}
+	// An explicit list without constant_last, a one-entry list above all, is honoured when no
+	// pre-sweep winner exists (no trace): its first entry, not constant_last.
+	r = loadRec(t, aggRecYAML, append(sla, "planner={policy: enabled, scaling_policy: {preset: [throughput_180_5]}, load_predictor: {preset: [arima_raw]}}")...)
+	tree = r.Candidate([]string{"planner.enable_throughput_scaling", "planner.enable_load_scaling",
+		"planner.throughput_adjustment_interval_seconds", "planner.load_adjustment_interval_seconds",
+		"planner.max_num_fpm_samples", "planner.fpm_sample_bucket_size"},
+		[]any{true, false, json.Number("180"), json.Number("5"), json.Number("64"), json.Number("16")})
+	if p := tree["planner"].(map[string]any); p["load_predictor"] != "arima" || p["load_predictor_log1p"] != false {
+		t.Errorf("[arima_raw] without a trace: %v", p)
 	}
 	// Independent knobs: their product without the invalid combinations.
 	r = loadRec(t, aggRecYAML, append(sla, "planner={policy: enabled, scaling_policy: {preset: false}, enable_throughput_scaling: false, enable_load_scaling: true, load_adjustment_interval_seconds: {choices: [5, 200]}}")...)

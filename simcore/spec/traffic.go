@@ -9,9 +9,11 @@ import (
 // DefaultTraffic is the workload used when the traffic section is omitted.
 func DefaultTraffic() Traffic {
 	requests := 100
+	l := defaultLoad()
+	l.Type, l.Concurrency = LoadConcurrency, int(fieldConcurrency.def)
 	return Traffic{
-		Source: Source{Type: SourceSynthetic, InputTokens: 1024, OutputTokens: 128},
-		Load:   Load{Type: LoadConcurrency, Concurrency: 10, Seed: 42, Speedup: 1.0},
+		Source: Source{Type: SourceSynthetic, InputTokens: int(fieldInputTokens.def), OutputTokens: int(fieldOutputTokens.def)},
+		Load:   l,
 		Stop:   Stop{Requests: &requests},
 	}
 }
@@ -21,10 +23,11 @@ var trafficShape = shape{keys: []string{"source", "load", "stop"}}
 var loadKeys = []string{"type", "concurrency", "requests_per_second", "sessions_per_second", "seed", "speedup", "agentic_lanes", "fraction"}
 
 var loadAllowed = map[string][]string{
-	LoadConcurrency:     {"concurrency"},
-	LoadPoisson:         {"requests_per_second", "sessions_per_second", "seed"},
-	LoadConstantRate:    {"requests_per_second", "sessions_per_second"},
-	LoadTraceTimestamps: {"speedup", "agentic_lanes"},
+	LoadConcurrency:        {"concurrency"},
+	LoadPoisson:            {"requests_per_second", "sessions_per_second", "seed"},
+	LoadConstantRate:       {"requests_per_second", "sessions_per_second"},
+	LoadTraceTimestamps:    {"speedup", "agentic_lanes"},
+	LoadKVCapacityFraction: {"fraction"},
 }
 
 var stopShape = shape{keys: []string{"requests", "requests_per_load_unit", "sessions", "sessions_per_load_unit", "max_virtual_time_seconds"}}
@@ -86,21 +89,21 @@ func decodeSource(d *decoder, v any) Source {
 				"cached_prefix_tokens": "cached_prefix_tokens is not supported by this simulator",
 			},
 		})
-		s.InputTokens = int(o.int("input_tokens", 1024, gt(0), tokenLimit))
-		s.OutputTokens = int(o.int("output_tokens", 128, gt(0), tokenLimit))
+		s.InputTokens = int(o.intField(&fieldInputTokens))
+		s.OutputTokens = int(o.intField(&fieldOutputTokens))
 	case SourceSyntheticSession:
 		o := d.mapping(path, m, shape{keys: []string{"type", "new_input_tokens_per_turn", "output_tokens_per_turn", "session"}})
-		s.NewInputTokensPerTurn = int(o.int("new_input_tokens_per_turn", 1024, gt(0), tokenLimit))
-		s.OutputTokensPerTurn = int(o.int("output_tokens_per_turn", 128, gt(0), tokenLimit))
+		s.NewInputTokensPerTurn = int(o.intField(&fieldNewInputTokensPerTurn))
+		s.OutputTokensPerTurn = int(o.intField(&fieldOutputTokensPerTurn))
 		if !o.has("session") {
 			d.failf(path, "missing required key \"session\"; add for example session: {turns: 4}")
 			return s
 		}
 		so := o.child("session", shape{keys: []string{"turns", "shared_prefix_ratio", "prefix_groups", "inter_turn_delay_ms"}})
-		s.Session.Turns = int(so.int("turns", 4, ge(2)))
-		s.Session.SharedPrefixRatio = so.float("shared_prefix_ratio", 0, ge(0), le(1))
-		s.Session.PrefixGroups = int(so.int("prefix_groups", 0, ge(0)))
-		s.Session.InterTurnDelayMs = so.float("inter_turn_delay_ms", 0, ge(0), msLimit)
+		s.Session.Turns = int(so.intField(&fieldTurns))
+		s.Session.SharedPrefixRatio = so.floatField(&fieldSharedPrefixRatio)
+		s.Session.PrefixGroups = int(so.intField(&fieldPrefixGroups))
+		s.Session.InterTurnDelayMs = so.floatField(&fieldInterTurnDelayMs)
 		if d.ok() && s.Session.SharedPrefixRatio > 0 && s.Session.PrefixGroups <= 0 {
 			d.failf(so.p("prefix_groups"), "prefix_groups must be positive when shared_prefix_ratio is positive; set prefix_groups >= 1 or shared_prefix_ratio: 0")
 		}
@@ -161,13 +164,9 @@ func decodePaths(o *object) []string {
 
 func decodeLoad(d *decoder, v any) Load {
 	o := d.mapping("traffic.load", v, shape{keys: loadKeys})
-	l := Load{Seed: 42, Speedup: 1.0}
-	l.Type = o.enum("type", LoadConcurrency, LoadPoisson, LoadConstantRate, LoadTraceTimestamps, "kv_capacity_fraction")
+	l := defaultLoad()
+	l.Type = o.enum("type", LoadConcurrency, LoadPoisson, LoadConstantRate, LoadTraceTimestamps, LoadKVCapacityFraction)
 	if !d.ok() {
-		return l
-	}
-	if l.Type == "kv_capacity_fraction" {
-		d.failf(o.p("type"), "load type 'kv_capacity_fraction' is recommend-only; use concurrency, poisson, constant_rate or trace_timestamps")
 		return l
 	}
 	var rejected []string
@@ -180,20 +179,33 @@ func decodeLoad(d *decoder, v any) Load {
 		d.failf("traffic.load", "traffic.load.type='%s' does not accept %s; allowed fields: %s", l.Type, pyList(rejected), strings.Join(loadAllowed[l.Type], ", "))
 		return l
 	}
-	l.Concurrency = 10
-	if v := o.m["concurrency"]; v != nil {
-		l.Concurrency = int(d.asInt(o.p("concurrency"), v, gt(0)))
+	l.Concurrency = int(fieldConcurrency.def) // also when null
+	if c := o.optIntField(&fieldConcurrency); c != nil {
+		l.Concurrency = *c
 	}
-	l.RequestsPerSecond = o.optFloat("requests_per_second", gt(0), rateLimit)
-	l.SessionsPerSecond = o.optFloat("sessions_per_second", gt(0), rateLimit)
-	if s := o.optInt("seed", ge(0)); s != nil {
+	l.RequestsPerSecond = o.optFloatField(&fieldRequestsPerSecond)
+	l.SessionsPerSecond = o.optFloatField(&fieldSessionsPerSecond)
+	if s := o.optIntField(&fieldLoadSeed); s != nil {
 		l.Seed = uint64(*s)
 	}
-	if s := o.optFloat("speedup", gt(0)); s != nil {
+	if s := o.optFloatField(&fieldSpeedup); s != nil {
 		l.Speedup = *s
 	}
-	l.AgenticLanes = o.optInt("agentic_lanes", gt(0))
+	l.AgenticLanes = o.optIntField(&fieldAgenticLanes)
+	if l.Type == LoadKVCapacityFraction {
+		if !o.set("fraction") {
+			d.failf("traffic.load", "traffic.load.type='kv_capacity_fraction' requires fraction (the share of the decode or aggregated role's KV capacity, > 0)")
+			return l
+		}
+		l.Fraction = o.floatField(&fieldFraction)
+	}
 	return l
+}
+
+// defaultLoad is a load with the table's defaults of the fields every load type may leave out
+// (seed, speedup); the type and its rate or concurrency are the decoder's.
+func defaultLoad() Load {
+	return Load{Seed: uint64(fieldLoadSeed.def), Speedup: fieldSpeedup.def}
 }
 
 func decodeStop(o *object) Stop {
@@ -286,7 +298,9 @@ func checkTraffic(d *decoder, t *Traffic, hasStop bool) {
 		d.failf("traffic.stop", "traffic.stop requires exactly one count condition: %s or %s", count, perUnit)
 		return
 	}
-	if n := t.resolvedStop(); nPer && n > maxStopCount {
+	// A kv_capacity_fraction load's unit is known once the KV capacity is
+	// (KVFractionConcurrency checks the bound then).
+	if n := t.resolvedStop(); nPer && n > maxStopCount && load.Type != LoadKVCapacityFraction {
 		d.failf("traffic.stop", "resolves to %g requests; use at most %d", n, maxStopCount)
 	}
 }
@@ -299,6 +313,33 @@ const maxStopCount = 1 << 31
 // max(1, round_half_even(x × load unit)) where the load unit is the concurrency or the rate
 // (docs/config.md).
 func (t Traffic) StopCount() int { return int(t.resolvedStop()) }
+
+// SyntheticRequests is the number of requests a validated synthetic source will release: its
+// stop rule resolved against the load exactly as the simulation resolves it (StopCount), times
+// the turns per session for a synthetic-session source. path is the stop key that sets the
+// count. ok is false for trace sources, whose size is the trace's. Validation bounds the stop
+// count (maxStopCount), and the product is a float64, so it cannot overflow.
+func (t Traffic) SyntheticRequests() (n float64, path string, ok bool) {
+	if t.Source.Type == SourceTrace {
+		return 0, "", false
+	}
+	st := t.Stop
+	switch {
+	case st.Requests != nil:
+		path = "traffic.stop.requests"
+	case st.RequestsPerLoadUnit != nil:
+		path = "traffic.stop.requests_per_load_unit"
+	case st.Sessions != nil:
+		path = "traffic.stop.sessions"
+	default:
+		path = "traffic.stop.sessions_per_load_unit"
+	}
+	n = float64(t.StopCount())
+	if t.Source.Type == SourceSyntheticSession {
+		n *= float64(t.Source.Session.Turns)
+	}
+	return n, path, true
+}
 
 // resolvedStop is StopCount as a float, before the bound check.
 func (t Traffic) resolvedStop() float64 {
@@ -334,4 +375,36 @@ func checkTrafficEngine(d *decoder, cfg *Config) {
 	if f, _ := LookupTraceFormat(src.Format); f.AggregatedOnly {
 		d.failf("engine.mode", "trace format '%s' requires engine.mode: aggregated", src.Format)
 	}
+}
+
+// ResolveKVCapacityFraction turns a kv_capacity_fraction load into the concurrency load it
+// stands for, by the reference's rule (docs/config.md, "kv_capacity_fraction"):
+// capacityTokens is num_gpu_blocks × block_size × attention_data × replicas of the decode
+// role (disaggregated) or the aggregated role; one request is expected to hold
+// isl + osl // 2 tokens (the source's input and output tokens, per turn for sessions: its
+// prompt plus half its output on average); the concurrency is
+// max(1, floor(fraction × (capacityTokens // expected))). role names the role in a message.
+// The load-relative stop then resolves against this concurrency and is bounded as
+// validation bounds the others. Other loads are left alone.
+func (t *Traffic) ResolveKVCapacityFraction(role string, capacityTokens int64) *Error {
+	if t.Load.Type != LoadKVCapacityFraction {
+		return nil
+	}
+	isl, osl := t.Source.InputTokens, t.Source.OutputTokens
+	if t.Source.Type == SourceSyntheticSession {
+		isl, osl = t.Source.NewInputTokensPerTurn, t.Source.OutputTokensPerTurn
+	}
+	expected := int64(isl + osl/2)
+	if capacityTokens < expected {
+		return &Error{Path: "traffic.load", Msg: fmt.Sprintf("%s KV capacity %d tokens cannot hold one request averaging %d tokens; give the role more KV capacity or use a concurrency load", role, capacityTokens, expected)}
+	}
+	c := math.Floor(t.Load.Fraction * float64(capacityTokens/expected))
+	if c > maxStopCount {
+		return &Error{Path: "traffic.load.fraction", Msg: fmt.Sprintf("resolves to a concurrency of %g (%s KV capacity %d tokens, %d per request); use a smaller fraction", c, role, capacityTokens, expected)}
+	}
+	t.Load.Type, t.Load.Concurrency = LoadConcurrency, max(1, int(c))
+	if n := t.resolvedStop(); n > maxStopCount {
+		return &Error{Path: "traffic.stop", Msg: fmt.Sprintf("resolves to %g requests against the concurrency %d of the kv_capacity_fraction load; use at most %d", n, t.Load.Concurrency, maxStopCount)}
+	}
+	return nil
 }

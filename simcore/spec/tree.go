@@ -86,14 +86,6 @@ func strs(names []string) []any {
 	return out
 }
 
-func prefixAll(prefix string, names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = prefix + n
-	}
-	return out
-}
-
 func containsAny(list []any, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -29,6 +29,10 @@ const (
 	LoadPoisson         = "poisson"
 	LoadConstantRate    = "constant_rate"
 	LoadTraceTimestamps = "trace_timestamps"
+	// LoadKVCapacityFraction is a closed loop whose concurrency is derived from the KV
+	// capacity of the decode (or aggregated) role (Traffic.KVFractionConcurrency); lowering
+	// replaces it by the concurrency load it resolves to.
+	LoadKVCapacityFraction = "kv_capacity_fraction"
 )
 
 // Traffic is the workload section.
@@ -72,6 +76,7 @@ type Load struct {
 	Seed              uint64   // poisson; default 42
 	Speedup           float64  // trace_timestamps; default 1.0
 	AgenticLanes      *int     // trace_timestamps with agentic formats
+	Fraction          float64  // kv_capacity_fraction: the share of the KV capacity (> 0, may exceed 1)
 }
 
 // Stop is traffic.stop; nil fields are unset.

@@ -56,7 +56,7 @@ const nCoef = 8
 
 type coefVec [nCoef]float64
 
-func vecOf(g perf.GroupCoef) coefVec { return coefVec(rows.Coefs(g)) }
+func vecOf(g perf.GroupCoef) coefVec { return coefVec(perf.Coefs(g)) }
 
 func groupOfVec(x coefVec, n int) perf.GroupCoef {
 	return perf.GroupCoef{Prefill: x[0], PrefillMs: x[1], Decode: x[2], DecodeMs: x[3], PrefillSeqMs: x[4], DecodeSeqMs: x[5],

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aisimulate/simcore"
 	"aisimulate/simcore/spec"
 )
 
@@ -133,10 +134,10 @@ func (o *commonOptions) checkRun(env []string) (fixedWall *float64, err error) {
 		return nil, &usageError{topUsage, "aisimulate", fmt.Sprintf(
 			"stack '%s' is unavailable; installed stacks: %s. Pass --stack %s.", o.stack, spec.Stack, spec.Stack)}
 	}
-	if v, ok := getenv(env, EnvFixedWallTime); ok {
+	if v, ok := getenv(env, simcore.EnvFixedWallTimeMs); ok {
 		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return nil, &usageError{topUsage, "aisimulate", EnvFixedWallTime + " must be a finite number >= 0, got '" + v + "'"}
+			return nil, &usageError{topUsage, "aisimulate", simcore.EnvFixedWallTimeMs + " must be a finite number >= 0, got '" + v + "'"}
 		}
 		fixedWall = &f
 	}

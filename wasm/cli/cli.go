@@ -5,7 +5,6 @@
 package cli
 
 import (
-	"aisimulate/internal/termsafe"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/report"
@@ -38,9 +38,6 @@ const captureGCPercent = 50
 
 // DefaultOutputDir is the --output-dir default.
 const DefaultOutputDir = "./aisimulate-output"
-
-// EnvFixedWallTime is the golden-test hook replacing the measured wall time (docs/semantics/outputs.md §3.3).
-const EnvFixedWallTime = "AISIMULATE_FIXED_WALL_TIME_MS"
 
 // EnvProgress, when "1", turns progress reports on stderr on (the host sets it when stderr is
 // a terminal); --progress does the same.
@@ -319,9 +316,6 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		return failPredict(stderr, rerr)
 	}
-	if err := simcore.CheckConfigInput(yamlText, o.sets); err != nil {
-		return failPredict(stderr, configFailure(o.config, err))
-	}
 	if _, lerr := spec.LoadConfig(yamlText, o.sets); lerr != nil {
 		return failPredict(stderr, configFailure(o.config, lerr))
 	}
@@ -387,16 +381,26 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 
 // table renders the `--format table` output in the style EnvTable selects.
 func table(out *simcore.Output, env []string, outputDir string) string {
-	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
-		return report.Table(out.Summary, outputDir)
+	columns, readable := readableColumns(env)
+	if !readable {
+		return report.Table(out.Summary, out.Saturation, outputDir)
 	}
-	columns := 80
+	return report.ReadableTable(out.Summary, out.Overview, out.Saturation, columns, outputDir)
+}
+
+// readableColumns says whether EnvTable selects the readable table, and the width it fits
+// (EnvColumns, 80 when unset or not a positive number).
+func readableColumns(env []string) (columns int, readable bool) {
+	if style, _ := getenv(env, EnvTable); style != report.TableReadable {
+		return 0, false
+	}
+	columns = 80
 	if v, ok := getenv(env, EnvColumns); ok {
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
 			columns = n
 		}
 	}
-	return report.ReadableTable(out.Summary, out.Overview, columns, outputDir)
+	return columns, true
 }
 
 // configFailure formats a configuration error as "<config>: <dotted.path>: <reason>". An
@@ -551,8 +555,9 @@ func (p *progress) finish() {
 }
 
 // osFS is the fs.FS handed to the simulator: it opens paths as the operating system does,
-// absolute or relative to the working directory (trace paths are relative to the process
-// working directory, docs/traces.md, "Common rules"), so it accepts names fs.ValidPath would not.
+// absolute or relative to the working directory (trace paths and local model directories
+// are relative to the process working directory, docs/config.md, "File paths"), so it
+// accepts names fs.ValidPath would not.
 type osFS struct{}
 
 func (osFS) Open(name string) (fs.File, error) { return os.Open(filepath.FromSlash(name)) }

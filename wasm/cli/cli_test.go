@@ -197,8 +197,8 @@ func TestConfigErrorsExit2(t *testing.T) {
 	if r.code != 2 || !strings.HasSuffix(r.stderr, "aisimulate: error: e2.yaml: traffic.source.paths: cannot open trace file\n") {
 		t.Errorf("simulator config error: %d %q", r.code, r.stderr)
 	}
-	r = runCLI(t, dir, []string{EnvFixedWallTime + "=soon"}, nil, nil, "predict", "--stack", "dynamo", "-c", "e2.yaml")
-	if r.code != 2 || !strings.Contains(r.stderr, EnvFixedWallTime) {
+	r = runCLI(t, dir, []string{simcore.EnvFixedWallTimeMs + "=soon"}, nil, nil, "predict", "--stack", "dynamo", "-c", "e2.yaml")
+	if r.code != 2 || !strings.Contains(r.stderr, simcore.EnvFixedWallTimeMs) {
 		t.Errorf("bad fixed wall time: %d %q", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "aisimulate-output")); !errors.Is(err, os.ErrNotExist) {
@@ -222,12 +222,12 @@ func TestSuccessTableAndInputs(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(t, dir)
 	out := fakeOutput(t, false)
-	r := runCLI(t, dir, []string{EnvFixedWallTime + "=12.5"}, out, nil,
+	r := runCLI(t, dir, []string{simcore.EnvFixedWallTimeMs + "=12.5"}, out, nil,
 		"predict", "--stack", "dynamo", "-c", "e2.yaml", "--set", "traffic.stop.requests=6")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
-	if r.stdout != report.Table(out.Summary, "./aisimulate-output") ||
+	if r.stdout != report.Table(out.Summary, out.Saturation, "./aisimulate-output") ||
 		!strings.HasSuffix(r.stdout, "Saved full report to: aisimulate-output/prediction.json\n") {
 		t.Errorf("stdout:\n%s", r.stdout)
 	}

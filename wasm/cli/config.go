@@ -5,10 +5,10 @@ import (
 	"os"
 	"strconv"
 
-	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
 )
 
-// readConfig reads the --config file, at most simcore.MaxConfigBytes of it: a larger file, or
+// readConfig reads the --config file, at most spec.MaxConfigBytes of it: a larger file, or
 // an endless device such as /dev/zero, is a configuration error (exit 2) after reading one
 // byte more than the limit, never a read until memory runs out (docs/robustness.md).
 func readConfig(name string) ([]byte, error) {
@@ -17,12 +17,12 @@ func readConfig(name string) ([]byte, error) {
 		return nil, &usageError{topUsage, "aisimulate", "could not read configuration " + name + ": " + errText(err)}
 	}
 	defer f.Close()
-	text, err := io.ReadAll(io.LimitReader(f, simcore.MaxConfigBytes+1))
+	text, err := io.ReadAll(io.LimitReader(f, spec.MaxConfigBytes+1))
 	if err != nil {
 		return nil, &usageError{topUsage, "aisimulate", "could not read configuration " + name + ": " + errText(err)}
 	}
-	if len(text) > simcore.MaxConfigBytes {
-		return nil, configError(name, simcore.ConfigTooLarge)
+	if len(text) > spec.MaxConfigBytes {
+		return nil, configError(name, spec.ConfigTooLarge)
 	}
 	return text, nil
 }

@@ -99,8 +99,8 @@ func startEvaluators(start wire.Start) (*evaluators, error) {
 	return &evaluators{}, nil
 }
 
-// evaluate is simcore.RecommendInput.Evaluate: one round's requests to the host's local
-// instances, which are trusted (never a remote worker).
+// evaluate evaluates a round of simcore.Recommender.Run, or RunChecked's recomputations: its
+// requests to the host's local instances, which are trusted (never a remote worker).
 func (e *evaluators) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error) {
 	reply, err := e.call(reqs, true)
 	if err != nil {
@@ -113,7 +113,7 @@ func (e *evaluators) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error
 	return out, nil
 }
 
-// evaluateRemote is simcore.RecommendInput.Remote: one round's requests to the remote
+// evaluateRemote is simcore.Remote.Evaluate: one round's requests to the remote
 // workers, each outcome with the URL that answered it.
 func (e *evaluators) evaluateRemote(reqs []simcore.EvaluationRequest) ([]simcore.RemoteOutcome, error) {
 	reply, err := e.call(reqs, false)
@@ -130,7 +130,7 @@ func (e *evaluators) evaluateRemote(reqs []simcore.EvaluationRequest) ([]simcore
 	return out, nil
 }
 
-// distrust is simcore.RecommendInput.Distrust: the host sends the remote nothing more.
+// distrust is simcore.Remote.Distrust: the host sends the remote nothing more.
 func (e *evaluators) distrust(remote, reason string) {
 	callHost(wire.Call{Op: wire.OpDistrust, Remote: remote, Reason: reason})
 }

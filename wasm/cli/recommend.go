@@ -15,6 +15,7 @@ import (
 	"aisimulate/host/wire"
 	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
+	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
 
@@ -150,16 +151,19 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		return fail(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
 	}
+	start := time.Now()
 	in := simcore.RecommendInput{
 		ConfigName:      o.config,
 		ConfigYAML:      yamlText,
 		Sets:            o.sets,
 		Files:           osFS{},
 		ModuleVersion:   simcore.Version,
+		Clock:           func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs: fixedWall,
 	}
-	// Configuration errors (domains, the ladder's model and hardware) before anything else.
-	_, rec, err := simcore.NewRecommendation(in)
+	// Configuration errors (domains, the ladder's model and hardware) before anything else;
+	// the search built here is the one that runs.
+	rc, err := simcore.NewRecommender(in)
 	if err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
@@ -171,25 +175,27 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
-	evals, err := startEvaluators(wire.Start{Parallelism: rec.Optimizer.Parallelism, Remote: o.remote,
+	evals, err := startEvaluators(wire.Start{Parallelism: rc.Parallelism(), Remote: o.remote,
 		RemoteConcurrency: o.remoteConcurrency, RemoteTimeoutSeconds: o.remoteTimeout, ModuleVersion: simcore.Version})
 	if err != nil {
 		return fail(stderr, err)
 	}
+	var evaluate func([]simcore.EvaluationRequest) ([][]byte, error)
 	if evals != nil {
-		in.Evaluate = evals.evaluate
-		if len(o.remote) > 0 {
-			in.Remote, in.Distrust = evals.evaluateRemote, evals.distrust
-		}
+		evaluate = evals.evaluate
 	}
-	start := time.Now()
-	in.Clock = func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 }
 	var prog *searchProgress
+	var report func(done, total int, best float64)
 	if v, _ := getenv(env, EnvProgress); o.progress || v == "1" {
-		prog = &searchProgress{w: stderr, start: start}
-		in.Progress = prog.report
+		prog = &searchProgress{w: stderr, start: time.Now()}
+		report = prog.report
 	}
-	res, err := simcore.Recommend(in)
+	var res *recommend.Result
+	if evals != nil && len(o.remote) > 0 {
+		res, err = rc.RunChecked(simcore.Remote{Evaluate: evals.evaluateRemote, Distrust: evals.distrust}, evaluate, report)
+	} else {
+		res, err = rc.Run(evaluate, report)
+	}
 	prog.finish()
 	if evals != nil {
 		fallbacks, ferr := evals.finish()
@@ -235,12 +241,22 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "no feasible candidate found; saved full result to: %s\n", resultPath)
 		return ExitFailure
 	}
+	columns, readable := readableColumns(env)
+	if o.format == "json" || !readable {
+		// The readable table states them itself; the plain outputs keep the reference's
+		// standard output, so the warnings go to stderr.
+		for _, w := range res.Stats.Warnings {
+			fmt.Fprintln(stderr, "warning: "+w)
+		}
+	}
 	if o.format == "json" {
 		b, err := res.StdoutJSON(o.outputDir)
 		if err != nil {
 			return failRecommend(stderr, o.config, err)
 		}
 		stdout.Write(b)
+	} else if readable {
+		io.WriteString(stdout, res.ReadableTable(o.outputDir, columns))
 	} else {
 		io.WriteString(stdout, res.Table(o.outputDir))
 	}

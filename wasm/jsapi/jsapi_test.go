@@ -1,6 +1,7 @@
 package jsapi
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -164,5 +166,70 @@ func TestRunDetail(t *testing.T) {
 	res = Run(Request{YAML: []byte(e2), Detail: "memory,power"})
 	if res.Err == nil || res.Err.Kind != KindConfig || res.Err.Message != "detail: invalid section 'power' (choose from summary, memory, time, energy, source, all)" {
 		t.Errorf("bad section: %+v", res.Err)
+	}
+}
+
+// The docs embed's sentence is the module's (report.SaturationSentence, docs/semantics/outputs.md
+// §3.4): E2's closed loop keeps up.
+func TestRunSaturationText(t *testing.T) {
+	res := Run(Request{YAML: []byte(e2)})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	if want := "Keeping up: offered 500 req/s, served 400 req/s; the queue was steady at the last arrival (0 waiting)."; res.SaturationText != want {
+		t.Errorf("SaturationText = %q, want %q", res.SaturationText, want)
+	}
+}
+
+// The browser app's deployment line and SLA cards come from the module's overview, with the
+// catalog id a model alias resolved to.
+func TestRunOverviewJSON(t *testing.T) {
+	yaml := strings.Replace(e2, "model: meta-llama/Meta-Llama-3.1-8B", "model: someorg/Llama-3.1-8B-Instruct-FP8", 1) +
+		"evaluation: {sla: {e2e_ms: 5}}\n"
+	res := Run(Request{YAML: []byte(yaml)})
+	if res.Err != nil {
+		t.Fatal(res.Err.Message)
+	}
+	var ov report.Overview
+	if err := json.Unmarshal([]byte(res.OverviewJSON), &ov); err != nil {
+		t.Fatal(err)
+	}
+	if got := ov.Deployment.ModelText(); got != "meta-llama/Meta-Llama-3.1-8B (given as someorg/Llama-3.1-8B-Instruct-FP8)" {
+		t.Errorf("model %q", got)
+	}
+	if len(ov.Attainment) != 1 || ov.Attainment[0].Share() != "100.0%" || ov.Deployment.GPUs() != 1 {
+		t.Errorf("overview %+v", ov)
+	}
+}
+
+// A local model directory named in any form (relative, `..`, absolute) finds the uploaded
+// config.json, in the browser and at the edge as in the CLI (docs/config.md, "File paths"):
+// the tiny model's 2048-position context rejects the second request's 3000-token prompt.
+func TestRunReadsUploadedModelDirectoryAnyPathForm(t *testing.T) {
+	model, err := os.ReadFile("../../simcore/catalog/testdata/tiny-model/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := []byte(`{"timestamp": 0, "input_length": 1000, "output_length": 4, "hash_ids": [1, 2]}
+{"timestamp": 10, "input_length": 3000, "output_length": 4, "hash_ids": [1, 2, 3, 4, 5, 6]}
+`)
+	for _, form := range []struct{ model, trace string }{
+		{"tiny", "traces/m.jsonl"}, {"../models/tiny", "../traces/m.jsonl"}, {"/data/models/tiny", "/data/traces/m.jsonl"},
+	} {
+		cfg := strings.NewReplacer("meta-llama/Meta-Llama-3.1-8B", form.model,
+			"source: {type: synthetic, input_tokens: 32, output_tokens: 4}", "source: {type: trace, format: mooncake, paths: ["+form.trace+"]}",
+			"  stop: {requests: 6}\n", "").Replace(e2)
+		for _, files := range []map[string][]byte{
+			{"config.json": model, "m.jsonl": trace},                // a file picker's base names
+			{form.model + "/config.json": model, form.trace: trace}, // names as the configuration writes them (--remote)
+		} {
+			res := Run(Request{YAML: []byte(cfg), Files: files})
+			if res.Err != nil {
+				t.Fatalf("%s: %s", form.model, res.Err.Message)
+			}
+			if !strings.Contains(res.PredictionJSON, `"completed_requests": 1,`) || !strings.Contains(res.PredictionJSON, `"num_requests": 2,`) {
+				t.Errorf("%s with uploads %v: not the tiny model on the two-request trace", form.model, files)
+			}
+		}
 	}
 }

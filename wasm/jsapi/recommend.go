@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/recommend"
@@ -31,22 +30,13 @@ type RecommendRequest struct {
 	Clock func() float64
 }
 
-// Recommendation is one search in progress: Next hands out the requests of the next round,
-// Observe takes their outcomes aligned with the requests, Result encodes the finished search.
-// The rounds are those of simcore.Recommend (optimizer.parallelism proposals at most), so the
-// outputs are byte-identical to the CLI's whoever evaluates the requests.
+// Recommendation is one search in progress, driven from JavaScript: a thin driver of
+// simcore.Recommender that carries the requests and outcomes as JSON strings and reports the
+// chart points of the candidates simulated since the previous round.
 type Recommendation struct {
-	search      *recommend.Search
-	rec         *spec.Recommendation
-	configName  string
-	budget      int64
-	fixedWallMs *float64
-	clock       func() float64
-	t0          float64
-	pending     int  // requests handed out by Next and not yet observed
-	pointsSent  int  // candidates NewPoints has reported
-	waiting     bool // a round was handed out and awaits Observe
-	finished    bool
+	rc         *simcore.Recommender
+	configName string
+	pointsSent int // candidates NewPoints has reported
 }
 
 // StartRecommendation validates the configuration and builds the search; a configuration
@@ -61,20 +51,16 @@ func StartRecommendation(r RecommendRequest) (rc *Recommendation, e *Error) {
 			rc, e = nil, failure(fmt.Sprintf("aisimulate recommend failed: internal error: %v", p))
 		}
 	}()
-	in := simcore.RecommendInput{ConfigName: name, ConfigYAML: r.YAML, Sets: r.Sets}
+	in := simcore.RecommendInput{ConfigName: name, ConfigYAML: r.YAML, Sets: r.Sets, ModuleVersion: simcore.Version,
+		Clock: r.Clock, FixedWallTimeMs: r.FixedWallTimeMs}
 	if len(r.Files) > 0 {
 		in.Files = NewMemFS(r.Files)
 	}
-	search, rec, err := simcore.NewRecommendation(in)
+	stepper, err := simcore.NewRecommender(in)
 	if err != nil {
 		return nil, classifyRecommend(name, err)
 	}
-	rc = &Recommendation{search: search, rec: rec, configName: name, budget: simcore.WorkBudget(rec.Optimizer),
-		fixedWallMs: r.FixedWallTimeMs, clock: r.Clock}
-	if rc.clock != nil {
-		rc.t0 = rc.clock()
-	}
-	return rc, nil
+	return &Recommendation{rc: stepper, configName: name}, nil
 }
 
 // classifyRecommend is Classify with recommend's failure prefix.
@@ -91,71 +77,40 @@ func failure(msg string) *Error { return &Error{Kind: KindFailed, Msg: msg, Mess
 
 // Parallelism is optimizer.parallelism: how many candidates a round holds at most, the cap of
 // the caller's evaluation pool.
-func (r *Recommendation) Parallelism() int { return r.rec.Optimizer.Parallelism }
+func (r *Recommendation) Parallelism() int { return r.rc.Parallelism() }
 
 // Progress is the trials done, the trial budget and the best feasible score so far (−Inf
 // when none), as the CLI's --progress reports them.
-func (r *Recommendation) Progress() (done, total int, best float64) {
-	return r.search.Done(), r.search.Total(), r.search.Best()
-}
+func (r *Recommendation) Progress() (done, total int, best float64) { return r.rc.Progress() }
 
 // Next returns the evaluation requests of the next round that needs any, as the JSON of
-// simcore.EvaluationRequest; rounds made only of cache hits and candidates outside the GPU
-// budget are observed on the way. done is true when the search is over (then reqs is empty).
+// simcore.EvaluationRequest (simcore.Recommender.Next). done is true when the search is over
+// (then reqs is empty).
 func (r *Recommendation) Next() (reqs []string, done bool, e *Error) {
-	if r.waiting {
-		return nil, false, failure("aisimulate recommend failed: internal error: a round was requested before the previous one was observed")
+	round, done, err := r.rc.Next()
+	if err != nil {
+		return nil, false, classifyRecommend(r.configName, err)
 	}
-	for !r.finished {
-		round, err := r.search.Propose(r.rec.Optimizer.Parallelism)
+	for _, q := range round {
+		b, err := json.Marshal(q)
 		if err != nil {
-			return nil, false, classifyRecommend(r.configName, err)
-		}
-		if len(round) == 0 {
-			r.finished = true
-			break
-		}
-		for _, p := range round {
-			if p.Evaluate {
-				b, err := json.Marshal(simcore.NewEvaluationRequest(r.configName, p.Candidate.Tree, r.budget))
-				if err != nil {
-					return nil, false, failure("aisimulate recommend failed: " + err.Error())
-				}
-				reqs = append(reqs, string(b))
-			}
-		}
-		if len(reqs) > 0 {
-			r.pending, r.waiting = len(reqs), true
-			return reqs, false, nil
-		}
-		if err := r.search.Observe(nil); err != nil {
 			return nil, false, failure("aisimulate recommend failed: " + err.Error())
 		}
+		reqs = append(reqs, string(b))
 	}
-	return nil, true, nil
+	return reqs, done, nil
 }
 
 // Observe takes the outcomes (EncodeOutcome JSON) of the round Next returned, aligned with
 // its requests, whatever order they were computed in.
 func (r *Recommendation) Observe(outcomes []string) *Error {
-	if !r.waiting {
-		return failure("aisimulate recommend failed: internal error: outcomes without a round")
+	raw := make([][]byte, len(outcomes))
+	for i, o := range outcomes {
+		raw[i] = []byte(o)
 	}
-	if len(outcomes) != r.pending {
-		return failure(fmt.Sprintf("aisimulate recommend failed: internal error: %d outcomes for %d evaluation requests", len(outcomes), r.pending))
-	}
-	decoded := make([]recommend.Outcome, len(outcomes))
-	for i, b := range outcomes {
-		o, err := simcore.DecodeOutcome([]byte(b))
-		if err != nil {
-			return failure("aisimulate recommend failed: " + err.Error())
-		}
-		decoded[i] = o
-	}
-	if err := r.search.Observe(decoded); err != nil {
+	if err := r.rc.Observe(raw); err != nil {
 		return failure("aisimulate recommend failed: " + err.Error())
 	}
-	r.pending, r.waiting = 0, false
 	return nil
 }
 
@@ -172,20 +127,10 @@ type RecommendResult struct {
 	View string
 }
 
-// Result encodes the finished search (Next returned done) with the wall time measured since
-// StartRecommendation (or the fixed one).
+// Result encodes the finished search (Next returned done), with the wall time measured since
+// the first round (or the fixed one).
 func (r *Recommendation) Result() (out *RecommendResult, e *Error) {
-	if !r.finished {
-		return nil, failure("aisimulate recommend failed: internal error: the search is not finished")
-	}
-	wall := 0.0
-	if r.clock != nil {
-		wall = r.clock() - r.t0
-	}
-	if r.fixedWallMs != nil {
-		wall = *r.fixedWallMs
-	}
-	res, err := r.search.Result(recommend.Provenance{ModuleVersion: simcore.Version, WallTimeMs: wall, WorkBudgetSteps: r.budget})
+	res, err := r.rc.Result()
 	if err != nil {
 		return nil, classifyRecommend(r.configName, err)
 	}
@@ -204,7 +149,7 @@ func finite(x float64) *float64 {
 }
 
 func (r *Recommendation) view(res *recommend.Result) recview.View {
-	v := recview.View{Target: r.rec.Optimization.Target, Objectives: res.Objectives,
+	v := recview.View{Target: r.rc.Recommendation().Optimization.Target, Objectives: res.Objectives,
 		XKey: chartXKey, YKey: chartYKey, Rows: []recview.Row{}, Points: []recview.Point{}}
 	rank := map[*recommend.Candidate]int{}
 	for i, row := range res.Rows {
@@ -218,10 +163,14 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		for _, k := range recview.RowMetrics {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
 		}
-		v.Rows = append(v.Rows, recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
-			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: ConfigSummary(c.Tree)})
+		vr := recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
+			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
+		if c.Cost != nil {
+			vr.CostPerHour, vr.CostPerMTok = finite(c.Cost.USDPerHour), finite(c.Cost.USDPerMTok)
+		}
+		v.Rows = append(v.Rows, vr)
 	}
-	for _, c := range r.search.Candidates() {
+	for _, c := range r.rc.Search().Candidates() {
 		if c.Summary != nil {
 			v.Points = append(v.Points, pointOf(c, rank[c]))
 		}
@@ -240,7 +189,7 @@ func pointOf(c *recommend.Candidate, rank int) recview.Point {
 	p := recview.Point{CandidateID: c.ID, Status: c.Status, Feasible: c.Status == recommend.StatusFeasible,
 		X:        finite(recommend.ObjectiveValue(chartXKey, c.Summary, c.UsedGPUs)),
 		Y:        finite(recommend.ObjectiveValue(chartYKey, c.Summary, c.UsedGPUs)),
-		UsedGPUs: c.UsedGPUs, Rank: rank, Config: string(spec.EmitYAML(c.Tree)), Summary: ConfigSummary(c.Tree)}
+		UsedGPUs: c.UsedGPUs, Rank: rank, Config: string(spec.EmitYAML(c.Tree)), Summary: recommend.DeploymentSummary(c.Tree)}
 	if p.Feasible {
 		p.Score = finite(c.Score)
 	}
@@ -250,7 +199,7 @@ func pointOf(c *recommend.Candidate, rank int) recview.Point {
 // NewPoints are the chart points of the candidates simulated since the previous call, as
 // JSON ([]recview.Point): the Recommend view draws them while the search runs.
 func (r *Recommendation) NewPoints() string {
-	cands := r.search.Candidates()
+	cands := r.rc.Search().Candidates()
 	pts := []recview.Point{}
 	for _, c := range cands[r.pointsSent:] {
 		if c.Summary != nil {
@@ -263,48 +212,6 @@ func (r *Recommendation) NewPoints() string {
 		return "[]"
 	}
 	return string(b)
-}
-
-// ConfigSummary is a candidate's configuration in one line: backend, hardware, mode, each
-// role's parallelism (replicas × TP, plus PP/DP/MoE splits other than 1) and the GPUs, e.g.
-// "vllm · h200_sxm · aggregated · 2× TP1 · 2 GPUs".
-func ConfigSummary(tree map[string]any) string {
-	get := func(p string) string {
-		if v, ok := spec.GetPath(tree, p); ok {
-			return fmt.Sprint(v)
-		}
-		return ""
-	}
-	mode := get("engine.mode")
-	if mode == "" {
-		mode = spec.ModeAggregated
-	}
-	parts := []string{get("engine.backend"), get("engine.hardware"), mode}
-	roles := []string{spec.ModeAggregated}
-	if mode != spec.ModeAggregated {
-		roles = []string{"prefill", "decode"}
-	}
-	for _, role := range roles {
-		par := func(k string) string { return get(spec.WorkerPath(role, "parallelism."+k)) }
-		s := par("replicas") + "× TP" + par("tensor")
-		for _, k := range []struct{ key, label string }{{"pipeline", "PP"}, {"attention_data", "DP"}, {"moe_tensor", "MoE-TP"}, {"moe_expert", "EP"}} {
-			if x := par(k.key); x != "" && x != "1" {
-				s += " " + k.label + x
-			}
-		}
-		if role != spec.ModeAggregated {
-			s = role + " " + s
-		}
-		parts = append(parts, s)
-	}
-	parts = append(parts, fmt.Sprintf("%d GPUs", spec.UsedGPUs(tree)))
-	out := parts[:0]
-	for _, p := range parts {
-		if strings.TrimSpace(p) != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, " · ")
 }
 
 // EvaluateJSON evaluates one request (the JSON of simcore.EvaluationRequest) and returns the

@@ -3,6 +3,7 @@ package jsapi
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -120,7 +121,7 @@ func TestRecommendationMatchesSimcoreRecommend(t *testing.T) {
 		if p.Feasible != (p.Status == "feasible") || p.X == nil || p.Y == nil || *p.X <= 0 || *p.Y <= 0 {
 			t.Errorf("point %+v", p)
 		}
-		if !strings.Contains(p.Summary, " GPUs") || !strings.Contains(p.Config, "engine:") {
+		if !strings.Contains(p.Summary, "× TP") || !strings.Contains(p.Config, "engine:") {
 			t.Errorf("point %s summary %q", p.CandidateID, p.Summary)
 		}
 	}
@@ -186,14 +187,24 @@ func TestEvaluateJSONAnswersMalformedRequests(t *testing.T) {
 	}
 }
 
-func TestConfigSummary(t *testing.T) {
-	tree := map[string]any{"engine": map[string]any{"backend": "vllm", "hardware": "h200_sxm", "mode": "disaggregated",
-		"workers": map[string]any{
-			"prefill": map[string]any{"parallelism": map[string]any{"replicas": json.Number("2"), "tensor": json.Number("1"), "pipeline": json.Number("1")}},
-			"decode":  map[string]any{"parallelism": map[string]any{"replicas": json.Number("1"), "tensor": json.Number("2"), "moe_expert": json.Number("2")}},
-		}}}
-	want := "vllm · h200_sxm · disaggregated · prefill 2× TP1 · decode 1× TP2 EP2 · 4 GPUs"
-	if got := ConfigSummary(tree); got != want {
-		t.Errorf("ConfigSummary = %q, want %q", got, want)
+// With optimization.gpu_hour_cost the Recommend view's rows carry each candidate's cost.
+func TestRecommendViewCarriesCosts(t *testing.T) {
+	rc, e := StartRecommendation(RecommendRequest{YAML: readSmall(t), Sets: []string{"optimizer.max_trials=4", "optimization.gpu_hour_cost={h200_sxm: 3.5}"}})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	got, _ := drive(t, rc)
+	var v recview.View
+	if err := json.Unmarshal([]byte(got.View), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	for _, r := range v.Rows {
+		// 3.5 USD per GPU-hour, the whole run on r.UsedGPUs GPUs.
+		if r.CostPerHour == nil || r.CostPerMTok == nil || math.Abs(*r.CostPerHour-3.5*float64(r.UsedGPUs)) > 1e-9 {
+			t.Errorf("row %d: cost %v per hour on %d GPUs", r.Rank, r.CostPerHour, r.UsedGPUs)
+		}
 	}
 }

@@ -6,6 +6,7 @@
 package jsapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -80,6 +81,13 @@ type Result struct {
 	// StdoutJSON is what `--format json` prints: SummaryJSON, or the details and the summary
 	// when Detail was given.
 	StdoutJSON string
+	// SaturationText is the saturation section in one sentence (report.SaturationSentence,
+	// docs/semantics/outputs.md §3.4), for the docs embed.
+	SaturationText string
+	// OverviewJSON is the run's report.Overview (the deployment with the catalog ids it
+	// resolved to, and the SLA attainment per bound) as encoding/json writes it, for the
+	// browser app's deployment line and SLA cards.
+	OverviewJSON string
 	// Err is non-nil when the prediction failed.
 	Err *Error
 }
@@ -141,11 +149,17 @@ func Run(r Request) (res Result) {
 	if err != nil {
 		return Result{Err: Classify(name, err)}
 	}
+	overview, err := json.Marshal(out.Overview)
+	if err != nil {
+		return Result{Err: Classify(name, err)}
+	}
 	return Result{
+		OverviewJSON:   string(overview),
 		PredictionJSON: string(out.PredictionJSON),
 		RequestsJSONL:  string(out.RequestsJSONL),
 		SummaryJSON:    string(out.SummaryJSON),
 		StdoutJSON:     string(out.StdoutJSON),
+		SaturationText: report.SaturationSentence(out.Saturation),
 	}
 }
 

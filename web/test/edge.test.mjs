@@ -3,11 +3,11 @@
 // version, candidate evaluation (?evaluate=1) and whole recommendations (/v1/recommend).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, startWorkerd, postEdge, parseMultipart, assertSameText } from "./lib.mjs";
+import { ROOT, CLI, startWorkerd, postEdge, parseMultipart, assertSameText, freePort } from "./lib.mjs";
 
 let edge;
 const e2 = fs.readFileSync(path.join(ROOT, "web/testdata/identity/01-fixed-e2.yaml"), "utf8");
@@ -192,4 +192,26 @@ test("limits: request count and body size are 413", async () => {
   const cfg = "# " + "y".repeat(1 << 20) + "\n" + e2;
   const r3 = await fetch(edge.url + "/v1/predict", { method: "POST", body: cfg });
   assert.equal(r3.status, 413);
+});
+
+// `make serve-edge` (web/serve-edge.mjs) says where it listens once the API answers.
+test("serve-edge prints a listening-on line once the API answers", async () => {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [path.join(ROOT, "web/serve-edge.mjs"), "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  proc.stdout.on("data", (d) => { out += d; });
+  proc.stderr.on("data", (d) => { out += d; });
+  try {
+    const deadline = Date.now() + 60000;
+    while (!/listening on /.test(out) && proc.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(out, new RegExp(`^listening on http://127\\.0\\.0\\.1:${port}/ \\(aisimulate edge API under workerd`, "m"), out);
+    const r = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    assert.equal(r.status, 200);
+  } finally {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once("exit", r));
+      proc.kill("SIGTERM");
+      await exited;
+    }
+  }
 });

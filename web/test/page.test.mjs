@@ -188,7 +188,8 @@ test("docs embed: the README and docs/web.md snippets run as shown", async () =>
   const snippet = (file, re) => {
     const m = fs.readFileSync(path.join(ROOT, file), "utf8").match(re);
     assert.ok(m, `no embed snippet in ${file}`);
-    return m[1].replace(/^ {2}/gm, (s) => (file === "README.md" ? "" : s)).replaceAll("https://YOUR-HOST/aisimulate/", srv.url);
+    // Only the host is replaced: the documented /aisimulate/ folder is served by web/serve.mjs.
+    return m[1].replace(/^ {2}/gm, (s) => (file === "README.md" ? "" : s)).replaceAll("https://YOUR-HOST/", srv.url);
   };
   const readme = snippet("README.md", /```html\n([\s\S]*?)```/);
   const docsPage = snippet("docs/web.md", /## Docs embed[\s\S]*?```html\n([\s\S]*?)```/);
@@ -240,11 +241,118 @@ test("docs embed: <aisimulate-prediction> renders a live card on another origin"
     assert.ok(res.ok);
     assert.deepEqual(shown, await cardKeys(JSON.parse(res.predictionJson).summary, true), "the embed's cards are report.Cards marked Embed");
     assert.ok(shown.length >= 6, shown.join(","));
+    const sat = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector(".saturation").textContent);
+    assert.equal(sat, res.saturationText, "the embed shows the module's saturation sentence");
+    assert.match(sat, /^Keeping up: /);
     const e = await page.evaluate(() => document.querySelector("#b").shadowRoot.querySelector(".error").textContent);
     assert.match(e, /parallelism\.tensor/);
     const link = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector("a").href);
     assert.ok(link.startsWith(srv.url + "index.html#cfg="));
     await page.screenshot({ path: path.join(shots, "embed.png"), fullPage: true });
+    await page.close();
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// docs/semantics/outputs.md §3.4, S1: examples/overload.yaml serves 200 of 250 requests/s.
+const OVERLOADED = "Overloaded: offered 250 req/s, served 200 req/s; the queue was still growing at the last arrival (2 waiting).";
+
+test("an overloaded run says so in one sentence, in the app and in the embed", async () => {
+  const yaml = fs.readFileSync(path.join(ROOT, "examples/overload.yaml"), "utf8");
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url + "#cfg=" + b64url(yaml));
+  await page.waitForSelector("#saturation", { timeout: 60000 });
+  assert.equal(await page.textContent("#saturation"), OVERLOADED);
+  assert.ok(await page.$("#saturation.overloaded"), "an overload is marked");
+  await page.screenshot({ path: path.join(shots, "overload.png") });
+  await page.close();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-overload-"));
+  fs.writeFileSync(path.join(dir, "overload.yaml"), yaml);
+  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
+<script src="${srv.url}embed.js" defer></script></head>
+<body><aisimulate-prediction id="o" config-src="overload.yaml"></aisimulate-prediction></body></html>`);
+  const docs = await startStatic(dir);
+  try {
+    const p = await browser.ctx.newPage();
+    await p.goto(docs.url);
+    await p.waitForSelector('#o[data-state="done"]', { timeout: 60000 });
+    assert.equal(await p.evaluate(() => document.querySelector("#o").shadowRoot.querySelector(".saturation").textContent), OVERLOADED);
+    await p.close();
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// The quickstart's cards read as the terminal's readable table does: the deployment echo, a
+// 22 s run in seconds, the SLA attainment and goodput share (80.0 % and 100.0 %, as in
+// wasm/cli/testdata/quickstart.readable80.txt), and the note that explains an ITL mean above
+// its p99.
+test("cards: deployment, seconds, SLA attainment, goodput share, ITL note", async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url + "#cfg=" + b64url(quickstart));
+  await page.waitForSelector("#sla-cards .card", { timeout: 60000 });
+  assert.equal(await page.textContent("#deployment"),
+    "meta-llama/Meta-Llama-3.1-8B · h200_sxm × 1 GPU, vllm, aggregated · aggregated: 1 replica × TP1, default timing");
+  assert.equal(await page.textContent('#cards [data-key="duration_ms"] .card-value'), "22s");
+  const sla = await page.evaluate(() => [...document.querySelectorAll("#sla-cards .card")].map((c) =>
+    [c.dataset.key, c.querySelector(".card-label").textContent, c.querySelector(".card-value").textContent]));
+  assert.deepEqual(sla, [
+    ["sla-ttft", "TTFT ≤ 200 ms", "80.0%"],
+    ["sla-itl", "ITL (request mean) ≤ 20 ms", "100.0%"],
+    ["goodput-share", "Met every SLA bound", "80.0%"],
+  ]);
+  assert.match(await page.textContent('#cards [data-key="mean_itl_ms"] .card-note'), /above the p99/);
+  await page.close();
+  // A model alias is echoed with the catalog id it resolved to.
+  const toy = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-timing-toy.yaml"), "utf8");
+  const alias = toy.replace(/model: \S+/, "model: someorg/Llama-3.1-8B-Instruct-FP8");
+  assert.notEqual(alias, toy);
+  const p2 = await browser.ctx.newPage();
+  await p2.goto(srv.url + "#cfg=" + b64url(alias));
+  await p2.waitForSelector("#deployment", { timeout: 60000 });
+  assert.match(await p2.textContent("#deployment"), /^meta-llama\/Meta-Llama-3\.1-8B \(given as someorg\/Llama-3\.1-8B-Instruct-FP8\) · /);
+  await p2.close();
+});
+
+test("a field error stays inside the form panel", async () => {
+  const page = await openPage();
+  await page.fill("#aggregated-tensor", "3");
+  await page.dispatchEvent("#aggregated-tensor", "change");
+  await page.waitForFunction(() => /tensor: 3/.test(document.querySelector("#yaml").value), null, { timeout: 10000 });
+  await page.click("#run");
+  await waitIdle(page);
+  await page.waitForSelector(".field.invalid .field-error");
+  const box = await page.evaluate(() => {
+    const e = document.querySelector(".field.invalid .field-error");
+    const panel = e.closest(".panel") || document.body;
+    const r = e.getBoundingClientRect(), p = panel.getBoundingClientRect();
+    return { text: e.textContent, right: r.right, panelRight: p.right, scroll: e.scrollWidth, client: e.clientWidth };
+  });
+  assert.match(box.text, /tensor/);
+  assert.ok(box.right <= box.panelRight + 0.5 && box.scroll <= box.client + 1, JSON.stringify(box));
+  await page.screenshot({ path: path.join(shots, "field-error-tensor3.png") });
+  await page.close();
+});
+
+// An element whose simulator cannot load says so instead of staying blank: embed.js served from a
+// folder without sim-worker.js, wasm_exec.js or core.wasm.
+test("docs embed: an element whose module cannot load shows an error", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-broken-"));
+  fs.mkdirSync(path.join(dir, "lonely"));
+  fs.copyFileSync(path.join(ROOT, "static/embed.js"), path.join(dir, "lonely/embed.js"));
+  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
+<script src="lonely/embed.js" defer></script></head>
+<body><aisimulate-prediction id="x" config="engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, workers: {aggregated: {}}}"></aisimulate-prediction></body></html>`);
+  const docs = await startStatic(dir);
+  try {
+    const page = await browser.ctx.newPage();
+    await page.goto(docs.url);
+    await page.waitForSelector('#x[data-state="error"]', { timeout: 60000 });
+    const e = await page.evaluate(() => document.querySelector("#x").shadowRoot.querySelector(".error").textContent);
+    assert.match(e, /^could not load the simulator from http:\/\/127\.0\.0\.1:\d+\/lonely\/: /);
     await page.close();
   } finally {
     await docs.close();

@@ -175,7 +175,9 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     await p.waitForSelector("#rec-yaml");
     // The sweep: the small example, judged strictly against its SLA (so some candidates are
     // infeasible), with the trial budget set through the form.
-    await p.fill("#rec-yaml", SMALL_YAML.replace("target: goodput", "target: goodput\n  strict_sla: true"));
+    // bayesian: the screened default would spend the 20 trials on points it expects to meet
+    // the SLA.
+    await p.fill("#rec-yaml", SMALL_YAML.replace("target: goodput", "target: goodput\n  strict_sla: true").replace("optimizer:\n", "optimizer:\n  algorithm: bayesian\n"));
     await p.fill("#rec-max-trials", "20");
     await p.dispatchEvent("#rec-max-trials", "change");
     // vecty renders on the next animation frame.

@@ -75,12 +75,12 @@ type Request struct {
 	noRoom     bool // TRT-LLM: the prompt leaves no room for one output token
 	admSeq     int64
 	// Steady decode state (steady.go): progress is implied by the worker's pass index.
-	steady    bool
-	sBase     int64 // first pass index the request decodes in while steady
-	sWake     int64 // pass index at which it must be processed again
-	sComputed int   // computed at sBase
-	sGen      int   // generated at sBase
-	sTokens   int   // Tokens at sBase
+	steady          bool
+	steadyBasePass  int64 // first pass index the request decodes in while steady
+	steadyWakePass  int64 // pass index at which it must be processed again
+	steadyComputed  int   // computed at steadyBasePass
+	steadyGenerated int   // generated at steadyBasePass
+	steadyTokens    int   // Tokens at steadyBasePass
 
 	// ITL bookkeeping: consecutive-pass runs on a worker plus isolated gaps.
 	runWorker *Worker
@@ -102,10 +102,12 @@ type Request struct {
 	SourceWorker *Worker
 	SourceRank   int32
 	DecodeTarget *Worker
-	// Router bookkeeping (owned by the router of the pool the request is placed in).
-	RouteApt     int64
-	RouteAptLive bool
-	RouteAdbLive bool
+	// Router bookkeeping (owned by the router of the pool the request is placed in): the
+	// prefill tokens booked on its rank's active-prefill load, whether they are still booked,
+	// and whether its blocks are booked on the rank's active decode blocks.
+	RoutedPrefillTokens      int64
+	RoutedPrefillBooked      bool
+	RoutedDecodeBlocksBooked bool
 }
 
 // Outcome is what the collector keeps about a request once it is terminal: plain values

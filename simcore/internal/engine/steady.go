@@ -9,7 +9,7 @@ import (
 // one token scheduled, one token emitted, no new block, no registration, no completion. The
 // rank does not visit those requests every pass. A request that emitted a token and whose
 // next passes are of that kind becomes *steady*: its progress is implied by the worker's pass
-// index (computed = sComputed + (pass − sBase), likewise generated and tokens), the rank keeps
+// index (computed = steadyComputed + (pass − steadyBasePass), likewise generated and tokens), the rank keeps
 // Σ known over steady requests in closed form for the timing model, and the request is woken
 // — materialised and processed by the exact algorithm — at the first pass in which something
 // else happens to it: it needs a new block, a block becomes full (registration), or it emits
@@ -150,12 +150,12 @@ func (k *Rank) enterSteady(next int64) {
 			continue
 		}
 		r.steady = true
-		r.sBase, r.sWake = next, next+off
-		r.sComputed, r.sGen, r.sTokens = r.computed, r.generated, r.Tokens
+		r.steadyBasePass, r.steadyWakePass = next, next+off
+		r.steadyComputed, r.steadyGenerated, r.steadyTokens = r.computed, r.generated, r.Tokens
 		k.steadyN++
 		k.steadySumKnown += int64(r.Known())
 		k.steadySumBase += next
-		k.wakes.push(wake{key: wakeKey(r.sWake, r.admSeq), r: r})
+		k.wakes.push(wake{key: wakeKey(r.steadyWakePass, r.admSeq), r: r})
 	}
 	for i := len(kept); i < len(k.active); i++ {
 		k.active[i] = nil
@@ -166,25 +166,25 @@ func (k *Rank) enterSteady(next int64) {
 // materialize brings a steady request's state up to the start of pass and returns it to the
 // active list.
 func (k *Rank) materialize(r *Request, pass int64, w *Worker) {
-	n := int(pass - r.sBase)
+	n := int(pass - r.steadyBasePass)
 	k.steadyN--
-	k.steadySumKnown -= int64(r.sComputed + 1)
-	k.steadySumBase -= r.sBase
+	k.steadySumKnown -= int64(r.steadyComputed + 1)
+	k.steadySumBase -= r.steadyBasePass
 	r.steady = false
-	r.computed = r.sComputed + n
-	r.generated = r.sGen + n
-	r.Tokens = r.sTokens + n
+	r.computed = r.steadyComputed + n
+	r.generated = r.steadyGenerated + n
+	r.Tokens = r.steadyTokens + n
 	if k.cfg.PrefixCaching {
 		k.registerFull(r) // unique blocks filled while steady
 	}
 	if n > 0 {
-		if r.sTokens == 1 {
-			r.SecondToken = w.PassEnds[r.sBase] // it became steady right after its first token
+		if r.steadyTokens == 1 {
+			r.SecondToken = w.PassEnds[r.steadyBasePass] // it became steady right after its first token
 		}
 		r.LastToken = w.PassEnds[pass-1]
 		r.runLast = int32(pass - 1)
 		if r.runWorker != w {
-			r.runWorker, r.runStart = w, int32(r.sBase)
+			r.runWorker, r.runStart = w, int32(r.steadyBasePass)
 		}
 	}
 	// Reinsert into the active list at its admission position.
@@ -201,7 +201,7 @@ func (k *Rank) materialize(r *Request, pass int64, w *Worker) {
 func (k *Rank) wakeDue(pass int64, w *Worker) {
 	for len(k.wakes) > 0 && k.wakes[0].pass() <= pass {
 		x := k.wakes.pop()
-		if x.r.steady && x.r.sWake == x.pass() {
+		if x.r.steady && x.r.steadyWakePass == x.pass() {
 			k.materialize(x.r, pass, w)
 		}
 	}
@@ -211,7 +211,7 @@ func (k *Rank) wakeDue(pass int64, w *Worker) {
 func (k *Rank) materializeAll(pass int64, w *Worker) {
 	for len(k.wakes) > 0 {
 		x := k.wakes.pop()
-		if x.r.steady && x.r.sWake == x.pass() {
+		if x.r.steady && x.r.steadyWakePass == x.pass() {
 			k.materialize(x.r, pass, w)
 		}
 	}
@@ -343,12 +343,12 @@ func (k *Rank) ffReady(pass int64) bool {
 	for len(k.wakes) > 0 && k.wakes[0].pass() <= pass {
 		x := k.wakes[0]
 		r := x.r
-		if !r.steady || r.sWake != x.pass() {
+		if !r.steady || r.steadyWakePass != x.pass() {
 			k.wakes.pop() // stale
 			continue
 		}
-		n := int(pass - r.sBase)
-		c, gen := r.sComputed+n, r.sGen+n
+		n := int(pass - r.steadyBasePass)
+		c, gen := r.steadyComputed+n, r.steadyGenerated+n
 		if c != r.held()*bs || !k.KV.CanReserve(1, 0) {
 			return false // not a block need, or the pass could run short of blocks
 		}
@@ -369,8 +369,8 @@ func (k *Rank) ffReady(pass int64) bool {
 		k.KV.TakeAnon(1)
 		r.anon++
 		k.blocksTaken(1)
-		r.sWake = pass + off
-		k.wakes.delayTop(r.sWake)
+		r.steadyWakePass = pass + off
+		k.wakes.delayTop(r.steadyWakePass)
 	}
 	return true
 }

@@ -1,6 +1,6 @@
 // Package hashtab holds the hashing pieces of the per-pass path, where Go maps are too slow:
 // Tree, a numbered prefix tree for block hash chains and prompt tries, and Spread, the key
-// mixer of the open-addressing tables (Tree's and report.Dist's).
+// mixer of the open-addressing tables (Tree's and outputs.Dist's).
 package hashtab
 
 // Spread turns a structured key (for example two small integers packed into 64 bits) into a

@@ -60,14 +60,14 @@ func (p *Planner) Tick(obs Observation) Decision {
 	dec := Decision{Targets: make([]*int, len(p.roles))}
 	p.applyBudget(obs, ts, dec.Targets)
 
-	rd := map[string]any{"target_decode": nil, "target_prefill": nil}
+	rd := map[string]any{"target_" + ComponentDecode: nil, "target_" + ComponentPrefill: nil}
 	for i, rs := range p.roles {
 		if dec.Targets[i] != nil {
 			rd["target_"+p.side(rs.Component)] = *dec.Targets[i]
 		}
 	}
 	var fpms []any
-	wc := map[string]any{"decode": 0, "prefill": 0}
+	wc := map[string]any{ComponentDecode: 0, ComponentPrefill: 0}
 	for i, rs := range p.roles {
 		if i >= len(obs.Pools) {
 			continue

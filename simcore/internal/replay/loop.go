@@ -30,9 +30,14 @@ type Result struct {
 	EndMs float64
 	// WorkerSeconds per pool when a planner changed counts; nil = use replicas × duration.
 	PrefillWorkerSeconds, DecodeWorkerSeconds *float64
-	Planner                                   any
+	// PlannerSection is the planner section of prediction.json (docs/semantics/outputs.md
+	// §5), built during the run; nil when the planner is disabled.
+	PlannerSection map[string]any
 	// Trajectories are the plays of an agentic graph run; nil for other sources.
 	Trajectories *Trajectories
+	// Steps is the event-loop steps the run took, fast-forwarded passes included: the work
+	// a candidate's budget counts (docs/recommend.md, "Timeouts").
+	Steps int64
 }
 
 type poolState struct {
@@ -124,7 +129,7 @@ func Run(p *Plan) *Result {
 			c.keepHistory(r)
 		}
 	}
-	res := &Result{Outcomes: c.outcomes, Strings: c.strs, Histories: c.histories, Gaps: c.gaps, Pressure: c.pressure, EndMs: c.now}
+	res := &Result{Outcomes: c.outcomes, Strings: c.strs, Histories: c.histories, Gaps: c.gaps, Pressure: c.pressure, EndMs: c.now, Steps: int64(c.progressTick)}
 	if c.graph != nil {
 		res.Trajectories = c.graph.trajectories()
 	}
@@ -137,7 +142,7 @@ func Run(p *Plan) *Result {
 			pre = c.pl.ws[0]
 		}
 		res.PrefillWorkerSeconds = &pre
-		res.Planner = c.plannerSection()
+		res.PlannerSection = c.plannerSection()
 	}
 	if c.agg != nil {
 		res.AggWorkers = c.agg.workers
@@ -266,13 +271,9 @@ func (c *cluster) loop() {
 // step counts n units of work (loop steps, fast-forwarded passes) and reports progress every
 // ProgressSteps of them, so a caller's work budget also sees fast-forwarded work.
 func (c *cluster) step(n int) {
-	p := c.plan.Progress
-	if p == nil {
-		return
-	}
 	before := c.progressTick / ProgressSteps
 	c.progressTick += n
-	if c.progressTick/ProgressSteps != before && c.plan.Workload.Sessions > 0 {
+	if p := c.plan.Progress; p != nil && c.progressTick/ProgressSteps != before && c.plan.Workload.Sessions > 0 {
 		p(float64(c.finishedSess) / float64(c.plan.Workload.Sessions))
 	}
 }

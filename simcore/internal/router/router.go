@@ -289,7 +289,7 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []int32, ov int, n
 		if e < 0 {
 			e = 0
 		}
-		r.RouteApt = e
+		r.RoutedPrefillTokens = e
 		s.apt += e
 		if cfg.ExpectedPrefillMs != nil {
 			if len(s.prefills) == 0 {
@@ -297,7 +297,7 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []int32, ov int, n
 			}
 			s.prefills = append(s.prefills, aicPrefill{r: r, tokens: e, expected: cfg.ExpectedPrefillMs(r.L, ov*bs)})
 		}
-		r.RouteAptLive = true
+		r.RoutedPrefillBooked = true
 	}
 	if cfg.TrackDecodeBlocks {
 		if cfg.AssumeKVReuse {
@@ -314,7 +314,7 @@ func (rt *Router) account(s *sched, r *engine.Request, hashes []int32, ov int, n
 		} else {
 			s.adb += int64(xmath.CeilDiv(r.L, bs))
 		}
-		r.RouteAdbLive = true
+		r.RoutedDecodeBlocksBooked = true
 	}
 }
 
@@ -356,15 +356,15 @@ func (s *sched) activePrefill(now float64) int64 {
 
 // PrefillDone removes r's prefill tokens from its rank's load (docs/semantics/simulation.md §10.2).
 func (rt *Router) PrefillDone(r *engine.Request, w *engine.Worker, rank int32, now float64) {
-	if !r.RouteAptLive {
+	if !r.RoutedPrefillBooked {
 		return
 	}
-	r.RouteAptLive = false
+	r.RoutedPrefillBooked = false
 	s := rt.schedOf(w, rank)
 	if s == nil {
 		return
 	}
-	s.apt -= r.RouteApt
+	s.apt -= r.RoutedPrefillTokens
 	for i, p := range s.prefills {
 		if p.r != r {
 			continue
@@ -382,10 +382,10 @@ func (rt *Router) PrefillDone(r *engine.Request, w *engine.Worker, rank int32, n
 // Free removes all of r's load from its rank (completion, rejection).
 func (rt *Router) Free(r *engine.Request, w *engine.Worker, rank int32, now float64) {
 	rt.PrefillDone(r, w, rank, now)
-	if !r.RouteAdbLive {
+	if !r.RoutedDecodeBlocksBooked {
 		return
 	}
-	r.RouteAdbLive = false
+	r.RoutedDecodeBlocksBooked = false
 	s := rt.schedOf(w, rank)
 	if s == nil {
 		return

@@ -180,7 +180,7 @@ func FuzzFastRow(f *testing.F) {
 	f.Add([]byte(`{"hash_ids": [18446744073709551616]}`)) // one past the largest uint64
 	f.Add([]byte(`{"wait_for": ["a"], "hash_ids": [1, 2]} `))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var fr fastRow
+		var fr mooncakeRowDecoder
 		var got mooncakeRow
 		if !fr.decode(line, &got) {
 			return

@@ -174,7 +174,7 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 	}
 	defer lr.Close()
 	in := newInterner()
-	var fast fastRow
+	var fast mooncakeRowDecoder
 
 	type build struct {
 		firstTS   float64

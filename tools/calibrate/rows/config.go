@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
 
@@ -39,7 +40,7 @@ func ConfigYAML(r *Row, t *Timings) string {
 	}
 	b.WriteString("  workers:\n")
 	role := func(name string, workers int, p spec.Parallelism, fraction float64) {
-		p = clean(p)
+		p = perf.CleanParallelism(p)
 		if workers < 1 {
 			workers = 1
 		}

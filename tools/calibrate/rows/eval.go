@@ -14,7 +14,7 @@ import (
 type Prepared struct {
 	Row *Row
 	T   *Timings
-	Agg AggResult
+	Agg perf.AggResult
 	Err error // non-nil: the row cannot be priced (counts against coverage)
 }
 
@@ -29,7 +29,7 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 			dp := p.T.AggPar.AttentionData
 			ranks := dp * p.T.AggWorkers
 			conc := (r.Concurrency + ranks - 1) / ranks
-			p.Agg = SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, PassBudget(r.Backend, dp))
+			p.Agg = perf.SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, perf.PassBudget(r.Backend, dp))
 		}
 		out[i] = p
 	}
@@ -55,7 +55,7 @@ func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef, handoffMs float6
 		pr, dr := r.Prefill, r.Decode
 		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
 		pr.Workers, dr.Workers = p.T.PrefillWorkers, p.T.DecodeWorkers
-		return SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, r.ISL, r.OSL, pr, dr, p.T.KVTokens, handoffMs)
+		return perf.SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, r.ISL, r.OSL, pr, dr, p.T.KVTokens, handoffMs)
 	}
 	ge := g
 	ge.Prefill *= f.Prefill

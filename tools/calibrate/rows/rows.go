@@ -50,11 +50,8 @@ func (r *Row) Campaign() string {
 	return "model " + r.Model
 }
 
-// Role is one worker pool of a row.
-type Role struct {
-	Workers int
-	Par     spec.Parallelism
-}
+// Role is one worker pool of a row: the surrogate's role (simcore/perf).
+type Role = perf.SurrogateRole
 
 // Read parses a measured CSV (header row names the columns).
 func Read(r io.Reader) ([]Row, error) {
@@ -139,15 +136,6 @@ func (r *Row) Quant() perf.Quant {
 		q.KVCache = "fp8"
 	}
 	return q
-}
-
-func clean(p spec.Parallelism) spec.Parallelism {
-	for _, v := range []*int{&p.Tensor, &p.Pipeline, &p.AttentionData, &p.MoeTensor, &p.MoeExpert, &p.Replicas} {
-		if *v < 1 {
-			*v = 1
-		}
-	}
-	return p
 }
 
 // Timings builds the default timing models of the row's roles with calibration c.
@@ -312,19 +300,24 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	t := &Timings{Model: m, HW: hw}
 	q := r.Quant()
 	mk := func(p spec.Parallelism) (*perf.Default, int64, error) {
-		p = fixPar(m, clean(p))
+		p = fixPar(m, perf.CleanParallelism(p))
 		fraction := 0.0
 		defer func() { t.lastPar, t.lastFraction = p, fraction }()
+		var dep *perf.Deployment
 		memory := func() (perf.Memory, error) {
 			fraction = 0
-			mem, err := perf.MemoryModel(m, hw, r.Backend, p, q, 0, 0, 0, 0)
-			if err != nil && r.Backend == "sglang" {
+			var err error
+			if dep, err = perf.NewDeployment(m, hw, r.Backend, p, q); err != nil {
+				return perf.Memory{}, err
+			}
+			mem, err := dep.Memory(perf.MemorySettings{})
+			if err != nil && r.Backend == spec.BackendSGLang {
 				// SGLang's derived default cannot hold the recorded deployment, which ran:
 				// it was started with a larger --mem-fraction-static, which the CSV does
 				// not record.
 				for _, f := range sglangFractions {
 					fraction = f
-					if mem, err = perf.MemoryModel(m, hw, r.Backend, p, q, f, 0, 0, 0); err == nil {
+					if mem, err = dep.Memory(perf.MemorySettings{MemoryFraction: f}); err == nil {
 						break
 					}
 				}
@@ -344,7 +337,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		d, err := perf.NewDefaultWith(c, m, hw, r.Backend, p, q)
+		d, err := perf.NewDefaultWith(c, dep)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -369,7 +362,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		}
 		return t, nil
 	}
-	if t.Agg, t.KVTokens, err = mk(idPar(r.ID, clean(r.Agg.Par))); err != nil {
+	if t.Agg, t.KVTokens, err = mk(idPar(r.ID, perf.CleanParallelism(r.Agg.Par))); err != nil {
 		return nil, err
 	}
 	t.AggPar, t.AggWorkers, t.AggFraction = t.lastPar, 1, t.lastFraction
@@ -408,7 +401,7 @@ func (r *Row) ranksFromBatch(kvTokens int64) int {
 // otherwise) — the measured TPOT of such rows stays that of a batch decoding all of them, as
 // the aggregated batch-size repair (ranksFromBatch) assumes. At most maxRatedWorkers.
 func (t *Timings) heldDecodeWorkers(r *Row) int {
-	perWorker := int64(maxInFlight(r.Backend, t.KVTokens, r.ISL, r.OSL)) * int64(t.DecodePar.AttentionData)
+	perWorker := int64(perf.MaxInFlight(r.Backend, t.KVTokens, r.ISL, r.OSL)) * int64(t.DecodePar.AttentionData)
 	n := int((int64(r.Concurrency) + perWorker - 1) / perWorker)
 	return min(max(n, 1), maxRatedWorkers)
 }
@@ -427,7 +420,7 @@ func (t *Timings) ratedPrefillWorkers(r *Row) int {
 	ctx := r.ISL + r.OSL/2
 	tpot := t.Decode.DecodeMs(b, int64(b)*int64(ctx), ctx, 0)
 	pdp := t.PrefillPar.AttentionData
-	k := max(PassBudget(r.Backend, pdp)/max(r.ISL, 1), 1)
+	k := max(perf.PassBudget(r.Backend, pdp)/max(r.ISL, 1), 1)
 	pass := t.Prefill.PrefillMs(k, r.ISL, 0)
 	if tpot <= 0 || pass <= 0 || r.OSL <= 0 {
 		return 1

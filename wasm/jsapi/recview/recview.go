@@ -35,6 +35,10 @@ type Row struct {
 	File    string `json:"file"`
 	Config  string `json:"config"`
 	Summary string `json:"summary"`
+	// CostPerHour and CostPerMTok are the candidate's USD per hour and per million output
+	// tokens at optimization.gpu_hour_cost (absent without prices).
+	CostPerHour *float64 `json:"cost_per_hour,omitempty"`
+	CostPerMTok *float64 `json:"cost_per_mtok,omitempty"`
 }
 
 // Point is one simulated candidate on the chart.

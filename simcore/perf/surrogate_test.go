@@ -1,0 +1,106 @@
+package perf
+
+import (
+	"testing"
+
+	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/spec"
+)
+
+func TestSimAggFixedTiming(t *testing.T) {
+	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
+	hw, _ := catalog.LookupHardware("h200_sxm")
+	d, err := defaultFor(DefaultCalibration(), m, hw, "vllm", spec.Parallelism{Tensor: 1}, Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One slot, 10 sequential requests of 100/11 tokens: TTFT is exactly one prefill+decode
+	// pass, TPOT exactly one decode pass (context grows by one per pass; lumped passes are
+	// priced at their mean context).
+	res := SimAgg(d, "vllm", 1, 100, 11, 1<<30, 8192)
+	g := GroupCoef{Prefill: 1, Decode: 1}
+	wantTTFT := d.PrefillRawMs(1, 100, 0) + d.DecodeRawMs(1, 100, 100)
+	if got := res.TTFT.Eval(g); !near(got, wantTTFT, 1e-9) {
+		t.Fatalf("TTFT %.6f want %.6f", got, wantTTFT)
+	}
+	wantTPOT := d.DecodeRawMs(1, 105, 105)
+	if got := res.TPOT.Eval(g); !near(got, wantTPOT, 1e-3) {
+		t.Fatalf("TPOT %.6f want %.6f", got, wantTPOT)
+	}
+	// The overhead coefficients count passes: one prefill pass per request and OSL passes
+	// with a decode part per request.
+	if res.TTFT[1] != 1 || res.TTFT[3] != 1 || !near(res.TPOT[3], 1, 1e-12) {
+		t.Fatalf("pass counts %+v %+v", res.TTFT, res.TPOT)
+	}
+	// More concurrency: TPOT rises, and SGLang's separate extend passes stall decodes.
+	hi := SimAgg(d, "vllm", 64, 1000, 100, 1<<30, 8192)
+	sg := SimAgg(d, "sglang", 64, 1000, 100, 1<<30, 8192)
+	if !(hi.TPOT.Eval(g) > res.TPOT.Eval(g)) || !(sg.TPOT.Eval(g) > 0) {
+		t.Fatal("concurrency should raise TPOT")
+	}
+	// A KV cache holding 8 requests bounds the requests in flight: TTFT queues.
+	small := SimAgg(d, "vllm", 64, 1000, 100, 8*1050, 8192)
+	if !(small.TTFT.Eval(g) > 2*hi.TTFT.Eval(g)) {
+		t.Fatalf("capacity-bound TTFT %.1f vs %.1f", small.TTFT.Eval(g), hi.TTFT.Eval(g))
+	}
+	// TensorRT-LLM admits a request only with room for isl + osl (docs/semantics/simulation.md §7): the
+	// same cache holds 7 of its requests, and 8 only with 8 × 1100 tokens, where it replays
+	// exactly like vLLM's 8.
+	trtSmall := SimAgg(d, "trtllm", 64, 1000, 100, 8*1050, 8192)
+	trtEight := SimAgg(d, "trtllm", 64, 1000, 100, 8*1100, 8192)
+	if trtEight != small {
+		t.Fatalf("TensorRT-LLM with room for 8: %+v, vLLM with 8: %+v", trtEight, small)
+	}
+	if !(trtSmall.TTFT.Eval(g) > small.TTFT.Eval(g)) {
+		t.Fatalf("TensorRT-LLM reserving whole sequences: TTFT %.1f, not above %.1f", trtSmall.TTFT.Eval(g), small.TTFT.Eval(g))
+	}
+}
+
+// SimDisagg adds the hand-off latency to TTFT one for one, and a source-first decode rank
+// whose KV cache holds fewer sequences than its share of the load runs what fits while the
+// rest wait: TensorRT-LLM reserves whole sequences (isl + osl), so with room for 8 of its
+// 16 sequences each decode lasts twice the 8-sequence TPOT; vLLM counts mean footprints
+// (isl + osl/2); SGLang (destination-first, reserved before the hand-off) is not bounded.
+func TestSimDisagg(t *testing.T) {
+	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
+	hw, _ := catalog.LookupHardware("h200_sxm")
+	par := spec.Parallelism{Tensor: 1}
+	d, err := defaultFor(DefaultCalibration(), m, hw, "trtllm", par, Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := SurrogateRole{Workers: 1, Par: par}
+	const isl, osl = 1000, 200
+	ttft0, tpot0 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 0)
+	ttft1, tpot1 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 125)
+	if !near(ttft1-ttft0, 125, 1e-9) || tpot1 != tpot0 {
+		t.Fatalf("hand-off 125 ms: TTFT %.3f → %.3f, TPOT %.4f → %.4f", ttft0, ttft1, tpot0, tpot1)
+	}
+	ctx := isl + osl/2
+	if want := d.DecodeMs(16, 16*int64(ctx), ctx, 0); !near(tpot0, want, 1e-12) {
+		t.Fatalf("unbounded TPOT %.4f, want the 16-sequence pass %.4f", tpot0, want)
+	}
+	_, tpotFull := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 8*(isl+osl), 0)
+	if want := 2 * d.DecodeMs(8, 8*int64(ctx), ctx, 0); !near(tpotFull, want, 1e-12) {
+		t.Fatalf("TensorRT-LLM with room for 8 of 16: TPOT %.4f, want %.4f", tpotFull, want)
+	}
+	// Room for 16 mean footprints holds all of vLLM's 16 sequences, 14 of TensorRT-LLM's.
+	mean := int64(16 * ctx)
+	if _, v := SimDisagg(d, d, "vllm", 16, isl, osl, role, role, mean, 0); v != tpot0 {
+		t.Fatalf("vLLM with room for 16 mean footprints: TPOT %.4f, want %.4f", v, tpot0)
+	}
+	if _, v := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, mean, 0); !near(v, 16.0/14*d.DecodeMs(14, 14*int64(ctx), ctx, 0), 1e-12) {
+		t.Fatalf("TensorRT-LLM with room for 14 whole sequences: TPOT %.4f", v)
+	}
+	if _, s := SimDisagg(d, d, "sglang", 16, isl, osl, role, role, 8*(isl+osl), 0); s != tpot0 {
+		t.Fatalf("SGLang decode is not bounded by the surrogate: TPOT %.4f, want %.4f", s, tpot0)
+	}
+}
+
+func near(a, b, rel float64) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d <= rel*(1+b)
+}

@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime/multipart"
+	"net/http"
+
+	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
+)
+
+// recommendName names the configuration in error messages and in the evaluation requests of
+// /v1/recommend (the CLI uses its --config path).
+const recommendName = "recommendation.yaml"
+
+// recommend answers POST /v1/recommend[?set=PATH=VALUE…][&outputs=all]: a whole
+// recommendation (simcore.Recommend) of a YAML body (or a multipart "config" part plus trace
+// files), its candidates evaluated here one after the other within the work limit of one call
+// summed over all of them (docs/web.md, "Recommend"). 200 with recommendation.json, or with
+// outputs=all a multipart/mixed body of every file the CLI writes; also 200 when nothing is
+// feasible (the CLI's exit 1), the counts say so.
+func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	all := false
+	switch q.Get("outputs") {
+	case "", "json":
+	case "all":
+		all = true
+	default:
+		fail(w, http.StatusBadRequest, "", fmt.Sprintf("outputs=%q: use outputs=all (every file) or omit it (recommendation.json)", q.Get("outputs")))
+		return
+	}
+	up, ok := s.readUpload(w, r, "config", "the YAML")
+	if !ok {
+		return
+	}
+	if len(up.main) == 0 {
+		fail(w, http.StatusBadRequest, "", "empty configuration: send the recommendation YAML as the body or as a multipart part named config")
+		return
+	}
+	if !configFits(w, up.main) {
+		return
+	}
+	wall, err := s.fixedWallTimeMs()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, "", err.Error())
+		return
+	}
+	files := uploadedFS(up.files)
+	in := simcore.RecommendInput{
+		ConfigName:      recommendName,
+		ConfigYAML:      up.main,
+		Sets:            q["set"],
+		Files:           files,
+		ModuleVersion:   simcore.Version,
+		FixedWallTimeMs: &wall,
+	}
+	rc, err := simcore.NewRecommender(in)
+	if err != nil {
+		s.failRecommend(w, err)
+		return
+	}
+	meter := newWorkMeter(s.maxSteps(), rc.Recommendation().Optimizer.MaxTrials, files, s.evaluatorLimits)
+	if meter.used > meter.limit {
+		s.failRecommend(w, meter.overWork())
+		return
+	}
+	res, err := rc.Run(meter.evaluate, nil)
+	if err != nil {
+		s.failRecommend(w, err)
+		return
+	}
+	if !all {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Disposition", `inline; filename="recommendation.json"`)
+		w.WriteHeader(http.StatusOK)
+		w.Write(res.JSON)
+		return
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part := func(name, ctype string, data []byte) {
+		pw, _ := mw.CreatePart(map[string][]string{
+			"Content-Type":        {ctype},
+			"Content-Disposition": {fmt.Sprintf(`attachment; name=%q; filename=%q`, name, name)},
+		})
+		pw.Write(data)
+	}
+	part("recommendation.json", "application/json", res.JSON)
+	part("recommendation.csv", "text/csv", res.CSV)
+	for _, f := range res.Configs {
+		part(f.Name, "application/yaml", f.Data)
+	}
+	mw.Close()
+	w.Header().Set("Content-Type", "multipart/mixed; boundary="+mw.Boundary())
+	w.WriteHeader(http.StatusOK)
+	w.Write(buf.Bytes())
+}
+
+// SearchStepsPerTrial is what one trial of the search itself (proposal, model refit,
+// scoring; a cache hit too) is charged against the work limit, in event-loop steps. Measured
+// under workerd: examples/recommend-small.yaml with max_trials 320 spends about 16 ms per
+// trial outside its candidates' simulations, the time of about 7,000 steps at the rate
+// MaxProgressReports assumes (6.5 million steps in about 15 s), rounded up to whole progress
+// chunks (docs/web.md, "Recommend").
+const SearchStepsPerTrial = 2 * simcore.ProgressSteps
+
+// workMeter evaluates a recommendation's candidates within one call's work limit: every
+// trial's SearchStepsPerTrial (all max_trials of them are run, so they are charged up front)
+// plus the steps every evaluation is charged (simcore.EvaluateWithin) may not exceed limit.
+// The count is of simulated work, not time, so the same call always succeeds or always fails.
+type workMeter struct {
+	limit, used int64
+	trials      int
+	evaluated   int
+	files       fs.FS
+	limits      func(maxSteps int64) simcore.EvaluatorLimits
+}
+
+// newWorkMeter is a meter of limit steps charged for trials trials of the search.
+func newWorkMeter(limit int64, trials int, files fs.FS, limits func(int64) simcore.EvaluatorLimits) *workMeter {
+	return &workMeter{limit: limit, used: int64(trials) * SearchStepsPerTrial, trials: trials, files: files, limits: limits}
+}
+
+// evaluate evaluates a round of simcore.Recommender.Run: the requests one after the other.
+func (m *workMeter) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error) {
+	out := make([][]byte, len(reqs))
+	for i, req := range reqs {
+		room := m.limit - m.used
+		if room <= 0 {
+			return nil, m.overWork()
+		}
+		b, steps, err := simcore.EvaluateWithin(req, m.files, m.limits(room))
+		m.used += steps
+		var le *simcore.EvaluatorLimitError
+		if errors.As(err, &le) {
+			if le.Limit == simcore.LimitWork {
+				return nil, m.overWork()
+			}
+			return nil, &simcore.EvaluatorLimitError{Limit: le.Limit, Path: le.Path, Msg: fmt.Sprintf(
+				"candidate %d: %s, a limit of this service; narrow the search (or the workload) so candidates this large are not proposed, or run the recommendation with the CLI (`aisimulate recommend`)", m.evaluated+1, le.Msg)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.evaluated++
+		out[i] = b
+	}
+	return out, nil
+}
+
+// overWork is the 413 of a recommendation that needs more work than one call may do.
+func (m *workMeter) overWork() error {
+	return &simcore.EvaluatorLimitError{Limit: simcore.LimitWork, Path: "optimizer.max_trials", Msg: fmt.Sprintf(
+		"the recommendation needs more than the %d event-loop steps this service runs per call (%d trials × %d steps of search, plus the simulation of every candidate; %d candidates were evaluated within it); lower optimizer.max_trials or the workload (traffic.stop), or run it with the CLI: `aisimulate recommend` (with --remote URL it sends the candidates to this service one at a time)",
+		m.limit, m.trials, SearchStepsPerTrial, m.evaluated)}
+}
+
+// failRecommend answers a failed recommendation: a limit of this service 413, a configuration
+// error 400 at its field (the CLI's message), anything else 500.
+func (s *Server) failRecommend(w http.ResponseWriter, err error) {
+	var le *simcore.EvaluatorLimitError
+	if errors.As(err, &le) {
+		tooLarge(w, le.Limit, le.Path, le.Msg)
+		return
+	}
+	var se *spec.Error
+	if errors.As(err, &se) {
+		fail(w, http.StatusBadRequest, se.Path, recommendName+": "+se.Error())
+		return
+	}
+	fail(w, http.StatusInternalServerError, "", "aisimulate recommend failed: "+err.Error())
+}
