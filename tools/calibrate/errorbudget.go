@@ -157,11 +157,18 @@ func deploymentKey(r *rows.Row) string {
 		r.MoEQuant, r.ISL, r.OSL, r.Concurrency, r.BatchSize, r.Agg, r.Prefill, r.Decode)
 }
 
-// writeErrorBudget prints the budget lines.
-func writeErrorBudget(w io.Writer, lines []budgetLine) {
-	fmt.Fprintf(w, "\nerror budget (points of the overall cross-validated MAPE; the sets overlap)\n")
+// writeErrorBudget prints the budget lines of one set of rows (all scored rows, or one of
+// rows.Slices): points of that set's cross-validated MAPE.
+func writeErrorBudget(w io.Writer, scope string, lines []budgetLine) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nerror budget, %s (points of its cross-validated MAPE; the sets overlap)\n", scope)
 	fmt.Fprintf(w, "%-88s %6s %7s %7s\n", "effect", "rows", "TTFT", "TPOT")
 	for _, l := range lines {
+		if l.rows == 0 {
+			continue // a set with no rows in this scope
+		}
 		fmt.Fprintf(w, "%-88s %6d %7.1f %7.1f\n", l.effect, l.rows, l.ttft, l.tpot)
 		if l.note != "" {
 			fmt.Fprintf(w, "%-88s\n", "    "+l.note)

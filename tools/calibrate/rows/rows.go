@@ -50,6 +50,22 @@ func (r *Row) Campaign() string {
 	return "model " + r.Model
 }
 
+// Slices names the accuracy slices of the measured rows, in report order: aggregated rows,
+// disaggregated rows that record their worker counts, and disaggregated rows that do not
+// (whose pools the harness infers, docs/timing.md "Row repairs").
+var Slices = [...]string{"aggregated", "disaggregated, pools recorded", "disaggregated, pools not recorded"}
+
+// Slice is the accuracy slice of r (one of Slices).
+func (r *Row) Slice() string {
+	switch {
+	case r.Mode != "disagg":
+		return Slices[0]
+	case r.Prefill.Workers > 0 && r.Decode.Workers > 0:
+		return Slices[1]
+	}
+	return Slices[2]
+}
+
 // Role is one worker pool of a row.
 type Role struct {
 	Workers int

@@ -302,3 +302,20 @@ func TestRanksFromBatch(t *testing.T) {
 		t.Errorf("no batch size: ranks %d, want 0", got)
 	}
 }
+
+func TestSlice(t *testing.T) {
+	cases := []struct {
+		r    Row
+		want string
+	}{
+		{Row{Mode: "agg"}, "aggregated"},
+		{Row{Mode: "disagg", Prefill: Role{Workers: 2}, Decode: Role{Workers: 1}}, "disaggregated, pools recorded"},
+		{Row{Mode: "disagg"}, "disaggregated, pools not recorded"},
+		{Row{Mode: "disagg", Decode: Role{Workers: 1}}, "disaggregated, pools not recorded"},
+	}
+	for _, c := range cases {
+		if got := c.r.Slice(); got != c.want {
+			t.Errorf("%+v: slice %q, want %q", c.r, got, c.want)
+		}
+	}
+}
