@@ -29,7 +29,8 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 			dp := p.T.AggPar.AttentionData
 			ranks := dp * p.T.AggWorkers
 			conc := (r.Concurrency + ranks - 1) / ranks
-			p.Agg = SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, PassBudget(r.Backend, dp))
+			isl, osl := r.MeanLengths()
+			p.Agg = SimAgg(p.T.Agg, r.Backend, conc, isl, osl, p.T.KVTokens, PassBudget(r.Backend, dp))
 		}
 		out[i] = p
 	}
@@ -55,7 +56,8 @@ func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef, handoffMs float6
 		pr, dr := r.Prefill, r.Decode
 		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
 		pr.Workers, dr.Workers = p.T.PrefillWorkers, p.T.DecodeWorkers
-		return SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, r.ISL, r.OSL, pr, dr, p.T.KVTokens, handoffMs)
+		isl, osl := r.MeanLengths()
+		return SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, isl, osl, pr, dr, p.T.KVTokens, handoffMs)
 	}
 	ge := g
 	ge.Prefill *= f.Prefill

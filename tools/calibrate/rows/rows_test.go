@@ -319,3 +319,26 @@ func TestSlice(t *testing.T) {
 		}
 	}
 }
+
+func TestMeanLengths(t *testing.T) {
+	defer func(s float64) { Spread = s }(Spread)
+	r := Row{ISL: 1024, OSL: 8192}
+	Spread = 0
+	if i, o := r.MeanLengths(); i != 1024 || o != 8192 {
+		t.Errorf("constant lengths: %d/%d, want 1024/8192", i, o)
+	}
+	Spread = 0.8
+	// The client draws uniform integers in [int(0.8·L), L]: [819, 1024] and [6553, 8192].
+	if i, o := r.MeanLengths(); i != 921 || o != 7372 {
+		t.Errorf("spread 0.8: %d/%d, want 921/7372", i, o)
+	}
+	in, out := Lengths(&r, 4000)
+	var si, so int
+	for k := range in {
+		si += in[k]
+		so += out[k]
+	}
+	if mi, mo := float64(si)/4000, float64(so)/4000; mi < 916 || mi > 927 || mo < 7330 || mo > 7415 {
+		t.Errorf("mean of the drawn lengths %.1f/%.1f, want about 921.5/7372.5", mi, mo)
+	}
+}
