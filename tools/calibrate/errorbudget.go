@@ -65,7 +65,7 @@ func errorBudget(res []logoResult) []budgetLine {
 			lt[i] = math.Log(r.ttft / r.row.TTFT)
 			lp[i] = math.Log(r.tpot / r.row.TPOT)
 		}
-		med[k] = [2]float64{median(lt), median(lp)}
+		med[k] = [2]float64{rows.Median(lt), rows.Median(lp)}
 	}
 	var before, after [2]float64
 	for _, r := range res {
@@ -109,8 +109,8 @@ func errorBudget(res []logoResult) []budgetLine {
 			}
 		}
 		spread.rows++
-		spread.ttft += 100 * math.Abs(median(ot)/r.row.TTFT-1) / n
-		spread.tpot += 100 * math.Abs(median(op)/r.row.TPOT-1) / n
+		spread.ttft += 100 * math.Abs(rows.Median(ot)/r.row.TTFT-1) / n
+		spread.tpot += 100 * math.Abs(rows.Median(op)/r.row.TPOT-1) / n
 		modelT += apeT(r)
 		modelP += apeP(r)
 	}

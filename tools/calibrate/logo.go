@@ -75,8 +75,6 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Wr
 	}
 }
 
-var mean, median = rows.Mean, rows.Median
-
 func within(v []float64, lim float64) float64 {
 	k := 0
 	for _, x := range v {
@@ -136,8 +134,8 @@ func writeLOGOTables(w io.Writer, res []logoResult, all []*rows.Row, camps []str
 			continue
 		}
 		fmt.Fprintf(w, "%-34s %6d %8.1f %8.1f %6.0f%% %8.1f %8.1f %6.0f%%\n", k, len(s.TTFT),
-			100*mean(s.TTFT), 100*median(s.TTFT), 100*within(s.TTFT, 0.2),
-			100*mean(s.TPOT), 100*median(s.TPOT), 100*within(s.TPOT, 0.2))
+			100*rows.Mean(s.TTFT), 100*rows.Median(s.TTFT), 100*within(s.TTFT, 0.2),
+			100*rows.Mean(s.TPOT), 100*rows.Median(s.TPOT), 100*within(s.TPOT, 0.2))
 	}
 	cov := map[string][2]int{}
 	for _, r := range all {
