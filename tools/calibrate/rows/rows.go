@@ -435,7 +435,7 @@ func (t *Timings) decodeWorkers(r *Row) int {
 // does not record its worker counts: the median decode pool of the 86 measured deployments
 // that do (4–72 GPUs, most of 16–32: the multi-node recipes spread the concurrency over
 // several decode workers, docs/timing.md "Row repairs").
-var RecipeDecodeGPUs = 24
+const RecipeDecodeGPUs = 24
 
 // ratedPrefillWorkers is the prefill worker count of a disaggregated row that does not record
 // it: the fewest workers whose prompt throughput, derated by 0.9, keeps up with the decode
