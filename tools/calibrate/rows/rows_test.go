@@ -342,3 +342,24 @@ func TestMeanLengths(t *testing.T) {
 		t.Errorf("mean of the drawn lengths %.1f/%.1f, want about 921.5/7372.5", mi, mo)
 	}
 }
+
+func TestDecodeWorkers(t *testing.T) {
+	r := &Row{Backend: "trtllm", Mode: "disagg", ISL: 1024, OSL: 1024, Concurrency: 64}
+	cases := []struct {
+		par  spec.Parallelism
+		kv   int64
+		want int
+	}{
+		{spec.Parallelism{Tensor: 8, AttentionData: 1, Pipeline: 1}, 1 << 20, 3},  // 24 GPUs of TP8 workers
+		{spec.Parallelism{Tensor: 4, AttentionData: 1, Pipeline: 1}, 1 << 20, 6},  // 24 GPUs of TP4 workers
+		{spec.Parallelism{Tensor: 1, AttentionData: 32, Pipeline: 1}, 1 << 20, 1}, // one worker is wider than the pool
+		// A rank that holds 4 whole sequences (4 × 2048 tokens): 16 TP8 workers for 64 requests.
+		{spec.Parallelism{Tensor: 8, AttentionData: 1, Pipeline: 1}, 4 * 2048, 16},
+	}
+	for _, c := range cases {
+		tm := &Timings{DecodePar: c.par, KVTokens: c.kv}
+		if got := tm.decodeWorkers(r); got != c.want {
+			t.Errorf("%+v, %d KV tokens: %d decode workers, want %d", c.par, c.kv, got, c.want)
+		}
+	}
+}
