@@ -50,6 +50,22 @@ func (r *Row) Campaign() string {
 	return "model " + r.Model
 }
 
+// Slices names the accuracy slices of the measured rows, in report order: aggregated rows,
+// disaggregated rows that record their worker counts, and disaggregated rows that do not
+// (whose pools the harness infers, docs/timing.md "Row repairs").
+var Slices = [...]string{"aggregated", "disaggregated, pools recorded", "disaggregated, pools not recorded"}
+
+// Slice is the accuracy slice of r (one of Slices).
+func (r *Row) Slice() string {
+	switch {
+	case r.Mode != "disagg":
+		return Slices[0]
+	case r.Prefill.Workers > 0 && r.Decode.Workers > 0:
+		return Slices[1]
+	}
+	return Slices[2]
+}
+
 // Role is one worker pool of a row: the surrogate's role (simcore/perf).
 type Role = perf.SurrogateRole
 
@@ -151,7 +167,7 @@ type Timings struct {
 	// AggWorkers is the aggregated role's replica count (1 unless ranksFromBatch repairs it).
 	AggWorkers int
 	// PrefillWorkers and DecodeWorkers are a disaggregated row's worker counts: the recorded
-	// ones, else the decode pool that holds the row's concurrency (heldDecodeWorkers) and the
+	// ones, else the decode pool of a measured deployment (decodeWorkers) and the
 	// prefill pool rate-matched to it (ratedPrefillWorkers).
 	PrefillWorkers, DecodeWorkers int
 	// AggFraction, PrefillFraction, DecodeFraction are the roles' capacity.memory_fraction:
@@ -354,7 +370,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		t.DecodePar, t.DecodeFraction = t.lastPar, t.lastFraction
 		t.DecodeWorkers = r.Decode.Workers
 		if t.DecodeWorkers < 1 {
-			t.DecodeWorkers = t.heldDecodeWorkers(r)
+			t.DecodeWorkers = t.decodeWorkers(r)
 		}
 		t.PrefillWorkers = r.Prefill.Workers
 		if t.PrefillWorkers < 1 {
@@ -395,16 +411,24 @@ func (r *Row) ranksFromBatch(kvTokens int64) int {
 	return (r.Concurrency + r.BatchSize - 1) / r.BatchSize
 }
 
-// heldDecodeWorkers is the decode worker count of a disaggregated row that does not record
-// it: the fewest workers whose KV caches hold every in-flight request's footprint (the
+// decodeWorkers is the decode worker count of a disaggregated row that does not record it:
+// the workers of a decode pool of RecipeDecodeGPUs GPUs (whole workers, at least one), or more
+// when that pool's KV caches cannot hold every in-flight request's footprint (the
 // source-first admission footprint of maxInFlight: ISL + OSL for TensorRT-LLM, ISL + OSL/2
-// otherwise) — the measured TPOT of such rows stays that of a batch decoding all of them, as
-// the aggregated batch-size repair (ranksFromBatch) assumes. At most maxRatedWorkers.
-func (t *Timings) heldDecodeWorkers(r *Row) int {
+// otherwise). At most maxRatedWorkers.
+func (t *Timings) decodeWorkers(r *Row) int {
 	perWorker := int64(perf.MaxInFlight(r.Backend, t.KVTokens, r.ISL, r.OSL)) * int64(t.DecodePar.AttentionData)
-	n := int((int64(r.Concurrency) + perWorker - 1) / perWorker)
-	return min(max(n, 1), maxRatedWorkers)
+	held := int((int64(r.Concurrency) + perWorker - 1) / perWorker)
+	gpus := max(t.DecodePar.Tensor*t.DecodePar.AttentionData*t.DecodePar.Pipeline, 1)
+	recipe := max(RecipeDecodeGPUs/gpus, 1)
+	return min(max(held, recipe, 1), maxRatedWorkers)
 }
+
+// RecipeDecodeGPUs is the decode pool, in GPUs, of a measured disaggregated deployment that
+// does not record its worker counts: the median decode pool of the 86 measured deployments
+// that do (4–72 GPUs, most of 16–32: the multi-node recipes spread the concurrency over
+// several decode workers, docs/timing.md "Row repairs").
+const RecipeDecodeGPUs = 24
 
 // ratedPrefillWorkers is the prefill worker count of a disaggregated row that does not record
 // it: the fewest workers whose prompt throughput, derated by 0.9, keeps up with the decode
