@@ -75,8 +75,8 @@ func TestDetailSections(t *testing.T) {
 	}
 	got := canonicalValue(t, out.PredictionJSON).(map[string]any)
 	base := canonicalValue(t, plain.PredictionJSON).(map[string]any)
-	if len(base) != 4 || len(got) != 5 {
-		t.Fatalf("prediction.json members: %d without details, %d with, want 4 and 5", len(base), len(got))
+	if len(base) != 5 || len(got) != 6 {
+		t.Fatalf("prediction.json members: %d without details, %d with, want 5 and 6", len(base), len(got))
 	}
 	details, _ := canon.Compact(got["details"])
 	if string(details) != wantDetails {

@@ -77,6 +77,9 @@ type Output struct {
 	Summary map[string]any
 	// Overview is the deployment and the SLA attainment, for the readable table.
 	Overview *report.Overview
+	// Intervals is prediction.json's `intervals` object (docs/uncertainty.md), nil for a
+	// timing that is not the default model's.
+	Intervals map[string]any
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -139,7 +142,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 		Summary:           report.Summary(res, acc),
 		Details:           details,
 	}
-	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	doc.Intervals = intervals(cfg, doc.Summary)
+	out := &Output{Summary: doc.Summary, Intervals: doc.Intervals, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
+	out.Overview.Intervals = doc.Intervals
 	if in.CapturePerRequest {
 		order := report.RecordOrder(res)
 		doc.Stream = &report.RecordStream{Len: len(order), At: func(i int) any { return report.Record(res, order[i], plan.Disaggregated) }}

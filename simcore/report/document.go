@@ -14,6 +14,9 @@ type Document struct {
 	Planner any
 	// Summary is the summary object (docs/semantics/outputs.md §3.2).
 	Summary map[string]any
+	// Intervals is the `intervals` object (docs/uncertainty.md, built by
+	// uncertainty.Object); nil writes `"intervals": null`.
+	Intervals map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
 	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
@@ -22,7 +25,7 @@ type Document struct {
 }
 
 // tree is prediction.json as canonical-encoder input: coverage, details (only when
-// requested), per_request, planner and summary.
+// requested), intervals, per_request, planner and summary.
 func (d *Document) tree() map[string]any {
 	var perRequest any
 	records := 0
@@ -45,6 +48,10 @@ func (d *Document) tree() map[string]any {
 		"per_request": perRequest,
 		"planner":     d.Planner,
 		"summary":     d.Summary,
+	}
+	doc[KeyIntervals] = nil
+	if d.Intervals != nil {
+		doc[KeyIntervals] = d.Intervals
 	}
 	if d.Details != nil {
 		doc["details"] = d.Details
