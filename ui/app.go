@@ -48,6 +48,7 @@ type App struct {
 	prediction string
 	requests   string
 	summary    Summary
+	intervals  Intervals
 	charts     []string
 	plannerDoc string
 	// last is the latest successful run; base the one before it, kept as the A/B baseline
@@ -178,7 +179,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.runErr = err
 	if err != nil {
 		// The previous run's results do not belong to this configuration: clear them.
-		a.summary, a.charts, a.prediction, a.requests = nil, nil, "", ""
+		a.summary, a.intervals, a.charts, a.prediction, a.requests = nil, nil, nil, "", ""
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -192,6 +193,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	// off the small parts the page decodes in Go.
 	parts := splitPredictionJS.Invoke(pred)
 	a.summary = ParseSummary(parts.Index(0).String())
+	a.intervals = ParseIntervals(parts.Index(0).String())
 	plannerDoc := parts.Index(1).String()
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
@@ -291,10 +293,10 @@ var flatRecordsJS = js.Global().Get("Function").New("text", `
   }
   return new Uint8Array(out.buffer, 0, n * 11 * 8);`)
 
-// splitPredictionJS returns [{"summary": …}, {"planner": …}] as JSON texts.
+// splitPredictionJS returns [{"intervals": …, "summary": …}, {"planner": …}] as JSON texts.
 var splitPredictionJS = js.Global().Get("Function").New("text", `
   const d = JSON.parse(text);
-  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner })];`)
+  return [JSON.stringify({ intervals: d.intervals, summary: d.summary }), JSON.stringify({ planner: d.planner })];`)
 
 // recordsFast parses requests.jsonl with the engine's JSON.parse.
 func recordsFast(jsonl string) []Record {
@@ -617,10 +619,17 @@ func (a *App) card(label, key, unit string) vecty.ComponentOrHTML {
 			delta = elem.Div(vecty.Markup(vecty.Class("card-delta")), vecty.Text(DeltaText(v, b)))
 		}
 	}
+	var band vecty.ComponentOrHTML
+	if iv, ok := a.intervals[key]; ok {
+		band = elem.Div(vecty.Markup(vecty.Class("card-band"),
+			vecty.Attribute("title", "80 % interval of the mean: where the measurement lies 8 times in 10, by the model's error on deployments it was not fitted on (docs/uncertainty.md)")),
+			vecty.Text(BandText(iv)))
+	}
 	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", key)),
 		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
 		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(v)),
 			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
+		band,
 		delta,
 	)
 }

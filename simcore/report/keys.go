@@ -94,14 +94,17 @@ type Card struct {
 }
 
 // Cards are the headline metrics, in display order: the browser app shows all of them, the
-// docs embed those marked Embed. Keys absent from a summary (goodput without an SLA, the
+// docs embed those marked Embed; a card whose key has an interval (IntervalKeys) shows its
+// band under the value. Keys absent from a summary (goodput without an SLA, the
 // trajectory keys for non-agentic sources) are skipped.
 var Cards = []Card{
 	{"Completed requests", KeyCompletedRequests, "", true},
+	{"TTFT mean", TTFT.Key(Mean), "ms", true},
 	{"TTFT p50", TTFT.Key(Median), "ms", true},
 	{"TTFT p99", TTFT.Key(P99), "ms", true},
 	{"ITL mean, all gaps", ITL.Key(Mean), "ms", true},
 	{"ITL p99, all gaps", ITL.Key(P99), "ms", false},
+	{"E2E mean", E2ELatency.Key(Mean), "ms", false},
 	{"E2E p50", E2ELatency.Key(Median), "ms", true},
 	{"E2E p99", E2ELatency.Key(P99), "ms", false},
 	{"Output throughput", KeyOutputThroughputTokS, "tok/s", true},
