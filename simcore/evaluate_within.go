@@ -136,7 +136,7 @@ func evaluateMetered(configName string, yamlText []byte, files fs.FS, budgetStep
 		}
 		return recommend.Outcome{Status: recommend.StatusFailed, Reason: err.Error()}, charged, nil
 	}
-	return recommend.Outcome{Summary: res.Summary}, charged, nil
+	return recommend.Outcome{Summary: res.Summary, Intervals: res.Intervals}, charged, nil
 }
 
 // checkEvaluatorMemory panics with an evaluatorLimitSignal when the lowered plan's memory
