@@ -29,7 +29,8 @@ var objectiveBand = map[string]struct {
 // ObjectiveInterval is the 80 % interval of a simulated candidate's objective i: the
 // objective scaled by the ratio of its metric's interval to the metric's predicted value
 // (inverted for the per-user rate). ok is false for an objective without a band, a candidate
-// without intervals, or a zero or non-finite value.
+// without intervals, or a zero or non-finite value (a goodput of 0 — no request met the SLA —
+// is not a measurement a band can scale: how many would meet it is not in the band).
 func ObjectiveInterval(c *Candidate, names []string, i int) (lo, hi float64, ok bool) {
 	if c == nil || i >= len(c.Objectives) || i >= len(names) {
 		return 0, 0, false
@@ -38,7 +39,7 @@ func ObjectiveInterval(c *Candidate, names []string, i int) (lo, hi float64, ok 
 	v := c.Objectives[i]
 	mean := SummaryNumber(c.Summary, ob.key)
 	p10, p90, found := report.IntervalOf(c.Intervals, ob.key)
-	if !has || !found || !(mean > 0) || math.IsNaN(v) || math.IsInf(v, 0) {
+	if !has || !found || !(mean > 0) || v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, 0, false
 	}
 	if ob.inverse {
@@ -85,6 +86,10 @@ func WithinErrorText(rows []Row, within []*Candidate, objective string) string {
 			ranks = append(ranks, strconv.Itoa(r.Rank))
 		}
 	}
-	return "Within the model's error: the 80 % intervals of " + objective + " of ranks " + strings.Join(ranks, ", ") +
-		" overlap rank 1's, so their order against rank 1 is not proven (docs/uncertainty.md)"
+	which := "of rank " + ranks[0] + " overlaps"
+	if len(ranks) > 1 {
+		which = "of ranks " + strings.Join(ranks, ", ") + " overlap"
+	}
+	return "Within the model's error: the 80 % interval of " + objective + " " + which +
+		" rank 1's, so their order against rank 1 is not proven (docs/uncertainty.md)"
 }

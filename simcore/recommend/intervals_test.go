@@ -41,9 +41,11 @@ func TestObjectiveIntervalScalesWithItsMetric(t *testing.T) {
 	if _, _, ok := ObjectiveInterval(c, []string{spec.TargetThroughput}, 0); ok {
 		t.Error("no intervals (fixed timing): want none")
 	}
-	c = cand("z", math.NaN(), 1, 2)
-	if _, _, ok := ObjectiveInterval(c, []string{spec.TargetThroughput}, 0); ok {
-		t.Error("NaN objective: want none")
+	for _, v := range []float64{math.NaN(), 0} {
+		c = cand("z", v, 1, 2)
+		if _, _, ok := ObjectiveInterval(c, []string{spec.TargetGoodput}, 0); ok {
+			t.Errorf("objective %v: want no interval", v)
+		}
 	}
 }
 
@@ -60,8 +62,11 @@ func TestWithinErrorListsTheRanksThatOverlapRank1(t *testing.T) {
 		t.Fatalf("WithinError = %v, want b and d", got)
 	}
 	text := WithinErrorText(rows, got, spec.TargetThroughput)
-	if !strings.Contains(text, "ranks 2, 4 overlap rank 1's") {
+	if !strings.Contains(text, "of throughput of ranks 2, 4 overlap rank 1's") {
 		t.Errorf("text = %q", text)
+	}
+	if text := WithinErrorText(rows, got[:1], spec.TargetThroughput); !strings.Contains(text, "of rank 2 overlaps rank 1's") {
+		t.Errorf("one rank: %q", text)
 	}
 	if WithinError(rows, spec.TargetPareto, names) != nil || WithinErrorText(rows, nil, "x") != "" {
 		t.Error("pareto / no overlap: want nothing")
