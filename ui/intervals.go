@@ -28,6 +28,19 @@ func ParseIntervals(predictionJSON string) Intervals {
 	return iv
 }
 
+// IntervalCell is the ranked table's interval cell: "lo–hi", prefixed "≈ " when the rank is
+// within the model's error of rank 1, "–" without an interval.
+func IntervalCell(iv *[2]float64, within bool) string {
+	if iv == nil {
+		return "–"
+	}
+	s := FormatNum(iv[0]) + "–" + FormatNum(iv[1])
+	if within {
+		s = "≈ " + s
+	}
+	return s
+}
+
 // BandText is a card's band line: "80 %: lo–hi" in the cards' number format.
 func BandText(band [2]float64) string {
 	return "80 %: " + FormatNum(band[0]) + "–" + FormatNum(band[1])

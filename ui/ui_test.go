@@ -388,3 +388,13 @@ func TestParseIntervalsReadsTheBands(t *testing.T) {
 		t.Error("null intervals: want none")
 	}
 }
+
+func TestIntervalCell(t *testing.T) {
+	if got := IntervalCell(nil, false); got != "–" {
+		t.Errorf("no interval: %q", got)
+	}
+	iv := [2]float64{10.5, 30.25}
+	if got, want := IntervalCell(&iv, true), "≈ "+FormatNum(10.5)+"–"+FormatNum(30.25); got != want {
+		t.Errorf("within error: %q, want %q", got, want)
+	}
+}

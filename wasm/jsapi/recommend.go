@@ -207,6 +207,13 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 	v := recview.View{Target: r.rec.Optimization.Target, Objectives: res.Objectives,
 		XKey: chartXKey, YKey: chartYKey, Rows: []recview.Row{}, Points: []recview.Point{}}
 	rank := map[*recommend.Candidate]int{}
+	within := map[*recommend.Candidate]bool{}
+	for _, c := range res.WithinError {
+		within[c] = true
+	}
+	if len(res.Objectives) > 0 {
+		v.WithinError = recommend.WithinErrorText(res.Rows, res.WithinError, res.Objectives[0])
+	}
 	for i, row := range res.Rows {
 		c := row.Candidate
 		rank[c] = row.Rank
@@ -218,7 +225,12 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		for _, k := range recview.RowMetrics {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
 		}
+		var iv *[2]float64
+		if lo, hi, ok := recommend.ObjectiveInterval(c, res.Objectives, 0); ok {
+			iv = &[2]float64{lo, hi}
+		}
 		v.Rows = append(v.Rows, recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
+			Interval: iv, WithinError: within[c],
 			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: ConfigSummary(c.Tree)})
 	}
 	for _, c := range r.search.Candidates() {
