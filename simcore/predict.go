@@ -89,6 +89,9 @@ type Output struct {
 	// Steps is the event-loop steps the simulation took (replay.Result.Steps), which a
 	// candidate's work budget is checked against once the run is over.
 	Steps int64
+	// Intervals is prediction.json's `intervals` object (docs/uncertainty.md), nil for a
+	// timing that is not the default model's.
+	Intervals map[string]any
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
@@ -152,8 +155,10 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if res.PlannerSection != nil {
 		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
-	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
+	doc.Intervals = intervals(cfg, doc.Summary)
+	out := &Output{Summary: doc.Summary, Intervals: doc.Intervals, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
 		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
+	out.Overview.Intervals = doc.Intervals
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
 		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}

@@ -23,21 +23,18 @@ type logoResult struct {
 	ttft, tpot float64
 }
 
-// writeLOGO runs the cross-validation on the prepared rows and prints its tables; with dump
-// set it also writes every scored row's prediction there (tab-separated, measured values
-// included: keep it outside the repository).
-func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer) {
+// logoFolds runs the cross-validation on the prepared rows: every campaign predicted by a
+// fit on all the others. It returns the scored rows and the campaign names in order.
+func logoFolds(prep []rows.Prepared, c perf.Calibration) (res []logoResult, names []string) {
 	quiet = true
 	camps := map[string]bool{}
 	for i := range prep {
 		camps[prep[i].Row.Campaign()] = true
 	}
-	names := make([]string, 0, len(camps))
 	for k := range camps {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var res []logoResult
 	for _, name := range names {
 		cc := c
 		camp := name
@@ -50,6 +47,14 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Wr
 			res = append(res, logoResult{p.Row, t, q})
 		}
 	}
+	return res, names
+}
+
+// writeLOGO runs the cross-validation on the prepared rows and prints its tables; with dump
+// set it also writes every scored row's prediction there (tab-separated, measured values
+// included: keep it outside the repository).
+func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer) {
+	res, names := logoFolds(prep, c)
 	all := make([]*rows.Row, len(prep))
 	for i := range prep {
 		all[i] = prep[i].Row

@@ -19,6 +19,9 @@ type Document struct {
 	Summary map[string]any
 	// Saturation is the saturation section (Saturation, docs/semantics/outputs.md §3.4).
 	Saturation map[string]any
+	// Intervals is the `intervals` object (docs/uncertainty.md, built by
+	// uncertainty.Object); nil writes `"intervals": null`.
+	Intervals map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
 	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
@@ -27,7 +30,7 @@ type Document struct {
 }
 
 // tree is prediction.json as canonical-encoder input: coverage, details (only when
-// requested), per_request, planner, saturation and summary.
+// requested), intervals, per_request, planner, saturation and summary.
 func (d *Document) tree() map[string]any {
 	var perRequest any
 	records := 0
@@ -54,6 +57,10 @@ func (d *Document) tree() map[string]any {
 	doc[report.KeySaturation] = nil // a nil map would be written {}
 	if d.Saturation != nil {
 		doc[report.KeySaturation] = d.Saturation
+	}
+	doc[report.KeyIntervals] = nil
+	if d.Intervals != nil {
+		doc[report.KeyIntervals] = d.Intervals
 	}
 	if d.Details != nil {
 		doc["details"] = d.Details
