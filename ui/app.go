@@ -52,7 +52,7 @@ type App struct {
 	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
 	saturation map[string]any
 	// overview is the run's deployment as resolved and its SLA attainment (overviewJson).
-	overview   *report.Overview
+	overview *report.Overview
 	// intervals are prediction.json's intervals (docs/uncertainty.md), by summary key.
 	intervals  Intervals
 	charts     []string
