@@ -86,6 +86,11 @@ func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
+	return predictTuned(in, nil, adjust)
+}
+
+// predictTuned is predictWith with a calibration applied (nil: the default model).
+func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan)) (*Output, error) {
 	details, err := report.Details(in.Detail)
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
@@ -97,7 +102,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, acc, err := lower(cfg, &in)
+	plan, acc, err := lowerTuned(cfg, &in, tune)
 	if err != nil {
 		return nil, err
 	}
