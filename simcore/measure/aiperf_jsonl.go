@@ -32,7 +32,7 @@ func readAIPerfJSONL(file string, data []byte) ([]Measurement, error) {
 		if !ok {
 			return &Error{File: file, Field: lineField(line, ""), Msg: "not a JSON object"}
 		}
-		rec := object{file: file, path: lineField(line, ""), m: root}
+		rec := object{file: file, path: lineField(line, "") + ":", m: root}
 		if rec.has("error") {
 			return nil
 		}
@@ -142,18 +142,16 @@ func spanNs(meta object) (start, end int64, err error) {
 	if !meta.has("request_start_ns") || !meta.has("request_end_ns") {
 		return 0, 0, nil
 	}
-	s, err := meta.count("request_start_ns")
-	if err != nil {
+	if start, err = meta.nanoseconds("request_start_ns"); err != nil {
 		return 0, 0, err
 	}
-	e, err := meta.count("request_end_ns")
-	if err != nil {
+	if end, err = meta.nanoseconds("request_end_ns"); err != nil {
 		return 0, 0, err
 	}
-	if e < s {
+	if end < start {
 		return 0, 0, meta.fail("request_end_ns", "is before request_start_ns")
 	}
-	return int64(s), int64(e), nil
+	return start, end, nil
 }
 
 // flightEvent is a request starting (+1) or ending (−1) at a time in ns.
@@ -182,6 +180,9 @@ func peakInFlight(ev []flightEvent) int {
 // eachLine calls fn with every non-blank line of data (1-based numbers), refusing a line
 // longer than MaxLineBytes or more than MaxRecords lines before parsing them.
 func eachLine(file string, data []byte, fn func(line int, text []byte) error) error {
+	if n := bytes.Count(data, []byte("\n")); n > MaxRecords {
+		return &Error{File: file, Msg: "more than " + strconv.Itoa(MaxRecords) + " lines; split the file"}
+	}
 	line, records := 0, 0
 	for len(data) > 0 {
 		line++

@@ -17,12 +17,28 @@ type object struct {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// key is the dotted path of field k.
+// key is the dotted path of field k (after "line N: " in a line-oriented file).
 func (o object) key(k string) string {
-	if o.path == "" {
+	switch {
+	case o.path == "":
 		return k
+	case strings.HasSuffix(o.path, ":"):
+		return o.path + " " + k
 	}
 	return o.path + "." + k
+}
+
+// nanoseconds is the whole number of nanoseconds at k (a Unix time).
+func (o object) nanoseconds(k string) (int64, error) {
+	n, ok := o.m[k].(json.Number)
+	if !ok {
+		return 0, o.fail(k, "must be a whole number of nanoseconds")
+	}
+	v, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil || v < 0 {
+		return 0, o.fail(k, "%s is not a whole, non-negative number of nanoseconds", n)
+	}
+	return v, nil
 }
 
 func (o object) fail(k, format string, args ...any) error {

@@ -58,7 +58,7 @@ func readSGLang(file string, runs []map[string]any) ([]Measurement, error) {
 func runObject(file string, runs []map[string]any, i int, run map[string]any) object {
 	o := object{file: file, m: run}
 	if len(runs) > 1 {
-		o.path = lineField(i+1, "")
+		o.path = lineField(i+1, "") + ":"
 	}
 	return o
 }
