@@ -182,7 +182,9 @@ func rowError(m *measure.Measurement, in *CalibrateInput, err error) error {
 func contradiction(m *measure.Measurement, s spec.ProfileScope, files fs.FS) error {
 	field, has, want := "", "", ""
 	if m.Model != "" {
-		if got, err := catalog.LookupModel(m.Model, files); err == nil && got.ID != s.Model {
+		got, err1 := catalog.LookupModel(m.Model, files)
+		cfg, err2 := catalog.LookupModel(s.Model, files)
+		if err1 == nil && err2 == nil && !sameArchitecture(got, cfg) {
 			field, has, want = "model", got.ID, s.Model
 		}
 	}
@@ -207,6 +209,13 @@ func contradiction(m *measure.Measurement, s spec.ProfileScope, files fs.FS) err
 		field = "row " + m.ID + ": " + field
 	}
 	return &measure.Error{File: m.File, Field: field, Msg: fmt.Sprintf("the measurement is of %q but --config describes %q; calibrate each deployment with its own configuration", has, want)}
+}
+
+// sameArchitecture reports whether two catalog models have the same shape for the timing
+// model (an instruction-tuned release and its base model do; another size does not).
+func sameArchitecture(a, b *catalog.Model) bool {
+	return a.Arch == b.Arch && a.Layers == b.Layers && a.Hidden == b.Hidden && a.Heads == b.Heads &&
+		a.KVHeads == b.KVHeads && a.HeadDim == b.HeadDim && a.Experts == b.Experts && a.TopK == b.TopK
 }
 
 // rowConfigs adds the configuration of every CSV row replayed on its own deployment,

@@ -45,10 +45,12 @@ var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, Decode
 // flat direction.
 var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
 
-// maxIterations bounds the Gauss–Newton steps; linearTolerance is how far (relative) a
+// maxIterations bounds the Gauss–Newton steps and maxHalvings the backtracking of one;
+// linearTolerance is how far (relative) a
 // replay at the solution may differ from its linearisation before the fit re-linearises.
 const (
-	maxIterations   = 3
+	maxIterations   = 6
+	maxHalvings     = 2
 	linearTolerance = 0.02
 )
 
@@ -103,16 +105,27 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 			}
 		}
 		delta := solve(points, at, jac, theta, floor, active)
-		next := theta
-		for k := range next {
-			next[k] += delta[k]
+		// Backtracking: a step the replays do not confirm (the schedule bent away from the
+		// linearisation) is halved, at most maxHalvings times.
+		var next Params
+		var got []Metrics
+		nextLoss := loss
+		for h := 0; h <= maxHalvings && nextLoss >= loss; h++ {
+			if h > 0 {
+				for k := range delta {
+					delta[k] /= 2
+				}
+			}
+			next = theta
+			for k := range next {
+				next[k] += delta[k]
+			}
+			next = clamp(next, floor, Ceiling)
+			if got, err = replayAll(next); err != nil {
+				return nil, err
+			}
+			nextLoss = lossOf(points, got)
 		}
-		next = clamp(next, floor, Ceiling)
-		got, err := replayAll(next)
-		if err != nil {
-			return nil, err
-		}
-		nextLoss := lossOf(points, got)
 		if nextLoss >= loss {
 			break
 		}
