@@ -56,7 +56,7 @@ const EnvColumns = "COLUMNS"
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
 
-const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend} ...\n"
+const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend,calibrate} ...\n"
 
 const predictUsage = `usage: aisimulate predict [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                          [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
@@ -73,6 +73,7 @@ throughput, goodput and GPU-hours.
 commands:
   predict     simulate one configuration and write prediction.json
   recommend   search configurations and write recommendation.json
+  calibrate   fit a calibration profile to your benchmark results (calibration.json)
 
 options:
   -h, --help  show this help message and exit
@@ -170,6 +171,8 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 		return runPredict(args[1:], env, stdout, stderr)
 	case "recommend":
 		return runRecommend(args[1:], env, stdout, stderr)
+	case "calibrate":
+		return runCalibrate(args[1:], env, stdout, stderr)
 	case wire.EvaluateCommand:
 		return runEvaluator(stdin, stdout, stderr)
 	}
@@ -177,7 +180,7 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 		return fail(stderr, &usageError{topUsage, "aisimulate", "the following arguments are required: command"})
 	}
 	return fail(stderr, &usageError{topUsage, "aisimulate",
-		fmt.Sprintf("argument command: invalid choice: '%s' (choose from 'predict', 'recommend')", args[0])})
+		fmt.Sprintf("argument command: invalid choice: '%s' (choose from 'predict', 'recommend', 'calibrate')", args[0])})
 }
 
 // fail prints an error in the format of its kind and returns the exit code.
