@@ -329,7 +329,7 @@ func replayMeasurement(p *measuredPoint, q calibration.Params, files fs.FS) (cal
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: files, FixedWallTimeMs: &zero}
 	c := q.Correction()
 	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
-	out, err := predictTuned(in, t, nil)
+	out, err := predictTuned(in, t, nil, nil)
 	if err != nil {
 		return calibration.Metrics{}, rowError(p.m, &CalibrateInput{}, err)
 	}
@@ -342,7 +342,7 @@ func replayMeasurement(p *measuredPoint, q calibration.Params, files fs.FS) (cal
 
 // summaryMetrics reads the fitted means from a prediction's summary.
 func summaryMetrics(s map[string]any) calibration.Metrics {
-	f := func(k string) float64 { v, _ := s[k].(float64); return v }
+	f := func(k string) float64 { v, _ := report.Number(s[k]); return v }
 	return calibration.Metrics{TTFT: f(report.TTFT.Key(report.Mean)), TPOT: f(report.TPOT.Key(report.Mean)),
 		E2E: f(report.E2ELatency.Key(report.Mean)), OutputThroughput: f(report.KeyOutputThroughputTokS)}
 }

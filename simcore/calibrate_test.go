@@ -34,7 +34,7 @@ func clusterRun(t *testing.T, truth calibration.Params, conc, isl, osl int) []by
 	zero := 0.0
 	c := truth.Correction()
 	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(roundTripConfig), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
-		&tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c}, handoffMs: truth[calibration.HandoffMs]}, nil)
+		&tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c}, handoffMs: truth[calibration.HandoffMs]}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,13 @@ type Input struct {
 	// writes them with Output.WritePrediction and Output.WriteRequests (the CLI, into its
 	// temporary files).
 	StreamOutputs bool
+	// Calibrations are calibration profiles (--calibration, docs/calibration.md): every role
+	// uses the entry matching it best, and prediction.json gains the uncalibrated summary
+	// and a calibration section.
+	Calibrations []NamedFile
+	// StrictCalibration refuses (a *measure.Error, exit 2) a prediction outside a profile's
+	// scope or validity domain instead of warning.
+	StrictCalibration bool
 }
 
 // ProgressSteps is the number of event-loop steps between two Progress calls, so a caller can
@@ -77,20 +84,29 @@ type Output struct {
 	Summary map[string]any
 	// Overview is the deployment and the SLA attainment, for the readable table.
 	Overview *report.Overview
+	// Warnings are said on stderr by the CLI (and are in prediction.json's calibration
+	// section): a calibration profile applied outside its scope or validity domain.
+	Warnings []string
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
 // hardware and traffic, simulate, and encode the outputs. A *spec.Error is bad input
 // (exit 2); any other error is an execution failure (exit 1).
-func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
+func Predict(in Input) (*Output, error) {
+	if len(in.Calibrations) > 0 {
+		return predictCalibrated(in)
+	}
+	return predictWith(in, nil)
+}
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
-	return predictTuned(in, nil, adjust)
+	return predictTuned(in, nil, adjust, nil)
 }
 
-// predictTuned is predictWith with a calibration applied (nil: the default model).
-func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan)) (*Output, error) {
+// predictTuned is predictWith with a calibration applied (nil: the default model) and, when
+// cal is non-nil, its sections written into prediction.json.
+func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibrated) (*Output, error) {
 	details, err := report.Details(in.Detail)
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
@@ -143,6 +159,9 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan)) (*Output, e
 		Planner:           res.Planner,
 		Summary:           report.Summary(res, acc),
 		Details:           details,
+	}
+	if cal != nil {
+		doc.Uncalibrated, doc.Calibration = cal.uncalibrated, cal.section
 	}
 	out := &Output{Summary: doc.Summary, Overview: report.NewOverview(cfg, acc, res), WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests}
 	if in.CapturePerRequest {

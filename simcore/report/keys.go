@@ -115,3 +115,11 @@ var Cards = []Card{
 	{"Trajectory E2E p50", TrajectoryE2ELatency.Key(Median), "ms", false},
 	{"Trajectory E2E p99", TrajectoryE2ELatency.Key(P99), "ms", false},
 }
+
+// Keys of prediction.json's calibration sections (docs/calibration.md, "Using a profile"):
+// the default model's summary beside the calibrated one, and which profile entry each role
+// used.
+const (
+	KeyUncalibrated = "uncalibrated"
+	KeyCalibration  = "calibration"
+)

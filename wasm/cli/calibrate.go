@@ -164,29 +164,42 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 // calibrationFile is the profile's name in the output directory.
 const calibrationFile = "calibration.json"
 
+// readProfile reads a --calibration profile: a regular file of at most
+// spec.MaxProfileBytes.
+func readProfile(name string) ([]byte, error) {
+	return readRegular(name, "calibration profile", spec.MaxProfileBytes)
+}
+
 // readMeasurement reads a measurement file: a regular file (not a device or a pipe, which
 // could be endless) of at most measure.MaxFileBytes, read no further than one byte past
 // the limit.
 func readMeasurement(name string) ([]byte, error) {
+	return readRegular(name, "measurement file", measure.MaxFileBytes)
+}
+
+// readRegular reads a regular file (not a device or a pipe, which could be endless) of at
+// most limit bytes, reading no further than one byte past it; what names the file's kind in
+// errors.
+func readRegular(name, what string, limit int64) ([]byte, error) {
 	bad := func(msg string) error { return &usageError{"", "aisimulate", name + ": " + msg} }
 	st, err := os.Stat(name)
 	if err != nil {
-		return nil, bad("could not read measurement file: " + errText(err))
+		return nil, bad("could not read " + what + ": " + errText(err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, bad("not a regular file; give a benchmark result file")
+		return nil, bad("not a regular file; give a " + what)
 	}
-	if st.Size() > measure.MaxFileBytes {
-		return nil, bad(fmt.Sprintf("larger than %d MiB; keep one benchmark's results per file", measure.MaxFileBytes>>20))
+	if st.Size() > limit {
+		return nil, bad(fmt.Sprintf("larger than %d MiB: not a %s", limit>>20, what))
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, bad("could not read measurement file: " + errText(err))
+		return nil, bad("could not read " + what + ": " + errText(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, measure.MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, bad("could not read measurement file: " + errText(err))
+		return nil, bad("could not read " + what + ": " + errText(err))
 	}
 	return data, nil
 }

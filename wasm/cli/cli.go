@@ -20,6 +20,7 @@ import (
 	"aisimulate/host/wire"
 	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -61,6 +62,7 @@ const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend,calibrat
 const predictUsage = `usage: aisimulate predict [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                          [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                          [--capture-per-request] [--detail SECTIONS] [--progress]
+                         [--calibration FILE ...] [--strict-calibration]
 `
 
 const topHelp = topUsage + `
@@ -115,6 +117,11 @@ options:
                         object to prediction.json and JSON output
   --detail-top-n N      rows of detail tables (accepted for compatibility)
   --progress            report progress on stderr (on by default when stderr is a terminal)
+  --calibration FILE    a calibration profile (aisimulate calibrate's calibration.json);
+                        repeatable; every role uses the entry matching it best, and
+                        prediction.json adds the uncalibrated summary (docs/calibration.md)
+  --strict-calibration  exit 2 instead of warning when the deployment or workload is
+                        outside a profile's scope or validity domain
   --online              wall-clock paced execution (not supported by the dynamo stack)
   --list-models         print the catalog's model ids (engine.model) and exit
   --list-hardware       print the catalog's hardware ids (engine.hardware) and exit
@@ -152,6 +159,9 @@ type options struct {
 	detail            []string
 	// listModels / listHardware print the catalog instead of predicting.
 	listModels, listHardware bool
+	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
+	calibrations      []string
+	strictCalibration bool
 }
 
 // Main runs `aisimulate` with args (without the program name), the process environment as
@@ -205,6 +215,7 @@ var predictArgs = argParser{usage: predictErr, flags: map[string]bool{
 	"--format": true, "--capture-per-request": false, "--online": false, "--detail": true,
 	"--detail-top-n": true, "--diagnostics-top-n": true, "--diagnostics": true,
 	"--progress": false, "--help": false, "--list-models": false, "--list-hardware": false,
+	"--calibration": true, "--strict-calibration": false,
 }}
 
 func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate predict", msg} }
@@ -218,6 +229,10 @@ func parsePredict(args []string) (*options, error) {
 			return err
 		}
 		switch name {
+		case "--calibration":
+			o.calibrations = append(o.calibrations, value)
+		case "--strict-calibration":
+			o.strictCalibration = true
 		case "--list-models":
 			o.listModels = true
 		case "--list-hardware":
@@ -318,6 +333,14 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if o.online {
 		return failPredict(stderr, configError(o.config, "runner does not support execution mode 'online'"))
 	}
+	var profiles []simcore.NamedFile
+	for _, name := range o.calibrations {
+		data, err := readProfile(name)
+		if err != nil {
+			return failPredict(stderr, err)
+		}
+		profiles = append(profiles, simcore.NamedFile{Name: name, Data: data})
+	}
 	// 3. Check the output directory; it is created only once the run succeeded.
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return failPredict(stderr, err)
@@ -334,6 +357,8 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs:   fixedWall,
 		StreamOutputs:     true,
+		Calibrations:      profiles,
+		StrictCalibration: o.strictCalibration,
 	}
 	var prog *progress
 	if o.progress {
@@ -353,10 +378,17 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	prog.finish()
 	if perr != nil {
 		var se *spec.Error
-		if errors.As(perr, &se) {
+		var me *measure.Error
+		switch {
+		case errors.As(perr, &me):
+			return failPredict(stderr, &usageError{"", "aisimulate", shortReason(me.Error())})
+		case errors.As(perr, &se):
 			return failPredict(stderr, configFailure(o.config, perr))
 		}
 		return failPredict(stderr, perr)
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(stderr, "aisimulate: warning: %s\n", w)
 	}
 	// 5. Write the files atomically, then standard output.
 	files := []outputFile{{"prediction.json", out.WritePrediction}}
