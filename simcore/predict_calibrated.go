@@ -75,7 +75,7 @@ func predictCalibrated(in Input) (*Output, error) {
 			return nil, &measure.Error{File: f.Name, Field: entryPath(m.Entry, "parameters."+name),
 				Msg: "is " + strconv.FormatFloat(v, 'g', 6, 64) + ", below " + strconv.FormatFloat(lo, 'g', 6, 64) + ", the physical floor for role " + role + " of this deployment (a pass faster than the GPU's peak, or a negative latency); the profile was not fitted on this deployment's model"}
 		}
-		m.Outside = calibration.OutsideDomain(e.Domain, w)
+		m.Outside, m.OutsideLog = calibration.OutsideDomain(e.Domain, w), calibration.OutsideLog(e.Domain, w)
 		if !m.InScope() {
 			warnings = append(warnings, f.Name+": role "+role+" is outside the scope of "+entryPath(m.Entry, "scope")+" (differs in "+strings.Join(m.Mismatched, ", ")+"); its parameters are applied anyway")
 		}

@@ -45,13 +45,12 @@ var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, Decode
 // flat direction.
 var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
 
-// maxIterations bounds the Gauss–Newton steps and maxHalvings the backtracking of one;
-// linearTolerance is how far (relative) a
-// replay at the solution may differ from its linearisation before the fit re-linearises.
+// maxIterations bounds the Gauss–Newton steps and maxHalvings the backtracking of one; the
+// fit stops early once a step lowers the loss by less than minGain of it.
 const (
-	maxIterations   = 6
-	maxHalvings     = 2
-	linearTolerance = 0.02
+	maxIterations = 6
+	maxHalvings   = 2
+	minGain       = 0.01
 )
 
 // Fit finds the parameters, within [floor, Ceiling], that minimise the squared log errors of
@@ -129,8 +128,9 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		if nextLoss >= loss {
 			break
 		}
+		gain := loss - nextLoss
 		theta, at, loss = next, got, nextLoss
-		if linear(points, at, jac, delta, got) {
+		if gain < minGain*(loss+gain)+1e-12 {
 			break
 		}
 	}
@@ -155,25 +155,6 @@ func lossOf(points []Point, got []Metrics) float64 {
 		s += float64(a*a) + float64(b*b)
 	}
 	return s
-}
-
-// linear reports whether the replays at the new parameters are what the linearisation
-// predicted, within linearTolerance (then another step would not move the solution).
-func linear(points []Point, base []Metrics, jac [NumParams][]Metrics, delta Params, got []Metrics) bool {
-	for i := range points {
-		for m := 0; m < 2; m++ {
-			pred := metric(base[i], m)
-			for k := range jac {
-				if jac[k] != nil {
-					pred += float64(delta[k] * (metric(jac[k][i], m) - metric(base[i], m)) / steps[k])
-				}
-			}
-			if math.Abs(pred/metric(got[i], m)-1) > linearTolerance {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // metric is mean TTFT (m = 0) or mean TPOT (m = 1).

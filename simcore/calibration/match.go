@@ -16,8 +16,10 @@ type Match struct {
 	// Mismatched names the scope fields where the prediction's deployment differs from the
 	// entry's ("" none: inside the scope).
 	Mismatched []string
-	// Outside names the validity-domain ranges the prediction's workload leaves.
-	Outside []string
+	// Outside names the validity-domain ranges the prediction's workload leaves, and
+	// OutsideLog is how far (OutsideLog).
+	Outside    []string
+	OutsideLog float64
 }
 
 // InScope reports whether the deployment is the entry's.

@@ -2,6 +2,7 @@ package calibration
 
 import (
 	"aisimulate/simcore/spec"
+	"aisimulate/simcore/uncertainty"
 )
 
 // Keys of prediction.json's calibration section.
@@ -16,6 +17,10 @@ const (
 	keyInsideDomain = "inside_domain"
 	keyOutside      = "outside"
 	keyWarnings     = "warnings"
+	keyBands        = "bands"
+	keyP10          = "p10"
+	keyP90          = "p90"
+	keyN            = "n"
 )
 
 // ProfileFile is a profile as it was given: its name, SHA-256 and content.
@@ -27,7 +32,7 @@ type ProfileFile struct {
 // Section is prediction.json's calibration section: the profiles (name and SHA-256), for
 // every role the entry it used, whether the deployment is inside the entry's scope and the
 // workload inside its validity domain (and where not), the parameters applied, and the
-// warnings.
+// 80 % bands of ln(measured / predicted) under the inflation rule (Bands), and the warnings.
 func Section(files []ProfileFile, roles map[string]Match, warnings []string) map[string]any {
 	ps := make([]any, len(files))
 	for i, f := range files {
@@ -41,8 +46,13 @@ func Section(files []ProfileFile, roles map[string]Match, warnings []string) map
 		for k, name := range ParamNames {
 			params[name] = p[k]
 		}
+		b := Bands(e.Residuals, m.OutsideLog, m.InScope())
+		bands := map[string]any{}
+		for k, band := range map[string]uncertainty.Band{"ttft": b.TTFT, "tpot": b.TPOT, "e2e": b.E2E, "output_throughput": b.OutputThroughput} {
+			bands[k] = map[string]any{keyP10: band.P10, keyP90: band.P90, keyN: band.N}
+		}
 		rs[role] = map[string]any{keyProfile: m.Profile, keyEntry: m.Entry, keyInScope: m.InScope(), keyMismatched: orEmpty(m.Mismatched),
-			keyInsideDomain: len(m.Outside) == 0, keyOutside: orEmpty(m.Outside), keyParameters: params}
+			keyInsideDomain: len(m.Outside) == 0, keyOutside: orEmpty(m.Outside), keyParameters: params, keyBands: bands}
 	}
 	return map[string]any{keyProfiles: ps, keyRoles: rs, keyWarnings: orEmpty(warnings)}
 }
