@@ -77,10 +77,10 @@ func predictCalibrated(in Input) (*Output, error) {
 		}
 		m.Outside, m.OutsideLog = calibration.OutsideDomain(e.Domain, w), calibration.OutsideLog(e.Domain, w)
 		if !m.InScope() {
-			warnings = append(warnings, f.Name+": role "+role+" is outside the scope of "+entryPath(m.Entry, "scope")+" (differs in "+strings.Join(m.Mismatched, ", ")+"); its parameters are applied anyway")
+			warnings = append(warnings, f.Name+": role "+role+" is outside the scope of "+entryPath(m.Entry, "scope")+" (differs in "+strings.Join(m.Mismatched, ", ")+"); its parameters are applied anyway and its bands doubled (docs/calibration.md)")
 		}
 		if len(m.Outside) > 0 {
-			warnings = append(warnings, f.Name+": role "+role+" is outside the validity domain of "+entryPath(m.Entry, "domain")+" ("+strings.Join(m.Outside, "; ")+"); its parameters are applied anyway")
+			warnings = append(warnings, f.Name+": role "+role+" is outside the validity domain of "+entryPath(m.Entry, "domain")+" ("+strings.Join(m.Outside, "; ")+"); its parameters are applied anyway and its bands widened (docs/calibration.md)")
 		}
 		matches[role] = m
 		tune.roles[role] = p.Correction()
