@@ -98,3 +98,14 @@ func TestBestMatch(t *testing.T) {
 		t.Errorf("another GPU: %+v", m)
 	}
 }
+
+func TestSolve(t *testing.T) {
+	// x − y = 1, 2x + y = 5 → x = 2, y = 1 (partial pivoting swaps the rows).
+	x := Solve([][]float64{{1, -1, 1}, {2, 1, 5}})
+	if math.Abs(x[0]-2) > 1e-12 || math.Abs(x[1]-1) > 1e-12 {
+		t.Fatalf("Solve = %v", x)
+	}
+	if x := Solve([][]float64{{0, 0, 1}}); !math.IsNaN(x[0]) {
+		t.Fatalf("singular system = %v, want NaN", x)
+	}
+}

@@ -218,7 +218,11 @@ func solve(points []Point, at []Metrics, jac [NumParams][]Metrics, theta, floor 
 			r := 0.01 / ridge[k]
 			ata[k][k] += float64(r * r)
 		}
-		delta = gauss(ata, atb)
+		aug := make([][]float64, NumParams)
+		for k := range aug {
+			aug[k] = append(ata[k][:], atb[k])
+		}
+		copy(delta[:], Solve(aug))
 		moved := false
 		for k := range delta {
 			if fixed[k] {
@@ -238,39 +242,40 @@ func solve(points []Point, at []Metrics, jac [NumParams][]Metrics, theta, floor 
 	return delta
 }
 
-// gauss solves a·x = b by Gaussian elimination with partial pivoting (a is symmetric
-// positive definite here: normal equations plus a ridge).
-func gauss(a [NumParams][NumParams]float64, b [NumParams]float64) Params {
-	n := NumParams
+// Solve solves the linear system of an n×(n+1) augmented matrix [A | b] by Gaussian
+// elimination with partial pivoting, in place; an unknown without a pivot (a singular
+// system) is NaN. tools/calibrate solves its normal equations with it too.
+func Solve(m [][]float64) []float64 {
+	n := len(m)
 	for c := 0; c < n; c++ {
 		p := c
 		for r := c + 1; r < n; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
 				p = r
 			}
 		}
-		a[c], a[p] = a[p], a[c]
-		b[c], b[p] = b[p], b[c]
-		if a[c][c] == 0 {
+		m[c], m[p] = m[p], m[c]
+		if m[c][c] == 0 {
 			continue
 		}
 		for r := c + 1; r < n; r++ {
-			f := a[r][c] / a[c][c]
-			for k := c; k < n; k++ {
-				a[r][k] -= float64(f * a[c][k])
+			f := m[r][c] / m[c][c]
+			for k := c; k <= n; k++ {
+				m[r][k] -= float64(f * m[c][k])
 			}
-			b[r] -= float64(f * b[c])
 		}
 	}
-	var x Params
+	x := make([]float64, n)
 	for r := n - 1; r >= 0; r-- {
-		s := b[r]
+		s := m[r][n]
 		for k := r + 1; k < n; k++ {
-			s -= float64(a[r][k] * x[k])
+			s -= float64(m[r][k] * x[k])
 		}
-		if a[r][r] != 0 {
-			x[r] = s / a[r][r]
+		if m[r][r] == 0 {
+			x[r] = math.NaN()
+			continue
 		}
+		x[r] = s / m[r][r]
 	}
 	return x
 }

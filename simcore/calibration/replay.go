@@ -57,17 +57,23 @@ func TrafficSets(m *measure.Measurement) []string {
 	return out
 }
 
-// flow writes a flat mapping as YAML flow text, keys in a fixed order.
+// flow writes a flat mapping of the traffic section as YAML flow text, its keys in the
+// order trafficKeys lists them.
 func flow(m map[string]any) string {
 	s := "{"
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			s += ", "
+	for _, k := range trafficKeys {
+		if v, ok := m[k]; ok {
+			if len(s) > 1 {
+				s += ", "
+			}
+			s += fmt.Sprintf("%s: %v", k, v)
 		}
-		s += fmt.Sprintf("%s: %v", k, m[k])
 	}
 	return s + "}"
 }
+
+// trafficKeys are the keys Traffic writes.
+var trafficKeys = []string{"type", "input_tokens", "output_tokens", "concurrency", "requests_per_second", "requests"}
 
 // RowConfig is the prediction configuration of a measured-runs CSV row: the deployment as
 // the row records it (sizes it leaves empty are 1; a disaggregated row without worker counts

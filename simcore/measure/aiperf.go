@@ -90,9 +90,14 @@ var (
 	unitTokPerSec = []string{"tokens/sec", "tokens/s"}
 )
 
-// metricAvg is the avg of the AIPerf metric at tag, whose unit must be one of units; 0 when
-// the metric is absent and not required.
+// metricAvg is the avg of the AIPerf aggregate metric at tag (metricField).
 func metricAvg(o object, tag string, units []string, required bool) (float64, error) {
+	return metricField(o, tag, "avg", units, required)
+}
+
+// metricField is the number at key of the AIPerf metric object at tag ({"unit": …, key:
+// …}), whose unit must be one of units; 0 when the metric is absent and not required.
+func metricField(o object, tag, key string, units []string, required bool) (float64, error) {
 	mo, ok, err := o.child(tag)
 	if err != nil {
 		return 0, err
@@ -110,7 +115,7 @@ func metricAvg(o object, tag string, units []string, required bool) (float64, er
 	if !contains(units, unit) {
 		return 0, mo.fail("unit", "is %q; expected %q (a different unit is not converted)", unit, units[0])
 	}
-	return mo.positive("avg")
+	return mo.positive(key)
 }
 
 // firstString is the first element of the string array at k ("" when absent).

@@ -115,26 +115,9 @@ func readAIPerfJSONL(file string, data []byte) ([]Measurement, error) {
 	return []Measurement{m}, nil
 }
 
-// metricValue is the value of a per-request AIPerf metric, in one of units.
+// metricValue is the value of a per-request AIPerf metric (metricField).
 func metricValue(o object, tag string, units []string, required bool) (float64, error) {
-	mo, ok, err := o.child(tag)
-	if err != nil {
-		return 0, err
-	}
-	if !ok {
-		if required {
-			return 0, o.fail(tag, "missing")
-		}
-		return 0, nil
-	}
-	unit, err := mo.str("unit")
-	if err != nil {
-		return 0, err
-	}
-	if !contains(units, unit) {
-		return 0, mo.fail("unit", "is %q; expected %q (a different unit is not converted)", unit, units[0])
-	}
-	return mo.positive("value")
+	return metricField(o, tag, "value", units, required)
 }
 
 // spanNs is a record's request_start_ns and request_end_ns (0, 0 when not recorded).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/measure"
@@ -80,7 +81,7 @@ func parseCalibrate(args []string) (*calibrateOptions, error) {
 		return o, nil
 	}
 	if len(extra) > 0 {
-		return nil, &usageError{topUsage, "aisimulate", "unrecognized arguments: " + fmt.Sprint(extra)}
+		return nil, &usageError{topUsage, "aisimulate", "unrecognized arguments: " + strings.Join(extra, " ")}
 	}
 	if len(o.measurements) == 0 {
 		return nil, calibrateErr("the following arguments are required: --measurements")
