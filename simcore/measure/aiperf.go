@@ -1,5 +1,7 @@
 package measure
 
+import "slices"
+
 // readAIPerfJSON reads AIPerf's profile_export_aiperf.json (docs/tutorials/
 // working-with-profile-exports.md of ai-dynamo/aiperf): one object whose metrics are keyed
 // by tag, each {"unit": …, "avg": …, …}, at the top level or (older releases) under
@@ -112,7 +114,7 @@ func metricField(o object, tag, key string, units []string, required bool) (floa
 	if err != nil {
 		return 0, err
 	}
-	if !contains(units, unit) {
+	if !slices.Contains(units, unit) {
 		return 0, mo.fail("unit", "is %q; expected %q (a different unit is not converted)", unit, units[0])
 	}
 	return mo.positive(key)
@@ -136,13 +138,4 @@ func firstString(o object, k string) (string, error) {
 		return "", o.fail(k, "must be an array of strings")
 	}
 	return s, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
