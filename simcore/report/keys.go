@@ -148,3 +148,11 @@ func IntervalOf(intervals map[string]any, key string) (p10, p90 float64, ok bool
 	p90, ok2 := m[KeyIntervalP90].(float64)
 	return p10, p90, ok1 && ok2
 }
+
+// Keys of prediction.json's calibration sections (docs/calibration.md, "Using a profile"):
+// the default model's summary beside the calibrated one, and which profile entry each role
+// used.
+const (
+	KeyUncalibrated = "uncalibrated"
+	KeyCalibration  = "calibration"
+)

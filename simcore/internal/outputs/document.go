@@ -24,6 +24,9 @@ type Document struct {
 	Intervals map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
+	// Uncalibrated and Calibration are written when a calibration profile applies
+	// (docs/calibration.md): the default model's summary and the calibration section.
+	Uncalibrated, Calibration map[string]any
 	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
 	// WritePrediction and WriteRequests encode them (stream.go), so they are never all held.
 	Stream *RecordStream
@@ -64,6 +67,9 @@ func (d *Document) tree() map[string]any {
 	}
 	if d.Details != nil {
 		doc["details"] = d.Details
+	}
+	if d.Calibration != nil {
+		doc[report.KeyUncalibrated], doc[report.KeyCalibration] = d.Uncalibrated, d.Calibration
 	}
 	return doc
 }

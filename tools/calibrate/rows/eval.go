@@ -57,7 +57,7 @@ func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef, handoffMs float6
 		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
 		pr.Workers, dr.Workers = p.T.PrefillWorkers, p.T.DecodeWorkers
 		isl, osl := r.MeanLengths()
-		return perf.SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, isl, osl, pr, dr, p.T.KVTokens, handoffMs)
+		return perf.SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, isl, osl, perf.SurrogateRole(pr), perf.SurrogateRole(dr), p.T.KVTokens, handoffMs)
 	}
 	ge := g
 	ge.Prefill *= f.Prefill

@@ -5,41 +5,21 @@
 package rows
 
 import (
-	"encoding/csv"
-	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
 
-// Row is one measured run.
-type Row struct {
-	CurveID, ID    string
-	Concurrency    int
-	Backend        string
-	BackendVersion string
-	Model          string
-	System         string
-	Mode           string // agg | disagg
-	ISL, OSL       int
-	GemmQuant      string
-	MoEQuant       string
-	Agg            Role // aggregated worker (Mode agg)
-	Prefill        Role // prefill workers (Mode disagg)
-	Decode         Role // decode workers (Mode disagg)
-	TTFT, TPOT     float64
-	// MeasuredOn is the measurement date (YYYY-MM-DD) when recorded, else "".
-	MeasuredOn string
-	// BatchSize is the server's recorded batch size (aggregated rows; 0 when not recorded).
-	BatchSize int
-}
+// Row is one measured run: a row of the measured-runs CSV as the core reads it
+// (measure.Row), with the methods the tools use.
+type Row measure.Row
 
 // Campaign names the measurement campaign of a row for leave-one-group-out
 // cross-validation: the month it was measured in, or its model where the date is missing.
@@ -66,66 +46,23 @@ func (r *Row) Slice() string {
 	return Slices[2]
 }
 
-// Role is one worker pool of a row: the surrogate's role (simcore/perf).
-type Role = perf.SurrogateRole
+// Role is one worker pool of a row.
+type Role = measure.Role
 
-// Read parses a measured CSV (header row names the columns).
+// Read parses a measured CSV (header row names the columns) with the core's reader
+// (measure.ParseCSV), which refuses non-finite or negative numbers and oversized files.
 func Read(r io.Reader) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
+	data, err := io.ReadAll(io.LimitReader(r, measure.MaxFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(h)] = i
+	ms, err := measure.ParseCSV("measured CSV", data)
+	if err != nil {
+		return nil, err
 	}
-	for _, need := range []string{"curve_id", "concurrency", "backend", "model_path", "system", "mode", "isl", "osl", "silicon_ttft_ms", "silicon_tpot_ms"} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("measured CSV lacks column %q", need)
-		}
-	}
-	var out []Row
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, err
-		}
-		get := func(k string) string {
-			if i, ok := col[k]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		geti := func(k string) int {
-			v, _ := strconv.ParseFloat(get(k), 64)
-			return int(v)
-		}
-		getf := func(k string) float64 {
-			v, _ := strconv.ParseFloat(get(k), 64)
-			return v
-		}
-		par := func(prefix string) spec.Parallelism {
-			return spec.Parallelism{Replicas: 1, Tensor: geti(prefix + "tp_size"), Pipeline: geti(prefix + "pp_size"),
-				AttentionData: geti(prefix + "attention_dp_size"), MoeTensor: geti(prefix + "moe_tp_size"), MoeExpert: geti(prefix + "moe_ep_size")}
-		}
-		row := Row{CurveID: get("curve_id"), ID: get("id"), Concurrency: geti("concurrency"), Backend: get("backend"),
-			BackendVersion: get("backend_version"), Model: get("model_path"), System: get("system"), Mode: get("mode"),
-			ISL: geti("isl"), OSL: geti("osl"), GemmQuant: get("gemm_quant_mode"), MoEQuant: get("moe_quant_mode"),
-			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms"), MeasuredOn: get("measured_on"), BatchSize: geti("batch_size")}
-		if row.Mode == "disagg" {
-			row.Prefill = Role{Workers: geti("prefill_num_workers"), Par: par("prefill_")}
-			row.Decode = Role{Workers: geti("decode_num_workers"), Par: par("decode_")}
-		} else {
-			row.Agg = Role{Workers: 1, Par: par("")}
-		}
-		out = append(out, row)
+	out := make([]Row, len(ms))
+	for i := range ms {
+		out[i] = Row(ms[i])
 	}
 	return out, nil
 }
