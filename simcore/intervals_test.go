@@ -22,19 +22,7 @@ func TestQuickstartIntervalsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const golden = "testdata/quickstart_intervals.json"
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("intervals differ from %s (go test -run TestQuickstartIntervalsGolden -update rewrites it):\n%s", golden, got)
-	}
+	wantGolden(t, "testdata/quickstart_intervals.json", got)
 	g := uncertainty.Group{Backend: "vllm", Mode: uncertainty.ModeAgg, Regime: "c1-32"}
 	b, _ := uncertainty.Default(g)
 	lo, hi, ok := report.IntervalOf(out.Intervals, report.TTFT.Key(report.Mean))
