@@ -75,8 +75,8 @@ func TestDetailSections(t *testing.T) {
 	}
 	got := canonicalValue(t, out.PredictionJSON).(map[string]any)
 	base := canonicalValue(t, plain.PredictionJSON).(map[string]any)
-	if len(base) != 5 || len(got) != 6 {
-		t.Fatalf("prediction.json members: %d without details, %d with, want 5 and 6 (docs/semantics/outputs.md §3.1)", len(base), len(got))
+	if len(base) != 6 || len(got) != 7 {
+		t.Fatalf("prediction.json members: %d without details, %d with, want 6 and 7 (docs/semantics/outputs.md §3.1)", len(base), len(got))
 	}
 	details, _ := canon.Compact(got["details"])
 	if string(details) != wantDetails {

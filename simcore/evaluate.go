@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"aisimulate/simcore/recommend"
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
 
@@ -29,9 +30,10 @@ type EvaluationRequest struct {
 
 // wireOutcome is the JSON form of a recommend.Outcome.
 type wireOutcome struct {
-	Status  string         `json:"status"`
-	Reason  string         `json:"reason"`
-	Summary map[string]any `json:"summary"`
+	Status    string         `json:"status"`
+	Reason    string         `json:"reason"`
+	Summary   map[string]any `json:"summary"`
+	Intervals map[string]any `json:"intervals"`
 }
 
 // EncodeOutcome is the canonical JSON of an evaluation outcome (simcore/canon: a float always
@@ -40,11 +42,14 @@ type wireOutcome struct {
 // scoring and recommendation.json with the same values and number types whichever evaluator
 // produced it.
 func EncodeOutcome(o recommend.Outcome) []byte {
-	var summary any
+	var summary, intervals any
 	if o.Summary != nil {
 		summary = o.Summary
 	}
-	b, err := canon.Compact(map[string]any{"status": o.Status, "reason": o.Reason, "summary": summary})
+	if o.Intervals != nil {
+		intervals = o.Intervals
+	}
+	b, err := canon.Compact(map[string]any{"status": o.Status, "reason": o.Reason, "summary": summary, report.KeyIntervals: intervals})
 	if err != nil {
 		b, _ = canon.Compact(map[string]any{"status": recommend.StatusFailed, "reason": "internal error: " + err.Error(), "summary": nil})
 	}
@@ -60,12 +65,14 @@ func DecodeOutcome(b []byte) (recommend.Outcome, error) {
 	if err := dec.Decode(&w); err != nil {
 		return recommend.Outcome{}, fmt.Errorf("malformed evaluation outcome: %v", err)
 	}
-	if w.Summary != nil {
-		v, err := typedNumbers(w.Summary)
-		if err != nil {
-			return recommend.Outcome{}, fmt.Errorf("malformed evaluation outcome: %v", err)
+	for _, m := range []*map[string]any{&w.Summary, &w.Intervals} {
+		if *m != nil {
+			v, err := typedNumbers(*m)
+			if err != nil {
+				return recommend.Outcome{}, fmt.Errorf("malformed evaluation outcome: %v", err)
+			}
+			*m = v.(map[string]any)
 		}
-		w.Summary = v.(map[string]any)
 	}
 	switch w.Status {
 	case "", recommend.StatusUnsupported, recommend.StatusTimedOut, recommend.StatusFailed:
@@ -75,7 +82,7 @@ func DecodeOutcome(b []byte) (recommend.Outcome, error) {
 	if w.Status == "" && w.Summary == nil {
 		return recommend.Outcome{}, fmt.Errorf("malformed evaluation outcome: a successful evaluation without a summary")
 	}
-	return recommend.Outcome{Status: w.Status, Reason: w.Reason, Summary: w.Summary}, nil
+	return recommend.Outcome{Status: w.Status, Reason: w.Reason, Summary: w.Summary, Intervals: w.Intervals}, nil
 }
 
 // typedNumbers replaces every json.Number in v by an int or a float64 (see DecodeOutcome).

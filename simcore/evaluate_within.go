@@ -140,7 +140,7 @@ func evaluateMetered(configName string, yamlText []byte, files fs.FS, budgetStep
 	if res.Steps > budgetSteps {
 		return timedOut(budgetSteps), charged, nil
 	}
-	return recommend.Outcome{Summary: res.Summary}, charged, nil
+	return recommend.Outcome{Summary: res.Summary, Intervals: res.Intervals}, charged, nil
 }
 
 // checkEvaluatorMemory panics with an evaluatorLimitSignal when the lowered plan's memory

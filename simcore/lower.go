@@ -16,8 +16,13 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// lower turns a validated configuration into the loop's plan.
+// lower turns a validated configuration into the loop's plan, with no calibration.
 func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error) {
+	return lowerTuned(cfg, in, nil)
+}
+
+// lowerTuned is lower with a calibration applied (nil: none).
+func lowerTuned(cfg *spec.Config, in *Input, tune *tuning) (*replay.Plan, outputs.Accounting, error) {
 	var acc outputs.Accounting
 	e := &cfg.Engine
 	model, err := catalog.LookupModel(e.Model, in.Files)
@@ -27,10 +32,10 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error
 	acc.CatalogModel = model.CatalogID
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
-		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill); err != nil {
+		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill, tune.role(spec.RolePrefill)); err != nil {
 			return nil, acc, err
 		}
-		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode); err != nil {
+		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode, tune.role(spec.RoleDecode)); err != nil {
 			return nil, acc, err
 		}
 		acc.Disaggregated = true
@@ -43,7 +48,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error
 			if kt.BandwidthGBPerSecond != nil {
 				plan.Transfer.BandwidthGBs = *kt.BandwidthGBPerSecond
 			}
-			plan.Transfer.HandoffMs = handoffMs(e)
+			plan.Transfer.HandoffMs = handoffMs(e) + tune.handoff()
 			plan.Transfer.BytesPerToken = int64(kt.BytesPerToken)
 			if kt.BytesPerToken == 0 {
 				par := e.Prefill.Parallelism
@@ -51,7 +56,7 @@ func lower(cfg *spec.Config, in *Input) (*replay.Plan, outputs.Accounting, error
 			}
 		}
 	} else {
-		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, spec.RoleAggregated, engine.PoolAgg); err != nil {
+		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, spec.RoleAggregated, engine.PoolAgg, tune.role(spec.RoleAggregated)); err != nil {
 			return nil, acc, err
 		}
 		acc.DecodeReplicas = e.Aggregated.Parallelism.Replicas
@@ -143,7 +148,7 @@ func (emptyFS) Open(name string) (fs.File, error) {
 }
 
 // lowerPool builds one role's pool plan: scheduler, KV capacity, timing and router.
-func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role string, pool engine.Pool) (*replay.PoolPlan, error) {
+func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role string, pool engine.Pool, corr perf.Correction) (*replay.PoolPlan, error) {
 	e := &cfg.Engine
 	par := w.Parallelism
 	rc := engine.RankConfig{
@@ -195,6 +200,7 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		if w.Timing.FrontendSet {
 			t.SetFrontend(w.Timing.FrontendMs)
 		}
+		t.SetCorrection(corr)
 		rc.Timing = t
 	}
 	// MTP (docs/semantics/simulation.md §5.4): the timing model prices the drafts, the ranks draw bursts.

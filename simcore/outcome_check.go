@@ -9,7 +9,7 @@ import (
 )
 
 // CheckOutcome checks that a decoded outcome could have come from Evaluate: the shape of a
-// summary and the ranges its values can take (docs/recommend.md, "Checking remote workers").
+// summary, the ranges its values can take and its intervals' order (docs/recommend.md, "Checking remote workers").
 // Every outcome this build computes passes; one that fails came from an evaluator that did
 // not run this build's simulation faithfully.
 func CheckOutcome(o recommend.Outcome) error {
@@ -54,6 +54,17 @@ func CheckOutcome(o recommend.Outcome) error {
 	for _, k := range []string{report.KeyPrefixCacheReusedRatio, report.KeyFirstAdmissionPrefixCacheReusedRatio} {
 		if r, ok := report.Number(s[k]); ok && r > 1 {
 			return fmt.Errorf("summary.%s is %v, above 1", k, r)
+		}
+	}
+	// An 80 % interval is v·e^P10 … v·e^P90 of a value v ≥ 0 with P10 ≤ P90
+	// (docs/uncertainty.md): two finite numbers, 0 ≤ p10 ≤ p90.
+	for _, k := range report.IntervalKeys {
+		if _, ok := o.Intervals[k]; !ok {
+			continue
+		}
+		p10, p90, ok := report.IntervalOf(o.Intervals, k)
+		if !ok || math.IsInf(p90, 0) || math.IsNaN(p10) || math.IsNaN(p90) || p10 < 0 || p10 > p90 {
+			return fmt.Errorf("intervals.%s is not an interval 0 <= p10 <= p90", k)
 		}
 	}
 	// A distribution's statistics lie between its minimum and maximum.

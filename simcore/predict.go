@@ -51,6 +51,13 @@ type Input struct {
 	// writes them with Output.WritePrediction and Output.WriteRequests (the CLI, into its
 	// temporary files).
 	StreamOutputs bool
+	// Calibrations are calibration profiles (--calibration, docs/calibration.md): every role
+	// uses the entry matching it best, and prediction.json gains the uncalibrated summary
+	// and a calibration section.
+	Calibrations []NamedFile
+	// StrictCalibration refuses (a *measure.Error, exit 2) a prediction outside a profile's
+	// scope or validity domain instead of warning.
+	StrictCalibration bool
 }
 
 // EnvFixedWallTimeMs names the environment variable (CLI) or deployment binding (edge) that
@@ -89,15 +96,32 @@ type Output struct {
 	// Steps is the event-loop steps the simulation took (replay.Result.Steps), which a
 	// candidate's work budget is checked against once the run is over.
 	Steps int64
+	// Intervals is prediction.json's `intervals` object (docs/uncertainty.md), nil for a
+	// timing that is not the default model's.
+	Intervals map[string]any
+	// Warnings are said on stderr by the CLI (and are in prediction.json's calibration
+	// section): a calibration profile applied outside its scope or validity domain.
+	Warnings []string
 }
 
 // Predict runs one prediction: decode and validate the configuration, resolve model,
 // hardware and traffic, simulate, and encode the outputs. A *spec.Error is bad input
 // (exit 2); any other error is an execution failure (exit 1).
-func Predict(in Input) (*Output, error) { return predictWith(in, nil) }
+func Predict(in Input) (*Output, error) {
+	if len(in.Calibrations) > 0 {
+		return predictCalibrated(in)
+	}
+	return predictWith(in, nil)
+}
 
 // predictWith is Predict with a hook that may adjust the lowered plan (tests).
 func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
+	return predictTuned(in, nil, adjust, nil)
+}
+
+// predictTuned is predictWith with a calibration applied (nil: the default model) and, when
+// cal is non-nil, its sections written into prediction.json.
+func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibrated) (*Output, error) {
 	details, err := outputs.Details(in.Detail)
 	if err != nil {
 		return nil, spec.At("", err) // a bad --detail value is bad input (exit 2)
@@ -106,7 +130,7 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, acc, err := lower(cfg, &in)
+	plan, acc, err := lowerTuned(cfg, &in, tune)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +176,13 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	if res.PlannerSection != nil {
 		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
-	out := &Output{Summary: doc.Summary, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
+	doc.Intervals = intervals(cfg, doc.Summary)
+	if cal != nil {
+		doc.Uncalibrated, doc.Calibration = cal.uncalibrated, cal.section
+	}
+	out := &Output{Summary: doc.Summary, Intervals: doc.Intervals, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
 		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
+	out.Overview.Intervals = doc.Intervals
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
 		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {

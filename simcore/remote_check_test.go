@@ -97,6 +97,7 @@ func TestRemoteCheckOutOfRange(t *testing.T) {
 		{`"completed_requests":32`, `"completed_requests":33`},
 		{`"status":""`, `"status":"great"`},
 		{`{`, `[`},
+		{`"mean_ttft_ms":{"n":631,"p10":`, `"mean_ttft_ms":{"n":631,"p10":1e9,"x":`},
 	} {
 		calls := 0
 		lie := func(_ EvaluationRequest, b []byte) []byte {

@@ -87,6 +87,7 @@
     .l { font-size: 11.5px; color: #667085; }
     .v { font-size: 18px; font-weight: 650; font-variant-numeric: tabular-nums; }
     .u { font-size: 11px; color: #667085; margin-left: 3px; font-weight: 500; }
+    .b { font-size: 11px; color: #667085; font-variant-numeric: tabular-nums; }
     .status { color: #667085; font-size: 13px; }
     .saturation { margin-top: 8px; font-size: 13px; color: #344054; }
     .error { color: #c62828; font-size: 13px; white-space: pre-wrap; }
@@ -130,10 +131,16 @@
         this._error(e.kind === "config" && e.path ? `${e.path}: ${e.msg}` : (e.message || "prediction failed"));
         return;
       }
-      const s = JSON.parse(res.predictionJson).summary;
+      const doc = JSON.parse(res.predictionJson);
+      const s = doc.summary;
+      // The 80 % interval of a card's mean, when the prediction has one (docs/uncertainty.md).
+      const band = (k) => {
+        const iv = doc.intervals && doc.intervals[k];
+        return iv ? `<div class="b" title="80 % interval from the model's held-out error">80 %: ${fmt(iv.p10)}–${fmt(iv.p90)}</div>` : "";
+      };
       const body = this._root.querySelector(".body");
       body.innerHTML = `<div class="grid">${cards.filter(([, k, , embed]) => embed && k in s).map(([l, k, u]) =>
-        `<div class="m" data-key="${k}"><div class="l">${l}</div><div class="v">${fmt(s[k])}<span class="u">${u}</span></div></div>`).join("")}</div>`;
+        `<div class="m" data-key="${k}"><div class="l">${l}</div><div class="v">${fmt(s[k])}<span class="u">${u}</span></div>${band(k)}</div>`).join("")}</div>`;
       if (res.saturationText) {
         // Whether the deployment kept up, in the module's words (docs/semantics/outputs.md §3.4).
         const sat = document.createElement("div");

@@ -52,7 +52,9 @@ type App struct {
 	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
 	saturation map[string]any
 	// overview is the run's deployment as resolved and its SLA attainment (overviewJson).
-	overview   *report.Overview
+	overview *report.Overview
+	// intervals are prediction.json's intervals (docs/uncertainty.md), by summary key.
+	intervals  Intervals
 	charts     []string
 	plannerDoc string
 	// last is the latest successful run; base the one before it, kept as the A/B baseline
@@ -184,7 +186,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.runErr = err
 	if err != nil {
 		// The previous run's results do not belong to this configuration: clear them.
-		a.summary, a.saturation, a.overview, a.charts, a.prediction, a.requests = nil, nil, nil, nil, "", ""
+		a.summary, a.intervals, a.saturation, a.overview, a.charts, a.prediction, a.requests = nil, nil, nil, nil, nil, "", ""
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -199,6 +201,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	parts := splitPredictionJS.Invoke(pred, report.KeySaturation)
 	a.summary = ParseSummary(parts.Index(0).String())
 	a.saturation = ParseSaturation(parts.Index(2).String())
+	a.intervals = ParseIntervals(parts.Index(0).String())
 	plannerDoc := parts.Index(1).String()
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
@@ -298,10 +301,11 @@ var flatRecordsJS = js.Global().Get("Function").New("text", `
   }
   return new Uint8Array(out.buffer, 0, n * 11 * 8);`)
 
-// splitPredictionJS returns [{"summary": …}, {"planner": …}, {"saturation": …}] as JSON texts.
+// splitPredictionJS returns [{"intervals": …, "summary": …}, {"planner": …}, {key: …}] as JSON
+// texts (key is the saturation section's).
 var splitPredictionJS = js.Global().Get("Function").New("text", "key", `
   const d = JSON.parse(text);
-  return [JSON.stringify({ summary: d.summary }), JSON.stringify({ planner: d.planner }),
+  return [JSON.stringify({ intervals: d.intervals, summary: d.summary }), JSON.stringify({ planner: d.planner }),
     JSON.stringify({ [key]: d[key] })];`)
 
 // recordsFast parses requests.jsonl with the engine's JSON.parse.
@@ -634,11 +638,22 @@ func (a *App) card(c report.Card) vecty.ComponentOrHTML {
 		}
 	}
 	shown, unit := c.Scaled(v)
+	var band vecty.ComponentOrHTML
+	if iv, ok := a.intervals[c.Key]; ok {
+		// The band is in the value's unit (seconds when the value is shown in seconds).
+		f := 1.0
+		if v != 0 {
+			f = shown / v
+		}
+		band = elem.Div(vecty.Markup(vecty.Class("card-band"),
+			vecty.Attribute("title", "80 % interval of the mean: where the measurement lies 8 times in 10, by the model's error on deployments it was not fitted on (docs/uncertainty.md)")),
+			vecty.Text(BandText([2]float64{iv[0] * f, iv[1] * f})))
+	}
 	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", c.Key)),
 		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(c.Label)),
 		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown)),
 			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
-		delta, note,
+		band, delta, note,
 	)
 }
 

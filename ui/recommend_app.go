@@ -380,7 +380,9 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 	if len(v.Objectives) > 0 {
 		scoreHead = v.Objectives[0]
 	}
-	head := vecty.List{elem.TableHeader(vecty.Text("rank")), elem.TableHeader(vecty.Text("score (" + scoreHead + ")"))}
+	head := vecty.List{elem.TableHeader(vecty.Text("rank")), elem.TableHeader(vecty.Text("score (" + scoreHead + ")")),
+		elem.TableHeader(vecty.Markup(vecty.Attribute("title", "80 % interval of the score from the model's held-out error (docs/uncertainty.md); ≈ marks a rank within the model's error of rank 1")),
+			vecty.Text("80 % interval"))}
 	for _, m := range recview.RowMetrics {
 		head = append(head, elem.TableHeader(vecty.Text(m.Heading)))
 	}
@@ -395,6 +397,7 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 		cells := vecty.List{
 			elem.TableData(vecty.Text(strconv.Itoa(row.Rank))),
 			elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Score))),
+			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row.Interval, row.WithinError))),
 		}
 		for _, m := range recview.RowMetrics {
 			cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Metrics[m.Key]))))
@@ -415,5 +418,6 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 			elem.TableBody(rows),
 		),
 		vecty.If(len(v.Rows) == 0, elem.Div(vecty.Markup(vecty.Class("muted")), vecty.Text("No feasible candidate to rank."))),
+		vecty.If(v.WithinError != "", elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-within-error")), vecty.Text(v.WithinError))),
 	)
 }

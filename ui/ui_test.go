@@ -385,3 +385,29 @@ func TestComparison(t *testing.T) {
 		}
 	}
 }
+
+func TestParseIntervalsReadsTheBands(t *testing.T) {
+	doc := `{"intervals": {"group": "vllm/agg/c1-32", "source": "default",
+		"mean_ttft_ms": {"n": 5, "p10": 10.5, "p90": 30.25}, "output_throughput_tok_s": {"n": 5, "p10": 1000, "p90": 2500}},
+		"summary": {"mean_ttft_ms": 20}}`
+	iv := ParseIntervals(doc)
+	if len(iv) != 2 || iv["mean_ttft_ms"] != [2]float64{10.5, 30.25} || iv["output_throughput_tok_s"] != [2]float64{1000, 2500} {
+		t.Errorf("ParseIntervals = %v", iv)
+	}
+	if got := BandText(iv["mean_ttft_ms"]); got != "80 %: "+FormatNum(10.5)+"–"+FormatNum(30.25) {
+		t.Errorf("BandText = %q", got)
+	}
+	if ParseIntervals(`{"intervals": null, "summary": {}}`) != nil {
+		t.Error("null intervals: want none")
+	}
+}
+
+func TestIntervalCell(t *testing.T) {
+	if got := IntervalCell(nil, false); got != "–" {
+		t.Errorf("no interval: %q", got)
+	}
+	iv := [2]float64{10.5, 30.25}
+	if got, want := IntervalCell(&iv, true), "≈ "+FormatNum(10.5)+"–"+FormatNum(30.25); got != want {
+		t.Errorf("within error: %q, want %q", got, want)
+	}
+}

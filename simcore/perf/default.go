@@ -154,6 +154,8 @@ type Default struct {
 	Calibrated bool
 	// nextn is the MTP draft count decode steps are priced with (mtp.go, WithMTP).
 	nextn int
+	// c is a calibration profile's correction (correction.go); the zero value changes nothing.
+	c Correction
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -197,7 +199,7 @@ func (d *Default) PrefillMs(batch, meanISL, meanPrefix int) float64 {
 	if batch <= 0 || meanISL <= meanPrefix {
 		return 0
 	}
-	v := float64(float64(d.g.Prefill*d.f.Prefill)*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs +
+	v := float64(float64(d.g.Prefill*d.f.Prefill*d.c.prefillScale())*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs + d.c.PrefillPassMs +
 		float64(d.g.PrefillSeqMs*float64(batch))
 	if v < 1 {
 		return 1
@@ -210,7 +212,7 @@ func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV i
 	if batch <= 0 {
 		return 0
 	}
-	v := float64(float64(d.g.Decode*d.f.Decode)*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs +
+	v := float64(float64(d.g.Decode*d.f.Decode*d.c.decodeScale())*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs + d.c.DecodePassMs +
 		float64(d.g.DecodeSeqMs*float64(batch))
 	if v < 1 {
 		return 1
@@ -227,9 +229,9 @@ func (d *Default) DecodeRun(batch int, kv, totalKV int64, start, horizon float64
 // (docs/semantics/simulation.md §5.3): the calibrated per-backend value, or the configured one.
 func (d *Default) FrontendMs(isl int) float64 {
 	if d.frontendSet {
-		return d.frontend
+		return d.frontend + d.c.FrontendMs
 	}
-	return d.g.Frontend(isl)
+	return d.g.Frontend(isl) + d.c.FrontendMs
 }
 
 // SetFrontend replaces the calibrated frontend latency by a configured constant

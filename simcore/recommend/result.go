@@ -111,6 +111,9 @@ type Result struct {
 	Stats SearchStats
 	// Distrusted are the remote evaluators whose outcomes were replaced (Provenance.Distrusted).
 	Distrusted []Distrusted
+	// WithinError are the rows after rank 1 whose objective interval overlaps rank 1's
+	// (WithinError).
+	WithinError []*Candidate
 }
 
 // Result encodes the finished search.
@@ -133,6 +136,7 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 		res.Rows = append(res.Rows, Row{Rank: i + 1, Candidate: c, File: name})
 		res.Configs = append(res.Configs, File{Name: name, Data: spec.EmitYAML(c.Tree)})
 	}
+	res.WithinError = WithinError(res.Rows, rec.Optimization.Target, names)
 	counts := map[string]any{"evaluated": len(s.cands), "cache_hits": len(s.trials) - len(s.cands)}
 	for _, st := range []string{StatusFeasible, StatusInfeasible, StatusUnsupported, StatusTimedOut, StatusFailed} {
 		counts[st] = 0
@@ -154,8 +158,9 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 		"candidate_retention": "all",
 		"counts":              counts,
 		"candidates":          cands,
-		"views":               map[string]any{"top_n": ids(ranked[:min(TopN, len(ranked))]), "pareto_front": ids(front)},
-		"provenance":          s.provenance(prov, names, res.Stats),
+		"views": map[string]any{"top_n": ids(ranked[:min(TopN, len(ranked))]), "pareto_front": ids(front),
+			"within_model_error": ids(res.WithinError)},
+		"provenance": s.provenance(prov, names, res.Stats),
 	}
 	var err error
 	if res.JSON, err = canon.Pretty(doc); err != nil {
@@ -196,17 +201,22 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 		trials[i] = t + 1
 	}
 	out := map[string]any{
-		"candidate_id":      c.ID,
-		"status":            c.Status,
-		"config":            s.space.ConfigOf(c.Point),
-		"prediction_config": spec.PlainTree(c.Tree),
-		"used_gpus":         c.UsedGPUs,
-		"score":             nil,
-		"metrics":           nil,
-		"objectives":        nil,
-		"reason_category":   nil,
-		"reason":            nil,
-		"provenance":        map[string]any{"trials": trials, "cache_hits": len(c.Trials) - 1},
+		"candidate_id":        c.ID,
+		"status":              c.Status,
+		"config":              s.space.ConfigOf(c.Point),
+		"prediction_config":   spec.PlainTree(c.Tree),
+		"used_gpus":           c.UsedGPUs,
+		"score":               nil,
+		"metrics":             nil,
+		"objectives":          nil,
+		"reason_category":     nil,
+		"reason":              nil,
+		"provenance":          map[string]any{"trials": trials, "cache_hits": len(c.Trials) - 1},
+		report.KeyIntervals:   nil,
+		"objective_intervals": nil,
+	}
+	if c.Intervals != nil {
+		out[report.KeyIntervals] = c.Intervals
 	}
 	if s.space.Rec.Optimization.GPUHourCost != nil {
 		out["cost"] = costJSON(c.Cost)
@@ -220,6 +230,7 @@ func (s *Search) candidateJSON(c *Candidate, names []string) map[string]any {
 			obj[n] = finiteOrNil(c.Objectives[i])
 		}
 		out["objectives"] = obj
+		out["objective_intervals"] = objectiveIntervals(c, names)
 		sc := c.Objectives[0]
 		if minimised(s.space.Rec.Optimization.Target) {
 			sc = -sc
@@ -393,8 +404,22 @@ func fmtG(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
+// objectiveIntervals is a simulated candidate's {objective: {p10, p90} | null}
+// (ObjectiveInterval).
+func objectiveIntervals(c *Candidate, names []string) map[string]any {
+	out := map[string]any{}
+	for i, n := range names {
+		out[n] = nil
+		if lo, hi, ok := ObjectiveInterval(c, names, i); ok {
+			out[n] = map[string]any{report.KeyIntervalP10: lo, report.KeyIntervalP90: hi}
+		}
+	}
+	return out
+}
+
 // Table is the `--format table` standard output (docs/recommend.md, "Outputs"): one line per row,
-// "<rank>: <objective>=<value .4g> … used_gpus=N config=<path>", then the result path.
+// "<rank>: <objective>=<value .4g> [<objective>_p10=… <objective>_p90=…] … used_gpus=N
+// config=<path>", the WithinErrorText line when ranks overlap rank 1, then the result path.
 func (r *Result) Table(outputDir string) string {
 	var b strings.Builder
 	b.WriteString("AISimulate recommendations\n")
@@ -402,17 +427,30 @@ func (r *Result) Table(outputDir string) string {
 		parts := []string{}
 		for i, n := range r.Objectives {
 			parts = append(parts, n+"="+fmtG(row.Candidate.Objectives[i]))
+			if lo, hi, ok := ObjectiveInterval(row.Candidate, r.Objectives, i); ok {
+				parts = append(parts, n+"_p10="+fmtG(lo), n+"_p90="+fmtG(hi))
+			}
 		}
 		parts = append(parts, "used_gpus="+strconv.Itoa(row.Candidate.UsedGPUs), "config="+path.Join(outputDir, row.File))
 		b.WriteString(strconv.Itoa(row.Rank) + ": " + strings.Join(parts, " ") + "\n")
+	}
+	if len(r.Objectives) > 0 {
+		if t := WithinErrorText(r.Rows, r.WithinError, r.Objectives[0]); t != "" {
+			b.WriteString(t + "\n")
+		}
 	}
 	b.WriteString("Saved full result to: " + path.Join(outputDir, "recommendation.json") + "\n")
 	return b.String()
 }
 
 // StdoutJSON is the `--format json` standard output: a JSON array of rows {rank, score,
-// objectives, used_gpus, config_path}, compact canonical JSON and a newline.
+// objectives, objective_intervals, within_model_error, used_gpus, config_path}, compact
+// canonical JSON and a newline.
 func (r *Result) StdoutJSON(outputDir string) ([]byte, error) {
+	within := map[*Candidate]bool{}
+	for _, c := range r.WithinError {
+		within[c] = true
+	}
 	rows := make([]any, 0, len(r.Rows))
 	for _, row := range r.Rows {
 		obj := map[string]any{}
@@ -420,11 +458,13 @@ func (r *Result) StdoutJSON(outputDir string) ([]byte, error) {
 			obj[n] = finiteOrNil(row.Candidate.Objectives[i])
 		}
 		rows = append(rows, map[string]any{
-			"rank":        row.Rank,
-			"score":       finiteOrNil(row.Candidate.Score),
-			"objectives":  obj,
-			"used_gpus":   row.Candidate.UsedGPUs,
-			"config_path": path.Join(outputDir, row.File),
+			"rank":                row.Rank,
+			"score":               finiteOrNil(row.Candidate.Score),
+			"objectives":          obj,
+			"objective_intervals": objectiveIntervals(row.Candidate, r.Objectives),
+			"within_model_error":  within[row.Candidate],
+			"used_gpus":           row.Candidate.UsedGPUs,
+			"config_path":         path.Join(outputDir, row.File),
 		})
 	}
 	b, err := canon.Compact(rows)

@@ -35,6 +35,8 @@ type Candidate struct {
 	Reason         string
 	// Summary is the prediction's summary (nil when it was not simulated).
 	Summary map[string]any
+	// Intervals is the prediction's `intervals` object (nil when it has none).
+	Intervals map[string]any
 	// Score and Objectives (aligned with spec.Recommendation.Objectives) of a simulated candidate.
 	Score      float64
 	Objectives []float64
@@ -62,6 +64,9 @@ type Proposal struct {
 type Outcome struct {
 	// Summary is the prediction summary; nil when the evaluation did not succeed.
 	Summary map[string]any
+	// Intervals is the prediction's `intervals` object (docs/uncertainty.md); nil when it
+	// has none.
+	Intervals map[string]any
 	// Status is "" for a successful prediction (scoring decides feasibility), else
 	// StatusUnsupported (a configuration error), StatusTimedOut or StatusFailed.
 	Status string
@@ -167,7 +172,7 @@ func (s *Search) Observe(outcomes []Outcome) error {
 			c.ReasonCategory = o.Status
 			continue
 		}
-		c.Summary = o.Summary
+		c.Summary, c.Intervals = o.Summary, o.Intervals
 		sc := scoreSummary(s.space.Rec, o.Summary, c.UsedGPUs, HardwareOf(c.Tree))
 		c.Status, c.ReasonCategory, c.Reason = sc.status, sc.category, sc.reason
 		c.Objectives, c.Cost = sc.objectives, sc.cost

@@ -94,14 +94,17 @@ type Card struct {
 }
 
 // Cards are the headline metrics, in display order: the browser app shows all of them, the
-// docs embed those marked Embed. Keys absent from a summary (goodput without an SLA, the
+// docs embed those marked Embed; a card whose key has an interval (IntervalKeys) shows its
+// band under the value. Keys absent from a summary (goodput without an SLA, the
 // trajectory keys for non-agentic sources) are skipped.
 var Cards = []Card{
 	{"Completed requests", KeyCompletedRequests, "", true},
+	{"TTFT mean", TTFT.Key(Mean), "ms", true},
 	{"TTFT p50", TTFT.Key(Median), "ms", true},
 	{"TTFT p99", TTFT.Key(P99), "ms", true},
 	{"ITL mean, all gaps", ITL.Key(Mean), "ms", true},
 	{"ITL p99, all gaps", ITL.Key(P99), "ms", false},
+	{"E2E mean", E2ELatency.Key(Mean), "ms", false},
 	{"E2E p50", E2ELatency.Key(Median), "ms", true},
 	{"E2E p99", E2ELatency.Key(P99), "ms", false},
 	{"Output throughput", KeyOutputThroughputTokS, "tok/s", true},
@@ -115,3 +118,41 @@ var Cards = []Card{
 	{"Trajectory E2E p50", TrajectoryE2ELatency.Key(Median), "ms", false},
 	{"Trajectory E2E p99", TrajectoryE2ELatency.Key(P99), "ms", false},
 }
+
+// Keys of prediction.json's `intervals` object (docs/uncertainty.md): per metric of
+// IntervalKeys an object {n, p10, p90}, plus the band's source and group.
+const (
+	KeyIntervals      = "intervals"
+	KeyIntervalP10    = "p10"
+	KeyIntervalP90    = "p90"
+	KeyIntervalN      = "n"
+	KeyIntervalSource = "source"
+	KeyIntervalGroup  = "group"
+)
+
+// Sources of an interval's band: the default model's held-out error, or a calibration
+// profile's residuals.
+const (
+	IntervalSourceDefault     = "default"
+	IntervalSourceCalibration = "calibration"
+)
+
+// IntervalKeys are the summary keys that get an 80 % interval, in display order.
+var IntervalKeys = []string{TTFT.Key(Mean), TPOT.Key(Mean), ITL.Key(Mean), E2ELatency.Key(Mean), KeyOutputThroughputTokS}
+
+// IntervalOf reads the 80 % interval of a summary key from an intervals object (as
+// prediction.json holds it, or as decoded from JSON); ok is false when there is none.
+func IntervalOf(intervals map[string]any, key string) (p10, p90 float64, ok bool) {
+	m, _ := intervals[key].(map[string]any)
+	p10, ok1 := m[KeyIntervalP10].(float64)
+	p90, ok2 := m[KeyIntervalP90].(float64)
+	return p10, p90, ok1 && ok2
+}
+
+// Keys of prediction.json's calibration sections (docs/calibration.md, "Using a profile"):
+// the default model's summary beside the calibrated one, and which profile entry each role
+// used.
+const (
+	KeyUncalibrated = "uncalibrated"
+	KeyCalibration  = "calibration"
+)

@@ -9,6 +9,8 @@ type Overview struct {
 	SLA *SLA
 	// Attainment has one entry per SLA bound that is set, in the order TTFT, ITL, E2E.
 	Attainment []BoundAttainment
+	// Intervals is prediction.json's `intervals` object, nil when the timing has none.
+	Intervals map[string]any
 }
 
 // Deployment describes the served model and the workers, as the configuration sets them.

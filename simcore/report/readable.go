@@ -77,6 +77,9 @@ func ReadableTable(summary map[string]any, ov *Overview, sat map[string]any, col
 		label("Goodput", FormatCount(good)+" requests met every bound ("+Share(good, done)+"), "+
 			cell(summary, KeyGoodputRequestThroughputRPS)+" requests/s, "+cell(summary, KeyGoodputOutputThroughputTokS)+" tokens/s")
 	}
+	if ov != nil && ov.Intervals != nil {
+		label("Uncertainty", IntervalText(ov.Intervals))
+	}
 	b.WriteByte('\n')
 
 	// Statistics: wide columns when the whole table fits, else the narrow set with wrapped
@@ -241,15 +244,21 @@ func statHeader(st Statistic) string {
 }
 
 // wrapList splits a comma-separated text into lines of at most width runes at ", "
-// boundaries (a part longer than width stays whole).
+// boundaries, the comma that ends a wrapped line included (a part longer than width stays
+// whole).
 func wrapList(s string, width int) []string {
 	var out []string
 	cur := ""
-	for _, part := range strings.Split(s, ", ") {
+	parts := strings.Split(s, ", ")
+	for i, part := range parts {
+		room := width - 1 // for the comma if the line wraps after this part
+		if i == len(parts)-1 {
+			room = width
+		}
 		switch {
 		case cur == "":
 			cur = part
-		case utf8.RuneCountInString(cur)+2+utf8.RuneCountInString(part) <= width:
+		case utf8.RuneCountInString(cur)+2+utf8.RuneCountInString(part) <= room:
 			cur += ", " + part
 		default:
 			out, cur = append(out, cur+","), part

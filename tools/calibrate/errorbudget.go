@@ -65,7 +65,7 @@ func errorBudget(res []logoResult) []budgetLine {
 			lt[i] = math.Log(r.ttft / r.row.TTFT)
 			lp[i] = math.Log(r.tpot / r.row.TPOT)
 		}
-		med[k] = [2]float64{median(lt), median(lp)}
+		med[k] = [2]float64{rows.Median(lt), rows.Median(lp)}
 	}
 	var before, after [2]float64
 	for _, r := range res {
@@ -109,8 +109,8 @@ func errorBudget(res []logoResult) []budgetLine {
 			}
 		}
 		spread.rows++
-		spread.ttft += 100 * math.Abs(median(ot)/r.row.TTFT-1) / n
-		spread.tpot += 100 * math.Abs(median(op)/r.row.TPOT-1) / n
+		spread.ttft += 100 * math.Abs(rows.Median(ot)/r.row.TTFT-1) / n
+		spread.tpot += 100 * math.Abs(rows.Median(op)/r.row.TPOT-1) / n
 		modelT += apeT(r)
 		modelP += apeP(r)
 	}
@@ -157,11 +157,18 @@ func deploymentKey(r *rows.Row) string {
 		r.MoEQuant, r.ISL, r.OSL, r.Concurrency, r.BatchSize, r.Agg, r.Prefill, r.Decode)
 }
 
-// writeErrorBudget prints the budget lines.
-func writeErrorBudget(w io.Writer, lines []budgetLine) {
-	fmt.Fprintf(w, "\nerror budget (points of the overall cross-validated MAPE; the sets overlap)\n")
+// writeErrorBudget prints the budget lines of one set of rows (all scored rows, or one of
+// rows.Slices): points of that set's cross-validated MAPE.
+func writeErrorBudget(w io.Writer, scope string, lines []budgetLine) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nerror budget, %s (points of its cross-validated MAPE; the sets overlap)\n", scope)
 	fmt.Fprintf(w, "%-88s %6s %7s %7s\n", "effect", "rows", "TTFT", "TPOT")
 	for _, l := range lines {
+		if l.rows == 0 {
+			continue // a set with no rows in this scope
+		}
 		fmt.Fprintf(w, "%-88s %6d %7.1f %7.1f\n", l.effect, l.rows, l.ttft, l.tpot)
 		if l.note != "" {
 			fmt.Fprintf(w, "%-88s\n", "    "+l.note)

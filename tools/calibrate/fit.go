@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 
+	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/perf"
 	"aisimulate/tools/calibrate/rows"
 )
@@ -200,7 +201,7 @@ func l1(ts []term, start, lo, hi coefVec, free [nCoef]bool) coefVec {
 				rhs += 1e-9 * (1 + a[i][i]) * g[i]
 				m[r][n] = rhs
 			}
-			sol := solve(m)
+			sol := calibration.Solve(m)
 			clamped := false
 			for r, i := range idx {
 				v := sol[r]
@@ -234,42 +235,6 @@ func l1(ts []term, start, lo, hi coefVec, free [nCoef]bool) coefVec {
 		}
 	}
 	return g
-}
-
-// solve is Gaussian elimination with partial pivoting on an n×(n+1) augmented matrix.
-func solve(m [][]float64) []float64 {
-	n := len(m)
-	for c := 0; c < n; c++ {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
-				p = r
-			}
-		}
-		m[c], m[p] = m[p], m[c]
-		if m[c][c] == 0 {
-			continue
-		}
-		for r := c + 1; r < n; r++ {
-			f := m[r][c] / m[c][c]
-			for k := c; k <= n; k++ {
-				m[r][k] -= f * m[c][k]
-			}
-		}
-	}
-	x := make([]float64, n)
-	for r := n - 1; r >= 0; r-- {
-		s := m[r][n]
-		for k := r + 1; k < n; k++ {
-			s -= m[r][k] * x[k]
-		}
-		if m[r][r] == 0 {
-			x[r] = math.NaN()
-			continue
-		}
-		x[r] = s / m[r][r]
-	}
-	return x
 }
 
 // loss is the fitted objective: mean capped TTFT APE + tpotWeight × capped TPOT APE.

@@ -7,18 +7,6 @@ import (
 	"aisimulate/tools/calibrate/rows"
 )
 
-func TestSolve(t *testing.T) {
-	// x − y = 1, 2x + y = 5 → x = 2, y = 1 (partial pivoting swaps the rows).
-	m := [][]float64{{1, -1, 1}, {2, 1, 5}}
-	x := solve(m)
-	if math.Abs(x[0]-2) > 1e-12 || math.Abs(x[1]-1) > 1e-12 {
-		t.Fatalf("solve = %v", x)
-	}
-	if x := solve([][]float64{{0, 0, 1}}); !math.IsNaN(x[0]) {
-		t.Fatalf("singular system = %v, want NaN", x)
-	}
-}
-
 // The IRLS L1 fit recovers exact coefficients from consistent residuals, ignores a gross
 // outlier beyond the cap, and respects the bounds.
 func TestL1RecoversCoefficients(t *testing.T) {

@@ -50,7 +50,7 @@ func fitHandoff(c *perf.Calibration, ps []*rows.Prepared) {
 	c.HandoffMs = map[string]float64{}
 	for _, b := range perf.Backends {
 		if v := res[b]; len(v) >= handoffMinRows {
-			c.HandoffMs[b] = math.Min(handoffMaxMs, math.Max(0, median(v)))
+			c.HandoffMs[b] = math.Min(handoffMaxMs, math.Max(0, rows.Median(v)))
 		}
 	}
 	for _, b := range perf.Backends {

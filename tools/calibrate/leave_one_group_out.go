@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 
 	"aisimulate/simcore/perf"
@@ -24,21 +23,18 @@ type logoResult struct {
 	ttft, tpot float64
 }
 
-// writeLOGO runs the cross-validation on the prepared rows and prints its tables; with dump
-// set it also writes every scored row's prediction there (tab-separated, measured values
-// included: keep it outside the repository).
-func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer) {
+// logoFolds runs the cross-validation on the prepared rows: every campaign predicted by a
+// fit on all the others. It returns the scored rows and the campaign names in order.
+func logoFolds(prep []rows.Prepared, c perf.Calibration) (res []logoResult, names []string) {
 	quiet = true
 	camps := map[string]bool{}
 	for i := range prep {
 		camps[prep[i].Row.Campaign()] = true
 	}
-	names := make([]string, 0, len(camps))
 	for k := range camps {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var res []logoResult
 	for _, name := range names {
 		cc := c
 		camp := name
@@ -51,12 +47,29 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Wr
 			res = append(res, logoResult{p.Row, t, q})
 		}
 	}
+	return res, names
+}
+
+// writeLOGO runs the cross-validation on the prepared rows and prints its tables; with dump
+// set it also writes every scored row's prediction there (tab-separated, measured values
+// included: keep it outside the repository).
+func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer) {
+	res, names := logoFolds(prep, c)
 	all := make([]*rows.Row, len(prep))
 	for i := range prep {
 		all[i] = prep[i].Row
 	}
 	writeLOGOTables(w, res, all, names)
-	writeErrorBudget(w, errorBudget(res))
+	writeErrorBudget(w, "all scored rows", errorBudget(res))
+	for _, k := range rows.Slices {
+		var sub []logoResult
+		for _, r := range res {
+			if r.row.Slice() == k {
+				sub = append(sub, r)
+			}
+		}
+		writeErrorBudget(w, k, errorBudget(sub))
+	}
 	if dump != nil {
 		fmt.Fprintln(dump, "id\tcampaign\tbackend\tmode\tsystem\tmodel\tconc\tisl\tosl\tpred_ttft\tmeas_ttft\tpred_tpot\tmeas_tpot")
 		for _, r := range res {
@@ -65,34 +78,6 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Wr
 				x.System, x.Model, x.Concurrency, x.ISL, x.OSL, r.ttft, x.TTFT, r.tpot, x.TPOT)
 		}
 	}
-}
-
-// apeStats summarises absolute percentage errors.
-type apeStats struct {
-	ttft, tpot []float64
-}
-
-func (s *apeStats) add(r logoResult) {
-	s.ttft = append(s.ttft, math.Abs(r.ttft/r.row.TTFT-1))
-	s.tpot = append(s.tpot, math.Abs(r.tpot/r.row.TPOT-1))
-}
-
-func mean(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-func median(v []float64) float64 {
-	w := append([]float64(nil), v...)
-	sort.Float64s(w)
-	n := len(w)
-	if n%2 == 1 {
-		return w[n/2]
-	}
-	return (w[n/2-1] + w[n/2]) / 2
 }
 
 func within(v []float64, lim float64) float64 {
@@ -110,13 +95,13 @@ func within(v []float64, lim float64) float64 {
 // every row of the CSV (TRT-LLM disaggregated rows and rows the simulator rejects count as
 // not covered).
 func writeLOGOTables(w io.Writer, res []logoResult, all []*rows.Row, camps []string) {
-	stats := map[string]*apeStats{}
+	stats := map[string]*rows.APEs{}
 	var order []string
-	get := func(k string) *apeStats {
+	get := func(k string) *rows.APEs {
 		if s, ok := stats[k]; ok {
 			return s
 		}
-		s := &apeStats{}
+		s := &rows.APEs{}
 		stats[k] = s
 		order = append(order, k)
 		return s
@@ -124,6 +109,9 @@ func writeLOGOTables(w io.Writer, res []logoResult, all []*rows.Row, camps []str
 	get("overall")
 	get("aggregated")
 	get("disaggregated")
+	for _, k := range rows.Slices[1:] {
+		get(k)
+	}
 	for _, b := range perf.Backends {
 		get(b)
 	}
@@ -135,26 +123,24 @@ func writeLOGOTables(w io.Writer, res []logoResult, all []*rows.Row, camps []str
 		get("campaign " + c)
 	}
 	for _, r := range res {
-		get("overall").add(r)
+		keys := []string{"overall", r.row.Slice(), r.row.Backend, r.row.Backend + "/" + r.row.Mode, "campaign " + r.row.Campaign()}
 		if r.row.Mode == "disagg" {
-			get("disaggregated").add(r)
-		} else {
-			get("aggregated").add(r)
+			keys = append(keys, "disaggregated")
 		}
-		get(r.row.Backend).add(r)
-		get(r.row.Backend + "/" + r.row.Mode).add(r)
-		get("campaign " + r.row.Campaign()).add(r)
+		for _, k := range keys {
+			get(k).Add(r.row, r.ttft, r.tpot)
+		}
 	}
 	fmt.Fprintf(w, "\nleave-one-campaign-out cross-validation (%d campaigns; surrogate fit and prediction per fold)\n", len(camps))
-	fmt.Fprintf(w, "%-30s %6s %8s %8s %7s %8s %8s %7s\n", "rows", "n", "TTFT%", "med%", "≤20%", "TPOT%", "med%", "≤20%")
+	fmt.Fprintf(w, "%-34s %6s %8s %8s %7s %8s %8s %7s\n", "rows", "n", "TTFT%", "med%", "≤20%", "TPOT%", "med%", "≤20%")
 	for _, k := range order {
 		s := stats[k]
-		if len(s.ttft) == 0 {
+		if len(s.TTFT) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%-30s %6d %8.1f %8.1f %6.0f%% %8.1f %8.1f %6.0f%%\n", k, len(s.ttft),
-			100*mean(s.ttft), 100*median(s.ttft), 100*within(s.ttft, 0.2),
-			100*mean(s.tpot), 100*median(s.tpot), 100*within(s.tpot, 0.2))
+		fmt.Fprintf(w, "%-34s %6d %8.1f %8.1f %6.0f%% %8.1f %8.1f %6.0f%%\n", k, len(s.TTFT),
+			100*rows.Mean(s.TTFT), 100*rows.Median(s.TTFT), 100*within(s.TTFT, 0.2),
+			100*rows.Mean(s.TPOT), 100*rows.Median(s.TPOT), 100*within(s.TPOT, 0.2))
 	}
 	cov := map[string][2]int{}
 	for _, r := range all {

@@ -43,6 +43,7 @@ func main() {
 	cv := flag.Int("cv", 0, "cross-validate the serving-run fit over K folds of the fitted deployments (held-out curves stay out) and write nothing")
 	logo := flag.Bool("logo", false, "leave-one-campaign-out cross-validation over all rows (surrogate fit per fold) and write nothing")
 	logoRows := flag.String("logo-rows", "", "with -logo: also write every scored row's prediction to this file (outside the repository: it holds measured values)")
+	intervals := flag.String("intervals", "", "write the default model's error bands (leave-one-campaign-out residuals, docs/uncertainty.md) to this file, print their held-out coverage, and write nothing else")
 	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
 	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend (0: per backend only)")
 	flag.BoolVar(&fitTRTLLMDisagg, "fit-trtllm-disagg", fitTRTLLMDisagg, "fit the group and family coefficients on TensorRT-LLM disaggregated rows too (the committed file does not)")
@@ -69,6 +70,11 @@ func main() {
 	}
 	prep := rows.Prepare(rs, &c)
 	switch {
+	case *intervals != "":
+		if err := writeIntervals(os.Stdout, *intervals, prep, c); err != nil {
+			fail(err)
+		}
+		return
 	case *logo:
 		var dump io.Writer
 		if *logoRows != "" {

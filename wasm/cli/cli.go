@@ -21,6 +21,7 @@ import (
 	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -66,11 +67,12 @@ func memoryBudget(env []string) int64 {
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
 
-const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend} ...\n"
+const topUsage = "usage: aisimulate [-h] [--version] {predict,recommend,calibrate} ...\n"
 
 const predictUsage = `usage: aisimulate predict [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                          [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                          [--capture-per-request] [--detail SECTIONS] [--progress]
+                         [--calibration FILE ...] [--strict-calibration]
 `
 
 const topHelp = topUsage + `
@@ -83,6 +85,7 @@ throughput, goodput and GPU-hours.
 commands:
   predict     simulate one configuration and write prediction.json
   recommend   search configurations and write recommendation.json
+  calibrate   fit a calibration profile to your benchmark results (calibration.json)
 
 options:
   -h, --help  show this help message and exit
@@ -124,6 +127,11 @@ options:
                         object to prediction.json and JSON output
   --detail-top-n N      rows of detail tables (accepted for compatibility)
   --progress            report progress on stderr (on by default when stderr is a terminal)
+  --calibration FILE    a calibration profile (aisimulate calibrate's calibration.json);
+                        repeatable; every role uses the entry matching it best, and
+                        prediction.json adds the uncalibrated summary (docs/calibration.md)
+  --strict-calibration  exit 2 instead of warning when the deployment or workload is
+                        outside a profile's scope or validity domain
   --online              wall-clock paced execution (not supported by the dynamo stack)
   --list-models         print the catalog's model ids (engine.model) and exit
   --list-hardware       print the catalog's hardware ids (engine.hardware) and exit
@@ -161,6 +169,9 @@ type options struct {
 	detail            []string
 	// listModels / listHardware print the catalog instead of predicting.
 	listModels, listHardware bool
+	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
+	calibrations      []string
+	strictCalibration bool
 }
 
 // Main runs `aisimulate` with args (without the program name), the process environment as
@@ -180,6 +191,8 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 		return runPredict(args[1:], env, stdout, stderr)
 	case "recommend":
 		return runRecommend(args[1:], env, stdout, stderr)
+	case "calibrate":
+		return runCalibrate(args[1:], env, stdout, stderr)
 	case wire.EvaluateCommand:
 		return runEvaluator(stdin, stdout, stderr)
 	}
@@ -187,7 +200,7 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 		return fail(stderr, &usageError{topUsage, "aisimulate", "the following arguments are required: command"})
 	}
 	return fail(stderr, &usageError{topUsage, "aisimulate",
-		fmt.Sprintf("argument command: invalid choice: '%s' (choose from 'predict', 'recommend')", args[0])})
+		fmt.Sprintf("argument command: invalid choice: '%s' (choose from 'predict', 'recommend', 'calibrate')", args[0])})
 }
 
 // fail prints an error in the format of its kind and returns the exit code.
@@ -212,6 +225,7 @@ var predictArgs = argParser{usage: predictErr, flags: map[string]bool{
 	"--format": true, "--capture-per-request": false, "--online": false, "--detail": true,
 	"--detail-top-n": true, "--diagnostics-top-n": true, "--diagnostics": true,
 	"--progress": false, "--help": false, "--list-models": false, "--list-hardware": false,
+	"--calibration": true, "--strict-calibration": false,
 }}
 
 func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate predict", msg} }
@@ -225,6 +239,10 @@ func parsePredict(args []string) (*options, error) {
 			return err
 		}
 		switch name {
+		case "--calibration":
+			o.calibrations = append(o.calibrations, value)
+		case "--strict-calibration":
+			o.strictCalibration = true
 		case "--list-models":
 			o.listModels = true
 		case "--list-hardware":
@@ -322,6 +340,14 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if o.online {
 		return failPredict(stderr, configError(o.config, "runner does not support execution mode 'online'"))
 	}
+	var profiles []simcore.NamedFile
+	for _, name := range o.calibrations {
+		data, err := readProfile(name)
+		if err != nil {
+			return failPredict(stderr, err)
+		}
+		profiles = append(profiles, simcore.NamedFile{Name: name, Data: data})
+	}
 	// 3. Check the output directory; it is created only once the run succeeded.
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return failPredict(stderr, err)
@@ -339,6 +365,8 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		FixedWallTimeMs:   fixedWall,
 		StreamOutputs:     true,
 		MemoryBudget:      memoryBudget(env),
+		Calibrations:      profiles,
+		StrictCalibration: o.strictCalibration,
 	}
 	var prog *progress
 	if o.progress {
@@ -358,10 +386,17 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	prog.finish()
 	if perr != nil {
 		var se *spec.Error
-		if errors.As(perr, &se) {
+		var me *measure.Error
+		switch {
+		case errors.As(perr, &me):
+			return failPredict(stderr, &usageError{"", "aisimulate", shortReason(me.Error())})
+		case errors.As(perr, &se):
 			return failPredict(stderr, configFailure(o.config, perr))
 		}
 		return failPredict(stderr, perr)
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(stderr, "aisimulate: warning: %s\n", w)
 	}
 	// 5. Write the files atomically, then standard output.
 	files := []outputFile{{"prediction.json", out.WritePrediction}}

@@ -127,7 +127,7 @@ func TestHelpVersionAndUsage(t *testing.T) {
 		msg  string
 	}{
 		{nil, "aisimulate: error: the following arguments are required: command\n"},
-		{[]string{"simulate"}, "aisimulate: error: argument command: invalid choice: 'simulate' (choose from 'predict', 'recommend')\n"},
+		{[]string{"simulate"}, "aisimulate: error: argument command: invalid choice: 'simulate' (choose from 'predict', 'recommend', 'calibrate')\n"},
 		{[]string{"predict"}, "aisimulate predict: error: the following arguments are required: -c/--config\n"},
 		{[]string{"predict", "--config"}, "aisimulate predict: error: argument -c/--config: expected one argument\n"},
 		{[]string{"predict", "-c", "x", "--bogus", "extra"}, "aisimulate: error: unrecognized arguments: --bogus extra\n"},

@@ -17,7 +17,7 @@ import (
 var knownOutputs = []string{
 	"prediction.json", "recommendation.json", "recommendation.csv", "requests.jsonl",
 	"resource-plan.json", "resource-runtime.json", "execution-events.jsonl",
-	"afd-replay-spec.json", "afd-qualification.json",
+	"afd-replay-spec.json", "afd-qualification.json", calibrationFile,
 }
 
 // recommendationsDir holds numbered recommendation files (NNNN.yaml) --overwrite deletes.

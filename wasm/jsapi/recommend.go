@@ -152,6 +152,13 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 	v := recview.View{Target: r.rc.Recommendation().Optimization.Target, Objectives: res.Objectives,
 		XKey: chartXKey, YKey: chartYKey, Rows: []recview.Row{}, Points: []recview.Point{}}
 	rank := map[*recommend.Candidate]int{}
+	within := map[*recommend.Candidate]bool{}
+	for _, c := range res.WithinError {
+		within[c] = true
+	}
+	if len(res.Objectives) > 0 {
+		v.WithinError = recommend.WithinErrorText(res.Rows, res.WithinError, res.Objectives[0])
+	}
 	for i, row := range res.Rows {
 		c := row.Candidate
 		rank[c] = row.Rank
@@ -163,7 +170,12 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		for _, k := range recview.RowMetrics {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
 		}
+		var iv *[2]float64
+		if lo, hi, ok := recommend.ObjectiveInterval(c, res.Objectives, 0); ok {
+			iv = &[2]float64{lo, hi}
+		}
 		vr := recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
+			Interval: iv, WithinError: within[c],
 			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
 		if c.Cost != nil {
 			vr.CostPerHour, vr.CostPerMTok = finite(c.Cost.USDPerHour), finite(c.Cost.USDPerMTok)

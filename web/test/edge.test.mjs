@@ -58,11 +58,12 @@ test("POST /v1/predict?evaluate=1 answers a candidate's outcome; the worker's ow
   assert.match(r.headers.get("content-type"), /^application\/json/);
   const text = await r.text();
   // Compact canonical JSON: keys sorted, floats keep their point.
-  assert.match(text, /^\{"reason":"","status":"","summary":\{/);
+  assert.match(text, /^\{"intervals":null,"reason":"","status":"","summary":\{/);
   assert.match(text, /"duration_ms":15\.0/);
   // The summary is the prediction's (both with the wall-clock keys at 0).
   const p = await (await fetch(edge.url + "/v1/predict", { method: "POST", body: e2 })).json();
   assert.deepEqual(JSON.parse(text).summary, p.summary);
+  assert.deepEqual(JSON.parse(text).intervals, p.intervals, "the outcome carries the prediction's intervals (null: fixed timing)");
   // An unsupported candidate is an outcome, still 200.
   const u = await post(JSON.stringify({ config_name: "c.yaml", config_yaml: e2.replace("h200_sxm", "no_such_gpu"), budget_steps: 600000000 }));
   assert.equal(u.status, 200);

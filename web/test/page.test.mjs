@@ -152,6 +152,10 @@ test("trace upload, downloads of prediction.json and requests.jsonl", async () =
   const got = fs.readFileSync(await dl.path(), "utf8");
   const shown = await page.evaluate(() => [...document.querySelectorAll("#cards .card")].map((c) => c.dataset.key));
   assert.deepEqual(shown, await cardKeys(JSON.parse(got).summary, false), "the app's cards are report.Cards");
+  // A card shows a band exactly when prediction.json has an interval for its key.
+  const banded = await page.evaluate(() => [...document.querySelectorAll("#cards .card")].filter((c) => c.querySelector(".card-band")).map((c) => c.dataset.key));
+  const intervals = JSON.parse(got).intervals || {};
+  assert.deepEqual(banded, shown.filter((k) => intervals[k] && typeof intervals[k].p10 === "number"), "cards with a band");
   const yaml = await page.inputValue("#yaml");
   const api = await page.evaluate(async ([y, t]) => window.aisimulate.predict(y, { files: { "trace.jsonl": t } }), [yaml, trace.toString("utf8")]);
   assertSameText(normalizeWall(got), normalizeWall(api.predictionJson), "downloaded prediction.json");
@@ -219,11 +223,14 @@ test("docs embed: <aisimulate-prediction> renders a live card on another origin"
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-embed-"));
   const yaml = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-timing-toy.yaml"), "utf8");
   fs.writeFileSync(path.join(dir, "e2.yaml"), yaml);
+  fs.copyFileSync(path.join(ROOT, "examples/quickstart.yaml"), path.join(dir, "quick.yaml"));
   fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
 <script src="${srv.url}embed.js" defer></script></head>
 <body style="font-family: sans-serif; max-width: 820px; margin: 24px auto">
 <h2>Docs page</h2><p>A live prediction from a file:</p>
 <aisimulate-prediction id="a" config-src="e2.yaml"></aisimulate-prediction>
+<p>The default timing model, with error bars:</p>
+<aisimulate-prediction id="c" config-src="quick.yaml"></aisimulate-prediction>
 <p>And an invalid inline config:</p>
 <aisimulate-prediction id="b" config="engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, workers: {aggregated: {parallelism: {tensor: 0}}}}"></aisimulate-prediction>
 </body></html>`);
@@ -233,6 +240,14 @@ test("docs embed: <aisimulate-prediction> renders a live card on another origin"
     await page.goto(docs.url);
     await page.waitForSelector('#a[data-state="done"]', { timeout: 60000 });
     await page.waitForSelector('#b[data-state="error"]', { timeout: 60000 });
+    await page.waitForSelector('#c[data-state="done"]', { timeout: 60000 });
+    // Fixed timing has no intervals; the default model's cards of a mean carry their band.
+    const bands = (id) => page.evaluate((sel) => Object.fromEntries([...document.querySelector(sel).shadowRoot.querySelectorAll("[data-key]")]
+      .filter((c) => c.querySelector(".b")).map((c) => [c.dataset.key, c.querySelector(".b").textContent])), id);
+    assert.deepEqual(await bands("#a"), {}, "fixed timing: no band");
+    const quick = await bands("#c");
+    assert.deepEqual(Object.keys(quick).sort(), ["mean_itl_ms", "mean_ttft_ms", "output_throughput_tok_s"], JSON.stringify(quick));
+    assert.match(quick.mean_ttft_ms, /^80 %: [0-9.]+–[0-9.]+$/);
     const v = await page.evaluate(() => document.querySelector("#a").shadowRoot.querySelector('[data-key="completed_requests"] .v').textContent);
     assert.equal(v, "6");
     const shown = await page.evaluate(() => [...document.querySelector("#a").shadowRoot.querySelectorAll("[data-key]")].map((c) => c.dataset.key));

@@ -19,15 +19,21 @@ type Document struct {
 	Summary map[string]any
 	// Saturation is the saturation section (Saturation, docs/semantics/outputs.md §3.4).
 	Saturation map[string]any
+	// Intervals is the `intervals` object (docs/uncertainty.md, built by
+	// uncertainty.Object); nil writes `"intervals": null`.
+	Intervals map[string]any
 	// Details is the details object (Details), nil when no detail section was requested.
 	Details map[string]any
+	// Uncalibrated and Calibration are written when a calibration profile applies
+	// (docs/calibration.md): the default model's summary and the calibration section.
+	Uncalibrated, Calibration map[string]any
 	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
 	// WritePrediction and WriteRequests encode them (stream.go), so they are never all held.
 	Stream *RecordStream
 }
 
 // tree is prediction.json as canonical-encoder input: coverage, details (only when
-// requested), per_request, planner, saturation and summary.
+// requested), intervals, per_request, planner, saturation and summary.
 func (d *Document) tree() map[string]any {
 	var perRequest any
 	records := 0
@@ -55,8 +61,15 @@ func (d *Document) tree() map[string]any {
 	if d.Saturation != nil {
 		doc[report.KeySaturation] = d.Saturation
 	}
+	doc[report.KeyIntervals] = nil
+	if d.Intervals != nil {
+		doc[report.KeyIntervals] = d.Intervals
+	}
 	if d.Details != nil {
 		doc["details"] = d.Details
+	}
+	if d.Calibration != nil {
+		doc[report.KeyUncalibrated], doc[report.KeyCalibration] = d.Uncalibrated, d.Calibration
 	}
 	return doc
 }

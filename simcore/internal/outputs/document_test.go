@@ -7,8 +7,9 @@ import (
 	"aisimulate/simcore/report"
 )
 
-// The document's members (docs/semantics/outputs.md §3.1): per_request null without capture and [] with
-// capture but no records; details only when requested; requests.jsonl mirrors per_request.
+// The document's members (docs/semantics/outputs.md §3.1): intervals null without bands,
+// per_request null without capture and [] with capture but no records; details only when
+// requested; requests.jsonl mirrors per_request.
 func TestDocumentLayout(t *testing.T) {
 	sum := map[string]any{report.KeyCompletedRequests: 0}
 	d := &Document{Summary: sum}
@@ -22,6 +23,7 @@ func TestDocumentLayout(t *testing.T) {
     "capture_planner_details": true,
     "per_request_records": 0
   },
+  "intervals": null,
   "per_request": null,
   "planner": null,
   "saturation": null,

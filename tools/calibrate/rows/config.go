@@ -92,6 +92,20 @@ func yq(s string) string {
 // the measured TTFT growth with concurrency shows (docs/timing.md).
 var Spread = 0.0
 
+// MeanLengths are the mean prompt and output lengths of r's replayed requests: with Spread in
+// (0, 1) the mean of the uniform draw of Lengths, (floor(Spread·L) + L) / 2 (921 for L = 1024),
+// else the nominal lengths. The calibration surrogate replays these constant lengths, so its
+// passes carry the tokens the simulator's varied requests carry on average.
+func (r *Row) MeanLengths() (isl, osl int) {
+	mean := func(l int) int {
+		if Spread <= 0 || Spread >= 1 {
+			return l
+		}
+		return (max(int(Spread*float64(l)), 1) + l) / 2
+	}
+	return mean(r.ISL), mean(r.OSL)
+}
+
 // TraceName is the trace file name ConfigYAML refers to when Spread is in use.
 const TraceName = "accuracy-trace.jsonl"
 

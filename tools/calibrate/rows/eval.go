@@ -29,7 +29,8 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 			dp := p.T.AggPar.AttentionData
 			ranks := dp * p.T.AggWorkers
 			conc := (r.Concurrency + ranks - 1) / ranks
-			p.Agg = perf.SimAgg(p.T.Agg, r.Backend, conc, r.ISL, r.OSL, p.T.KVTokens, perf.PassBudget(r.Backend, dp))
+			isl, osl := r.MeanLengths()
+			p.Agg = perf.SimAgg(p.T.Agg, r.Backend, conc, isl, osl, p.T.KVTokens, perf.PassBudget(r.Backend, dp))
 		}
 		out[i] = p
 	}
@@ -55,7 +56,8 @@ func (p *Prepared) Predict(g perf.GroupCoef, f perf.FamilyCoef, handoffMs float6
 		pr, dr := r.Prefill, r.Decode
 		pr.Par, dr.Par = p.T.PrefillPar, p.T.DecodePar
 		pr.Workers, dr.Workers = p.T.PrefillWorkers, p.T.DecodeWorkers
-		return perf.SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, r.ISL, r.OSL, pr, dr, p.T.KVTokens, handoffMs)
+		isl, osl := r.MeanLengths()
+		return perf.SimDisagg(p.T.Prefill, p.T.Decode, r.Backend, r.Concurrency, isl, osl, perf.SurrogateRole(pr), perf.SurrogateRole(dr), p.T.KVTokens, handoffMs)
 	}
 	ge := g
 	ge.Prefill *= f.Prefill
@@ -96,6 +98,7 @@ type Prediction struct {
 func WriteReport(w io.Writer, preds []Prediction) {
 	groups := map[string]*Score{}
 	var all, fit, hold, aggCov, disCov Score
+	slices := map[string]*APEs{}
 	var failed []Prediction
 	for _, p := range preds {
 		r := p.Row
@@ -119,6 +122,10 @@ func WriteReport(w io.Writer, preds []Prediction) {
 		cov.N++
 		g.Add(r, p.TTFT, p.TPOT)
 		all.Add(r, p.TTFT, p.TPOT)
+		if slices[r.Slice()] == nil {
+			slices[r.Slice()] = &APEs{}
+		}
+		slices[r.Slice()].Add(r, p.TTFT, p.TPOT)
 		if r.HeldOut() {
 			hold.Add(r, p.TTFT, p.TPOT)
 		} else {
@@ -144,6 +151,13 @@ func WriteReport(w io.Writer, preds []Prediction) {
 	line("overall", &all)
 	line("fitted curves", &fit)
 	line("held-out curves", &hold)
+	fmt.Fprintf(w, "%-32s %6s %6s %16s %16s\n", "slice", "", "priced", "TTFT% (median)", "TPOT% (median)")
+	for _, k := range Slices {
+		if a := slices[k]; a != nil {
+			fmt.Fprintf(w, "%-32s %6s %6d %7.1f (%5.1f) %7.1f (%5.1f)\n", k, "", len(a.TTFT),
+				100*Mean(a.TTFT), 100*Median(a.TTFT), 100*Mean(a.TPOT), 100*Median(a.TPOT))
+		}
+	}
 	pct := func(s Score) float64 {
 		if s.Eligible == 0 {
 			return 100
@@ -158,4 +172,41 @@ func WriteReport(w io.Writer, preds []Prediction) {
 			fmt.Fprintf(w, "  %s: %v\n", p.Row.ID, p.Err)
 		}
 	}
+}
+
+// APEs collects the absolute percentage errors of a set of rows, for MAPE and median APE.
+type APEs struct {
+	TTFT, TPOT []float64
+}
+
+// Add records one priced row.
+func (a *APEs) Add(r *Row, ttft, tpot float64) {
+	a.TTFT = append(a.TTFT, math.Abs(ttft/r.TTFT-1))
+	a.TPOT = append(a.TPOT, math.Abs(tpot/r.TPOT-1))
+}
+
+// Mean is the mean of v (NaN when empty).
+func Mean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// Median is the median of v (NaN when empty).
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	w := append([]float64(nil), v...)
+	sort.Float64s(w)
+	n := len(w)
+	if n%2 == 1 {
+		return w[n/2]
+	}
+	return (w[n/2-1] + w[n/2]) / 2
 }

@@ -5,41 +5,21 @@
 package rows
 
 import (
-	"encoding/csv"
-	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
 
-// Row is one measured run.
-type Row struct {
-	CurveID, ID    string
-	Concurrency    int
-	Backend        string
-	BackendVersion string
-	Model          string
-	System         string
-	Mode           string // agg | disagg
-	ISL, OSL       int
-	GemmQuant      string
-	MoEQuant       string
-	Agg            Role // aggregated worker (Mode agg)
-	Prefill        Role // prefill workers (Mode disagg)
-	Decode         Role // decode workers (Mode disagg)
-	TTFT, TPOT     float64
-	// MeasuredOn is the measurement date (YYYY-MM-DD) when recorded, else "".
-	MeasuredOn string
-	// BatchSize is the server's recorded batch size (aggregated rows; 0 when not recorded).
-	BatchSize int
-}
+// Row is one measured run: a row of the measured-runs CSV as the core reads it
+// (measure.Row), with the methods the tools use.
+type Row measure.Row
 
 // Campaign names the measurement campaign of a row for leave-one-group-out
 // cross-validation: the month it was measured in, or its model where the date is missing.
@@ -50,66 +30,39 @@ func (r *Row) Campaign() string {
 	return "model " + r.Model
 }
 
-// Role is one worker pool of a row: the surrogate's role (simcore/perf).
-type Role = perf.SurrogateRole
+// Slices names the accuracy slices of the measured rows, in report order: aggregated rows,
+// disaggregated rows that record their worker counts, and disaggregated rows that do not
+// (whose pools the harness infers, docs/timing.md "Row repairs").
+var Slices = [...]string{"aggregated", "disaggregated, pools recorded", "disaggregated, pools not recorded"}
 
-// Read parses a measured CSV (header row names the columns).
+// Slice is the accuracy slice of r (one of Slices).
+func (r *Row) Slice() string {
+	switch {
+	case r.Mode != "disagg":
+		return Slices[0]
+	case r.Prefill.Workers > 0 && r.Decode.Workers > 0:
+		return Slices[1]
+	}
+	return Slices[2]
+}
+
+// Role is one worker pool of a row.
+type Role = measure.Role
+
+// Read parses a measured CSV (header row names the columns) with the core's reader
+// (measure.ParseCSV), which refuses non-finite or negative numbers and oversized files.
 func Read(r io.Reader) ([]Row, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
+	data, err := io.ReadAll(io.LimitReader(r, measure.MaxFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(h)] = i
+	ms, err := measure.ParseCSV("measured CSV", data)
+	if err != nil {
+		return nil, err
 	}
-	for _, need := range []string{"curve_id", "concurrency", "backend", "model_path", "system", "mode", "isl", "osl", "silicon_ttft_ms", "silicon_tpot_ms"} {
-		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("measured CSV lacks column %q", need)
-		}
-	}
-	var out []Row
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, err
-		}
-		get := func(k string) string {
-			if i, ok := col[k]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		geti := func(k string) int {
-			v, _ := strconv.ParseFloat(get(k), 64)
-			return int(v)
-		}
-		getf := func(k string) float64 {
-			v, _ := strconv.ParseFloat(get(k), 64)
-			return v
-		}
-		par := func(prefix string) spec.Parallelism {
-			return spec.Parallelism{Replicas: 1, Tensor: geti(prefix + "tp_size"), Pipeline: geti(prefix + "pp_size"),
-				AttentionData: geti(prefix + "attention_dp_size"), MoeTensor: geti(prefix + "moe_tp_size"), MoeExpert: geti(prefix + "moe_ep_size")}
-		}
-		row := Row{CurveID: get("curve_id"), ID: get("id"), Concurrency: geti("concurrency"), Backend: get("backend"),
-			BackendVersion: get("backend_version"), Model: get("model_path"), System: get("system"), Mode: get("mode"),
-			ISL: geti("isl"), OSL: geti("osl"), GemmQuant: get("gemm_quant_mode"), MoEQuant: get("moe_quant_mode"),
-			TTFT: getf("silicon_ttft_ms"), TPOT: getf("silicon_tpot_ms"), MeasuredOn: get("measured_on"), BatchSize: geti("batch_size")}
-		if row.Mode == "disagg" {
-			row.Prefill = Role{Workers: geti("prefill_num_workers"), Par: par("prefill_")}
-			row.Decode = Role{Workers: geti("decode_num_workers"), Par: par("decode_")}
-		} else {
-			row.Agg = Role{Workers: 1, Par: par("")}
-		}
-		out = append(out, row)
+	out := make([]Row, len(ms))
+	for i := range ms {
+		out[i] = Row(ms[i])
 	}
 	return out, nil
 }
@@ -151,7 +104,7 @@ type Timings struct {
 	// AggWorkers is the aggregated role's replica count (1 unless ranksFromBatch repairs it).
 	AggWorkers int
 	// PrefillWorkers and DecodeWorkers are a disaggregated row's worker counts: the recorded
-	// ones, else the decode pool that holds the row's concurrency (heldDecodeWorkers) and the
+	// ones, else the decode pool of a measured deployment (decodeWorkers) and the
 	// prefill pool rate-matched to it (ratedPrefillWorkers).
 	PrefillWorkers, DecodeWorkers int
 	// AggFraction, PrefillFraction, DecodeFraction are the roles' capacity.memory_fraction:
@@ -354,7 +307,7 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		t.DecodePar, t.DecodeFraction = t.lastPar, t.lastFraction
 		t.DecodeWorkers = r.Decode.Workers
 		if t.DecodeWorkers < 1 {
-			t.DecodeWorkers = t.heldDecodeWorkers(r)
+			t.DecodeWorkers = t.decodeWorkers(r)
 		}
 		t.PrefillWorkers = r.Prefill.Workers
 		if t.PrefillWorkers < 1 {
@@ -395,16 +348,24 @@ func (r *Row) ranksFromBatch(kvTokens int64) int {
 	return (r.Concurrency + r.BatchSize - 1) / r.BatchSize
 }
 
-// heldDecodeWorkers is the decode worker count of a disaggregated row that does not record
-// it: the fewest workers whose KV caches hold every in-flight request's footprint (the
+// decodeWorkers is the decode worker count of a disaggregated row that does not record it:
+// the workers of a decode pool of RecipeDecodeGPUs GPUs (whole workers, at least one), or more
+// when that pool's KV caches cannot hold every in-flight request's footprint (the
 // source-first admission footprint of maxInFlight: ISL + OSL for TensorRT-LLM, ISL + OSL/2
-// otherwise) — the measured TPOT of such rows stays that of a batch decoding all of them, as
-// the aggregated batch-size repair (ranksFromBatch) assumes. At most maxRatedWorkers.
-func (t *Timings) heldDecodeWorkers(r *Row) int {
+// otherwise). At most maxRatedWorkers.
+func (t *Timings) decodeWorkers(r *Row) int {
 	perWorker := int64(perf.MaxInFlight(r.Backend, t.KVTokens, r.ISL, r.OSL)) * int64(t.DecodePar.AttentionData)
-	n := int((int64(r.Concurrency) + perWorker - 1) / perWorker)
-	return min(max(n, 1), maxRatedWorkers)
+	held := int((int64(r.Concurrency) + perWorker - 1) / perWorker)
+	gpus := max(t.DecodePar.Tensor*t.DecodePar.AttentionData*t.DecodePar.Pipeline, 1)
+	recipe := max(RecipeDecodeGPUs/gpus, 1)
+	return min(max(held, recipe, 1), maxRatedWorkers)
 }
+
+// RecipeDecodeGPUs is the decode pool, in GPUs, of a measured disaggregated deployment that
+// does not record its worker counts: the median decode pool of the 86 measured deployments
+// that do (4–72 GPUs, most of 16–32: the multi-node recipes spread the concurrency over
+// several decode workers, docs/timing.md "Row repairs").
+const RecipeDecodeGPUs = 24
 
 // ratedPrefillWorkers is the prefill worker count of a disaggregated row that does not record
 // it: the fewest workers whose prompt throughput, derated by 0.9, keeps up with the decode

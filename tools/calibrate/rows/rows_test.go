@@ -204,3 +204,64 @@ func TestRanksFromBatch(t *testing.T) {
 		t.Errorf("no batch size: ranks %d, want 0", got)
 	}
 }
+
+func TestSlice(t *testing.T) {
+	cases := []struct {
+		r    Row
+		want string
+	}{
+		{Row{Mode: "agg"}, "aggregated"},
+		{Row{Mode: "disagg", Prefill: Role{Workers: 2}, Decode: Role{Workers: 1}}, "disaggregated, pools recorded"},
+		{Row{Mode: "disagg"}, "disaggregated, pools not recorded"},
+		{Row{Mode: "disagg", Decode: Role{Workers: 1}}, "disaggregated, pools not recorded"},
+	}
+	for _, c := range cases {
+		if got := c.r.Slice(); got != c.want {
+			t.Errorf("%+v: slice %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+func TestMeanLengths(t *testing.T) {
+	defer func(s float64) { Spread = s }(Spread)
+	r := Row{ISL: 1024, OSL: 8192}
+	Spread = 0
+	if i, o := r.MeanLengths(); i != 1024 || o != 8192 {
+		t.Errorf("constant lengths: %d/%d, want 1024/8192", i, o)
+	}
+	Spread = 0.8
+	// The client draws uniform integers in [int(0.8·L), L]: [819, 1024] and [6553, 8192].
+	if i, o := r.MeanLengths(); i != 921 || o != 7372 {
+		t.Errorf("spread 0.8: %d/%d, want 921/7372", i, o)
+	}
+	in, out := Lengths(&r, 4000)
+	var si, so int
+	for k := range in {
+		si += in[k]
+		so += out[k]
+	}
+	if mi, mo := float64(si)/4000, float64(so)/4000; mi < 916 || mi > 927 || mo < 7330 || mo > 7415 {
+		t.Errorf("mean of the drawn lengths %.1f/%.1f, want about 921.5/7372.5", mi, mo)
+	}
+}
+
+func TestDecodeWorkers(t *testing.T) {
+	r := &Row{Backend: "trtllm", Mode: "disagg", ISL: 1024, OSL: 1024, Concurrency: 64}
+	cases := []struct {
+		par  spec.Parallelism
+		kv   int64
+		want int
+	}{
+		{spec.Parallelism{Tensor: 8, AttentionData: 1, Pipeline: 1}, 1 << 20, 3},  // 24 GPUs of TP8 workers
+		{spec.Parallelism{Tensor: 4, AttentionData: 1, Pipeline: 1}, 1 << 20, 6},  // 24 GPUs of TP4 workers
+		{spec.Parallelism{Tensor: 1, AttentionData: 32, Pipeline: 1}, 1 << 20, 1}, // one worker is wider than the pool
+		// A rank that holds 4 whole sequences (4 × 2048 tokens): 16 TP8 workers for 64 requests.
+		{spec.Parallelism{Tensor: 8, AttentionData: 1, Pipeline: 1}, 4 * 2048, 16},
+	}
+	for _, c := range cases {
+		tm := &Timings{DecodePar: c.par, KVTokens: c.kv}
+		if got := tm.decodeWorkers(r); got != c.want {
+			t.Errorf("%+v, %d KV tokens: %d decode workers, want %d", c.par, c.kv, got, c.want)
+		}
+	}
+}

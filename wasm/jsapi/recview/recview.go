@@ -18,6 +18,9 @@ type View struct {
 	YKey string `json:"y_key"`
 	// Rows are the ranked recommendations (top 10, or the Pareto front).
 	Rows []Row `json:"rows"`
+	// WithinError is the sentence saying which ranks are within the model's error of rank 1
+	// (recommend.WithinErrorText), "" when none is.
+	WithinError string `json:"within_error"`
 	// Points are the simulated candidates in candidate order.
 	Points []Point `json:"points"`
 }
@@ -28,7 +31,11 @@ type Row struct {
 	CandidateID string              `json:"candidate_id"`
 	Score       *float64            `json:"score"`
 	Objectives  map[string]*float64 `json:"objectives"`
-	UsedGPUs    int                 `json:"used_gpus"`
+	// Interval is the 80 % interval [p10, p90] of the first objective (nil without one) and
+	// WithinError whether it overlaps rank 1's (docs/uncertainty.md, "Recommend").
+	Interval    *[2]float64 `json:"interval"`
+	WithinError bool        `json:"within_model_error"`
+	UsedGPUs    int         `json:"used_gpus"`
 	// Metrics are the RowMetrics of the candidate's summary.
 	Metrics map[string]*float64 `json:"metrics"`
 	// File is recommendations/NNNN.yaml; Config its text.

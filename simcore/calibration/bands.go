@@ -1,0 +1,86 @@
+package calibration
+
+import (
+	"math"
+
+	"aisimulate/simcore/internal/xmath"
+	"aisimulate/simcore/spec"
+	"aisimulate/simcore/uncertainty"
+)
+
+// Inflation rule of calibrated bands (docs/calibration.md, "Calibrated intervals"). A
+// profile's residuals are few and were fitted, so their spread understates the error of a
+// new prediction. The 80 % band of a metric is
+//
+//	mean ± t₉₀(n − 1) · max(rms, MinResidualSpread) · √(1 + 1/n) · extrapolation · scope
+//
+// in r = ln(measured / predicted): the prediction interval of one more residual from n
+// (Student's t for the few points), never narrower than run-to-run noise, widened by
+// 1 + the log-distance the workload lies outside the validity domain (summed over load, ISL
+// and OSL: twice the highest measured concurrency adds ln 2 ≈ 0.69), and doubled outside the
+// profile's scope.
+const (
+	// MinResidualSpread is the smallest residual spread assumed: repeated benchmark runs of
+	// one deployment differ by about 5 % (docs/timing.md, "What limits the accuracy").
+	MinResidualSpread = 0.05
+	// ScopeInflation multiplies the band of a deployment outside the entry's scope.
+	ScopeInflation = 2
+)
+
+// t90 are Student's t 90th percentiles for 1–10 degrees of freedom (tQuantile uses a
+// Cornish–Fisher expansion beyond).
+var t90 = [...]float64{3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397, 1.383, 1.372}
+
+// tQuantile is Student's t 90th percentile for df degrees of freedom (df < 1 uses 1).
+func tQuantile(df int) float64 {
+	if df < 1 {
+		df = 1
+	}
+	if df <= len(t90) {
+		return t90[df-1]
+	}
+	// Cornish–Fisher: z + (z³ + z)/(4·df) with z = 1.2816 (within 0.002 of the table from 10).
+	z := 1.2816
+	return z + (z*z*z+z)/(4*float64(df))
+}
+
+// Bands are the calibrated 80 % bands of an entry's residuals under the inflation rule,
+// for a prediction whose workload lies outside by the given log-distance and inside the
+// scope or not.
+func Bands(r spec.ProfileResiduals, outsideLog float64, inScope bool) uncertainty.Bands {
+	band := func(b spec.ProfileBand) uncertainty.Band {
+		n := max(b.N, 1)
+		half := tQuantile(n-1) * max(b.RMS, MinResidualSpread) * math.Sqrt(1+1/float64(n)) * (1 + outsideLog)
+		if !inScope {
+			half *= ScopeInflation
+		}
+		return uncertainty.Band{P10: b.Mean - half, P90: b.Mean + half, N: b.N}
+	}
+	return uncertainty.Bands{TTFT: band(r.TTFT), TPOT: band(r.TPOT), E2E: band(r.E2E), OutputThroughput: band(r.OutputThroughput)}
+}
+
+// OutsideLog is how far a workload lies outside a validity domain: the sum over load, ISL
+// and OSL of |ln(value / nearest bound)| for the values outside their range.
+func OutsideLog(d spec.ProfileDomain, w Workload) float64 {
+	dist := func(v float64, r [2]float64) float64 {
+		switch {
+		case v <= 0 || r[0] <= 0:
+			return 0
+		case v < r[0]:
+			return xmath.Log(r[0] / v)
+		case v > r[1]:
+			return xmath.Log(v / r[1])
+		}
+		return 0
+	}
+	s := dist(w.ISL, d.ISL) + dist(w.OSL, d.OSL)
+	switch {
+	case w.Concurrency > 0 && d.Concurrency[1] > 0:
+		s += dist(w.Concurrency, d.Concurrency)
+	case w.RequestRate > 0 && d.RequestRate[1] > 0:
+		s += dist(w.RequestRate, d.RequestRate)
+	default:
+		s += 1 // a load kind never measured: as far as e times the range
+	}
+	return s
+}

@@ -1,0 +1,111 @@
+package calibration
+
+import (
+	"math"
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
+
+// On replays that are exactly linear in the parameters, the fit finds the parameters that
+// made the measurements (up to the ridge's pull), in one Gauss–Newton step.
+func TestFitRecoversLinearTruth(t *testing.T) {
+	truth := Params{PrefillScale: 1.4, PrefillPassMs: 3, DecodeScale: 0.9, DecodePassMs: 2, FrontendMs: 30}
+	model := func(p Params, c float64) Metrics {
+		prefill := p[PrefillScale]*(20+3*c) + p[PrefillPassMs]*(1+math.Sqrt(c)) // passes a prompt waits for
+		decode := p[DecodeScale]*(5+0.2*c) + p[DecodePassMs]
+		return Metrics{TTFT: prefill + p[FrontendMs] + 0.5*c*decode, TPOT: decode}
+	}
+	var points []Point
+	for _, c := range []float64{1, 4, 16, 64, 128} {
+		c := c
+		points = append(points, Point{Measured: model(truth, c), Replay: func(p Params) (Metrics, error) { return model(p, c), nil }})
+	}
+	floor := Params{PrefillScale: 0.5, PrefillPassMs: -10, DecodeScale: 0.5, DecodePassMs: -1, FrontendMs: 0, HandoffMs: 0}
+	f, err := Fit(points, floor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < HandoffMs; k++ {
+		if math.Abs(f.Params[k]-truth[k]) > 0.02*max(1, math.Abs(truth[k])) {
+			t.Errorf("%s = %.4f, want %.4f", ParamNames[k], f.Params[k], truth[k])
+		}
+	}
+	if f.Params[HandoffMs] != 0 {
+		t.Errorf("handoff_ms fitted without a disaggregated point: %g", f.Params[HandoffMs])
+	}
+}
+
+// A truth below the floor is not reached: the parameter stops on its bound and is named.
+func TestFitStopsAtTheFloor(t *testing.T) {
+	model := func(p Params) Metrics { return Metrics{TTFT: 100 * p[PrefillScale], TPOT: 10 * p[DecodeScale]} }
+	pts := []Point{{Measured: Metrics{TTFT: 50, TPOT: 10}, Replay: func(p Params) (Metrics, error) { return model(p), nil }}}
+	floor := Params{PrefillScale: 0.8, PrefillPassMs: 0, DecodeScale: 0.8, DecodePassMs: 0, FrontendMs: 0}
+	f, err := Fit(pts, floor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Params[PrefillScale] != 0.8 || len(f.AtBound) == 0 || f.AtBound[0] != "prefill_scale" {
+		t.Errorf("params %v, at bound %v; want prefill_scale on its floor 0.8", f.Params, f.AtBound)
+	}
+	if name, _, _ := f.Params.Below(floor); name != "" {
+		t.Errorf("fitted parameter %s below its floor", name)
+	}
+}
+
+// The inflation rule's exact values: two residuals of rms 0.1 give ±3.078·0.1·√1.5; a
+// workload twice the highest measured concurrency multiplies that by 1 + ln 2; outside the
+// scope by 2 more; a tiny rms is floored at MinResidualSpread.
+func TestBandsInflationRule(t *testing.T) {
+	r := spec.ProfileResiduals{TTFT: spec.ProfileBand{N: 2, Mean: 0.01, RMS: 0.1}, TPOT: spec.ProfileBand{N: 30, RMS: 0.001}}
+	half := 3.078 * 0.1 * math.Sqrt(1.5)
+	b := Bands(r, 0, true)
+	if math.Abs(b.TTFT.P90-(0.01+half)) > 1e-12 || math.Abs(b.TTFT.P10-(0.01-half)) > 1e-12 || b.TTFT.N != 2 {
+		t.Errorf("TTFT band %+v, want 0.01 ± %g", b.TTFT, half)
+	}
+	d := spec.ProfileDomain{Concurrency: [2]float64{4, 64}, ISL: [2]float64{1024, 1024}, OSL: [2]float64{128, 128}}
+	out := OutsideLog(d, Workload{Concurrency: 128, ISL: 1024, OSL: 128})
+	if math.Abs(out-math.Ln2) > 1e-12 {
+		t.Errorf("OutsideLog = %g, want ln 2", out)
+	}
+	wide := Bands(r, out, false)
+	if got, want := wide.TTFT.P90-0.01, half*(1+math.Ln2)*2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("inflated half-width %g, want %g", got, want)
+	}
+	tq := tQuantile(29) * MinResidualSpread * math.Sqrt(1+1.0/30)
+	if math.Abs(b.TPOT.P90-tq) > 1e-12 {
+		t.Errorf("TPOT band %+v, want ±%g (floored spread)", b.TPOT, tq)
+	}
+	if got := OutsideDomain(d, Workload{Concurrency: 16, ISL: 1024, OSL: 128}); len(got) != 0 {
+		t.Errorf("inside the domain, got %v", got)
+	}
+}
+
+// Matching prefers the model, GPU and backend; a role outside every scope still gets the
+// best entry, with the fields that differ.
+func TestBestMatch(t *testing.T) {
+	e := func(model, hw string, tp int) spec.ProfileEntry {
+		return spec.ProfileEntry{Scope: spec.ProfileScope{Model: model, Hardware: hw, Backend: "vllm", Mode: "aggregated",
+			Roles: map[string]spec.ProfileRole{"aggregated": {Tensor: tp, Pipeline: 1, AttentionData: 1, MoeTensor: 1, MoeExpert: 1}}}}
+	}
+	p := &spec.Profile{Entries: []spec.ProfileEntry{e("a", "h100_sxm", 1), e("b", "h200_sxm", 2), e("b", "h200_sxm", 1)}}
+	dep := e("b", "h200_sxm", 1).Scope
+	if m := Best([]*spec.Profile{p}, dep, "aggregated"); m.Entry != 2 || !m.InScope() {
+		t.Errorf("exact scope: %+v", m)
+	}
+	dep.Hardware = "b200_sxm"
+	if m := Best([]*spec.Profile{p}, dep, "aggregated"); m.Entry != 2 || len(m.Mismatched) != 1 || m.Mismatched[0] != "hardware" {
+		t.Errorf("another GPU: %+v", m)
+	}
+}
+
+func TestSolve(t *testing.T) {
+	// x − y = 1, 2x + y = 5 → x = 2, y = 1 (partial pivoting swaps the rows).
+	x := Solve([][]float64{{1, -1, 1}, {2, 1, 5}})
+	if math.Abs(x[0]-2) > 1e-12 || math.Abs(x[1]-1) > 1e-12 {
+		t.Fatalf("Solve = %v", x)
+	}
+	if x := Solve([][]float64{{0, 0, 1}}); !math.IsNaN(x[0]) {
+		t.Fatalf("singular system = %v, want NaN", x)
+	}
+}

@@ -1,0 +1,281 @@
+package calibration
+
+import (
+	"errors"
+	"math"
+
+	"aisimulate/simcore/internal/xmath"
+)
+
+// Metrics are the means a measurement records or a replay predicts.
+type Metrics struct {
+	TTFT, TPOT, E2E, OutputThroughput float64
+}
+
+// Point is one measurement the fit replays: its measured means, whether its deployment is
+// disaggregated (only then is the hand-off term fitted), and the replay of its workload
+// under given parameters.
+type Point struct {
+	Measured      Metrics
+	Disaggregated bool
+	Replay        func(Params) (Metrics, error)
+}
+
+// Fitted is the outcome of a fit.
+type Fitted struct {
+	// Params are the fitted parameters.
+	Params Params
+	// Uncalibrated and Calibrated are every point's replay under the default model and
+	// under Params, in the points' order.
+	Uncalibrated, Calibrated []Metrics
+	// AtBound names the fitted parameters that ended on their floor or ceiling.
+	AtBound []string
+	// Replays counts the replays the fit ran.
+	Replays int
+}
+
+// Steps of the finite differences that linearise a replay in each parameter: large enough
+// to move a scheduler's pass times well above rounding, small enough that the replay stays
+// near-linear (pass times are linear in every parameter; only the schedule bends).
+var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20}
+
+// ridge is each parameter's typical size: the fit adds (0.01 · Δ/ridge)² per parameter to
+// the loss, so a parameter the measurements do not determine (the frontend latency against
+// the prefill overhead, from one load) stays at the default instead of drifting along the
+// flat direction.
+var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
+
+// maxIterations bounds the Gauss–Newton steps and maxHalvings the backtracking of one; the
+// fit stops early once a step lowers the loss by less than minGain of it.
+const (
+	maxIterations = 6
+	maxHalvings   = 2
+	minGain       = 0.01
+)
+
+// Fit finds the parameters, within [floor, Ceiling], that minimise the squared log errors of
+// mean TTFT and mean TPOT over the points (docs/calibration.md, "The fit"): Gauss–Newton on
+// finite-difference linearisations of the replays, with a small ridge toward the default
+// model and bounds enforced by an active set. Every step is a replay; nothing is random.
+func Fit(points []Point, floor Params) (*Fitted, error) {
+	if len(points) == 0 {
+		return nil, errors.New("no measurements to fit")
+	}
+	f := &Fitted{}
+	replayAll := func(p Params) ([]Metrics, error) {
+		out := make([]Metrics, len(points))
+		for i := range points {
+			m, err := points[i].Replay(p)
+			if err != nil {
+				return nil, err
+			}
+			f.Replays++
+			out[i] = m
+		}
+		return out, nil
+	}
+	var err error
+	if f.Uncalibrated, err = replayAll(Identity); err != nil {
+		return nil, err
+	}
+	active := [NumParams]bool{true, true, true, true, true, false}
+	for _, p := range points {
+		active[HandoffMs] = active[HandoffMs] || p.Disaggregated
+	}
+	theta := clamp(Identity, floor, Ceiling)
+	at := f.Uncalibrated
+	if theta != Identity {
+		if at, err = replayAll(theta); err != nil {
+			return nil, err
+		}
+	}
+	loss := lossOf(points, at)
+	for it := 0; it < maxIterations; it++ {
+		// Linearise every replay around theta.
+		var jac [NumParams][]Metrics
+		for k := range active {
+			if !active[k] {
+				continue
+			}
+			p := theta
+			p[k] += steps[k]
+			if jac[k], err = replayAll(p); err != nil {
+				return nil, err
+			}
+		}
+		delta := solve(points, at, jac, theta, floor, active)
+		// Backtracking: a step the replays do not confirm (the schedule bent away from the
+		// linearisation) is halved, at most maxHalvings times.
+		var next Params
+		var got []Metrics
+		nextLoss := loss
+		for h := 0; h <= maxHalvings && nextLoss >= loss; h++ {
+			if h > 0 {
+				for k := range delta {
+					delta[k] /= 2
+				}
+			}
+			next = theta
+			for k := range next {
+				next[k] += delta[k]
+			}
+			next = clamp(next, floor, Ceiling)
+			if got, err = replayAll(next); err != nil {
+				return nil, err
+			}
+			nextLoss = lossOf(points, got)
+		}
+		if nextLoss >= loss {
+			break
+		}
+		gain := loss - nextLoss
+		theta, at, loss = next, got, nextLoss
+		if gain < minGain*(loss+gain)+1e-12 {
+			break
+		}
+	}
+	f.Params, f.Calibrated = theta, at
+	if theta == Identity {
+		f.Calibrated = f.Uncalibrated
+	}
+	for k := range theta {
+		if active[k] && (theta[k] <= floor[k] || theta[k] >= Ceiling[k]) {
+			f.AtBound = append(f.AtBound, ParamNames[k])
+		}
+	}
+	return f, nil
+}
+
+// lossOf is the fit's loss: the sum of squared log errors of mean TTFT and TPOT.
+func lossOf(points []Point, got []Metrics) float64 {
+	var s float64
+	for i, p := range points {
+		a := xmath.Log(got[i].TTFT / p.Measured.TTFT)
+		b := xmath.Log(got[i].TPOT / p.Measured.TPOT)
+		s += float64(a*a) + float64(b*b)
+	}
+	return s
+}
+
+// metric is mean TTFT (m = 0) or mean TPOT (m = 1).
+func metric(x Metrics, m int) float64 {
+	if m == 0 {
+		return x.TTFT
+	}
+	return x.TPOT
+}
+
+// clamp bounds every parameter to [lo, hi].
+func clamp(p, lo, hi Params) Params {
+	for i := range p {
+		p[i] = min(max(p[i], lo[i]), hi[i])
+	}
+	return p
+}
+
+// solve is the bounded ridge least-squares step Δ: rows are the log errors of each point's
+// TTFT and TPOT linearised as ln(at/measured) + (J/at)·Δ; parameters whose solution leaves
+// [floor, Ceiling] are fixed at the bound they crossed and the rest solved again (an
+// active set, at most NumParams rounds).
+func solve(points []Point, at []Metrics, jac [NumParams][]Metrics, theta, floor Params, active [NumParams]bool) Params {
+	var fixed [NumParams]bool
+	var delta Params
+	for k := range active {
+		fixed[k] = !active[k]
+	}
+	for round := 0; round <= NumParams; round++ {
+		var ata [NumParams][NumParams]float64
+		var atb [NumParams]float64
+		for i, p := range points {
+			for m := 0; m < 2; m++ {
+				base := metric(at[i], m)
+				b := -xmath.Log(base / metric(p.Measured, m))
+				var row [NumParams]float64
+				for k := range row {
+					if fixed[k] {
+						if jac[k] != nil {
+							// A parameter fixed at a bound still moves the point by its step.
+							b -= float64(delta[k] * (metric(jac[k][i], m) - base) / steps[k] / base)
+						}
+						continue
+					}
+					row[k] = (metric(jac[k][i], m) - base) / steps[k] / base
+				}
+				for j := range row {
+					atb[j] += float64(row[j] * b)
+					for k := range row {
+						ata[j][k] += float64(row[j] * row[k])
+					}
+				}
+			}
+		}
+		for k := range ata {
+			if fixed[k] {
+				ata[k] = [NumParams]float64{}
+				ata[k][k], atb[k] = 1, delta[k]
+				continue
+			}
+			r := 0.01 / ridge[k]
+			ata[k][k] += float64(r * r)
+		}
+		aug := make([][]float64, NumParams)
+		for k := range aug {
+			aug[k] = append(ata[k][:], atb[k])
+		}
+		copy(delta[:], Solve(aug))
+		moved := false
+		for k := range delta {
+			if fixed[k] {
+				continue
+			}
+			switch v := theta[k] + delta[k]; {
+			case v < floor[k]:
+				delta[k], fixed[k], moved = floor[k]-theta[k], true, true
+			case v > Ceiling[k]:
+				delta[k], fixed[k], moved = Ceiling[k]-theta[k], true, true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return delta
+}
+
+// Solve solves the linear system of an n×(n+1) augmented matrix [A | b] by Gaussian
+// elimination with partial pivoting, in place; an unknown without a pivot (a singular
+// system) is NaN. tools/calibrate solves its normal equations with it too.
+func Solve(m [][]float64) []float64 {
+	n := len(m)
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
+		}
+		m[c], m[p] = m[p], m[c]
+		if m[c][c] == 0 {
+			continue
+		}
+		for r := c + 1; r < n; r++ {
+			f := m[r][c] / m[c][c]
+			for k := c; k <= n; k++ {
+				m[r][k] -= float64(f * m[c][k])
+			}
+		}
+	}
+	x := make([]float64, n)
+	for r := n - 1; r >= 0; r-- {
+		s := m[r][n]
+		for k := r + 1; k < n; k++ {
+			s -= float64(m[r][k] * x[k])
+		}
+		if m[r][r] == 0 {
+			x[r] = math.NaN()
+			continue
+		}
+		x[r] = s / m[r][r]
+	}
+	return x
+}

@@ -1,0 +1,91 @@
+// Package calibration fits a calibration profile to measurements and applies one to a
+// prediction (docs/calibration.md). Fitting is pure and deterministic: it is handed the
+// measurements and a function that replays one under given parameters (the simulator), and
+// returns the parameters, their residuals and the profile; applying is matching a role to a
+// profile entry, checking the parameters against the role's physical floor and turning the
+// entry's residuals into interval bands.
+package calibration
+
+import (
+	"aisimulate/simcore/perf"
+	"aisimulate/simcore/spec"
+)
+
+// Params are the fitted terms in the order the fit solves them: the prefill and decode op
+// sums' scales (1 = the default model), the time added to every prefill and every decode
+// pass, to the frontend latency and to each disaggregated hand-off (ms).
+type Params [NumParams]float64
+
+// Indices of Params.
+const (
+	PrefillScale = iota
+	PrefillPassMs
+	DecodeScale
+	DecodePassMs
+	FrontendMs
+	HandoffMs
+	NumParams
+)
+
+// ParamNames are the profile's names of Params (spec.ProfileParameters' JSON keys).
+var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms"}
+
+// Identity is the default model: scales 1, nothing added.
+var Identity = Params{PrefillScale: 1, DecodeScale: 1}
+
+// FromProfile reads an entry's parameters.
+func FromProfile(p spec.ProfileParameters) Params {
+	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs}
+}
+
+// Profile is the profile's form of the parameters.
+func (p Params) Profile() spec.ProfileParameters {
+	return spec.ProfileParameters{PrefillScale: p[PrefillScale], PrefillPassMs: p[PrefillPassMs], DecodeScale: p[DecodeScale],
+		DecodePassMs: p[DecodePassMs], FrontendMs: p[FrontendMs], HandoffMs: p[HandoffMs]}
+}
+
+// Correction is the timing-model correction of the parameters (the hand-off term is not a
+// role's: the caller adds it to the hand-off latency).
+func (p Params) Correction() perf.Correction {
+	return perf.Correction{PrefillScaleDelta: p[PrefillScale] - 1, DecodeScaleDelta: p[DecodeScale] - 1,
+		PrefillPassMs: p[PrefillPassMs], DecodePassMs: p[DecodePassMs], FrontendMs: p[FrontendMs]}
+}
+
+// Floor is the lowest physical value of each parameter for a role's default model
+// (perf.Default.CorrectionFloor), with handoffMs the default hand-off latency it may at
+// most remove.
+func Floor(c perf.Correction, handoffMs float64) Params {
+	return Params{PrefillScale: 1 + c.PrefillScaleDelta, PrefillPassMs: c.PrefillPassMs, DecodeScale: 1 + c.DecodeScaleDelta,
+		DecodePassMs: c.DecodePassMs, FrontendMs: c.FrontendMs, HandoffMs: -handoffMs}
+}
+
+// Ceiling is the highest value of each parameter the fit may reach (spec's profile ranges).
+var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs}
+
+// Tighter is the elementwise larger of two floors (a parameter shared by several roles must
+// respect every role's floor).
+func (p Params) Tighter(q Params) Params {
+	for i := range p {
+		p[i] = max(p[i], q[i])
+	}
+	return p
+}
+
+// Below names the first parameter under its floor, or "" when none is.
+func (p Params) Below(floor Params) (name string, value, min float64) {
+	for i := range p {
+		// A relative slack of 1e-9 keeps a fitted value sitting exactly on its floor, written
+		// and read back through JSON, on the right side of it.
+		if p[i] < floor[i]-1e-9*max(1, abs(floor[i])) {
+			return ParamNames[i], p[i], floor[i]
+		}
+	}
+	return "", 0, 0
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,28 @@
+package simcore
+
+import "aisimulate/simcore/perf"
+
+// tuning is a calibration applied to one prediction (docs/calibration.md): each role's
+// correction of the default timing model, by role name (spec.RoleAggregated, RolePrefill,
+// RoleDecode), and the time added to every disaggregated hand-off. A nil tuning changes
+// nothing.
+type tuning struct {
+	roles     map[string]perf.Correction
+	handoffMs float64
+}
+
+// role is the correction of a role (none for a nil tuning or a role without one).
+func (t *tuning) role(name string) perf.Correction {
+	if t == nil {
+		return perf.Correction{}
+	}
+	return t.roles[name]
+}
+
+// handoff is the time added to every hand-off.
+func (t *tuning) handoff() float64 {
+	if t == nil {
+		return 0
+	}
+	return t.handoffMs
+}

@@ -1,0 +1,175 @@
+// Command calibinterp measures the calibrated-interpolation target of docs/calibration.md:
+// for every measured curve (one deployment measured at several concurrencies) of a
+// measured-runs CSV, calibrate on its lowest- and highest-concurrency rows, predict the rows
+// between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
+// uncalibrated, on those rows.
+//
+//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-v] MEASURED.csv
+//
+// The CSV is read, never written or copied; rows are replayed as recorded
+// (calibration.RowConfig), so curves whose recorded deployment the simulator refuses are
+// counted as not covered.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"aisimulate/simcore"
+	"aisimulate/simcore/calibration"
+	"aisimulate/simcore/measure"
+	"aisimulate/simcore/report"
+	"aisimulate/simcore/spec"
+)
+
+func main() {
+	mode := flag.String("mode", "agg", "curves of this mode: agg, disagg or all")
+	every := flag.Int("every", 1, "only every N-th curve (by a hash of curve_id), to sample a large CSV")
+	verbose := flag.Bool("v", false, "print every predicted row")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-v] MEASURED.csv")
+		os.Exit(2)
+	}
+	data, err := os.ReadFile(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "calibinterp:", err)
+		os.Exit(1)
+	}
+	header, _, _ := strings.Cut(string(data), "\n")
+	ms, err := measure.Read(flag.Arg(0), data)
+	if err != nil {
+		// Rows without a concurrency cannot be replayed: keep the others.
+		ms = nil
+		rows, perr := measure.ParseCSV(flag.Arg(0), data)
+		if perr != nil {
+			fmt.Fprintln(os.Stderr, "calibinterp:", perr)
+			os.Exit(1)
+		}
+		for i := range rows {
+			r := &rows[i]
+			if r.Concurrency > 0 && r.TTFT > 0 && r.TPOT > 0 && r.ISL > 0 && r.OSL > 0 {
+				ms = append(ms, measure.Measurement{File: "csv", Format: measure.FormatCSV, ID: r.ID, Row: r, Model: r.Model,
+					Backend: r.Backend, Concurrency: r.Concurrency, ISL: r.ISL, OSL: r.OSL, TTFT: r.TTFT, TPOT: r.TPOT})
+			}
+		}
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(string(data), "\n")[1:] {
+		if id := csvField(l, 1); id != "" {
+			lines[id] = l
+		}
+	}
+	curves := map[string][]*measure.Measurement{}
+	var ids []string
+	for i := range ms {
+		m := &ms[i]
+		if *mode != "all" && m.Row.Mode != *mode {
+			continue
+		}
+		h := fnv.New32a()
+		h.Write([]byte(m.Row.CurveID))
+		if int(h.Sum32()%uint32(*every)) != 0 {
+			continue
+		}
+		if _, ok := curves[m.Row.CurveID]; !ok {
+			ids = append(ids, m.Row.CurveID)
+		}
+		curves[m.Row.CurveID] = append(curves[m.Row.CurveID], m)
+	}
+	sort.Strings(ids)
+	var cal, unc score
+	curvesUsed, curvesFailed, start := 0, 0, time.Now()
+	for _, id := range ids {
+		c := curves[id]
+		sort.SliceStable(c, func(i, j int) bool { return c[i].Concurrency < c[j].Concurrency })
+		if len(c) < 3 || c[0].Concurrency == c[len(c)-1].Concurrency {
+			continue
+		}
+		lo, hi := c[0], c[len(c)-1]
+		csv := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
+		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}})
+		if err != nil {
+			curvesFailed++
+			if *verbose {
+				fmt.Printf("curve %s: not calibrated: %v\n", id, err)
+			}
+			continue
+		}
+		curvesUsed++
+		for _, m := range c[1 : len(c)-1] {
+			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
+				continue
+			}
+			yaml := spec.EmitYAML(calibration.RowConfig(m))
+			zero := 0.0
+			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
+			u, err := simcore.Predict(in)
+			if err != nil {
+				continue
+			}
+			in.Calibrations = []simcore.NamedFile{{Name: "calibration.json", Data: out.ProfileJSON}}
+			k, err := simcore.Predict(in)
+			if err != nil {
+				continue
+			}
+			cal.add(m, k.Summary)
+			unc.add(m, u.Summary)
+			if *verbose {
+				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
+					m.TTFT, num(u.Summary, report.TTFT.Key(report.Mean)), num(k.Summary, report.TTFT.Key(report.Mean)),
+					m.TPOT, num(u.Summary, report.TPOT.Key(report.Mean)), num(k.Summary, report.TPOT.Key(report.Mean)))
+			}
+		}
+	}
+	fmt.Printf("curves calibrated %d (not calibrated: %d), rows predicted between %d, %.0f s\n", curvesUsed, curvesFailed, cal.n, time.Since(start).Seconds())
+	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1))
+	fmt.Printf("uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", unc.mape(0), unc.median(0), unc.mape(1), unc.median(1))
+}
+
+// score collects absolute percentage errors of mean TTFT (0) and TPOT (1).
+type score struct {
+	n   int
+	ape [2][]float64
+}
+
+func (s *score) add(m *measure.Measurement, summary map[string]any) {
+	s.n++
+	s.ape[0] = append(s.ape[0], 100*math.Abs(num(summary, report.TTFT.Key(report.Mean))/m.TTFT-1))
+	s.ape[1] = append(s.ape[1], 100*math.Abs(num(summary, report.TPOT.Key(report.Mean))/m.TPOT-1))
+}
+
+func (s *score) mape(i int) float64 {
+	var t float64
+	for _, v := range s.ape[i] {
+		t += v
+	}
+	return t / float64(max(len(s.ape[i]), 1))
+}
+
+func (s *score) median(i int) float64 {
+	v := append([]float64(nil), s.ape[i]...)
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(v)
+	return v[len(v)/2]
+}
+
+func num(s map[string]any, k string) float64 { v, _ := report.Number(s[k]); return v }
+
+// csvField is the i-th comma-separated field of a line (the measured CSV quotes nothing in
+// its first columns).
+func csvField(line string, i int) string {
+	f := strings.Split(line, ",")
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
+}
