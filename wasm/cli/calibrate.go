@@ -141,7 +141,7 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 		if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
 			return fail(stderr, &usageError{topUsage, "aisimulate", dir + " is not a directory (a link is not followed); move it"})
 		}
-		var files []outputFile
+		var files []outputFiles
 		for _, f := range out.RowConfigs {
 			files = append(files, bytesFile(path.Base(f.Name), f.Data))
 		}
@@ -150,7 +150,7 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 			return ExitFailure
 		}
 	}
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile(calibrationFile, out.ProfileJSON)}, o.overwrite); err != nil {
+	if err := writeOutputs(o.outputDir, []outputFiles{bytesFile(calibrationFile, out.ProfileJSON)}, o.overwrite); err != nil {
 		fmt.Fprintf(stderr, "aisimulate calibrate failed: %s\n", err)
 		return ExitFailure
 	}

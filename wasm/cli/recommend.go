@@ -215,11 +215,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkRecommendationsDir(o.outputDir); err != nil {
 		return fail(stderr, err)
 	}
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
+	if err := writeOutputs(o.outputDir, []outputFiles{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
 	if len(res.Configs) > 0 {
-		var files []outputFile
+		var files []outputFiles
 		for _, f := range res.Configs {
 			files = append(files, bytesFile(path.Base(f.Name), f.Data))
 		}
