@@ -30,19 +30,4 @@ var frontendFlags = []engineFlag{
 	{"router.prefill_load_model.type", []string{"--router-prefill-load-model"}, func(d *deployment, _ role) []string {
 		return when(d.kvRouter(), "--router-prefill-load-model", d.cfg.Router.PrefillLoadModel)
 	}},
-	{"kv_cache.block_size", []string{"--kv-cache-block-size"}, func(d *deployment, _ role) []string {
-		// The router hashes prompt blocks of the workers' block size.
-		return when(d.kvRouter(), "--kv-cache-block-size", itoa(d.routedBlockSize()))
-	}},
-}
-
-// routedBlockSize is the block size of the role the router places requests on (the
-// aggregated or the prefill role).
-func (d *deployment) routedBlockSize() int {
-	for _, r := range d.roles {
-		if r.name != spec.RoleDecode {
-			return r.w.KVCache.BlockSize
-		}
-	}
-	return d.roles[0].w.KVCache.BlockSize
 }

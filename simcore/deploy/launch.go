@@ -25,7 +25,7 @@ func (d *deployment) launchScript(r role) []byte {
 	var b strings.Builder
 	p := r.w.Parallelism
 	fmt.Fprintf(&b, "#!/bin/sh\n# The %s role of %s: one worker of %d, %d × %s GPUs (tensor %d, pipeline %d, attention data %d, MoE tensor %d, MoE expert %d).\n",
-		r.name, d.name, p.Replicas, r.gpus, r.hardware, p.Tensor, p.Pipeline, p.AttentionData, p.MoeTensor, p.MoeExpert)
+		r.name, d.name, p.Replicas, r.gpus, oneLine(r.hardware), p.Tensor, p.Pipeline, p.AttentionData, p.MoeTensor, p.MoeExpert)
 	if r.nodes > 1 {
 		fmt.Fprintf(&b, "# A worker spans %d nodes of %d GPUs: start it with the backend's multi-node launcher.\n", r.nodes, r.gpusPerNode)
 	}
@@ -51,7 +51,8 @@ func (d *deployment) launchScript(r role) []byte {
 }
 
 // shellQuote returns s as one POSIX shell word: unchanged when it holds only characters no
-// shell treats specially, else in single quotes (a quote inside becomes '\'').
+// shell treats specially, else in single quotes (a single quote inside is closed, escaped
+// with a backslash and reopened).
 func shellQuote(s string) string {
 	safe := s != ""
 	for _, c := range s {

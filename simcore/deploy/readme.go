@@ -13,7 +13,7 @@ import (
 
 // title is the one-line description of the deployment.
 func (d *deployment) title() string {
-	return fmt.Sprintf("%s: %s, %s %s, %d GPUs", d.name, d.model, d.backend, d.cfg.Engine.Mode, d.totalGPUs())
+	return fmt.Sprintf("%s: %s, %s %s, %d GPUs", d.name, oneLine(d.model), d.backend, d.cfg.Engine.Mode, d.totalGPUs())
 }
 
 // figureRow is one predicted figure of the README: its label and summary key.
@@ -91,7 +91,7 @@ func (d *deployment) readme() []byte {
 			mem = "derived from the GPU"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %t | %s |\n",
-			r.name, p.Replicas, r.hardware, r.gpus, p.Tensor, p.Pipeline, p.AttentionData, p.MoeTensor, p.MoeExpert,
+			r.name, p.Replicas, mdCode(r.hardware), r.gpus, p.Tensor, p.Pipeline, p.AttentionData, p.MoeTensor, p.MoeExpert,
 			s.MaxBatchedTokens, s.MaxSequences, kv.BlockSize, kv.PrefixCaching, mem)
 	}
 	b.WriteString("\n## Predicted figures\n\n")
@@ -179,16 +179,20 @@ func (d *deployment) plannerText() string {
 		p.Target, p.EnableThroughputScaling, p.ThroughputAdjustmentIntervalSeconds, p.EnableLoadScaling, p.LoadAdjustmentIntervalSeconds, p.LoadPredictor)
 }
 
-// mdCode makes s safe inside a Markdown code span on one line: control characters become
-// spaces and backquotes quotes.
-func mdCode(s string) string {
+// oneLine is s with control characters (line breaks included) replaced by spaces: a
+// configuration string (a model directory, a hardware id) written into a comment of a YAML
+// file or a shell script cannot end the comment and add a line of its own.
+func oneLine(s string) string {
 	return strings.Map(func(c rune) rune {
-		switch {
-		case c == '`':
-			return '\''
-		case c < ' ' || c == 0x7f:
+		if c < ' ' || c == 0x7f || c == 0x2028 || c == 0x2029 {
 			return ' '
 		}
 		return c
 	}, s)
+}
+
+// mdCode makes s safe inside a Markdown code span or table cell: one line, backquotes as
+// quotes, bars as slashes.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "|", "/").Replace(oneLine(s))
 }
