@@ -68,6 +68,9 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 			for _, a := range aside {
 				os.Remove(a[0])
 			}
+			if overwrite {
+				removeEmptyDeployDirs(dir)
+			}
 			return
 		}
 		for _, p := range placed {
@@ -84,6 +87,11 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 		}
 	}()
 	for _, f := range files {
+		sub, derr := outputDirs(dir, f.name)
+		created = append(created, sub...)
+		if derr != nil {
+			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(derr))
+		}
 		tmp, werr := writeTemp(dir, f)
 		if tmp != "" {
 			temps = append(temps, tmp)
@@ -127,13 +135,13 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 	return nil
 }
 
-// writeTemp writes f to a new temporary file in dir and returns its name ("" if none was
+// writeTemp writes f to a new temporary file in its directory under dir and returns its name ("" if none was
 // created). The name starts with a dot and contains ".tmp-" (the host removes such files
 // of an interrupted run).
 func writeTemp(dir string, f outputFile) (string, error) {
 	var tmp *os.File
 	for i := 0; ; i++ {
-		name := filepath.Join(dir, "."+f.name+".tmp-"+strconv.Itoa(i))
+		name := filepath.Join(dir, filepath.Dir(f.name), "."+path.Base(f.name)+".tmp-"+strconv.Itoa(i))
 		var err error
 		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
 		if err == nil {
@@ -168,6 +176,7 @@ func staleOutputs(dir string, files []outputFile) []string {
 			stale = append(stale, p)
 		}
 	}
+	stale = append(stale, staleDeployFiles(dir)...)
 	rec := filepath.Join(dir, recommendationsDir)
 	if st, err := os.Lstat(rec); err == nil && st.IsDir() {
 		entries, _ := os.ReadDir(rec)

@@ -19,9 +19,10 @@ import (
 const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
+                           [--artifacts] [--artifacts-top N]
 `
 
-const recommendHelp = recommendUsage + `
+var recommendHelp = recommendUsage + `
 Search serving configurations for the best ones under an objective, and write
 <output-dir>/recommendation.json, recommendation.csv and recommendations/NNNN.yaml (each a
 concrete configuration that 'aisimulate predict' reproduces exactly).
@@ -51,6 +52,10 @@ options:
                         The result is the same either way.
   --remote-concurrency N
                         requests in flight per remote URL (default: 4)
+  --artifacts           also write deploy/NNNN/ for the first recommendations: a Dynamo
+                        DynamoGraphDeployment manifest, the engine launch command of every
+                        worker role and a README with the predicted figures (docs/artifacts.md)
+  --artifacts-top N     how many recommendations --artifacts writes (default: ` + strconv.Itoa(simcore.DefaultArtifactsTop) + `)
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -64,6 +69,7 @@ Example:
 var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
+	"--artifacts": false, "--artifacts-top": true,
 }}
 
 // recommendOptions are the parsed `recommend` flags.
@@ -72,6 +78,9 @@ type recommendOptions struct {
 	// remote are the --remote URLs, in order; remoteConcurrency is --remote-concurrency.
 	remote            []string
 	remoteConcurrency int
+	// artifacts is --artifacts; artifactsTop is --artifacts-top.
+	artifacts    bool
+	artifactsTop int
 }
 
 func recommendErr(msg string) error {
@@ -81,7 +90,7 @@ func recommendErr(msg string) error {
 // parseRecommend parses `recommend` arguments with the argparse conventions of predict:
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
-	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency}
+	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency, artifactsTop: simcore.DefaultArtifactsTop}
 	extra, err := recommendArgs.parse(args, func(name, value string) error {
 		switch name {
 		case "--remote":
@@ -90,6 +99,13 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 		case "--remote-concurrency":
 			n, err := parseRemoteConcurrency(value)
 			o.remoteConcurrency = n
+			return err
+		case "--artifacts":
+			o.artifacts = true
+			return nil
+		case "--artifacts-top":
+			n, err := parseArtifactsTop(value)
+			o.artifactsTop = n
 			return err
 		}
 		_, err := o.set(name, value, recommendErr)
@@ -148,6 +164,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return fail(stderr, err)
 	}
+	if o.artifacts {
+		if err := checkDeployDir(o.outputDir); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
 	evals, err := startEvaluators(rc.Parallelism(), o.remote, o.remoteConcurrency)
@@ -180,7 +201,15 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	// recommendation.json and .csv first (with --overwrite this also removes the old
 	// numbered configurations), then recommendations/NNNN.yaml.
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
+	files := []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}
+	if o.artifacts {
+		af, aerr := recommendationArtifacts(res.JSON, o.artifactsTop)
+		if aerr != nil {
+			return failRecommend(stderr, o.config, aerr)
+		}
+		files = append(files, af...)
+	}
+	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
 	if len(res.Configs) > 0 {
