@@ -114,10 +114,14 @@ func splitSlash(p string) []string {
 	return parts
 }
 
-// staleDeployFiles lists the known files of every deploy/NNNN/ (and its launch/) in dir,
-// through real directories only: what --overwrite removes when this run does not rewrite it.
-func staleDeployFiles(dir string) []string {
+// staleDeployFiles lists the known files of every deploy/NNNN/ (and its launch/) in dir that
+// this run does not rewrite, through real directories only: what --overwrite removes.
+func staleDeployFiles(dir string, writing []outputFile) []string {
 	var stale []string
+	written := map[string]bool{}
+	for _, f := range writing {
+		written[filepath.Join(dir, filepath.FromSlash(f.name))] = true
+	}
 	realDir := func(p string) bool {
 		st, err := os.Lstat(p)
 		return err == nil && st.IsDir()
@@ -125,8 +129,8 @@ func staleDeployFiles(dir string) []string {
 	files := func(p string, match *regexp.Regexp) {
 		entries, _ := os.ReadDir(p)
 		for _, e := range entries {
-			if match.MatchString(e.Name()) && e.Type()&fs.ModeDir == 0 {
-				stale = append(stale, filepath.Join(p, e.Name()))
+			if f := filepath.Join(p, e.Name()); match.MatchString(e.Name()) && e.Type()&fs.ModeDir == 0 && !written[f] {
+				stale = append(stale, f)
 			}
 		}
 	}

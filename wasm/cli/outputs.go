@@ -176,7 +176,7 @@ func staleOutputs(dir string, files []outputFile) []string {
 			stale = append(stale, p)
 		}
 	}
-	stale = append(stale, staleDeployFiles(dir)...)
+	stale = append(stale, staleDeployFiles(dir, files)...)
 	rec := filepath.Join(dir, recommendationsDir)
 	if st, err := os.Lstat(rec); err == nil && st.IsDir() {
 		entries, _ := os.ReadDir(rec)
