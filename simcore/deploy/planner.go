@@ -17,7 +17,7 @@ const (
 )
 
 // plannerConfig is the JSON of `python3 -m dynamo.planner --config`: the simulated planner's
-// settings under the names of Dynamo's PlannerConfig (docs/artifacts.md, "Planner").
+// settings under the names of Dynamo's PlannerConfig (docs/artifacts.md, "The manifest").
 func (d *deployment) plannerConfig() string {
 	p := d.cfg.Planner
 	mode := "agg"
