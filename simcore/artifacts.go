@@ -21,10 +21,6 @@ func PredictionArtifacts(configName string, configYAML []byte, sets []string, su
 	return deploy.Generate(deploy.Input{Number: 1, Config: cfg, Source: configName, Summary: summary, Intervals: intervals})
 }
 
-// DefaultArtifactsTop is how many recommendations `recommend --artifacts` writes a deployment
-// for when --artifacts-top is not given (docs/artifacts.md, "Decisions").
-const DefaultArtifactsTop = 3
-
 // RecommendationArtifacts writes deploy/NNNN/ for the first top rows of a recommendation
 // (recommendation.json's bytes): the rows of views.pareto_front for the pareto target,
 // else of views.top_n, so deploy/NNNN/ is the deployment of recommendations/NNNN.yaml.

@@ -58,7 +58,8 @@
 
   // Uploaded files of the latest recommendation run, for its evaluations.
   let runFiles = { runId: null, files: {} };
-  const RECOMMEND_OPS = ["recommendStart", "recommendNext", "recommendObserve", "recommendResult", "recommendClose"];
+  const RECOMMEND_OPS = ["recommendStart", "recommendNext", "recommendObserve", "recommendResult", "recommendClose",
+    "deployPrediction", "deployRecommendation"];
 
   // op answers one recommendation call; a throw becomes a failed reply.
   function op(core, m) {

@@ -47,7 +47,9 @@ type App struct {
 	drafts map[string]string
 
 	prediction string
-	requests   string
+	// ranYAML is the configuration the prediction ran on (its deployment download).
+	ranYAML  string
+	requests string
 	summary    Summary
 	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
 	saturation map[string]any
@@ -128,6 +130,7 @@ func (a *App) Run() {
 		return
 	}
 	a.running, a.progress, a.runErr, a.fieldErr, a.notice = true, 0, nil, nil, ""
+	a.ranYAML = a.yamlText
 	a.started = now()
 	js.Global().Get("performance").Call("mark", "aisimulate-run")
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeHash(a.yamlText))
@@ -355,8 +358,9 @@ func (a *App) onFiles(e *vecty.Event) {
 	e.Target.Set("value", "")
 }
 
-func download(name, mime, text string) {
-	blob := js.Global().Get("Blob").New([]any{text}, map[string]any{"type": mime})
+// download saves data (a string or a Uint8Array) as a file named name.
+func download(name, mime string, data any) {
+	blob := js.Global().Get("Blob").New([]any{data}, map[string]any{"type": mime})
 	url := js.Global().Get("URL").Call("createObjectURL", blob)
 	doc := js.Global().Get("document")
 	link := doc.Call("createElement", "a")
@@ -748,6 +752,9 @@ func (a *App) renderResults() *vecty.HTML {
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-prediction"), event.Click(func(*vecty.Event) {
 					download("prediction.json", "application/json", a.prediction)
 				})), vecty.Text("Download prediction.json")),
+				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-deployment"), event.Click(func(*vecty.Event) {
+					a.downloadDeployment("deployment-0001.zip", "prediction", a.ranYAML, a.prediction)
+				})), vecty.Text("Download deployment (Dynamo manifest, launch commands)")),
 				vecty.If(a.base != nil, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("clear-baseline"), event.Click(func(*vecty.Event) {
 					a.base = nil
 					a.buildCharts()

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"aisimulate/simcore/deploy"
 	"strconv"
 	"syscall/js"
 
@@ -358,6 +359,9 @@ func (a *App) renderRecResults() *vecty.HTML {
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendation-csv"), event.Click(func(*vecty.Event) {
 					download("recommendation.csv", "text/csv", res.csv)
 				})), vecty.Text("Download recommendation.csv")),
+				vecty.If(res.feasible > 0, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-rec-deployments"), event.Click(func(*vecty.Event) {
+					a.downloadDeployment("deployments.zip", "recommendation", res.json, deploy.DefaultTop)
+				})), vecty.Text("Download deployments of the first "+strconv.Itoa(deploy.DefaultTop)+" (Dynamo manifests, launch commands)"))),
 				vecty.If(len(res.configs) > 0, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendations-yaml"), event.Click(func(*vecty.Event) {
 					download("recommendations.yaml", "application/yaml", YAMLBundle(res.configs))
 				})), vecty.Text("Download recommendations.yaml ("+countText(len(res.configs), "configuration")+")"))),

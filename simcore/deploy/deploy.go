@@ -19,6 +19,11 @@ const Dir = "deploy"
 // MaxNumber is the largest deployment number (NNNN has four digits).
 const MaxNumber = 9999
 
+// DefaultTop is how many recommendations get a deployment when the caller does not say
+// (recommend --artifacts without --artifacts-top, the browser's download; docs/artifacts.md,
+// "Decisions").
+const DefaultTop = 3
+
 // File names inside deploy/NNNN/ (docs/artifacts.md, "Files"). No name is derived from the
 // configuration, so a model id with `/` or `..` never reaches a path.
 const (

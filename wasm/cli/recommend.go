@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/deploy"
 	"aisimulate/simcore/spec"
 )
 
@@ -55,7 +56,7 @@ options:
   --artifacts           also write deploy/NNNN/ for the first recommendations: a Dynamo
                         DynamoGraphDeployment manifest, the engine launch command of every
                         worker role and a README with the predicted figures (docs/artifacts.md)
-  --artifacts-top N     how many recommendations --artifacts writes (default: ` + strconv.Itoa(simcore.DefaultArtifactsTop) + `)
+  --artifacts-top N     how many recommendations --artifacts writes (default: ` + strconv.Itoa(deploy.DefaultTop) + `)
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -90,7 +91,7 @@ func recommendErr(msg string) error {
 // parseRecommend parses `recommend` arguments with the argparse conventions of predict:
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
-	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency, artifactsTop: simcore.DefaultArtifactsTop}
+	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency, artifactsTop: deploy.DefaultTop}
 	extra, err := recommendArgs.parse(args, func(name, value string) error {
 		switch name {
 		case "--remote":

@@ -30,6 +30,7 @@ func Register() {
 	core.Set("cards", cardsJS())
 	core.Set("version", simcore.Version)
 	registerRecommend(core)
+	registerDeploy(core)
 	js.Global().Set("aisimulateCore", core)
 	if cb := js.Global().Get("__aisimulateOnReady"); cb.Type() == js.TypeFunction {
 		cb.Invoke(core)
