@@ -50,7 +50,7 @@ type App struct {
 	// ranYAML is the configuration the prediction ran on (its deployment download).
 	ranYAML  string
 	requests string
-	summary    Summary
+	summary  Summary
 	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
 	saturation map[string]any
 	// overview is the run's deployment as resolved and its SLA attainment (overviewJson).
