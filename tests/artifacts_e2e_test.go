@@ -149,8 +149,8 @@ func TestRecommendArtifacts(t *testing.T) {
 }
 
 // A model given as a local directory whose path holds '/' and '..' deploys under its own
-// id, and every file stays in deploy/0001/ (ids with '..' elements and absolute paths:
-// simcore/deploy's TestModelIDsNeverEscapeDeploy).
+// id (the path as given, relative to the working directory), and every file stays in
+// deploy/0001/ (more hostile ids: simcore/deploy's TestModelIDsNeverEscapeDeploy).
 func TestArtifactsOfALocalModelStayInDeploy(t *testing.T) {
 	dir := quickstartDir(t)
 	model := filepath.Join(dir, "models", "..", "weights", "my..model")
@@ -158,8 +158,8 @@ func TestArtifactsOfALocalModelStayInDeploy(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(repoRoot, "simcore", "catalog", "testdata", "tiny-model", "config.json"))
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(model, "config.json"), b, 0o644))
-	r := runIn(dir, fixedWall, "predict", "--stack", "dynamo", "--config", "conf/q.yaml",
-		"--set", "engine.model=weights/my..model", "--output-dir", "out", "--artifacts")
+	r := runIn(filepath.Join(dir, "sub"), fixedWall, "predict", "--stack", "dynamo", "--config", "../conf/q.yaml",
+		"--set", "engine.model=../weights/my..model", "--output-dir", "../out", "--artifacts")
 	if r.code != 0 {
 		t.Fatalf("exit %d %s", r.code, r.stderr)
 	}
@@ -180,7 +180,7 @@ func TestArtifactsOfALocalModelStayInDeploy(t *testing.T) {
 		}
 	}
 	manifest := readFile(t, filepath.Join(dir, "out", "deploy", "0001", "dynamo-graph-deployment.yaml"))
-	if !strings.Contains(manifest, "- weights/my..model\n") {
+	if !strings.Contains(manifest, "- ../weights/my..model\n") {
 		t.Errorf("the manifest does not hand the model directory to the worker as given:\n%s", manifest)
 	}
 }
