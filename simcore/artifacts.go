@@ -51,7 +51,7 @@ func RecommendationArtifacts(recommendationJSON []byte, top int) ([]deploy.File,
 		rows = doc.Views.ParetoFront
 	}
 	total := len(rows)
-	rows = rows[:min(top, total, deploy.MaxNumber)]
+	rows = rows[:max(0, min(top, total, deploy.MaxNumber))]
 	var files []deploy.File
 	for i, id := range rows {
 		found := false

@@ -115,7 +115,7 @@ func (d *deployment) readme() []byte {
 }
 
 // writeFigures writes the table of predicted figures, with the 80 % interval of each mean
-// the intervals object gives (docs/uncertainty.md).
+// the intervals object gives (prediction.json's `intervals`).
 func (d *deployment) writeFigures(b *strings.Builder) {
 	if d.in.Intervals != nil {
 		b.WriteString("| figure | predicted | 80 % interval |\n| --- | ---: | --- |\n")
@@ -144,7 +144,7 @@ func (d *deployment) writeFigures(b *strings.Builder) {
 	if d.in.Intervals == nil {
 		b.WriteString("\nNo error bars: the prediction carries no intervals (fixed or polynomial timing, or a build without them).\n")
 	} else {
-		b.WriteString("\nThe interval is where a measurement of this deployment lies 8 times in 10, by the timing model's measured error (docs/uncertainty.md).\n")
+		b.WriteString("\nThe interval is where a measurement of this deployment lies 8 times in 10, by the timing model's measured error (the intervals of prediction.json).\n")
 	}
 }
 
