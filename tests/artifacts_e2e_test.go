@@ -69,11 +69,12 @@ func TestPredictArtifactsPathForms(t *testing.T) {
 		}
 		got := deployFiles(t, out)
 		var pred struct {
-			Summary map[string]any `json:"summary"`
+			Summary   map[string]any `json:"summary"`
+			Intervals map[string]any `json:"intervals"`
 		}
 		must(t, json.Unmarshal([]byte(readFile(t, filepath.Join(out, "prediction.json"))), &pred))
 		text, _ := os.ReadFile(filepath.Join(dir, "conf", "q.yaml"))
-		files, err := simcore.PredictionArtifacts(f.config, text, nil, pred.Summary, nil)
+		files, err := simcore.PredictionArtifacts(f.config, text, nil, pred.Summary, pred.Intervals)
 		must(t, err)
 		wantDeploy(t, f.config, got, files)
 		launch := map[string][]byte{}
@@ -90,8 +91,13 @@ func TestPredictArtifactsPathForms(t *testing.T) {
 		} else if !equalTrees(scripts, launch) {
 			t.Errorf("%s: the launch scripts differ from the first form's", f.config)
 		}
-		if !strings.Contains(string(got[filepath.Join("0001", "README.md")]), "`"+f.config+"`") {
+		readme := string(got[filepath.Join("0001", "README.md")])
+		if !strings.Contains(readme, "`"+f.config+"`") {
 			t.Errorf("%s: the README does not name the configuration as given", f.config)
+		}
+		// The quickstart uses the default timing model: its README shows the 80 % intervals.
+		if pred.Intervals == nil || !strings.Contains(readme, "| TTFT mean (ms) | ") || !strings.Contains(readme, "80 % interval") {
+			t.Errorf("%s: the README lacks the prediction's intervals:\n%s", f.config, readme)
 		}
 	}
 }

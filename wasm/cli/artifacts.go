@@ -39,7 +39,7 @@ func artifactFiles(files []deploy.File) ([]outputFile, error) {
 // predictionArtifacts are the outputs of predict --artifacts: deploy/0001/ of the
 // configuration as predict read it and the prediction's summary.
 func predictionArtifacts(config string, yamlText []byte, sets []string, out *simcore.Output) ([]outputFile, error) {
-	files, err := simcore.PredictionArtifacts(config, yamlText, sets, out.Summary, nil)
+	files, err := simcore.PredictionArtifacts(config, yamlText, sets, out.Summary, out.Intervals)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func TestPredictArtifactsParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := simcore.PredictionArtifacts("prediction.yaml", []byte(e2), nil, out.Summary, nil)
+	want, err := simcore.PredictionArtifacts("prediction.yaml", []byte(e2), nil, out.Summary, out.Intervals)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func TestPredictionDeploymentIsTheCLIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := simcore.PredictionArtifacts("q.yaml", text, sets, out.Summary, nil)
+	want, err := simcore.PredictionArtifacts("q.yaml", text, sets, out.Summary, out.Intervals)
 	if err != nil {
 		t.Fatal(err)
 	}
