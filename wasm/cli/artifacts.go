@@ -56,23 +56,9 @@ func recommendationArtifacts(recommendationJSON []byte, top int) ([]outputFile, 
 	return artifactFiles(files)
 }
 
-// checkDeployDir refuses a deploy entry of the output directory that is a symbolic link or
-// not a directory, before a run and again when writing (outputDirs): deployments are written
-// only into directories of this tool's outputs, never through a link to somewhere else.
+// checkDeployDir is checkOutputSubdir for deploy/ (outputDirs checks it again when writing).
 func checkDeployDir(dir string) error {
-	p := filepath.Join(dir, deploy.Dir)
-	st, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return &usageError{topUsage, "aisimulate", "output directory " + p + ": " + errText(err)}
-	case st.Mode()&fs.ModeSymlink != 0:
-		return &usageError{topUsage, "aisimulate", "output directory " + p + " is a symbolic link; --artifacts writes only into a real directory: remove the link or choose another --output-dir"}
-	case !st.IsDir():
-		return &usageError{topUsage, "aisimulate", "output directory " + p + " is not a directory; move it or choose another --output-dir"}
-	}
-	return nil
+	return checkOutputSubdir(dir, deploy.Dir, "--artifacts writes")
 }
 
 // outputDirs creates the directories between dir and an output's name (deploy/NNNN/launch

@@ -12,14 +12,18 @@ import (
 	"strings"
 	"time"
 
+	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/deploy"
+	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
 
 const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
+                           [--remote-timeout SECONDS] [--strict-remote]
                            [--artifacts] [--artifacts-top N]
 `
 
@@ -53,6 +57,12 @@ options:
                         The result is the same either way.
   --remote-concurrency N
                         requests in flight per remote URL (default: 4)
+  --remote-timeout SECONDS
+                        the longest one request to a remote worker may take, answer
+                        included; a worker past it is dropped and its requests go to the
+                        others (default: 120)
+  --strict-remote       exit 1 when a remote worker answered an outcome that this build
+                        does not reproduce (the result, recomputed locally, is still written)
   --artifacts           also write deploy/NNNN/ for the first recommendations: a Dynamo
                         DynamoGraphDeployment manifest, the engine launch command of every
                         worker role and a README with the predicted figures (docs/artifacts.md)
@@ -70,6 +80,7 @@ Example:
 var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
+	"--remote-timeout": true, "--strict-remote": false,
 	"--artifacts": false, "--artifacts-top": true,
 }}
 
@@ -79,6 +90,10 @@ type recommendOptions struct {
 	// remote are the --remote URLs, in order; remoteConcurrency is --remote-concurrency.
 	remote            []string
 	remoteConcurrency int
+	// remoteTimeout is --remote-timeout in seconds (0: the host's default); strictRemote
+	// is --strict-remote.
+	remoteTimeout float64
+	strictRemote  bool
 	// artifacts is --artifacts; artifactsTop is --artifacts-top.
 	artifacts    bool
 	artifactsTop int
@@ -101,6 +116,13 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 			n, err := parseRemoteConcurrency(value)
 			o.remoteConcurrency = n
 			return err
+		case "--remote-timeout":
+			sec, err := parseRemoteTimeout(value)
+			o.remoteTimeout = sec
+			return err
+		case "--strict-remote":
+			o.strictRemote = true
+			return nil
 		case "--artifacts":
 			o.artifacts = true
 			return nil
@@ -165,6 +187,9 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return fail(stderr, err)
 	}
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	if o.artifacts {
 		if err := checkDeployDir(o.outputDir); err != nil {
 			return fail(stderr, err)
@@ -172,7 +197,8 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
-	evals, err := startEvaluators(rc.Parallelism(), o.remote, o.remoteConcurrency)
+	evals, err := startEvaluators(wire.Start{Parallelism: rc.Parallelism(), Remote: o.remote,
+		RemoteConcurrency: o.remoteConcurrency, RemoteTimeoutSeconds: o.remoteTimeout, ModuleVersion: simcore.Version})
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -186,7 +212,12 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		prog = &searchProgress{w: stderr, start: time.Now()}
 		report = prog.report
 	}
-	res, err := rc.Run(evaluate, report)
+	var res *recommend.Result
+	if evals != nil && len(o.remote) > 0 {
+		res, err = rc.RunChecked(simcore.Remote{Evaluate: evals.evaluateRemote, Distrust: evals.distrust}, evaluate, report)
+	} else {
+		res, err = rc.Run(evaluate, report)
+	}
 	prog.finish()
 	if evals != nil {
 		fallbacks, ferr := evals.finish()
@@ -201,7 +232,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		return failRecommend(stderr, o.config, err)
 	}
 	// recommendation.json and .csv first (with --overwrite this also removes the old
-	// numbered configurations), then recommendations/NNNN.yaml.
+	// numbered configurations), then recommendations/NNNN.yaml. The recommendations entry is
+	// checked again: it may have changed during the search.
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	files := []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}
 	if o.artifacts {
 		af, aerr := recommendationArtifacts(res.JSON, o.artifactsTop)
@@ -222,7 +257,16 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 			return failRecommend(stderr, o.config, err)
 		}
 	}
+	for _, d := range res.Distrusted {
+		fmt.Fprintf(stderr, "aisimulate recommend: warning: remote %s was not trusted: %s; every outcome it answered was recomputed locally\n",
+			termsafe.Escape(d.Remote), termsafe.Escape(d.Reason))
+	}
 	resultPath := path.Join(o.outputDir, "recommendation.json")
+	if o.strictRemote && len(res.Distrusted) > 0 {
+		fmt.Fprintf(stderr, "aisimulate recommend failed: --strict-remote: %d remote worker(s) answered outcomes this build does not reproduce; the result, recomputed locally, is saved to: %s\n",
+			len(res.Distrusted), resultPath)
+		return ExitFailure
+	}
 	if res.Feasible == 0 {
 		fmt.Fprintf(stderr, "no feasible candidate found; saved full result to: %s\n", resultPath)
 		return ExitFailure
@@ -255,7 +299,7 @@ func failRecommend(stderr io.Writer, config string, err error) int {
 	if errors.As(err, &se) {
 		return fail(stderr, configFailure(config, err))
 	}
-	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", err)
+	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", termsafe.EscapeLines(err.Error()))
 	return ExitFailure
 }
 
