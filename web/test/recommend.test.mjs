@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout } from "./lib.mjs";
+import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout, unzip, readDeploy } from "./lib.mjs";
 
 const EXAMPLES = path.join(ROOT, "examples");
 const SMALL = "recommend-small.yaml";
@@ -20,11 +20,15 @@ const SHOTS = path.join(ROOT, "web/test-results");
 
 let srv, browser, page, cli;
 
-/** Runs bin/aisimulate recommend in dir; returns {code, stdout, stderr, json, csv, configs}. */
-export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [] } = {}) {
+/**
+ * Runs bin/aisimulate recommend in dir (with --artifacts when asked); returns {code, stdout,
+ * stderr, json, csv, configs, deploy}, deploy the files of deploy/ by name.
+ */
+export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [], artifacts = false } = {}) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-"));
   const args = ["recommend", "--stack", "dynamo", "--config", config, "--output-dir", outDir, "--overwrite", "--format", "json"];
   for (const s of sets) args.push("--set", s);
+  if (artifacts) args.push("--artifacts");
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd, timeout: 180000, maxBuffer: 1 << 28,
       env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: String(FIXED_WALL),
@@ -33,7 +37,8 @@ export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [] } = {}) {
       let names = [];
       try { names = fs.readdirSync(path.join(outDir, "recommendations")).sort(); } catch { /* none */ }
       const configs = names.map((n) => ({ name: "recommendations/" + n, data: read("recommendations/" + n) }));
-      const res = { code: err ? (err.code ?? 1) : 0, stdout, stderr, json: read("recommendation.json"), csv: read("recommendation.csv"), configs };
+      const res = { code: err ? (err.code ?? 1) : 0, stdout, stderr, json: read("recommendation.json"), csv: read("recommendation.csv"), configs,
+        deploy: artifacts && fs.existsSync(path.join(outDir, "deploy")) ? readDeploy(outDir) : {} };
       fs.rmSync(outDir, { recursive: true, force: true });
       resolve(res);
     });
@@ -187,7 +192,7 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     // The CLI on the same text.
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-ui-"));
     fs.writeFileSync(path.join(tmp, "recommendation.yaml"), yaml);
-    const ref = await runRecommendCLI("recommendation.yaml", { cwd: tmp });
+    const ref = await runRecommendCLI("recommendation.yaml", { cwd: tmp, artifacts: true });
     assert.equal(ref.code, 0, "CLI recommend: " + ref.stderr);
     const refDoc = JSON.parse(ref.json);
 
@@ -249,6 +254,13 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
       assert.equal(d.slice(0, nl), "# " + ref.configs[i].name);
       assertSameText(d.slice(nl + 1), ref.configs[i].data, "bundled " + ref.configs[i].name);
     });
+    // The deployments of the first recommendations: recommend --artifacts' deploy/NNNN/.
+    const [dd] = await Promise.all([p.waitForEvent("download", { timeout: 30000 }), p.click("#dl-rec-deployments")]);
+    assert.equal(dd.suggestedFilename(), "deployments.zip");
+    const deployed = unzip(fs.readFileSync(await dd.path()));
+    assert.ok(Object.keys(ref.deploy).some((k) => k.startsWith("deploy/0001/")), "CLI deploy files: " + Object.keys(ref.deploy));
+    assert.deepEqual(Object.keys(deployed).sort(), Object.keys(ref.deploy).sort(), "deployment file names");
+    for (const [k, v] of Object.entries(ref.deploy)) assertSameText(deployed[k], v, "downloaded " + k);
 
     // The URL carries the sweep: a new page opened with it shows the same sweep and result.
     assert.ok(st.hash.startsWith("#rec="));
