@@ -130,6 +130,10 @@ func TestRecommendArtifacts(t *testing.T) {
 	if exists(filepath.Join(out, "deploy", "0003")) || !exists(filepath.Join(out, "deploy", "0002")) {
 		t.Errorf("--artifacts-top 2 wrote %v", got)
 	}
+	// The example's default timing gives its candidates intervals: the README shows them.
+	if readme := string(got[filepath.Join("0001", "README.md")]); !strings.Contains(readme, "| figure | predicted | 80 % interval |") {
+		t.Errorf("deploy/0001/README.md lacks the candidate's intervals:\n%s", readme)
+	}
 	for _, n := range []string{"0001", "0002"} {
 		dir := t.TempDir()
 		p := runIn(dir, fixedWall, "predict", "--stack", "dynamo", "--config", filepath.Join(out, "recommendations", n+".yaml"), "--output-dir", "o", "--artifacts")

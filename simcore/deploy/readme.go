@@ -144,7 +144,7 @@ func (d *deployment) writeFigures(b *strings.Builder) {
 	if d.in.Intervals == nil {
 		b.WriteString("\nNo error bars: the prediction carries no intervals (fixed or polynomial timing, or a build without them).\n")
 	} else {
-		b.WriteString("\nThe interval is where a measurement of this deployment lies 8 times in 10, by the timing model's measured error (the intervals of prediction.json).\n")
+		b.WriteString("\nThe interval is where a measurement of this deployment lies 8 times in 10, by the timing model's measured error (the intervals the simulation reported with its figures: prediction.json's, or the candidate's in recommendation.json).\n")
 	}
 }
 

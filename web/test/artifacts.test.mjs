@@ -61,8 +61,9 @@ for (const name of ["04-fixed-disaggregated.yaml", "06-default-timing.yaml", "07
 }
 
 // The Predict view's "Download deployment" saves deploy/0001/ of the run it shows: the CLI's
-// predict --artifacts on the page's configuration (the URL's, run at page load).
+// predict --artifacts on the page's configuration (the default one, run from the form).
 test("the Predict view's deployment download is the CLI's deploy/0001/", { timeout: 120000 }, async () => {
+  await page.click("#run");
   await page.waitForSelector("#dl-deployment", { timeout: 90000 });
   const yaml = await page.inputValue("#yaml");
   const [dl] = await Promise.all([page.waitForEvent("download", { timeout: 30000 }), page.click("#dl-deployment")]);

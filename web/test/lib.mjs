@@ -2,6 +2,7 @@
 // playwright-core, workerd, the native CLI and the GOOS=js core under node. Every server binds
 // 127.0.0.1 and is stopped by the test that started it; every wait is bounded.
 import { spawn, execFile } from "node:child_process";
+import assert from "node:assert/strict";
 import fs from "node:fs";
 import zlib from "node:zlib";
 import os from "node:os";
