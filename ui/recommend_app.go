@@ -431,15 +431,15 @@ func (a *App) renderRecResults() *vecty.HTML {
 	)
 }
 
-// renderRecTable is the ranked table: a pick box (the comparison), rank, the deployment
-// summary (wrapping between its parts, so it is shown whole), GPUs, the score and its
+// renderRecTable is the ranked table: rank with a box that picks the row for the
+// comparison, the deployment summary (wrapping between its parts, so it is shown whole), GPUs, the score and its
 // interval, the table metrics and the prices.
 func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 	v := res.view
 	th := func(text string) *vecty.HTML { return elem.TableHeader(vecty.Text(text)) }
 	head := vecty.List{
-		elem.TableHeader(vecty.Markup(vecty.Class("pick"), vecty.Attribute("title", "Pick two rows to compare them side by side")), vecty.Text("compare")),
-		th("rank"), th("deployment"), th("GPUs"), th(ScoreHeading(v)),
+		elem.TableHeader(vecty.Markup(vecty.Attribute("title", "Tick two rows to compare them side by side")), vecty.Text("rank")),
+		th("deployment"), th("GPUs"), th(ScoreHeading(v)),
 		elem.TableHeader(vecty.Markup(vecty.Attribute("title", "80 % interval of the score from the model's held-out error (docs/uncertainty.md); ≈ marks a rank within the model's error of rank 1")),
 			vecty.Text("80 % interval"))}
 	for _, m := range recview.RowMetrics {
@@ -460,11 +460,11 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 	for _, row := range v.Rows {
 		cfg, id := row.Config, row.CandidateID
 		cells := vecty.List{
-			elem.TableData(vecty.Markup(vecty.Class("pick")),
+			elem.TableData(vecty.Markup(vecty.Class("rank")),
 				elem.Input(vecty.Markup(prop.Type(prop.TypeCheckbox), vecty.Class("pick"), vecty.Property("checked", picked[id]),
 					vecty.Attribute("aria-label", "compare rank "+strconv.Itoa(row.Rank)),
-					event.Click(func(*vecty.Event) { a.togglePick(id) }).StopPropagation()))),
-			elem.TableData(vecty.Text(strconv.Itoa(row.Rank))),
+					event.Click(func(*vecty.Event) { a.togglePick(id) }).StopPropagation())),
+				vecty.Text(strconv.Itoa(row.Rank))),
 			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary)),
 			num(strconv.Itoa(row.UsedGPUs)),
 			num(OptionalNum(row.Score)),
@@ -520,7 +520,7 @@ func (a *App) renderCompare(v *recview.View) vecty.ComponentOrHTML {
 	}
 	switch len(picked) {
 	case 0:
-		return elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-compare-hint")), vecty.Text("Tick two rows (compare) to see them side by side."))
+		return elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-compare-hint")), vecty.Text("Tick the boxes of two rows to compare them side by side."))
 	case 1:
 		return elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-compare-hint")),
 			vecty.Text("Rank "+strconv.Itoa(picked[0].Rank)+" picked; tick one more row to compare."))
