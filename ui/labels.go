@@ -28,6 +28,10 @@ const (
 	labelDescentEm = 0.25
 )
 
+// labelGap is the distance between a point's edge and its label on the first ring: room for
+// the ring that marks a picked point (ParetoSVG).
+const labelGap = 4
+
 // labelRings is how many rings of positions around its point a label tries before it settles
 // for the position that overlaps least.
 const labelRings = 4
@@ -63,7 +67,7 @@ func placeLabels(labels []pointLabel, obstacles [][2]float64, r float64, bounds 
 		var best placedLabel
 		bestCost := math.Inf(1)
 		for ring := 0; ring < labelRings && bestCost > 0; ring++ {
-			d := l.r + 2 + float64(ring)*h
+			d := l.r + labelGap + float64(ring)*h
 			diag := d * math.Sqrt2 / 2
 			// Top-left corners of the eight positions, in order of preference.
 			corners := [][2]float64{

@@ -170,7 +170,7 @@ func ParetoSVG(v *recview.View, width float64, picked []string) string {
 			}
 			cx, cy := pos(p)
 			if isPicked[p.CandidateID] {
-				fmt.Fprintf(&b, `<circle class="pick-ring" cx="%.1f" cy="%.1f" r="%d"/>`, cx, cy, paretoPointR+4)
+				fmt.Fprintf(&b, `<circle class="pick-ring" cx="%.1f" cy="%.1f" r="%d"/>`, cx, cy, paretoPointR+3)
 			}
 			class, style := "pt infeasible", fmt.Sprintf(`fill="none" stroke="%s" stroke-width="1.6"`, Palette[1])
 			if feasible {
