@@ -4,7 +4,7 @@
 // the headline metrics [label, summary key, unit, embed]), then per call
 // {id, type: "progress", fraction} … then {id, type: "result", result} where result is
 // aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson,
-// saturationText, overviewJson, error}.
+// saturationText, overviewJson, headlineJson, error}.
 // Besides predictions it answers the recommendation calls of aisimulate.recommend (messages
 // {id, op, args} → {id, type: "reply", value}): as the search coordinator (op recommendStart,
 // recommendNext, recommendObserve, recommendResult, recommendClose: aisimulateCore's calls of
@@ -119,7 +119,7 @@
     self.postMessage({ id, type: "result", result: {
       ok: result.ok, predictionJson: result.predictionJson, requestsJsonl: result.requestsJsonl,
       summaryJson: result.summaryJson, stdoutJson: result.stdoutJson, saturationText: result.saturationText,
-      overviewJson: result.overviewJson,
+      overviewJson: result.overviewJson, headlineJson: result.headlineJson,
       error: result.error ? { kind: result.error.kind, path: result.error.path, msg: result.error.msg, message: result.error.message } : null,
     } });
   };

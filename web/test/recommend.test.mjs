@@ -405,7 +405,7 @@ test("the Recommend view: whole summaries at 1400 px, fitted axes, rank labels a
     await p.fill("#rec-yaml", priced);
     await p.click("#rec-run");
     await p.waitForSelector("#rec-table tbody tr", { timeout: 180000 });
-    assert.equal(await p.evaluate(() => document.querySelectorAll("#rec-table thead th").length), 13, "the priced table's columns");
+    assert.equal(await p.evaluate(() => document.querySelectorAll("#rec-table thead th").length), 12, "the priced table's columns");
 
     // 1400 px: the table does not scroll and every deployment summary is shown whole.
     const table = await p.evaluate(() => {
