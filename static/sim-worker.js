@@ -1,7 +1,6 @@
 // Web Worker that runs the simulator (core.wasm, GOOS=js) off the page's main thread.
 // Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, detail, fixedWallTimeMs, configName}}
-// Messages out: {type: "ready", cards} once core.wasm is loaded (cards = aisimulateCore.cards,
-// the headline metrics [label, summary key, unit, embed]), then per call
+// Messages out: {type: "ready"} once core.wasm is loaded, then per call
 // {id, type: "progress", fraction} … then {id, type: "result", result} where result is
 // aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson,
 // saturationText, overviewJson, headlineJson, error}.
@@ -53,7 +52,7 @@
     }
     return c;
   })();
-  ready.then((c) => self.postMessage({ type: "ready", cards: Array.from(c.cards, (x) => Array.from(x)) }),
+  ready.then(() => self.postMessage({ type: "ready" }),
     (e) => self.postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
   // Uploaded files of the latest recommendation run, for its evaluations.
