@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall/js"
 
 	"aisimulate/simcore/report"
@@ -641,22 +640,21 @@ func (a *App) card(c report.Card) vecty.ComponentOrHTML {
 			note = elem.Div(vecty.Markup(vecty.Class("card-note")), vecty.Text(text))
 		}
 	}
-	shown, unit := c.Scaled(v)
+	var iv *[2]float64
+	if b, ok := a.intervals[c.Key]; ok {
+		iv = &b
+	}
+	shown := c.Show(v, iv)
 	var band vecty.ComponentOrHTML
-	if iv, ok := a.intervals[c.Key]; ok {
-		// The band is in the value's unit (seconds when the value is shown in seconds).
-		f := 1.0
-		if v != 0 {
-			f = shown / v
-		}
+	if shown.Band != nil {
 		band = elem.Div(vecty.Markup(vecty.Class("card-band"),
 			vecty.Attribute("title", "80 % interval of the mean: where the measurement lies 8 times in 10, by the model's error on deployments it was not fitted on (docs/uncertainty.md)")),
-			vecty.Text(BandText([2]float64{iv[0] * f, iv[1] * f})))
+			vecty.Text(BandText(*shown.Band)))
 	}
 	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", c.Key)),
 		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(c.Label)),
-		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown)),
-			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
+		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown.Value)),
+			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(shown.Unit))),
 		band, delta, note,
 	)
 }
@@ -670,13 +668,9 @@ func (a *App) shareCards() vecty.List {
 			elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
 			elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(value))))
 	}
-	if a.overview != nil {
-		for _, b := range a.overview.Attainment {
-			text("sla-"+strings.ToLower(b.Metric), b.Label(), b.Share())
-		}
-	}
-	if good, ok := a.summary[report.KeyGoodputCompletedRequests]; ok {
-		text("goodput-share", "Met every SLA bound", report.Share(good, a.summary[report.KeyCompletedRequests]))
+	lookup := func(k string) (float64, bool) { v, ok := a.summary[k]; return v, ok }
+	for _, s := range a.overview.SLAShares(lookup) {
+		text(s.ID, s.Label, s.Share)
 	}
 	return cards
 }
@@ -695,12 +689,7 @@ func (a *App) renderDeployment() vecty.ComponentOrHTML {
 	if a.overview == nil {
 		return nil
 	}
-	d := a.overview.Deployment
-	parts := []string{d.ModelText(), d.HardwareLine()}
-	for _, w := range d.Workers {
-		parts = append(parts, w.Line(d.Hardware))
-	}
-	return elem.Div(vecty.Markup(vecty.Class("deployment"), prop.ID("deployment")), vecty.Text(strings.Join(parts, " · ")))
+	return elem.Div(vecty.Markup(vecty.Class("deployment"), prop.ID("deployment")), vecty.Text(a.overview.Deployment.Text()))
 }
 
 // renderSaturation is whether the run kept up with its load, in one sentence

@@ -152,7 +152,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "module_version": simcore.Version, "limits": map[string]int{
 			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles,
 			"max_event_loop_steps": MaxProgressReports * simcore.ProgressSteps, "max_memory_bytes": MaxMemoryBytes,
-			"search_steps_per_trial": SearchStepsPerTrial}})
+			"search_steps_per_trial": SearchStepsPerTrial, "screen_steps_per_point": ScreenStepsPerPoint}})
 	case "/v1/predict":
 		if r.Method != http.MethodPost {
 			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
