@@ -71,6 +71,9 @@ func writeOutputs(dir string, groups []outputFiles, overwrite bool) (err error) 
 			for _, a := range aside {
 				os.Remove(a[0])
 			}
+			if overwrite {
+				removeEmptyDeployDirs(dir)
+			}
 			return
 		}
 		for _, p := range placed {
@@ -88,6 +91,13 @@ func writeOutputs(dir string, groups []outputFiles, overwrite bool) (err error) 
 	}()
 	var names []string
 	for _, g := range groups {
+		for _, name := range g.names {
+			sub, derr := outputDirs(dir, name)
+			created = append(created, sub...)
+			if derr != nil {
+				return fmt.Errorf("could not write %s: %s", path.Join(dir, name), errText(derr))
+			}
+		}
 		tmps, werr := writeTemps(dir, g)
 		temps = append(temps, tmps...)
 		if werr != nil {
@@ -147,12 +157,13 @@ func freeAsideName(p string) (string, error) {
 	return "", errors.New("1000 files named ." + filepath.Base(p) + ".old-N are in the way; remove them")
 }
 
-// checkRecommendationsDir refuses a recommendations entry in dir that is not a real
-// directory, before a search and again before writing: the numbered configurations go into a
-// directory of this tool's outputs, never through a symbolic link into another directory,
-// where replacing 0001.yaml … would change files the user did not give as outputs.
-func checkRecommendationsDir(dir string) error {
-	p := filepath.Join(dir, recommendationsDir)
+// checkOutputSubdir refuses an entry sub of dir (recommendations, deploy) that is not a real
+// directory, before a run and again before writing: numbered configurations and deployments
+// go into directories of this tool's outputs, never through a symbolic link into another
+// directory, where replacing 0001.yaml or deploy/0001/README.md would change files the user
+// did not give as outputs. writes names what would be written there, for the message.
+func checkOutputSubdir(dir, sub, writes string) error {
+	p := filepath.Join(dir, sub)
 	st, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -161,7 +172,7 @@ func checkRecommendationsDir(dir string) error {
 		return &usageError{topUsage, "aisimulate", "output directory " + p + ": " + errText(err)}
 	case st.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(p)
-		return &usageError{topUsage, "aisimulate", "output directory " + p + " is a symbolic link (to " + target + "); recommendations are written only into a real directory: remove the link or choose another --output-dir"}
+		return &usageError{topUsage, "aisimulate", "output directory " + p + " is a symbolic link (to " + target + "); " + writes + " only into a real directory: remove the link or choose another --output-dir"}
 	case !st.IsDir():
 		return &usageError{topUsage, "aisimulate", "output directory " + p + " is not a directory; move it or choose another --output-dir"}
 	}
@@ -236,14 +247,20 @@ type tempWriteError struct {
 func (e *tempWriteError) Error() string { return e.err.Error() }
 func (e *tempWriteError) Unwrap() error { return e.err }
 
-// createTemp creates the first free temporary name ".<name>.tmp-N" in dir.
+// createTemp creates the first free temporary name ".<base>.tmp-N" for the output name
+// (which may have a directory, made by outputDirs) under dir.
 func createTemp(dir, name string) (*os.File, error) {
 	for i := 0; ; i++ {
-		tmp, err := os.OpenFile(filepath.Join(dir, "."+name+".tmp-"+strconv.Itoa(i)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
+		tmp, err := os.OpenFile(filepath.Join(dir, filepath.Dir(name), "."+path.Base(name)+".tmp-"+strconv.Itoa(i)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
 		if err == nil || !errors.Is(err, fs.ErrExist) || i >= 1000 {
 			return tmp, err
 		}
 	}
+}
+
+// checkRecommendationsDir is checkOutputSubdir for recommendations/.
+func checkRecommendationsDir(dir string) error {
+	return checkOutputSubdir(dir, recommendationsDir, "recommendations are written")
 }
 
 // staleOutputs lists the known outputs (files or symbolic links, not directories) that this
@@ -260,6 +277,7 @@ func staleOutputs(dir string, writing []string) []string {
 			stale = append(stale, p)
 		}
 	}
+	stale = append(stale, staleDeployFiles(dir, writing)...)
 	rec := filepath.Join(dir, recommendationsDir)
 	if st, err := os.Lstat(rec); err == nil && st.IsDir() {
 		entries, _ := os.ReadDir(rec)
