@@ -259,6 +259,19 @@ func appendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, "0.0"...) // also negative zero [decision]
 	}
+	// Positional range, the common case: the shortest digits of strconv's 'f' format are those
+	// of its 'e' format, laid out positionally, so they are written directly, with ".0" after
+	// a whole number (its 'f' text has no point). The shortest text of a float is at least
+	// 1e-4 exactly when the float is at least the float nearest 1e-4 (parsing is monotonic and
+	// that float's shortest text is "0.0001"), and below 1e16 exactly when the float is
+	// (1e16 is a float), so the decimal exponent is in [-4, 16) exactly in this range.
+	if a := math.Abs(f); a >= 1e-4 && a < 1e16 {
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+		if f == math.Trunc(f) {
+			dst = append(dst, '.', '0')
+		}
+		return dst
+	}
 	var scratch [32]byte
 	s := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
 	if s[0] == '-' {
