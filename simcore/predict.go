@@ -176,13 +176,16 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	if res.PlannerSection != nil {
 		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
-	doc.Intervals = intervals(cfg, doc.Summary)
+	doc.Intervals = intervals(cfg, doc.Summary, cal)
 	if cal != nil {
 		doc.Uncalibrated, doc.Calibration = cal.uncalibrated, cal.section
 	}
 	out := &Output{Summary: doc.Summary, Intervals: doc.Intervals, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
 		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
 	out.Overview.Intervals = doc.Intervals
+	if cal != nil {
+		out.Overview.Uncalibrated = cal.uncalibrated
+	}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
 		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}

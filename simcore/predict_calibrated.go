@@ -12,11 +12,17 @@ import (
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
+	"aisimulate/simcore/uncertainty"
 )
 
-// calibrated are the sections a calibrated prediction adds to prediction.json.
+// calibrated is what a calibration profile adds to prediction.json: the uncalibrated
+// summary and the calibration section, and the bands and group of the `intervals` object
+// (source "calibration"; ok false when no role uses a profile).
 type calibrated struct {
 	uncalibrated, section map[string]any
+	bands                 uncertainty.Bands
+	group                 string
+	ok                    bool
 }
 
 // predictCalibrated is Predict with calibration profiles (docs/calibration.md, "Using a
@@ -88,7 +94,9 @@ func predictCalibrated(in Input) (*Output, error) {
 	if in.StrictCalibration && len(warnings) > 0 {
 		return nil, &measure.Error{File: files[0].Name, Msg: "--strict-calibration: " + strings.Join(warnings, "; ")}
 	}
-	out, err := predictTuned(in, tune, nil, &calibrated{uncalibrated: base.Summary, section: calibration.Section(files, matches, warnings)})
+	cal := &calibrated{uncalibrated: base.Summary, section: calibration.Section(files, matches, warnings)}
+	cal.bands, cal.group, cal.ok = calibration.Intervals(files, matches)
+	out, err := predictTuned(in, tune, nil, cal)
 	if err != nil {
 		return nil, err
 	}

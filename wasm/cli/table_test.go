@@ -114,3 +114,39 @@ func TestSLAAttainmentMatchesTheRecords(t *testing.T) {
 	}
 	t.Logf("TTFT %d, ITL %d, both %d of 200", ttftOK, itlOK, both)
 }
+
+// A calibrated prediction's readable table shows the calibrated band: the Uncertainty line
+// names the profile's residuals and entry (golden at 80 columns).
+func TestReadableTableOfACalibratedPrediction(t *testing.T) {
+	text, err := os.ReadFile(quickstartPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := os.ReadFile("../../examples/calibration/profile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := 0.0
+	out, err := simcore.Predict(simcore.Input{ConfigName: quickstartPath, ConfigYAML: text, Sets: []string{"traffic.load.concurrency=32"},
+		FixedWallTimeMs: &zero, Calibrations: []simcore.NamedFile{{Name: "profile.json", Data: prof}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := table(out, []string{EnvTable + "=readable", EnvColumns + "=80"}, DefaultOutputDir)
+	golden := filepath.Join("testdata", "quickstart-calibrated.readable80.txt")
+	if *updateGolden {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("table differs from %s (go test -run ReadableTableOfACalibrated -update)\n%s", golden, got)
+	}
+	if !strings.Contains(got, "from the calibration profile's residuals (profile.json entries[0])") || !strings.Contains(got, "Default     uncalibrated, the default model without the profile,") {
+		t.Errorf("no calibrated band in\n%s", got)
+	}
+}
