@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 
+	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
@@ -39,6 +40,11 @@ type RecommendInput struct {
 	// Evaluate, when non-nil, evaluates Recommend's rounds (see Recommender.Run); nil
 	// evaluates them here one after the other.
 	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
+	// Calibrations are calibration profiles (recommend --calibration): every candidate whose
+	// model, GPU, backend and mode an entry has uses it (docs/recommend.md, "Calibration").
+	Calibrations []NamedFile
+	// StrictCalibration makes a candidate the profiles do not cover unsupported.
+	StrictCalibration bool
 }
 
 // Recommender is one recommendation in progress, driven in steps: Next hands out the
@@ -52,6 +58,8 @@ type Recommender struct {
 	rec    *spec.Recommendation
 	in     RecommendInput
 	budget int64
+	// profiles are the loaded calibration profiles (for the provenance).
+	profiles []calibration.ProfileFile
 	// t0 is the clock when the first round was handed out; started says it was.
 	t0      float64
 	started bool
@@ -64,6 +72,13 @@ type Recommender struct {
 // NewRecommender validates a recommendation configuration and builds its search (the
 // planner's predictor pre-sweep included). A *spec.Error is bad input (exit 2).
 func NewRecommender(in RecommendInput) (*Recommender, error) {
+	profiles, err := loadProfiles(in.Calibrations)
+	if err != nil {
+		return nil, err
+	}
+	if in.StrictCalibration && len(profiles) == 0 {
+		return nil, &spec.Error{Path: "--strict-calibration", Msg: "needs --calibration FILE"}
+	}
 	rec, err := spec.LoadRecommendation(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err
@@ -93,7 +108,7 @@ func NewRecommender(in RecommendInput) (*Recommender, error) {
 	if priced != nil {
 		search.UseScreen(priced)
 	}
-	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer)}, nil
+	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer), profiles: profiles}, nil
 }
 
 // sizeLadder checks the systems of a hardware domain and sizes the default ladder on the one
@@ -196,7 +211,9 @@ func (r *Recommender) Next() (reqs []EvaluationRequest, done bool, err error) {
 		}
 		for _, p := range round {
 			if p.Evaluate {
-				reqs = append(reqs, NewEvaluationRequest(r.in.ConfigName, p.Candidate.Tree, r.budget))
+				req := NewEvaluationRequest(r.in.ConfigName, p.Candidate.Tree, r.budget)
+				req.Calibrations, req.StrictCalibration = r.in.Calibrations, r.in.StrictCalibration
+				reqs = append(reqs, req)
 			}
 		}
 		if len(reqs) > 0 {
@@ -248,7 +265,11 @@ func (r *Recommender) Result() (*recommend.Result, error) {
 	if r.in.FixedWallTimeMs != nil {
 		wall = *r.in.FixedWallTimeMs
 	}
-	return r.search.Result(recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget})
+	prov := recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget}
+	if len(r.profiles) > 0 {
+		prov.Calibration = calibration.ProvenanceOf(r.profiles, r.in.StrictCalibration)
+	}
+	return r.search.Result(prov)
 }
 
 // Run drives the whole search: each round's requests go to evaluate (nil evaluates them

@@ -25,6 +25,7 @@ const (
 	keyP10          = "p10"
 	keyP90          = "p90"
 	keyN            = "n"
+	keyStrict       = "strict"
 )
 
 // ProfileFile is a profile as it was given: its name, SHA-256 and content.
@@ -38,10 +39,7 @@ type ProfileFile struct {
 // workload inside its validity domain (and where not), the parameters applied, and the
 // 80 % bands of ln(measured / predicted) under the inflation rule (Bands), and the warnings.
 func Section(files []ProfileFile, roles map[string]Match, warnings []string) map[string]any {
-	ps := make([]any, len(files))
-	for i, f := range files {
-		ps[i] = map[string]any{keyFile: f.Name, keySHA256: f.SHA256}
-	}
+	ps := profileRefs(files)
 	rs := map[string]any{}
 	for role, m := range roles {
 		p := FromProfile(files[m.Profile].Profile.Entries[m.Entry].Parameters)
@@ -107,4 +105,20 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// ProvenanceOf is recommendation.json's provenance.calibration: the profiles ({file,
+// sha256}, as in prediction.json's calibration section) and whether --strict-calibration
+// was given.
+func ProvenanceOf(files []ProfileFile, strict bool) map[string]any {
+	return map[string]any{keyProfiles: profileRefs(files), keyStrict: strict}
+}
+
+// profileRefs are the profiles by name and SHA-256.
+func profileRefs(files []ProfileFile) []any {
+	ps := make([]any, len(files))
+	for i, f := range files {
+		ps[i] = map[string]any{keyFile: f.Name, keySHA256: f.SHA256}
+	}
+	return ps
 }

@@ -38,6 +38,9 @@ type Provenance struct {
 	WallTimeMs float64
 	// WorkBudgetSteps is the per-candidate work budget in event-loop steps.
 	WorkBudgetSteps int64
+	// Calibration is the provenance's `calibration` object when calibration profiles were
+	// given (which profiles, by hash; whether strict), nil otherwise: then the key is absent.
+	Calibration map[string]any
 }
 
 // Row is one ranked recommendation.
@@ -244,6 +247,14 @@ func (s *Search) provenance(prov Provenance, names []string, st SearchStats) map
 	}
 	if !math.IsInf(st.SpacePoints, 1) {
 		out["space_points"] = int64(st.SpacePoints)
+	}
+	if prov.Calibration != nil {
+		cal := map[string]any{}
+		for k, v := range prov.Calibration {
+			cal[k] = v
+		}
+		cal["calibrated_candidates"] = s.calibratedCandidates()
+		out["calibration"] = cal
 	}
 	out["screen"] = nil
 	if sc := s.ScreenStats(); sc != nil {

@@ -165,10 +165,18 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 // calibrationFile is the profile's name in the output directory.
 const calibrationFile = "calibration.json"
 
-// readProfile reads a --calibration profile: a regular file of at most
-// spec.MaxProfileBytes.
-func readProfile(name string) ([]byte, error) {
-	return readRegular(name, "calibration profile", spec.MaxProfileBytes)
+// readProfiles reads the --calibration profiles of predict and recommend, named as given:
+// regular files of at most spec.MaxProfileBytes.
+func readProfiles(names []string) ([]simcore.NamedFile, error) {
+	var profiles []simcore.NamedFile
+	for _, name := range names {
+		data, err := readRegular(name, "calibration profile", spec.MaxProfileBytes)
+		if err != nil {
+			return nil, err
+		}
+		profiles = append(profiles, simcore.NamedFile{Name: name, Data: data})
+	}
+	return profiles, nil
 }
 
 // readMeasurement reads a measurement file: a regular file (not a device or a pipe, which

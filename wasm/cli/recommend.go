@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/spec"
 )
 
 const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
+                           [--calibration FILE ...] [--strict-calibration]
 `
 
 const recommendHelp = recommendUsage + `
@@ -51,6 +53,11 @@ options:
                         The result is the same either way.
   --remote-concurrency N
                         requests in flight per remote URL (default: 4)
+  --calibration FILE    a calibration profile (aisimulate calibrate's calibration.json);
+                        repeatable; every candidate whose model, GPU, backend and mode an
+                        entry has is predicted with it (docs/recommend.md, "Calibration")
+  --strict-calibration  candidates outside the profiles' scope or validity domain are
+                        unsupported instead of calibrated with wider intervals
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -64,6 +71,7 @@ Example:
 var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
+	"--calibration": true, "--strict-calibration": false,
 }}
 
 // recommendOptions are the parsed `recommend` flags.
@@ -72,6 +80,9 @@ type recommendOptions struct {
 	// remote are the --remote URLs, in order; remoteConcurrency is --remote-concurrency.
 	remote            []string
 	remoteConcurrency int
+	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
+	calibrations      []string
+	strictCalibration bool
 }
 
 func recommendErr(msg string) error {
@@ -91,6 +102,12 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 			n, err := parseRemoteConcurrency(value)
 			o.remoteConcurrency = n
 			return err
+		case "--calibration":
+			o.calibrations = append(o.calibrations, value)
+			return nil
+		case "--strict-calibration":
+			o.strictCalibration = true
+			return nil
 		}
 		_, err := o.set(name, value, recommendErr)
 		return err
@@ -106,6 +123,9 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 	}
 	if !o.haveConfig {
 		return nil, recommendErr("the following arguments are required: -c/--config")
+	}
+	if o.strictCalibration && len(o.calibrations) == 0 {
+		return nil, recommendErr("argument --strict-calibration: needs --calibration FILE")
 	}
 	return o, nil
 }
@@ -129,15 +149,21 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		return fail(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
 	}
+	profiles, err := readProfiles(o.calibrations)
+	if err != nil {
+		return fail(stderr, err)
+	}
 	start := time.Now()
 	in := simcore.RecommendInput{
-		ConfigName:      o.config,
-		ConfigYAML:      yamlText,
-		Sets:            o.sets,
-		Files:           osFS{},
-		ModuleVersion:   simcore.Version,
-		Clock:           func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
-		FixedWallTimeMs: fixedWall,
+		ConfigName:        o.config,
+		ConfigYAML:        yamlText,
+		Sets:              o.sets,
+		Files:             osFS{},
+		ModuleVersion:     simcore.Version,
+		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
+		FixedWallTimeMs:   fixedWall,
+		Calibrations:      profiles,
+		StrictCalibration: o.strictCalibration,
 	}
 	// Configuration errors (domains, the ladder's model and hardware) before anything else;
 	// the search built here is the one that runs.
@@ -222,7 +248,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 // failRecommend reports a configuration error (exit 2) or a failure (exit 1).
 func failRecommend(stderr io.Writer, config string, err error) int {
 	var se *spec.Error
-	if errors.As(err, &se) {
+	var me *measure.Error
+	switch {
+	case errors.As(err, &me):
+		return fail(stderr, &usageError{"", "aisimulate", shortReason(me.Error())})
+	case errors.As(err, &se):
 		return fail(stderr, configFailure(config, err))
 	}
 	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", err)
