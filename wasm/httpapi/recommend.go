@@ -51,12 +51,14 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 	}
 	files := uploadedFS(up.files)
 	in := simcore.RecommendInput{
-		ConfigName:      recommendName,
-		ConfigYAML:      up.main,
-		Sets:            q["set"],
-		Files:           files,
-		ModuleVersion:   simcore.Version,
-		FixedWallTimeMs: &wall,
+		ConfigName:        recommendName,
+		ConfigYAML:        up.main,
+		Sets:              q["set"],
+		Files:             files,
+		ModuleVersion:     simcore.Version,
+		FixedWallTimeMs:   &wall,
+		Calibrations:      up.calibrations,
+		StrictCalibration: strictCalibration(r),
 	}
 	rc, err := simcore.NewRecommender(in)
 	if err != nil {
