@@ -141,16 +141,14 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 		if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
 			return fail(stderr, &usageError{topUsage, "aisimulate", dir + " is not a directory (a link is not followed); move it"})
 		}
-		var files []outputFile
-		for _, f := range out.RowConfigs {
-			files = append(files, bytesFile(path.Base(f.Name), f.Data))
-		}
-		if err := writeOutputs(dir, files, false); err != nil {
-			fmt.Fprintf(stderr, "aisimulate calibrate failed: %s\n", err)
-			return ExitFailure
-		}
 	}
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile(calibrationFile, out.ProfileJSON)}, o.overwrite); err != nil {
+	// The profile and the rows' configurations in one transaction: a failure leaves none
+	// of them (and every old file as it was).
+	files := []outputFile{bytesFile(calibrationFile, out.ProfileJSON)}
+	for _, f := range out.RowConfigs {
+		files = append(files, bytesFile(f.Name, f.Data))
+	}
+	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		fmt.Fprintf(stderr, "aisimulate calibrate failed: %s\n", err)
 		return ExitFailure
 	}

@@ -32,6 +32,9 @@ type outputFile struct {
 	write func(io.Writer) error
 }
 
+// A name may hold one folder ("configs/row.yaml"): the file goes into that subdirectory of
+// the output directory, created by the same transaction (writeOutputs).
+
 // bytesFile is an output whose bytes are already built.
 func bytesFile(name string, b []byte) outputFile {
 	return outputFile{name, func(w io.Writer) error { _, err := w.Write(b); return err }}
@@ -47,7 +50,9 @@ const (
 // writeOutputs writes the run's files into dir as one transaction (docs/robustness.md,
 // "Output files"):
 //
-//  1. create dir (and missing parents), write every file to a temporary name in it;
+//  1. create dir (and missing parents) and the subdirectories the files' names hold (an
+//     existing one must be a real directory, not a link), write every file to a temporary
+//     name beside its place;
 //  2. check that nothing is in the way of a new file (a directory of that name);
 //  3. move the old files aside: the ones this run replaces and, with overwrite, the known
 //     outputs it does not write (never through a symbolic link: a link named
@@ -83,6 +88,21 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 			os.Remove(created[i]) // only empty directories go
 		}
 	}()
+	for _, sub := range subdirs(files) {
+		p := filepath.Join(dir, sub)
+		st, lerr := os.Lstat(p)
+		switch {
+		case errors.Is(lerr, fs.ErrNotExist):
+			if merr := os.Mkdir(p, outputDirMode); merr != nil {
+				return fmt.Errorf("could not create output directory %s: %s", p, errText(merr))
+			}
+			created = append(created, p)
+		case lerr != nil:
+			return fmt.Errorf("could not create output directory %s: %s", p, errText(lerr))
+		case !st.IsDir():
+			return fmt.Errorf("%s is not a directory (a link is not followed); move it", p)
+		}
+	}
 	for _, f := range files {
 		tmp, werr := writeTemp(dir, f)
 		if tmp != "" {
@@ -127,13 +147,26 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 	return nil
 }
 
-// writeTemp writes f to a new temporary file in dir and returns its name ("" if none was
-// created). The name starts with a dot and contains ".tmp-" (the host removes such files
-// of an interrupted run).
+// subdirs are the folders the files' names hold, in order of first appearance.
+func subdirs(files []outputFile) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		if d := path.Dir(f.name); d != "." && !seen[d] {
+			seen[d] = true
+			out = append(out, filepath.FromSlash(d))
+		}
+	}
+	return out
+}
+
+// writeTemp writes f to a new temporary file beside its place in dir and returns its name
+// ("" if none was created). The name starts with a dot and contains ".tmp-" (the host
+// removes such files of an interrupted run).
 func writeTemp(dir string, f outputFile) (string, error) {
 	var tmp *os.File
 	for i := 0; ; i++ {
-		name := filepath.Join(dir, "."+f.name+".tmp-"+strconv.Itoa(i))
+		name := filepath.Join(dir, filepath.FromSlash(path.Dir(f.name)), "."+path.Base(f.name)+".tmp-"+strconv.Itoa(i))
 		var err error
 		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
 		if err == nil {
