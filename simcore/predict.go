@@ -204,7 +204,9 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
-		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}
+		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
+			return outputs.AppendRecord(dst, res, order[i], plan.Disaggregated)
+		}}
 	}
 	if !in.StreamOutputs {
 		var b bytes.Buffer

@@ -12,14 +12,18 @@ import (
 	"strings"
 	"time"
 
+	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/measure"
+	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
 
 const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
+                           [--remote-timeout SECONDS] [--strict-remote]
                            [--calibration FILE ...] [--strict-calibration]
 `
 
@@ -53,6 +57,12 @@ options:
                         The result is the same either way.
   --remote-concurrency N
                         requests in flight per remote URL (default: 4)
+  --remote-timeout SECONDS
+                        the longest one request to a remote worker may take, answer
+                        included; a worker past it is dropped and its requests go to the
+                        others (default: 120)
+  --strict-remote       exit 1 when a remote worker answered an outcome that this build
+                        does not reproduce (the result, recomputed locally, is still written)
   --calibration FILE    a calibration profile (aisimulate calibrate's calibration.json);
                         repeatable; every candidate whose model, GPU, backend and mode an
                         entry has is predicted with it (docs/recommend.md, "Calibration")
@@ -71,6 +81,7 @@ Example:
 var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
+	"--remote-timeout": true, "--strict-remote": false,
 	"--calibration": true, "--strict-calibration": false,
 }}
 
@@ -80,6 +91,10 @@ type recommendOptions struct {
 	// remote are the --remote URLs, in order; remoteConcurrency is --remote-concurrency.
 	remote            []string
 	remoteConcurrency int
+	// remoteTimeout is --remote-timeout in seconds (0: the host's default); strictRemote
+	// is --strict-remote.
+	remoteTimeout float64
+	strictRemote  bool
 	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
 	calibrations      []string
 	strictCalibration bool
@@ -107,6 +122,13 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 			return nil
 		case "--strict-calibration":
 			o.strictCalibration = true
+			return nil
+		case "--remote-timeout":
+			sec, err := parseRemoteTimeout(value)
+			o.remoteTimeout = sec
+			return err
+		case "--strict-remote":
+			o.strictRemote = true
 			return nil
 		}
 		_, err := o.set(name, value, recommendErr)
@@ -174,9 +196,13 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return fail(stderr, err)
 	}
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
-	evals, err := startEvaluators(rc.Parallelism(), o.remote, o.remoteConcurrency)
+	evals, err := startEvaluators(wire.Start{Parallelism: rc.Parallelism(), Remote: o.remote,
+		RemoteConcurrency: o.remoteConcurrency, RemoteTimeoutSeconds: o.remoteTimeout, ModuleVersion: simcore.Version})
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -190,7 +216,12 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		prog = &searchProgress{w: stderr, start: time.Now()}
 		report = prog.report
 	}
-	res, err := rc.Run(evaluate, report)
+	var res *recommend.Result
+	if evals != nil && len(o.remote) > 0 {
+		res, err = rc.RunChecked(simcore.Remote{Evaluate: evals.evaluateRemote, Distrust: evals.distrust}, evaluate, report)
+	} else {
+		res, err = rc.Run(evaluate, report)
+	}
 	prog.finish()
 	if evals != nil {
 		fallbacks, ferr := evals.finish()
@@ -205,7 +236,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		return failRecommend(stderr, o.config, err)
 	}
 	// recommendation.json and .csv first (with --overwrite this also removes the old
-	// numbered configurations), then recommendations/NNNN.yaml.
+	// numbered configurations), then recommendations/NNNN.yaml. The recommendations entry is
+	// checked again: it may have changed during the search.
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
@@ -218,7 +253,16 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 			return failRecommend(stderr, o.config, err)
 		}
 	}
+	for _, d := range res.Distrusted {
+		fmt.Fprintf(stderr, "aisimulate recommend: warning: remote %s was not trusted: %s; every outcome it answered was recomputed locally\n",
+			termsafe.Escape(d.Remote), termsafe.Escape(d.Reason))
+	}
 	resultPath := path.Join(o.outputDir, "recommendation.json")
+	if o.strictRemote && len(res.Distrusted) > 0 {
+		fmt.Fprintf(stderr, "aisimulate recommend failed: --strict-remote: %d remote worker(s) answered outcomes this build does not reproduce; the result, recomputed locally, is saved to: %s\n",
+			len(res.Distrusted), resultPath)
+		return ExitFailure
+	}
 	if res.Feasible == 0 {
 		fmt.Fprintf(stderr, "no feasible candidate found; saved full result to: %s\n", resultPath)
 		return ExitFailure
@@ -255,7 +299,7 @@ func failRecommend(stderr io.Writer, config string, err error) int {
 	case errors.As(err, &se):
 		return fail(stderr, configFailure(config, err))
 	}
-	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", err)
+	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", termsafe.EscapeLines(err.Error()))
 	return ExitFailure
 }
 
