@@ -664,7 +664,8 @@ func (a *App) card(c report.Card) vecty.ComponentOrHTML {
 			vecty.Text(BandText([2]float64{iv[0] * f, iv[1] * f})))
 	}
 	if cal := a.cal.calibrated; cal != nil {
-		if u, ok := cal.Uncalibrated[c.Key]; ok {
+		// Only where the profile changed the value: an equal one (a request count) says nothing.
+		if u, ok := cal.Uncalibrated[c.Key]; ok && u != v {
 			uncal = elem.Div(vecty.Markup(vecty.Class("card-uncal"), vecty.Attribute("title", "the default model's prediction, without the calibration profile")),
 				vecty.Text(UncalibratedText(u, f)))
 		}

@@ -20,10 +20,11 @@ export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--
 // The three wall-clock keys of outputs.md §3.3.
 const WALL_KEYS = ["wall_time_ms", "processed_tokens_per_s", "processed_output_tokens_per_s"];
 
-/** Replaces the wall-clock values in a pretty prediction.json by 0.0 (outputs.md §3.3). */
+/** Replaces the wall-clock values in a pretty prediction.json by 0.0 (outputs.md §3.3), every
+ * occurrence: a calibrated prediction has them in its `uncalibrated` section too. */
 export function normalizeWall(text) {
   let out = text;
-  for (const k of WALL_KEYS) out = out.replace(new RegExp(`("${k}": )[^,\\n]+`), "$10.0");
+  for (const k of WALL_KEYS) out = out.replace(new RegExp(`("${k}": )[^,\\n]+`, "g"), "$10.0");
   return out;
 }
 
