@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"aisimulate/simcore"
 	"aisimulate/wasm/httpapi"
 )
 
@@ -49,6 +50,9 @@ func TestRecommendWithACalibrationProfile(t *testing.T) {
 			t.Errorf("--calibration %s: another result", c.arg)
 		}
 	}
+	// The in-process edge answers as this binary's build: --remote refuses another version.
+	defer func(v string) { simcore.Version = v }(simcore.Version)
+	simcore.Version = binaryVersion(t)
 	edge := httptest.NewServer(&httpapi.Server{})
 	defer edge.Close()
 	remote := run(dir, "remote", "--calibration", "cal.json", "--remote", edge.URL)
