@@ -105,17 +105,28 @@ func predictJS(_ js.Value, args []js.Value) any {
 	return out
 }
 
+// yamlAndOptions reads the (yamlText, options) arguments of a call: the YAML (nil when
+// not a string), options.configName ("" when unset) and the options object (undefined when
+// not an object).
+func yamlAndOptions(args []js.Value) (yaml []byte, configName string, o js.Value) {
+	if len(args) > 0 && args[0].Type() == js.TypeString {
+		yaml = []byte(args[0].String())
+	}
+	if len(args) > 1 && args[1].Type() == js.TypeObject {
+		o = args[1]
+		if v := o.Get("configName"); v.Type() == js.TypeString {
+			configName = v.String()
+		}
+	}
+	return yaml, configName, o
+}
+
 // calibrateJS is aisimulateCore.calibrate (see Register).
 func calibrateJS(_ js.Value, args []js.Value) any {
 	var req CalibrateRequest
-	if len(args) > 0 && args[0].Type() == js.TypeString {
-		req.YAML = []byte(args[0].String())
-	}
-	if len(args) > 1 && args[1].Type() == js.TypeObject {
-		o := args[1]
-		if v := o.Get("configName"); v.Type() == js.TypeString {
-			req.ConfigName = v.String()
-		}
+	var o js.Value
+	req.YAML, req.ConfigName, o = yamlAndOptions(args)
+	if o.Type() == js.TypeObject {
 		req.Measurements = namedFilesFromJS(o.Get("measurements"))
 		if v := o.Get("files"); v.Type() == js.TypeObject {
 			req.Files = filesFromJS(v)
