@@ -26,14 +26,13 @@ const recommendationsDir = "recommendations"
 var numberedRecommendation = regexp.MustCompile(`^[0-9]{4}\.yaml$`)
 
 // outputFile is one file of a run: its name in the output directory and what writes its
-// bytes (streamed into a temporary file, so a large output is never held whole).
+// bytes (streamed into a temporary file, so a large output is never held whole). A name may
+// hold one folder ("configs/row.yaml"): the file goes into that subdirectory of the output
+// directory, created by the same transaction (writeOutputs).
 type outputFile struct {
 	name  string
 	write func(io.Writer) error
 }
-
-// A name may hold one folder ("configs/row.yaml"): the file goes into that subdirectory of
-// the output directory, created by the same transaction (writeOutputs).
 
 // bytesFile is an output whose bytes are already built.
 func bytesFile(name string, b []byte) outputFile {
