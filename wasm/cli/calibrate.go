@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"aisimulate/simcore"
@@ -137,9 +136,8 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	if len(out.RowConfigs) > 0 {
-		dir := filepath.Join(o.outputDir, simcore.RowConfigDir)
-		if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
-			return fail(stderr, &usageError{topUsage, "aisimulate", dir + " is not a directory (a link is not followed); move it"})
+		if err := checkOutputSubdir(o.outputDir, simcore.RowConfigDir, "calibrate writes row configurations"); err != nil {
+			return fail(stderr, err)
 		}
 	}
 	// The profile and the rows' configurations in one transaction: a failure leaves none

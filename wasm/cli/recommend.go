@@ -15,6 +15,7 @@ import (
 	"aisimulate/host/wire"
 	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
+	"aisimulate/simcore/deploy"
 	"aisimulate/simcore/measure"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
@@ -25,9 +26,10 @@ const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynam
                            [--progress] [--remote URL] [--remote-concurrency N]
                            [--remote-timeout SECONDS] [--strict-remote]
                            [--calibration FILE ...] [--strict-calibration]
+                           [--artifacts] [--artifacts-top N]
 `
 
-const recommendHelp = recommendUsage + `
+var recommendHelp = recommendUsage + `
 Search serving configurations for the best ones under an objective, and write
 <output-dir>/recommendation.json, recommendation.csv and recommendations/NNNN.yaml (each a
 concrete configuration that 'aisimulate predict' reproduces exactly).
@@ -68,6 +70,10 @@ options:
                         entry has is predicted with it (docs/recommend.md, "Calibration")
   --strict-calibration  candidates outside the profiles' scope or validity domain are
                         unsupported instead of calibrated with wider intervals
+  --artifacts           also write deploy/NNNN/ for the first recommendations: a Dynamo
+                        DynamoGraphDeployment manifest, the engine launch command of every
+                        worker role and a README with the predicted figures (docs/artifacts.md)
+  --artifacts-top N     how many recommendations --artifacts writes (default: ` + strconv.Itoa(deploy.DefaultTop) + `)
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -83,6 +89,7 @@ var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
 	"--remote-timeout": true, "--strict-remote": false,
 	"--calibration": true, "--strict-calibration": false,
+	"--artifacts": false, "--artifacts-top": true,
 }}
 
 // recommendOptions are the parsed `recommend` flags.
@@ -98,6 +105,9 @@ type recommendOptions struct {
 	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
 	calibrations      []string
 	strictCalibration bool
+	// artifacts is --artifacts; artifactsTop is --artifacts-top.
+	artifacts    bool
+	artifactsTop int
 }
 
 func recommendErr(msg string) error {
@@ -107,7 +117,7 @@ func recommendErr(msg string) error {
 // parseRecommend parses `recommend` arguments with the argparse conventions of predict:
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
-	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency}
+	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency, artifactsTop: deploy.DefaultTop}
 	extra, err := recommendArgs.parse(args, func(name, value string) error {
 		switch name {
 		case "--remote":
@@ -130,6 +140,13 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 		case "--strict-remote":
 			o.strictRemote = true
 			return nil
+		case "--artifacts":
+			o.artifacts = true
+			return nil
+		case "--artifacts-top":
+			n, err := parseArtifactsTop(value)
+			o.artifactsTop = n
+			return err
 		}
 		_, err := o.set(name, value, recommendErr)
 		return err
@@ -199,6 +216,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkRecommendationsDir(o.outputDir); err != nil {
 		return fail(stderr, err)
 	}
+	if o.artifacts {
+		if err := checkDeployDir(o.outputDir); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
 	evals, err := startEvaluators(wire.Start{Parallelism: rc.Parallelism(), Remote: o.remote,
@@ -241,7 +263,15 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkRecommendationsDir(o.outputDir); err != nil {
 		return fail(stderr, err)
 	}
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
+	files := []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}
+	if o.artifacts {
+		af, aerr := recommendationArtifacts(res.JSON, o.artifactsTop)
+		if aerr != nil {
+			return failRecommend(stderr, o.config, aerr)
+		}
+		files = append(files, af...)
+	}
+	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
 	if len(res.Configs) > 0 {
