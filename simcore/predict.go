@@ -204,8 +204,9 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
+		var h engine.History
 		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
-			return outputs.AppendRecord(dst, res, order[i], plan.Disaggregated)
+			return outputs.AppendRecord(dst, res, order[i], plan.Disaggregated, &h)
 		}}
 	}
 	if !in.StreamOutputs {

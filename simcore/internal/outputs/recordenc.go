@@ -14,8 +14,9 @@ import (
 // run allocates nothing per record (a map per record, sorted and encoded, cost a
 // millisecond per request in WebAssembly, most of it the collector's). TestAppendRecordIsCanon
 // checks it against the record built as a map, on random outcomes covering every branch.
-func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool) ([]byte, error) {
-	h := historyOf(res, r)
+// h is scratch space for r's history, reused from record to record.
+func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, error) {
+	h = historyOf(res, r, h)
 	tok := r.Tokens
 	w := recordWriter{b: append(dst, '{')}
 	readm := 0
