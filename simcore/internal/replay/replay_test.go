@@ -196,7 +196,7 @@ func TestKVRouterQueue(t *testing.T) {
 		if o := res.Outcomes.At(i); o.Status != engine.Completed {
 			t.Fatalf("request %d not completed", i)
 		}
-		rt := res.Histories.Of(int32(i+1)).Routes[0]
+		rt := res.Histories.Of(int32(i + 1)).Routes[0]
 		if rt.Queued {
 			queued++
 			if rt.Worker < 0 || rt.ReleasedAt <= rt.EnteredAt {
