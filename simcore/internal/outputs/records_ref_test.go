@@ -215,6 +215,13 @@ func TestAppendRecordIsCanon(t *testing.T) {
 		if got := canon.AppendPrettyCompact(nil, buf, ""); !bytes.Equal(append(got, '\n'), pretty) {
 			t.Fatalf("record %d: pretty layout\n got %s\nwant %s", n, got, pretty)
 		}
+		// Both layouts in one pass: the same compact bytes, and the pretty layout of a
+		// per_request element. The buffers start with other bytes, which stay.
+		both, laid, err := AppendRecordBoth([]byte("x"), []byte("y"), res, r, disagg, &scratch)
+		wantLaid := append([]byte("y"), canon.AppendPrettyCompact(nil, want, recordIndent)...)
+		if err != nil || !bytes.Equal(both, append([]byte("x"), want...)) || !bytes.Equal(laid, wantLaid) {
+			t.Fatalf("record %d (disagg %v) in both layouts: %v\n got %s\n    %s\nwant %s\n    %s", n, disagg, err, both, laid, want, wantLaid)
+		}
 	}
 }
 
