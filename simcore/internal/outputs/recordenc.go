@@ -1,6 +1,7 @@
 package outputs
 
 import (
+	"math"
 	"strconv"
 
 	"aisimulate/simcore/canon"
@@ -228,6 +229,9 @@ type recordWriter struct {
 	laid   int
 	err    error
 	at     string // the key being written, for the error
+	// floats are the last floats written (end 0: none), nextFloat the one to replace.
+	floats    [4]recentFloat
+	nextFloat int
 }
 
 // flush copies the value bytes written since the last key or structure to the pretty layout.
@@ -280,12 +284,34 @@ func (w *recordWriter) listClose(n int) {
 
 func (w *recordWriter) null()       { w.b = append(w.b, "null"...) }
 func (w *recordWriter) int(x int64) { w.b = strconv.AppendInt(w.b, x, 10) }
+
+// float writes x, copying the bytes of an earlier float of the record with the same bits
+// (a record repeats a few times: arrival_time_ms is dispatched_at_ms, e2e_latency_ms is
+// last_token_ms and usually terminal_time_ms, 0.0 is common) instead of formatting it again.
 func (w *recordWriter) float(x float64) {
+	bits := math.Float64bits(x)
+	for i := range w.floats {
+		if f := &w.floats[i]; f.end > 0 && f.bits == bits {
+			w.b = append(w.b, w.b[f.start:f.end]...)
+			return
+		}
+	}
+	start := len(w.b)
 	b, err := canon.AppendFloat(w.b, x)
 	if err != nil && w.err == nil {
 		w.err = &canon.NonFiniteError{Path: w.at}
 	}
 	w.b = b
+	if err == nil {
+		w.floats[w.nextFloat] = recentFloat{bits: bits, start: start, end: len(b)}
+		w.nextFloat = (w.nextFloat + 1) % len(w.floats)
+	}
+}
+
+// recentFloat is where a float the record wrote lies in its compact bytes.
+type recentFloat struct {
+	bits       uint64
+	start, end int
 }
 
 // optInt writes x when ok, else null.
