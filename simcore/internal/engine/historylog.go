@@ -8,55 +8,39 @@ package engine
 // (docs/performance.md, "Per-request capture"). The zero value is an empty log.
 type HistoryLog struct {
 	heads      chunked[historyHead]
-	admissions chunked[admissionNode]
-	routes     chunked[routeNode]
-	pressure   chunked[pressureNode]
+	admissions chunked[listNode[Admission]]
+	routes     chunked[listNode[Route]]
+	pressure   chunked[listNode[int]]
 }
 
 // historyHead is the first and last table index (1-based, 0 = none) of a request's lists.
 type historyHead struct {
-	admFirst, admLast     int32
-	routeFirst, routeLast int32
-	pressFirst, pressLast int32
+	admissions, routes, pressure listEnds
 }
 
-type admissionNode struct {
-	a    Admission
+// listEnds is the first and last table index of a list (0 = empty).
+type listEnds struct{ first, last int32 }
+
+// listNode is an entry of a list and the table index of the next one (0 = the last).
+type listNode[T any] struct {
+	v    T
 	next int32
-}
-
-type routeNode struct {
-	r    Route
-	next int32
-}
-
-type pressureNode struct {
-	ordinal int
-	next    int32
 }
 
 // AddAdmission appends an admission to the history of the request with this ordinal.
 func (l *HistoryLog) AddAdmission(ordinal int32, a Admission) {
-	h := l.heads.grow(ordinal)
-	i := l.admissions.add(admissionNode{a: a})
-	if h.admLast != 0 {
-		l.admissions.at(h.admLast).next = i
-	} else {
-		h.admFirst = i
-	}
-	h.admLast = i
+	push(&l.admissions, &l.heads.grow(ordinal).admissions, a)
 }
 
 // AddRoute appends a route to the history of the request with this ordinal.
 func (l *HistoryLog) AddRoute(ordinal int32, r Route) {
-	h := l.heads.grow(ordinal)
-	i := l.routes.add(routeNode{r: r})
-	if h.routeLast != 0 {
-		l.routes.at(h.routeLast).next = i
-	} else {
-		h.routeFirst = i
-	}
-	h.routeLast = i
+	push(&l.routes, &l.heads.grow(ordinal).routes, r)
+}
+
+// AddPressure appends a pressure-record ordinal to the history of the request with this
+// ordinal.
+func (l *HistoryLog) AddPressure(ordinal int32, pressure int) {
+	push(&l.pressure, &l.heads.grow(ordinal).pressure, pressure)
 }
 
 // LastRoute is the latest route of the request with this ordinal (nil when it has none).
@@ -64,23 +48,10 @@ func (l *HistoryLog) LastRoute(ordinal int32) *Route {
 	if ordinal > l.heads.n {
 		return nil
 	}
-	if i := l.heads.at(ordinal).routeLast; i != 0 {
-		return &l.routes.at(i).r
+	if i := l.heads.at(ordinal).routes.last; i != 0 {
+		return &l.routes.at(i).v
 	}
 	return nil
-}
-
-// AddPressure appends a pressure-record ordinal to the history of the request with this
-// ordinal.
-func (l *HistoryLog) AddPressure(ordinal int32, pressure int) {
-	h := l.heads.grow(ordinal)
-	i := l.pressure.add(pressureNode{ordinal: pressure})
-	if h.pressLast != 0 {
-		l.pressure.at(h.pressLast).next = i
-	} else {
-		h.pressFirst = i
-	}
-	h.pressLast = i
 }
 
 // Load sets h to the history of the request with this ordinal, reusing h's slices (empty
@@ -91,21 +62,9 @@ func (l *HistoryLog) Load(ordinal int32, h *History) {
 		return
 	}
 	hd := l.heads.at(ordinal)
-	for i := hd.admFirst; i != 0; {
-		n := l.admissions.at(i)
-		h.Admissions = append(h.Admissions, n.a)
-		i = n.next
-	}
-	for i := hd.routeFirst; i != 0; {
-		n := l.routes.at(i)
-		h.Routes = append(h.Routes, n.r)
-		i = n.next
-	}
-	for i := hd.pressFirst; i != 0; {
-		n := l.pressure.at(i)
-		h.Pressure = append(h.Pressure, n.ordinal)
-		i = n.next
-	}
+	h.Admissions = collect(&l.admissions, hd.admissions, h.Admissions)
+	h.Routes = collect(&l.routes, hd.routes, h.Routes)
+	h.Pressure = collect(&l.pressure, hd.pressure, h.Pressure)
 }
 
 // Of is the history of the request with this ordinal, in new slices.
@@ -113,6 +72,27 @@ func (l *HistoryLog) Of(ordinal int32) History {
 	var h History
 	l.Load(ordinal, &h)
 	return h
+}
+
+// push appends v to the list e of table c.
+func push[T any](c *chunked[listNode[T]], e *listEnds, v T) {
+	i := c.add(listNode[T]{v: v})
+	if e.last != 0 {
+		c.at(e.last).next = i
+	} else {
+		e.first = i
+	}
+	e.last = i
+}
+
+// collect appends the entries of list e of table c to dst.
+func collect[T any](c *chunked[listNode[T]], e listEnds, dst []T) []T {
+	for i := e.first; i != 0; {
+		n := c.at(i)
+		dst = append(dst, n.v)
+		i = n.next
+	}
+	return dst
 }
 
 // chunked is a table of T indexed from 1, stored in fixed chunks so it grows without

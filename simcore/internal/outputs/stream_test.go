@@ -19,11 +19,7 @@ func TestStreamedOutputsEqualWhole(t *testing.T) {
 	for n := 0; n <= len(records); n++ {
 		whole := &Document{CapturePerRequest: true, PerRequest: records[:n], Summary: map[string]any{"num_requests": n}, Planner: map[string]any{"x": []any{1}}}
 		streamed := &Document{CapturePerRequest: true, Summary: whole.Summary, Planner: whole.Planner,
-			Stream: &RecordStream{Len: n, Append: func(compact, pretty []byte, i int) ([]byte, []byte, error) {
-				start := len(compact) // the buffers hold the records before i
-				compact, err := canon.AppendCompact(compact, records[i])
-				return compact, canon.AppendPrettyCompact(pretty, compact[start:], recordIndent), err
-			}}}
+			Stream: valueStream(records[:n])}
 		wantPred, err := whole.PredictionJSON()
 		if err != nil {
 			t.Fatal(err)
@@ -53,11 +49,7 @@ func TestStreamedOutputsInWrites(t *testing.T) {
 	}
 	whole := &Document{CapturePerRequest: true, PerRequest: records, Summary: map[string]any{"num_requests": n}}
 	streamed := &Document{CapturePerRequest: true, Summary: whole.Summary,
-		Stream: &RecordStream{Len: n, Append: func(compact, pretty []byte, i int) ([]byte, []byte, error) {
-			start := len(compact)
-			compact, err := canon.AppendCompact(compact, records[i])
-			return compact, canon.AppendPrettyCompact(pretty, compact[start:], recordIndent), err
-		}}}
+		Stream: valueStream(records)}
 	wantPred, err := whole.PredictionJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +95,13 @@ func (w *writeLog) Write(p []byte) (int, error) {
 		return 0, w.fail
 	}
 	return w.Buffer.Write(p)
+}
+
+// valueStream streams records encoded by canon.
+func valueStream(records []any) *RecordStream {
+	return &RecordStream{Len: len(records), Append: func(compact, pretty []byte, i int) ([]byte, []byte, error) {
+		start := len(compact) // the buffers hold the records before i
+		compact, err := canon.AppendCompact(compact, records[i])
+		return compact, canon.AppendPrettyCompact(pretty, compact[start:], recordIndent), err
+	}}
 }
