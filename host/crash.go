@@ -1,6 +1,7 @@
 package host
 
 import (
+	"aisimulate/internal/termsafe"
 	"bytes"
 	"fmt"
 	"io"
@@ -113,8 +114,9 @@ func markerState(line []byte) markerMatch {
 	return state
 }
 
-// crashMessage turns a Go runtime crash report into the one-line reason the user sees.
-func crashMessage(report []byte) string {
+// crashMessage turns a Go runtime crash report of the command args into the one-line reason
+// the user sees, its text escaped (termsafe).
+func crashMessage(report []byte, args []string) string {
 	var fatal, panicMsg, runtimeMsg string
 	for _, line := range strings.Split(string(report), "\n") {
 		switch {
@@ -128,15 +130,34 @@ func crashMessage(report []byte) string {
 	}
 	switch {
 	case fatal == "out of memory" || strings.HasPrefix(runtimeMsg, "out of memory"):
-		return "out of memory: the run needs more than the simulator's 4 GiB of WebAssembly " +
-			"memory; simulate fewer requests, replicas or KV blocks (or leave out --capture-per-request)"
+		if lim := addressSpaceLimit(); lim > 0 && lim < instanceReservation+hostHeadroom+mappedBytes() {
+			return fmt.Sprintf("out of memory: the run needs more than the simulator memory the address-space limit (ulimit -v) of %d MiB leaves; raise the limit, or ", lim>>20) + oomAdvice(args)
+		}
+		return "out of memory: the run needs more than the simulator's 4 GiB of WebAssembly memory; " + oomAdvice(args)
 	case panicMsg != "":
-		return "internal error: " + panicMsg
+		return "internal error: " + termsafe.Escape(panicMsg)
 	case fatal != "":
-		return "internal error: " + fatal
+		return "internal error: " + termsafe.Escape(fatal)
 	default:
-		return "internal error: " + runtimeMsg
+		return "internal error: " + termsafe.Escape(runtimeMsg)
 	}
+}
+
+// oomAdvice says which sizes of the command args bring a run under the module's memory.
+func oomAdvice(args []string) string {
+	if len(args) > 0 && args[0] == "recommend" {
+		return "search fewer GPUs (optimization.constraints.max_candidate_gpus), shorter preset lists or fewer simulated requests per candidate"
+	}
+	advice := "simulate fewer requests, replicas or KV blocks"
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix("--capture-per-request", a) && len(a) > len("--capt") {
+			return advice + ", or leave out --capture-per-request"
+		}
+	}
+	return advice
 }
 
 // failurePrefix is how the host names a failed command: `aisimulate predict failed` for the

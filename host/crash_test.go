@@ -71,7 +71,28 @@ func TestCrashFilterCatchesSplitMarker(t *testing.T) {
 		f.Write([]byte(p))
 	}
 	f.flush()
-	if out.String() != "ok\n" || !f.crashed || !strings.HasPrefix(crashMessage(f.report), "out of memory: ") {
+	if out.String() != "ok\n" || !f.crashed || !strings.HasPrefix(crashMessage(f.report, nil), "out of memory: ") {
 		t.Fatalf("out %q crashed %v report %q", out.String(), f.crashed, f.report)
+	}
+}
+
+// The out-of-memory advice fits the command: capture only when it was asked for, the search's
+// sizes for recommend.
+func TestOutOfMemoryAdvice(t *testing.T) {
+	report := []byte("fatal error: out of memory\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "-c", "x.yaml"}, "; simulate fewer requests, replicas or KV blocks"},
+		{[]string{"predict", "-c", "x.yaml", "--capture"}, "; simulate fewer requests, replicas or KV blocks, or leave out --capture-per-request"},
+		{[]string{"recommend", "-c", "x.yaml"}, "; search fewer GPUs (optimization.constraints.max_candidate_gpus), shorter preset lists or fewer simulated requests per candidate"},
+	} {
+		if got := crashMessage(report, c.args); !strings.HasSuffix(got, c.want) {
+			t.Errorf("%v: %q", c.args, got)
+		}
+	}
+	if got := crashMessage([]byte("panic: bad key \x1b]0;PWN\a\n"), nil); got != `internal error: bad key \x1b]0;PWN\a` {
+		t.Errorf("escaped panic: %q", got)
 	}
 }

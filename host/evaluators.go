@@ -83,10 +83,11 @@ func (h *evalHost) handle(c wire.Call) wire.Reply {
 		return h.start(*c.Start)
 	case wire.OpEvaluate:
 		var out []json.RawMessage
+		var sources []string
 		var err error
 		switch {
-		case h.remote != nil:
-			out, err = h.remote.evaluate(c.Requests, c.Files)
+		case h.remote != nil && !c.Local:
+			out, sources, err = h.remote.evaluate(c.Requests, c.Files)
 		case h.local != nil:
 			out, err = h.local.evaluateAll(c.Requests)
 		default:
@@ -95,7 +96,12 @@ func (h *evalHost) handle(c wire.Call) wire.Reply {
 		if err != nil {
 			return wire.Reply{Error: err.Error()}
 		}
-		return wire.Reply{Outcomes: out}
+		return wire.Reply{Outcomes: out, Sources: sources}
+	case wire.OpDistrust:
+		if h.remote != nil {
+			h.remote.distrust(c.Remote, c.Reason)
+		}
+		return wire.Reply{}
 	case wire.OpFinish:
 		fallbacks := 0
 		if h.remote != nil {
@@ -119,10 +125,14 @@ func (h *evalHost) start(s wire.Start) wire.Reply {
 	if cores == 0 {
 		cores = runtime.NumCPU()
 	}
-	n := max(1, min(s.Parallelism, cores))
-	if len(s.Remote) == 0 && (n == 1 || h.startInstance == nil) {
+	// Under an address-space limit only as many instances as have room for a whole memory
+	// (at least one with --remote, for the candidates over a worker's limits, which then gets
+	// what room there is).
+	n := min(max(1, min(s.Parallelism, cores)), instancesThatFit(s.Parallelism))
+	if len(s.Remote) == 0 && (n <= 1 || h.startInstance == nil) {
 		return wire.Reply{InProcess: true}
 	}
+	n = max(n, 1)
 	h.local = newLocalPool(n, h.startInstance)
 	if len(s.Remote) > 0 {
 		remote, err := newRemotePool(s, h.local, h.dir)

@@ -182,7 +182,7 @@ func TestRemoteRetriesThenDropsAURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.evaluate(requests(10), nil)
+	out, _, err := p.evaluate(requests(10), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestRemoteRetriesThenDropsAURL(t *testing.T) {
 	if bad1 < remoteAttempts || bad1 > 2*remoteAttempts || goodN.Load() != 10 {
 		t.Errorf("bad URL got %d requests, good %d", bad1, goodN.Load())
 	}
-	if _, err := p.evaluate(requests(3), nil); err != nil || badN.Load() != bad1 {
+	if _, _, err := p.evaluate(requests(3), nil); err != nil || badN.Load() != bad1 {
 		t.Errorf("the dropped URL was used again (%d requests): %v", badN.Load(), err)
 	}
 }
@@ -209,11 +209,11 @@ func TestRemoteEveryURLDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone.Close()
-	_, err = p.evaluate(requests(4), nil)
-	if err == nil || !strings.HasPrefix(err.Error(), "every remote worker failed after 3 attempts: "+bad.URL+": 503 Service Unavailable: down; "+gone.URL+": ") {
+	_, _, err = p.evaluate(requests(4), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "every remote worker failed: "+bad.URL+": 503 Service Unavailable: down; "+gone.URL+": ") {
 		t.Fatalf("error %v", err)
 	}
-	if _, err2 := p.evaluate(requests(1), nil); err2 == nil || err2.Error() != err.Error() {
+	if _, _, err2 := p.evaluate(requests(1), nil); err2 == nil || err2.Error() != err.Error() {
 		t.Errorf("next round: %v", err2)
 	}
 }
@@ -233,7 +233,7 @@ func TestRemoteOverLimitsRunsLocally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.evaluate(requests(4), nil)
+	out, _, err := p.evaluate(requests(4), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestRemoteBadRequestFails(t *testing.T) {
 		io.WriteString(w, `{"error":"malformed evaluation request: x","path":""}`)
 	})
 	p, _ := testRemote(t, w.URL)
-	_, err := p.evaluate(requests(1), nil)
+	_, _, err := p.evaluate(requests(1), nil)
 	if err == nil || err.Error() != "remote "+w.URL+" refused an evaluation: 400 Bad Request: malformed evaluation request: x" || n.Load() != 1 {
 		t.Errorf("%d requests, error %v", n.Load(), err)
 	}
@@ -287,7 +287,7 @@ func TestRemoteHealthCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.evaluate(requests(1), nil); err == nil || !strings.Contains(err.Error(), `now runs aisimulate "v3"; this binary is v1`) {
+	if _, _, err := p.evaluate(requests(1), nil); err == nil || !strings.Contains(err.Error(), `now runs aisimulate "v3"; this binary is v1`) {
 		t.Errorf("changed version: %v", err)
 	}
 }
@@ -318,14 +318,14 @@ func TestRemoteMultipartFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(p.dir, "traces", "t.jsonl"), []byte("{}\n"), 0o644)
-	out, err := p.evaluate(requests(1), []string{"traces/t.jsonl"})
+	out, _, err := p.evaluate(requests(1), []string{"traces/t.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"files":["traces/t.jsonl|t.jsonl|{}\n"],"request":["{\"i\":0}"]}`; string(out[0]) != want {
 		t.Errorf("got %s\nwant %s", out[0], want)
 	}
-	if _, err := p.evaluate(requests(1), []string{"missing.jsonl"}); err == nil || err.Error() != "cannot read missing.jsonl for the remote workers: no such file or directory" {
+	if _, _, err := p.evaluate(requests(1), []string{"missing.jsonl"}); err == nil || err.Error() != "cannot read missing.jsonl for the remote workers: no such file or directory" {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ const EnvEvaluators = "AISIMULATE_EVALUATORS"
 // Exit codes the host itself produces.
 const (
 	ExitFailure     = 1   // the module could not be run
-	ExitInterrupted = 130 // SIGINT or SIGTERM
+	ExitInterrupted = 130 // SIGINT, SIGTERM, SIGHUP or SIGQUIT
 )
 
 // Module returns the embedded wasip1 module, or nil when the binary was built without it.
@@ -98,7 +98,7 @@ func DefaultCacheDir() string {
 
 // Main is the native program: it runs the embedded module with the process arguments,
 // environment (plus PWD = the working directory) and standard streams, and returns the exit
-// code. On SIGINT/SIGTERM the process exits at once with 130: the module writes its outputs
+// code. On SIGINT, SIGTERM, SIGHUP or SIGQUIT the process exits at once with 130: the module writes its outputs
 // to temporary files renamed into place at the very end, so stopping it anywhere leaves no
 // partial prediction.json, and the module runs without wazero's cancellation checks.
 func Main(args []string) int {
@@ -107,8 +107,16 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "aisimulate: the simulator module was not built into this binary; build with `make build`")
 		return ExitFailure
 	}
+	// Under an address-space limit that leaves the runtime no room, stop before loading the
+	// module: past this point the Go runtime itself would die with a goroutine dump.
+	if room, limited := addressSpaceRoom(); limited && room < minReservation {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", failurePrefix(args), noRoomMessage())
+		return ExitFailure
+	}
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) and SIGQUIT would otherwise end the process without undoing
+	// its outputs (SIGQUIT with a goroutine dump): all four interrupt the run the same way.
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		<-signals
 		undoRunning()
@@ -289,6 +297,12 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 			base = base.WithEnv(k, v)
 		}
 	}
+	// Under an address-space limit the module's memory is what the limit leaves (withMemory):
+	// the module sizes its memory estimate to it, so a run too large is refused before it
+	// simulates, naming the field (docs/robustness.md, "Address-space limits").
+	if room, limited := addressSpaceRoom(); limited && room < instanceReservation {
+		base = base.WithEnv(wire.EnvMemoryBytes, strconv.FormatUint(room, 10))
+	}
 	// recommend's evaluators: instances of the same compiled module (host/evaluators.go).
 	evals := &evalHost{dir: envValue(cfg.Env, "PWD"), cores: cfg.Evaluators, startInstance: func(i int) (*instance, error) {
 		return startInstance(ctx, r, compiled, base, i)
@@ -308,6 +322,12 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 	if cfg.Stdout != nil {
 		mc = mc.WithStdout(cfg.Stdout)
 	}
+	// Under an address-space limit too small for any guest memory, say so in one line
+	// (wazero cannot instantiate a module whose memory holds nothing).
+	if room, limited := addressSpaceRoom(); limited && room < minReservation {
+		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), noRoomMessage())
+		return ExitFailure
+	}
 	// The guest memory is a reserved mapping (see withMemory): a run of 20k requests went
 	// from 2.0 s / 250 MB with wazero's copying default to 1.3 s / 110 MB.
 	mod, err := r.InstantiateModule(withMemory(ctx), compiled, mc)
@@ -320,7 +340,7 @@ func Run(ctx context.Context, module []byte, cfg Config) int {
 		return ExitInterrupted
 	}
 	if guestErr.crashed {
-		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), crashMessage(guestErr.report))
+		fmt.Fprintf(stderr, "%s: %s\n", failurePrefix(cfg.Args), crashMessage(guestErr.report, cfg.Args))
 		return ExitFailure
 	}
 	if err == nil {

@@ -14,17 +14,33 @@ import (
 // never copies, and the Go heap (and its GC) never sees the guest memory. With wazero's
 // default, each memory.grow copies the buffer, and a reused 4 GiB Go allocation is cleared
 // in full on every run.
+//
+// Under an address-space limit (ulimit -v, counted on reservations too) the full size may be
+// refused: the reservation is then halved until it fits, down to minReservation. The
+// module's memory is that much; growth past it fails inside the module, which reports an
+// out-of-memory in one line (crash.go), never a crash of the host. With no room even for
+// minReservation the memory cannot hold the module and instantiation fails; Run says so.
 func withMemory(ctx context.Context) context.Context {
 	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(
-		func(_, max uint64) experimental.LinearMemory {
-			buf, err := syscall.Mmap(-1, 0, int(max), syscall.PROT_READ|syscall.PROT_WRITE,
-				syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
-			if err != nil {
-				return &heapMemory{}
-			}
+		func(_, max uint64) experimental.LinearMemory { return reserve(max) }))
+}
+
+// reserve maps the largest of max, max/2, … (at least minReservation) that the address space
+// allows; a memory of no bytes when none does.
+func reserve(max uint64) *mmapMemory {
+	size := max
+	if room, limited := addressSpaceRoom(); limited && room < size {
+		size = room &^ (64<<10 - 1) // whole WebAssembly pages
+	}
+	for ; size >= minReservation; size /= 2 {
+		buf, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE,
+			syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+		if err == nil {
 			adviseHugePages(buf)
 			return &mmapMemory{buf: buf}
-		}))
+		}
+	}
+	return &mmapMemory{}
 }
 
 // mmapMemory is a linear memory backed by one reserved mapping.
@@ -45,20 +61,3 @@ func (m *mmapMemory) Free() {
 		m.buf = nil
 	}
 }
-
-// heapMemory is the fallback when the reservation fails: a Go slice grown by append.
-type heapMemory struct{ buf []byte }
-
-// Reallocate grows the slice to size bytes.
-func (m *heapMemory) Reallocate(size uint64) []byte {
-	if size > uint64(cap(m.buf)) {
-		nb := make([]byte, size, size+size/4)
-		copy(nb, m.buf)
-		m.buf = nb
-	}
-	m.buf = m.buf[:size]
-	return m.buf
-}
-
-// Free drops the slice.
-func (m *heapMemory) Free() { m.buf = nil }

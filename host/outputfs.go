@@ -54,7 +54,7 @@ func (o *outputFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMo
 		o.mu.Unlock()
 	}
 	if errno == 0 && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR) != 0 {
-		f = &outputFile{File: f, fs: o, hostPath: filepath.Join(o.root, filepath.FromSlash(p)), writeAt: writeAtHost}
+		f = &outputFile{File: f, fs: o, hostPath: filepath.Join(o.root, filepath.FromSlash(p)), writeAt: writeAtHost, noSpace: fileSystemFull}
 	}
 	return f, errno
 }

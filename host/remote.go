@@ -13,12 +13,14 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 )
 
 // The remote workers' HTTP contract (docs/recommend.md, "Parallel and remote evaluation").
@@ -37,12 +39,20 @@ const (
 	remoteBackoff  = 250 * time.Millisecond
 )
 
-// Time limits: connecting, the health check, and one evaluation (a candidate's work budget
-// is bounded by optimizer.candidate_timeout_seconds, 600 s by default, on the worker too).
+// Time limits: connecting, the health check, and one evaluation by default (--remote-timeout;
+// an edge worker refuses more than about 6.5 million event-loop steps per call with 413, a
+// few seconds of work, so two minutes means the worker or the path to it hangs).
 const (
-	dialTimeout     = 10 * time.Second
-	healthTimeout   = 20 * time.Second
-	evaluateTimeout = 15 * time.Minute
+	dialTimeout            = 10 * time.Second
+	healthTimeout          = 20 * time.Second
+	DefaultEvaluateTimeout = 120 * time.Second
+)
+
+// Size limits of a worker's answers: an outcome is one summary (about 4 KB), a health answer
+// a few fields. A longer answer is not read past the limit.
+const (
+	maxOutcomeBytes = 1 << 20
+	maxHealthBytes  = 1 << 20
 )
 
 // remotePool sends evaluation requests to edge workers: up to concurrency requests in
@@ -51,6 +61,7 @@ const (
 type remotePool struct {
 	urls        []*remoteURL
 	concurrency int
+	timeout     time.Duration // one evaluation request, body included
 	version     string
 	client      *http.Client
 	local       *localPool
@@ -62,10 +73,13 @@ type remotePool struct {
 	files   map[string][]byte // file contents read once per run
 }
 
-// remoteURL is one --remote URL; dead once it failed a request remoteAttempts times.
+// remoteURL is one --remote URL; dead once it failed a request remoteAttempts times, timed
+// out, answered past a limit or redirected elsewhere, or once the module distrusted its
+// outcomes.
 type remoteURL struct {
-	base string
-	dead atomic.Bool
+	base       string
+	dead       atomic.Bool
+	distrusted atomic.Bool
 
 	mu     sync.Mutex
 	reason string // why it was dropped
@@ -87,8 +101,13 @@ func newRemotePool(s wire.Start, local *localPool, dir string) (*remotePool, err
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = (&net.Dialer{Timeout: dialTimeout}).DialContext
 	transport.MaxIdleConnsPerHost = max(s.RemoteConcurrency, 2)
-	p := &remotePool{concurrency: max(s.RemoteConcurrency, 1), version: s.ModuleVersion, local: local, dir: dir,
-		backoff: remoteBackoff, client: &http.Client{Transport: transport}, files: map[string][]byte{}}
+	timeout := DefaultEvaluateTimeout
+	if s.RemoteTimeoutSeconds > 0 {
+		timeout = time.Duration(s.RemoteTimeoutSeconds * float64(time.Second))
+	}
+	client := &http.Client{Transport: transport, CheckRedirect: sameOriginRedirect}
+	p := &remotePool{concurrency: max(s.RemoteConcurrency, 1), timeout: timeout, version: s.ModuleVersion, local: local, dir: dir,
+		backoff: remoteBackoff, client: client, files: map[string][]byte{}}
 	for _, u := range s.Remote {
 		r := &remoteURL{base: strings.TrimRight(u, "/")}
 		if err := p.checkHealth(r); err != nil {
@@ -115,26 +134,28 @@ func (p *remotePool) checkHealth(u *remoteURL) error {
 	var health struct {
 		ModuleVersion *string `json:"module_version"`
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxHealthBytes))
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &health) != nil || health.ModuleVersion == nil {
 		return fmt.Errorf("argument --remote: %s answered %s without a module_version; is it an aisimulate edge worker (make worker)?",
 			u.base+healthPath, resp.Status)
 	}
 	if *health.ModuleVersion != p.version {
 		return fmt.Errorf("remote %s runs aisimulate %s; this binary is %s; deploy the same build (make worker)",
-			u.base, *health.ModuleVersion, p.version)
+			u.base, termsafe.Escape(*health.ModuleVersion), p.version)
 	}
 	return nil
 }
 
 // evaluate evaluates one round's requests on the live URLs and returns the outcomes in
-// request order: which URL answered which request does not change them.
-func (p *remotePool) evaluate(reqs []json.RawMessage, files []string) ([]json.RawMessage, error) {
+// request order, with the URL that answered each ("" for a local instance): which URL
+// answered which request does not change them. With every URL distrusted the local
+// instances evaluate the round.
+func (p *remotePool) evaluate(reqs []json.RawMessage, files []string) ([]json.RawMessage, []string, error) {
 	bodies := make([]requestBody, len(reqs))
 	for i, r := range reqs {
 		b, err := p.body(r, files)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		bodies[i] = b
 	}
@@ -155,10 +176,35 @@ func (p *remotePool) evaluate(reqs []json.RawMessage, files []string) ([]json.Ra
 		}
 	}
 	if live == 0 {
-		return nil, p.allDead()
+		if p.everyURLDistrusted() {
+			out, err := p.local.evaluateAll(reqs)
+			return out, make([]string, len(reqs)), err
+		}
+		return nil, nil, p.allDead()
 	}
 	wg.Wait()
-	return q.results, q.err
+	return q.results, q.sources, q.err
+}
+
+// distrust drops the URL the module found answering wrong outcomes.
+func (p *remotePool) distrust(base, reason string) {
+	for _, u := range p.urls {
+		if u.base == base {
+			u.distrusted.Store(true)
+			u.drop("distrusted: " + reason)
+		}
+	}
+}
+
+// everyURLDistrusted reports whether every URL was distrusted by the module (rather than
+// failing): the local instances then evaluate what is left.
+func (p *remotePool) everyURLDistrusted() bool {
+	for _, u := range p.urls {
+		if !u.distrusted.Load() {
+			return false
+		}
+	}
+	return true
 }
 
 // serve sends queued requests to u until the queue is empty, u is dropped or the round failed.
@@ -169,8 +215,9 @@ func (p *remotePool) serve(u *remoteURL, q *workQueue, reqs []json.RawMessage, b
 			return
 		}
 		out, over, err := p.send(u, bodies[i])
+		source := u.base
 		switch {
-		case isRetryable(err):
+		case isRetryable(err) || isDropping(err):
 			u.drop(err.Error())
 			if p.everyURLDead() {
 				q.fail(p.allDead())
@@ -187,8 +234,9 @@ func (p *remotePool) serve(u *remoteURL, q *workQueue, reqs []json.RawMessage, b
 				return
 			}
 			p.fallbacks.Add(1)
+			source = ""
 		}
-		q.done(i, out)
+		q.done(i, out, source)
 	}
 }
 
@@ -206,6 +254,40 @@ func retryable(format string, args ...any) error {
 func isRetryable(err error) bool {
 	var r *retryableError
 	return errors.As(err, &r)
+}
+
+// droppingError is a failure that drops the URL at once, without another attempt: a
+// request past its time limit (the worker or the path hangs), an answer past its size limit,
+// a redirect to another origin. The request goes to another URL.
+type droppingError struct{ msg string }
+
+func (e *droppingError) Error() string { return e.msg }
+
+// isDropping reports whether err is a droppingError.
+func isDropping(err error) bool {
+	var d *droppingError
+	return errors.As(err, &d)
+}
+
+// crossOriginError is a redirect to another origin, which is never followed: it would send
+// the candidates (and their trace files) to a host the user did not name.
+type crossOriginError struct{ from, to string }
+
+func (e *crossOriginError) Error() string {
+	return "redirected to another origin (" + termsafe.Escape(e.to) + "); only redirects within " + e.from + " are followed"
+}
+
+// sameOriginRedirect is the client's redirect policy: follow at most 10 redirects, each to
+// the origin (scheme, host and port) of the first request.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return &crossOriginError{from: first.Scheme + "://" + first.Host, to: req.URL.Scheme + "://" + req.URL.Host}
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
 }
 
 // send posts one request to u with retries; over reports a 413 (over the worker's limits).
@@ -230,9 +312,10 @@ func (p *remotePool) send(u *remoteURL, body requestBody) (out []byte, over bool
 	return nil, false, last
 }
 
-// post makes one attempt.
+// post makes one attempt, within p.timeout from sending the request to the answer's last
+// byte, reading at most maxOutcomeBytes of the answer.
 func (p *remotePool) post(u *remoteURL, body requestBody) (out []byte, over bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), evaluateTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.base+evaluatePath, bytes.NewReader(body.data))
 	if err != nil {
@@ -240,17 +323,28 @@ func (p *remotePool) post(u *remoteURL, body requestBody) (out []byte, over bool
 	}
 	req.Header.Set("Content-Type", body.contentType)
 	resp, err := p.client.Do(req)
-	if err != nil {
+	var redirect *crossOriginError
+	switch {
+	case errors.As(err, &redirect):
+		return nil, false, &droppingError{fmt.Sprintf("%s: %v", u.base, redirect)}
+	case err != nil && ctx.Err() != nil:
+		return nil, false, p.timedOut(u)
+	case err != nil:
 		return nil, false, retryable("%s: %v", u.base, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxOutcomeBytes+1))
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, false, p.timedOut(u)
+	case err != nil:
 		return nil, false, retryable("%s: reading the response: %v", u.base, err)
+	case len(data) > maxOutcomeBytes:
+		return nil, false, &droppingError{fmt.Sprintf("%s: the answer is longer than %d bytes (1 MiB), the most an outcome can be", u.base, maxOutcomeBytes)}
 	}
 	// A proxy's error page may lack the header; an answer of the worker never does.
 	if v := resp.Header.Get(VersionHeader); v != p.version && (v != "" || resp.StatusCode == http.StatusOK) {
-		return nil, false, fmt.Errorf("remote %s now runs aisimulate %q; this binary is %s; deploy the same build (make worker)", u.base, v, p.version)
+		return nil, false, fmt.Errorf("remote %s now runs aisimulate %s; this binary is %s; deploy the same build (make worker)", u.base, strconv.Quote(v), p.version)
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
@@ -264,6 +358,11 @@ func (p *remotePool) post(u *remoteURL, body requestBody) (out []byte, over bool
 		return nil, false, retryable("%s: %s: %s", u.base, resp.Status, errorText(data))
 	}
 	return nil, false, fmt.Errorf("remote %s refused an evaluation: %s: %s", u.base, resp.Status, errorText(data))
+}
+
+// timedOut is the error of a request to u past p.timeout.
+func (p *remotePool) timedOut(u *remoteURL) error {
+	return &droppingError{fmt.Sprintf("%s: no complete answer within %s (--remote-timeout)", u.base, p.timeout)}
 }
 
 // requestBody is a prepared POST body.
@@ -335,22 +434,23 @@ func (p *remotePool) allDead() error {
 		parts = append(parts, u.reason)
 		u.mu.Unlock()
 	}
-	return fmt.Errorf("every remote worker failed after %d attempts: %s", remoteAttempts, strings.Join(parts, "; "))
+	return fmt.Errorf("every remote worker failed: %s", strings.Join(parts, "; "))
 }
 
-// errorText is the "error" of a worker's JSON error body, else the body's start.
+// errorText is the "error" of a worker's JSON error body, else the body's start, with its
+// control characters escaped (termsafe.Escape): a worker's text never reaches a terminal raw.
 func errorText(body []byte) string {
 	var e struct {
 		Error string `json:"error"`
 	}
-	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return e.Error
-	}
 	s := strings.TrimSpace(string(body))
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		s = e.Error
 	}
-	return s
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "") + "…"
+	}
+	return termsafe.Escape(s)
 }
 
 // unwrapURLError drops net/http's `Get "URL":` prefix (the message names the URL already).

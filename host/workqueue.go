@@ -13,11 +13,12 @@ type workQueue struct {
 	pending  []int
 	inFlight int
 	results  []json.RawMessage
+	sources  []string // the URL that answered each result ("" a local instance)
 	err      error
 }
 
 func newWorkQueue(n int) *workQueue {
-	q := &workQueue{results: make([]json.RawMessage, n)}
+	q := &workQueue{results: make([]json.RawMessage, n), sources: make([]string, n)}
 	q.cond = sync.NewCond(&q.mu)
 	for i := range n {
 		q.pending = append(q.pending, i)
@@ -42,10 +43,11 @@ func (q *workQueue) next(u *remoteURL) (int, bool) {
 	return i, true
 }
 
-// done records request i's outcome.
-func (q *workQueue) done(i int, out []byte) {
+// done records request i's outcome and who answered it.
+func (q *workQueue) done(i int, out []byte, source string) {
 	q.mu.Lock()
 	q.results[i] = out
+	q.sources[i] = source
 	q.inFlight--
 	q.mu.Unlock()
 	q.cond.Broadcast()

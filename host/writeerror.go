@@ -28,6 +28,28 @@ type outputFile struct {
 	// writeAt retries a failed write on the host (an *os.File of hostPath; a test injects
 	// a failing one).
 	writeAt func(hostPath string, b []byte, off int64) (int, error)
+	// noSpace reports whether the file system holding hostPath has no space left
+	// (fileSystemFull; a test injects one).
+	noSpace func(hostPath string) bool
+}
+
+// Close implements experimentalsys.File: a close that fails with EIO (a network file system
+// may report a full disk only there, when it flushes) is explained like a failed write.
+func (f *outputFile) Close() experimentalsys.Errno { return f.explain(f.File.Close()) }
+
+// Sync implements experimentalsys.File (fsync), explained as Close.
+func (f *outputFile) Sync() experimentalsys.Errno { return f.explain(f.File.Sync()) }
+
+// Datasync implements experimentalsys.File (fdatasync), explained as Close.
+func (f *outputFile) Datasync() experimentalsys.Errno { return f.explain(f.File.Datasync()) }
+
+// explain remembers ENOSPC as the reason of an EIO from close or fsync when the file's file
+// system has no space left: the write that failed is gone, so the file system is asked.
+func (f *outputFile) explain(errno experimentalsys.Errno) experimentalsys.Errno {
+	if errno == experimentalsys.EIO && f.noSpace != nil && f.noSpace(f.hostPath) {
+		f.fs.rememberWriteError(syscall.ENOSPC)
+	}
+	return errno
 }
 
 // writeAtHost writes b at off of the host file hostPath through a descriptor of its own.

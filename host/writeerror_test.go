@@ -97,3 +97,43 @@ func TestWriteRetrySucceedsOnHost(t *testing.T) {
 		t.Fatalf("a successful retry remembered %v", o.writeError())
 	}
 }
+
+// eioCloseFile is a file whose close and fsync fail with EIO, as a network file system may
+// report a full disk when it flushes.
+type eioCloseFile struct{ experimentalsys.File }
+
+func (f eioCloseFile) Close() experimentalsys.Errno { f.File.Close(); return experimentalsys.EIO }
+func (eioCloseFile) Sync() experimentalsys.Errno    { return experimentalsys.EIO }
+
+// An EIO from close or fsync on a full file system reads "no space left on device"; on a
+// file system with space it stays "I/O error".
+func TestFullDiskAtCloseOrSync(t *testing.T) {
+	for _, full := range []bool{true, false} {
+		for name, op := range map[string]func(experimentalsys.File) experimentalsys.Errno{
+			"close": func(f experimentalsys.File) experimentalsys.Errno { return f.Close() },
+			"fsync": func(f experimentalsys.File) experimentalsys.Errno { return f.Sync() },
+		} {
+			o := newOutputFS(t.TempDir())
+			f, errno := o.OpenFile("out.tmp", experimentalsys.O_CREAT|experimentalsys.O_WRONLY, 0)
+			if errno != 0 {
+				t.Fatal(errno)
+			}
+			of := f.(*outputFile)
+			of.File = eioCloseFile{of.File}
+			of.noSpace = func(string) bool { return full }
+			if errno := op(f); errno != experimentalsys.EIO {
+				t.Fatalf("%s: errno %v", name, errno)
+			}
+			want := syscall.Errno(0)
+			if full {
+				want = syscall.ENOSPC
+			}
+			if got := o.writeError(); got != want {
+				t.Errorf("%s, full %v: remembered %v, want %v", name, full, got, want)
+			}
+			if name == "fsync" {
+				f.Close()
+			}
+		}
+	}
+}

@@ -31,6 +31,10 @@ const (
 	// browser and the edge): its pretty prediction.json record (about 2 KB) and its
 	// requests.jsonl line (about 1.4 KB), held as bytes and copied once more into a string.
 	heldCaptureBytes = 8 << 10
+	// rankBytes is one rank's own state besides its block state: scheduler, queues, pool and
+	// router headers, its worker's share (measured: 400,000 replicas of the worked example E2
+	// take about 1.4 KB each of resident memory, 640 bytes of it block state), with margin.
+	rankBytes = 4 << 10
 )
 
 // memoryTerm is one part of the estimate and the configuration field that sets its size.
@@ -54,30 +58,50 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 		budget = DefaultMemoryBudget
 	}
 	var terms []memoryTerm
+	sizes := plan.Workload.Sizes
 	pool := func(role string, p *replay.PoolPlan) {
 		if p == nil {
 			return
 		}
 		ranks := float64(p.Replicas) * float64(max(p.DP, 1))
-		// A pool allocates state only for the blocks it identifies (engine.MaxStateBlocks:
-		// none without prefix caching, up to its capacity with it).
-		blocks := engine.MaxStateBlocks(p.Rank)
+		base := "engine.workers." + role
+		terms = append(terms, memoryTerm{bytes: ranks * rankBytes, path: base + ".parallelism.replicas",
+			what: fmt.Sprintf("%d replicas × %d ranks × %d bytes of scheduler state", p.Replicas, max(p.DP, 1), rankBytes),
+			fit: func(room float64) string {
+				return fmt.Sprintf("at most %.0f replicas fit", math.Floor(room/(float64(max(p.DP, 1))*rankBytes)))
+			}})
+		blocks := stateBlocks(plan, p, role, requests)
 		if blocks == 0 {
 			return
 		}
 		perRank := float64(blocks) * float64(engine.KVBlockBytes)
-		base := "engine.workers." + role
 		t := memoryTerm{bytes: ranks * perRank}
+		if blocks < p.Rank.NumBlocks {
+			// Bounded by the workload: fewer requests (or shorter shared prefixes) fit.
+			t.path = requestsPath
+			t.what = fmt.Sprintf("%d replicas × %d ranks × up to %d KV blocks × %d bytes of block state for prefix caching: twice the shareable blocks of all requests, as no request can be preempted", p.Replicas, max(p.DP, 1), blocks, engine.KVBlockBytes)
+			t.fit = func(room float64) string {
+				return fmt.Sprintf("at most %.0f requests fit", math.Floor(requests*room/t.bytes))
+			}
+			terms = append(terms, t)
+			return
+		}
+		// Bounded by the capacity: fewer replicas or blocks fit; so does a running limit
+		// under which no request can be preempted, which bounds the state by the workload.
+		alt := "; or set prefix_caching: false (no block state)"
+		if fit := engine.HoldersThatFit(p.Rank, sizes.MaxSequenceTokens); role == spec.RoleAggregated && fit >= 1 && fit < p.Rank.MaxSequences {
+			alt = fmt.Sprintf("; or lower %s.scheduler.max_sequences to at most %d, so that no request can be preempted and the state is bounded by the workload's shareable blocks, or set prefix_caching: false (no block state)", base, fit)
+		}
 		detail := fmt.Sprintf("%d replicas × %d ranks × %d KV blocks × %d bytes of block state for prefix caching, none without it", p.Replicas, max(p.DP, 1), blocks, engine.KVBlockBytes)
 		if p.Replicas > 1 && perRank*float64(max(p.DP, 1)) <= float64(budget)/2 {
 			t.path, t.what = base+".parallelism.replicas", detail
 			t.fit = func(room float64) string {
-				return fmt.Sprintf("at most %.0f replicas fit", math.Floor(room/(perRank*float64(max(p.DP, 1)))))
+				return fmt.Sprintf("at most %.0f replicas fit%s", math.Floor(room/(perRank*float64(max(p.DP, 1)))), alt)
 			}
 		} else {
 			t.path, t.what = base+".kv_cache.capacity", detail
 			t.fit = func(room float64) string {
-				return fmt.Sprintf("at most %.0f KV blocks per rank fit", math.Floor(room/(ranks*float64(engine.KVBlockBytes))))
+				return fmt.Sprintf("at most %.0f KV blocks per rank fit%s", math.Floor(room/(ranks*float64(engine.KVBlockBytes))), alt)
 			}
 		}
 		terms = append(terms, t)
@@ -97,10 +121,21 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 		}})
 	if w := plan.Workload; !w.OpenLoop && w.Graph == nil && w.Concurrency > 0 {
 		inFlight := math.Min(float64(w.Concurrency), requests)
-		terms = append(terms, memoryTerm{bytes: inFlight * float64(inFlightBytes), path: "traffic.load.concurrency",
-			what: fmt.Sprintf("%.0f requests in flight × %d bytes of scheduling state", inFlight, int64(inFlightBytes)),
+		// Besides its state, an in-flight request holds a hash id and a block id per block
+		// of its sequence (engine.Request.Reserve: 4 + 4 bytes), cut at the context.
+		entry := plan.Agg
+		if entry == nil {
+			entry = plan.Prefill
+		}
+		tokens := sizes.MaxSequenceTokens
+		if entry.Rank.MaxModelLen > 0 {
+			tokens = min(tokens, entry.Rank.MaxModelLen)
+		}
+		each := float64(inFlightBytes) + 8*float64(tokens/max(entry.Rank.BlockSize, 1)+2)
+		terms = append(terms, memoryTerm{bytes: inFlight * each, path: "traffic.load.concurrency",
+			what: fmt.Sprintf("%.0f requests in flight × %.0f bytes of scheduling state and block tables", inFlight, each),
 			fit: func(room float64) string {
-				return fmt.Sprintf("a concurrency of at most %.0f fits", math.Floor(room/float64(inFlightBytes)))
+				return fmt.Sprintf("a concurrency of at most %.0f fits", math.Floor(room/each))
 			}})
 	}
 	total, largest := 0.0, 0
@@ -122,6 +157,26 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 	return &spec.Error{Path: t.path, Msg: fmt.Sprintf(
 		"the run would need about %s of simulator memory (%s), more than the %s a run may use (docs/robustness.md); %s",
 		byteSize(total), t.what, byteSize(float64(budget)), hint)}
+}
+
+// stateBlocks bounds the blocks whose state one rank of pool p (of role) allocates in the run
+// of plan, whose workload releases requests: engine.MaxStateBlocks, none without prefix
+// caching; with it, the shareable blocks of the workload when no request can be preempted,
+// else the capacity. An aggregated rank holds blocks for its running requests only (at most
+// max_sequences); a disaggregated rank also for hand-offs being sent or received, so every
+// request in flight counts there: the closed loop's clients, else every request.
+func stateBlocks(plan *replay.Plan, p *replay.PoolPlan, role string, requests float64) int {
+	holders := requests
+	if w := plan.Workload; !w.OpenLoop && w.Graph == nil && w.Concurrency > 0 {
+		holders = math.Min(float64(w.Concurrency), requests)
+	}
+	if role == spec.RoleAggregated {
+		holders = math.Min(holders, float64(p.Rank.MaxSequences))
+	}
+	sizes := plan.Workload.Sizes
+	bs := float64(max(p.Rank.BlockSize, 1))
+	shareable := sizes.ShareableTokens/bs + sizes.ShareableRequests
+	return engine.MaxStateBlocks(p.Rank, int(math.Min(holders, math.MaxInt32)), sizes.MaxSequenceTokens, shareable)
 }
 
 // byteSize writes n bytes in binary units with one decimal.

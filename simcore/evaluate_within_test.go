@@ -63,13 +63,13 @@ func TestEvaluateWithinChargesReportsPlusOne(t *testing.T) {
 // default budget admits it, and the unsupported outcome when it does not.
 func TestEvaluateWithinMemory(t *testing.T) {
 	lim := EvaluatorLimits{MemoryBudget: 1 << 20}
-	req := EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(withinConfig, "blocks: 4096", "blocks: 100000", 1), BudgetSteps: 1 << 40}
+	req := EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(withinConfig, "requests: 2", "requests: 10000", 1), BudgetSteps: 1 << 40}
 	_, _, err := EvaluateWithin(req, nil, lim)
 	var le *EvaluatorLimitError
-	if !errors.As(err, &le) || le.Limit != LimitMemory || le.Path != "engine.workers.aggregated.kv_cache.capacity" || !strings.Contains(le.Msg, "1.0 MiB") {
+	if !errors.As(err, &le) || le.Limit != LimitMemory || le.Path != "traffic.stop.requests" || !strings.Contains(le.Msg, "1.0 MiB") {
 		t.Fatalf("%v", err)
 	}
-	req.ConfigYAML = strings.Replace(withinConfig, "blocks: 4096", "blocks: 9000000000000", 1)
+	req.ConfigYAML = strings.Replace(withinConfig, "requests: 2", "requests: 10000000000", 1)
 	if out, _, err := EvaluateWithin(req, nil, lim); err != nil || !bytes.Equal(out, Evaluate(req, nil)) || !bytes.Contains(out, []byte(`"unsupported"`)) {
 		t.Fatalf("%s %v", out, err)
 	}

@@ -1,6 +1,7 @@
 package simcore
 
 import (
+	"errors"
 	"io/fs"
 
 	"aisimulate/simcore/catalog"
@@ -87,7 +88,13 @@ func lowerTuned(cfg *spec.Config, in *Input, tune *tuning) (*replay.Plan, output
 		if files == nil {
 			files = emptyFS{}
 		}
-		w, err := traffic.LoadTrace(src, tr.Load, files)
+		// The caller's request limit is checked while reading, so a trace over it is not
+		// read to its end first.
+		w, err := traffic.LoadTraceWithin(src, tr.Load, files, in.MaxRequests)
+		var over *traffic.CallerLimitError
+		if errors.As(err, &over) {
+			return nil, acc, &LimitError{Path: "traffic.source.paths", Msg: over.Error()}
+		}
 		if err != nil {
 			return nil, acc, configError(err, "")
 		}

@@ -185,7 +185,9 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	out.Overview.Intervals = doc.Intervals
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
-		doc.Stream = &outputs.RecordStream{Len: len(order), At: func(i int) any { return outputs.Record(res, order[i], plan.Disaggregated) }}
+		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
+			return outputs.AppendRecord(dst, res, order[i], plan.Disaggregated)
+		}}
 	}
 	if !in.StreamOutputs {
 		var b bytes.Buffer

@@ -37,7 +37,8 @@ type RecommendInput struct {
 	// the trial budget and the best feasible score so far (−Inf when none).
 	Progress func(done, total int, best float64)
 	// Evaluate, when non-nil, evaluates Recommend's rounds (see Recommender.Run); nil
-	// evaluates them here one after the other.
+	// evaluates them here one after the other. These evaluators are trusted: this build's
+	// module, here or in another instance.
 	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
 }
 
@@ -59,6 +60,9 @@ type Recommender struct {
 	pending  int
 	waiting  bool
 	finished bool
+	// distrusted are the remotes whose outcomes were replaced, for the provenance
+	// (RunChecked).
+	distrusted []recommend.Distrusted
 }
 
 // NewRecommender validates a recommendation configuration and builds its search (the
@@ -248,7 +252,8 @@ func (r *Recommender) Result() (*recommend.Result, error) {
 	if r.in.FixedWallTimeMs != nil {
 		wall = *r.in.FixedWallTimeMs
 	}
-	return r.search.Result(recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget})
+	return r.search.Result(recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget,
+		Distrusted: r.distrusted})
 }
 
 // Run drives the whole search: each round's requests go to evaluate (nil evaluates them
@@ -256,27 +261,29 @@ func (r *Recommender) Result() (*recommend.Result, error) {
 // (in any order of computation; an error ends the recommendation); progress, when non-nil,
 // is called after every evaluated round.
 func (r *Recommender) Run(evaluate func([]EvaluationRequest) ([][]byte, error), progress func(done, total int, best float64)) (*recommend.Result, error) {
+	if err := r.runRounds(evaluate, progress); err != nil {
+		return nil, err
+	}
+	return r.Result()
+}
+
+// runRounds is Run without the result: every round, to the end of the search.
+func (r *Recommender) runRounds(evaluate func([]EvaluationRequest) ([][]byte, error), progress func(done, total int, best float64)) error {
 	reported := -1
 	for {
 		reqs, done, err := r.Next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if done {
 			break
 		}
-		var raw [][]byte
-		if evaluate != nil {
-			if raw, err = evaluate(reqs); err != nil {
-				return nil, err
-			}
-		} else {
-			for _, q := range reqs {
-				raw = append(raw, Evaluate(q, r.in.Files))
-			}
+		raw, err := evaluateWith(evaluate, reqs, r.in.Files)
+		if err != nil {
+			return err
 		}
 		if err := r.Observe(raw); err != nil {
-			return nil, err
+			return err
 		}
 		if done, total, best := r.Progress(); progress != nil {
 			progress(done, total, best)
@@ -286,7 +293,20 @@ func (r *Recommender) Run(evaluate func([]EvaluationRequest) ([][]byte, error), 
 	if done, total, best := r.Progress(); progress != nil && done != reported {
 		progress(done, total, best) // after trailing rounds that needed no evaluation
 	}
-	return r.Result()
+	return nil
+}
+
+// evaluateWith returns the outcome bytes of reqs from evaluate, or evaluated here one after
+// the other (with files) when it is nil.
+func evaluateWith(evaluate func([]EvaluationRequest) ([][]byte, error), reqs []EvaluationRequest, files fs.FS) ([][]byte, error) {
+	if evaluate == nil {
+		raw := make([][]byte, len(reqs))
+		for i, q := range reqs {
+			raw[i] = Evaluate(q, files)
+		}
+		return raw, nil
+	}
+	return evaluate(reqs)
 }
 
 // WorkBudget is the per-candidate work budget of an optimizer section, in event-loop steps.

@@ -18,7 +18,10 @@ import (
 // (bound / mean)^4 of the throughput (docs/recommend.md, "screened").
 const screenSLAExponent = 4
 
-// maxScreenConcurrency bounds the in-flight requests the screen assumes for a rate load.
+// maxScreenConcurrency bounds the in-flight requests the screen assumes for a rate load, and
+// the closed-loop clients per rank it replays: perf.SimAgg replays ten times its clients'
+// requests, so its time grows with them, and a point with more clients per rank gets no price
+// rather than a screen that outlasts any work budget (docs/robustness.md, "Ceilings").
 const maxScreenConcurrency = 4096
 
 // screenable reports whether the surrogate can price the recommendation's workload: synthetic
@@ -138,6 +141,9 @@ func (sc *screener) price(pt recommend.Point) recommend.Priced {
 		r := roles[0]
 		ranks := max(r.par.Replicas*r.par.AttentionData, 1)
 		perRank := (conc + ranks - 1) / ranks
+		if perRank > maxScreenConcurrency {
+			return math.NaN(), math.NaN() // not priced (maxScreenConcurrency)
+		}
 		k := fmt.Sprint(keys[0], "|", perRank)
 		if v, ok := sc.replay[k]; ok {
 			return v[0], v[1]

@@ -95,7 +95,11 @@ type result struct {
 // runIn runs the binary in dir with extra environment entries.
 func runIn(dir string, env []string, args ...string) result {
 	noteBinary()
-	cmd := exec.Command(binary, args...)
+	return runCmd(exec.Command(binary, args...), dir, env)
+}
+
+// runCmd runs cmd in dir with env added to the environment.
+func runCmd(cmd *exec.Cmd, dir string, env []string) result {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var so, se bytes.Buffer

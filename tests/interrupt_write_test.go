@@ -13,9 +13,17 @@ import (
 // SIGINT while the outputs are being written (a large capture still streaming into its
 // temporary file) exits 130 and leaves the output directory as it was: no temporary file,
 // no moved-aside old output, the old prediction.json back under its name
-// (docs/robustness.md, "Output files").
+// (docs/robustness.md, "Output files"). So do SIGTERM, SIGHUP (a closed terminal) and
+// SIGQUIT, which no longer dumps goroutines.
 func TestInterruptWhileWritingCaptureExit130(t *testing.T) {
 	requireCore(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) { interruptWhileWriting(t, sig) })
+	}
+}
+
+// interruptWhileWriting sends sig while a capture streams into its temporary file.
+func interruptWhileWriting(t *testing.T, sig syscall.Signal) {
 	dir := workdir(t)
 	out := filepath.Join(dir, "o")
 	must(t, os.Mkdir(out, 0o755))
@@ -49,15 +57,16 @@ func TestInterruptWhileWritingCaptureExit130(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("no temporary output file appeared within 60 s")
 	}
-	must(t, cmd.Process.Signal(syscall.SIGINT))
+	must(t, cmd.Process.Signal(sig))
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("interrupted process did not exit")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Fatalf("exit %d after SIGINT while writing %s (stderr %q), want 130", code, temp, se.String())
+	if code := cmd.ProcessState.ExitCode(); code != 130 || strings.Contains(se.String(), "goroutine") ||
+		!strings.HasSuffix(se.String(), "aisimulate: interrupted; no outputs were written\n") {
+		t.Fatalf("exit %d after %s while writing %s (stderr %q), want 130 and one line", code, sig, temp, se.String())
 	}
 	entries, _ := os.ReadDir(out)
 	var names []string

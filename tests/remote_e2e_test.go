@@ -21,6 +21,12 @@ import (
 // web/test/remote.test.mjs run the real one): GET /v1/health names version, POST
 // /v1/predict?evaluate=1 answers simcore.Evaluate's bytes for a JSON or multipart request.
 func evaluatingServer(t *testing.T, version string) (*httptest.Server, *atomic.Int64) {
+	return editingServer(t, version, nil)
+}
+
+// editingServer is evaluatingServer answering edit(outcome) instead of the outcome (edit nil:
+// the outcome itself).
+func editingServer(t *testing.T, version string, edit func([]byte) []byte) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
 	var n atomic.Int64
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +65,11 @@ func evaluatingServer(t *testing.T, version string) (*httptest.Server, *atomic.I
 			return
 		}
 		// The worker's file system of uploaded parts (wasm/httpapi).
-		w.Write(simcore.Evaluate(req, jsapi.NewMemFS(files)))
+		out := simcore.Evaluate(req, jsapi.NewMemFS(files))
+		if edit != nil {
+			out = edit(out)
+		}
+		w.Write(out)
 	}))
 	t.Cleanup(s.Close)
 	return s, &n

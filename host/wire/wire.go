@@ -38,6 +38,9 @@ const (
 	// OpEvaluate evaluates one round's requests; the reply holds their outcomes in request
 	// order.
 	OpEvaluate = "evaluate"
+	// OpDistrust tells the host that the remote Call.Remote answered wrong outcomes
+	// (Call.Reason says how): it sends it no more requests.
+	OpDistrust = "distrust"
 	// OpFinish stops the evaluators; the reply counts the evaluations moved from remote
 	// workers to local instances because they were over a worker's limits.
 	OpFinish = "finish"
@@ -53,6 +56,12 @@ type Call struct {
 	// named as the configuration names them, relative to the working directory (OpEvaluate,
 	// sent to remote workers as multipart parts).
 	Files []string `json:"files,omitempty"`
+	// Local evaluates the requests on trusted evaluators only (local instances), never on a
+	// remote worker (OpEvaluate): to check remote outcomes.
+	Local bool `json:"local,omitempty"`
+	// Remote and Reason name the distrusted remote URL and why (OpDistrust).
+	Remote string `json:"remote,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Start configures the evaluators of one recommendation.
@@ -65,6 +74,9 @@ type Start struct {
 	RemoteConcurrency int `json:"remote_concurrency,omitempty"`
 	// ModuleVersion is simcore.Version of the module: remote workers must report the same.
 	ModuleVersion string `json:"module_version"`
+	// RemoteTimeoutSeconds bounds one request to a remote worker (--remote-timeout): past it
+	// the URL is dropped and the request goes to another evaluator.
+	RemoteTimeoutSeconds float64 `json:"remote_timeout_seconds,omitempty"`
 }
 
 // Reply is the host's answer to a Call.
@@ -79,10 +91,18 @@ type Reply struct {
 	Usage bool   `json:"usage,omitempty"`
 	// Outcomes are simcore.Evaluate's bytes per request, in request order (OpEvaluate).
 	Outcomes []json.RawMessage `json:"outcomes,omitempty"`
+	// Sources name, per outcome, the remote URL that answered it ("" for a local instance);
+	// absent when no remote worker is used (OpEvaluate).
+	Sources []string `json:"sources,omitempty"`
 	// LocalFallbacks counts requests a remote worker refused as over its limits and a local
 	// instance evaluated instead (OpFinish).
 	LocalFallbacks int `json:"local_fallbacks,omitempty"`
 }
+
+// EnvMemoryBytes, in the module's environment, is the size in bytes of the memory the host
+// could reserve for it when an address-space limit leaves less than 4 GiB: the module sizes
+// its memory estimate to it (docs/robustness.md, "Address-space limits").
+const EnvMemoryBytes = "AISIMULATE_MEMORY_BYTES"
 
 // MaxFrame bounds a frame's length (a request holds one configuration, an outcome one
 // summary: both are a few kilobytes).

@@ -12,8 +12,24 @@ import (
 	"unicode/utf8"
 )
 
-// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (docs/semantics/outputs.md §2.1).
+// ErrNonFinite is returned when a NaN or an infinity reaches the encoder (docs/semantics/outputs.md §2.1);
+// inside an object the error is a *NonFiniteError naming the key, which errors.Is matches
+// with ErrNonFinite.
 var ErrNonFinite = errors.New("report: non-finite float in JSON output")
+
+// NonFiniteError is ErrNonFinite at a dotted key path of the encoded value.
+type NonFiniteError struct {
+	// Path is the dotted key path of the value, such as "summary.mean_ttft_ms".
+	Path string
+}
+
+// Error names the key.
+func (e *NonFiniteError) Error() string {
+	return "report: " + e.Path + " is not finite (NaN or infinite), which JSON cannot hold; an input is outside the ranges the simulator represents (docs/robustness.md, \"Ceilings\")"
+}
+
+// Is makes errors.Is(err, ErrNonFinite) true.
+func (e *NonFiniteError) Is(target error) bool { return target == ErrNonFinite }
 
 // UnsupportedTypeError reports a value of a Go type the canonical encoder does not know.
 type UnsupportedTypeError struct {
@@ -222,6 +238,13 @@ func (e *encoder) object(m map[string]any, depth int) error {
 			e.buf = append(e.buf, ':')
 		}
 		if err := e.value(m[k], depth+1); err != nil {
+			var nf *NonFiniteError
+			switch {
+			case err == ErrNonFinite:
+				return &NonFiniteError{Path: k}
+			case errors.As(err, &nf):
+				return &NonFiniteError{Path: k + "." + nf.Path}
+			}
 			return err
 		}
 	}
@@ -306,6 +329,60 @@ func appendU4(dst []byte, r rune) []byte {
 
 // appendString writes s as an ASCII-only JSON string, escaping like Python's
 // json.dumps(ensure_ascii=True); invalid UTF-8 bytes become U+FFFD.
+// AppendPrettyCompact appends the pretty layout of compact, a value encoded by Compact (or
+// with the same bytes), without the final newline, every line after the first starting with
+// prefix: the bytes AppendPretty makes of the value, with prefix after each newline. Compact
+// canonical JSON has no whitespace outside strings, so the layout follows from the
+// structural characters alone.
+func AppendPrettyCompact(dst, compact []byte, prefix string) []byte {
+	depth := 0
+	newline := func() {
+		dst = append(dst, '\n')
+		dst = append(dst, prefix...)
+		for i := 0; i < depth; i++ {
+			dst = append(dst, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(compact); i++ {
+		switch c := compact[i]; c {
+		case '"':
+			j := i + 1
+			for j < len(compact) && compact[j] != '"' {
+				if compact[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			dst = append(dst, compact[i:min(j+1, len(compact))]...)
+			i = j
+		case '{', '[':
+			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
+				dst = append(dst, c, compact[i+1])
+				i++
+				continue
+			}
+			depth++
+			dst = append(dst, c)
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, ',')
+			newline()
+		case ':':
+			dst = append(dst, ':', ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// AppendString appends the canonical JSON string of s (docs/semantics/outputs.md §2).
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0

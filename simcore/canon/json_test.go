@@ -3,6 +3,7 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -56,10 +57,10 @@ func TestIntegers(t *testing.T) {
 func TestNonFiniteIsError(t *testing.T) {
 	for _, v := range []any{math.NaN(), math.Inf(1), math.Inf(-1), []float64{1, math.NaN()},
 		map[string]any{"a": []any{math.Inf(1)}}} {
-		if _, err := Compact(v); err != ErrNonFinite {
+		if _, err := Compact(v); !errors.Is(err, ErrNonFinite) {
 			t.Errorf("Compact(%v) error = %v, want ErrNonFinite", v, err)
 		}
-		if _, err := Pretty(v); err != ErrNonFinite {
+		if _, err := Pretty(v); !errors.Is(err, ErrNonFinite) {
 			t.Errorf("Pretty(%v) error = %v, want ErrNonFinite", v, err)
 		}
 	}
@@ -375,5 +376,17 @@ func BenchmarkCompactRecord(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A non-finite value inside objects is named by its key path, and still is ErrNonFinite.
+func TestNonFiniteNamesTheKey(t *testing.T) {
+	_, err := Pretty(map[string]any{"summary": map[string]any{"a": 1.0, "mean_ttft_ms": math.Inf(1)}})
+	var nf *NonFiniteError
+	if !errors.As(err, &nf) || nf.Path != "summary.mean_ttft_ms" || !errors.Is(err, ErrNonFinite) {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := Compact(math.NaN()); err != ErrNonFinite {
+		t.Errorf("a bare NaN: %v", err)
 	}
 }

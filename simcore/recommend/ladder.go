@@ -191,6 +191,63 @@ func (l *ladderer) allBackends(f []bool) []bool {
 	return out
 }
 
+// MaxParallelismValues bounds the values of one parallelism parameter: a disaggregated
+// prefill × decode pair list grows with the square of the GPU budget (a budget of 1,000 GPUs
+// makes about 1.4 million ladder pairs, several gigabytes as trees), and each value is held
+// as a configuration tree of about 1.5 KB, so 100,000 values stay near 150 MB
+// (docs/robustness.md, "Ceilings").
+const MaxParallelismValues = 100_000
+
+// countPairs counts the prefill × decode pairs whose GPUs together lie in [lo, hi], without
+// listing them.
+func countPairs(pe, de []spec.Parallelism, lo, hi int) int {
+	gd := make([]int, len(de))
+	for i, b := range de {
+		gd[i] = gpusOf(b)
+	}
+	slices.Sort(gd)
+	n := 0
+	for _, a := range pe {
+		ga := gpusOf(a)
+		end, _ := slices.BinarySearch(gd, hi-ga+1)
+		start, _ := slices.BinarySearch(gd, lo-ga)
+		n += end - start
+	}
+	return n
+}
+
+// tooManyPairs is the error of a prefill × decode pair list of n pairs, over
+// MaxParallelismValues: it names the largest max_candidate_gpus whose pairs fit, found by
+// bisection (the count only grows with the budget).
+func (l *ladderer) tooManyPairs(pre, dec spec.ParallelismSpace, n int) error {
+	fits := func(budget int) bool {
+		pe, _, err1 := l.entries(pre, budget-1)
+		de, _, err2 := l.entries(dec, budget-1)
+		return err1 == nil && err2 == nil && countPairs(pe, de, l.minGPUs, budget) <= MaxParallelismValues
+	}
+	lo, hi := 0, l.maxGPUs // fits(lo) holds (no pair at all), fits(hi) does not
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	what := fmt.Sprintf("the prefill and decode parallelism pairs within %d..%d GPUs number %d, more than the %d one search may hold (docs/robustness.md)",
+		max(l.minGPUs, 1), l.maxGPUs, n, MaxParallelismValues)
+	path, hint := "optimization.constraints.max_candidate_gpus", "give fewer prefill or decode presets"
+	if !pre.Ladder && !dec.Ladder {
+		path = "engine.workers.prefill.parallelism"
+	}
+	if lo >= max(l.minGPUs, 1) {
+		hint = fmt.Sprintf("a max_candidate_gpus of at most %d fits", lo)
+		if !pre.Ladder && !dec.Ladder {
+			hint = "give fewer prefill or decode presets, or " + hint
+		}
+	}
+	return &spec.Error{Path: path, Msg: what + "; " + hint}
+}
+
 // parallelismParams builds one parameter per preset role, and one joint parameter for a
 // disaggregated pair whose entries fit min/max_candidate_gpus together.
 func (l *ladderer) parallelismParams() ([]Param, error) {
@@ -229,6 +286,9 @@ func (l *ladderer) parallelismParams() ([]Param, error) {
 		de, df, err := l.entries(dec, l.maxGPUs-1)
 		if err != nil {
 			return nil, err
+		}
+		if n := countPairs(pe, de, l.minGPUs, l.maxGPUs); n > MaxParallelismValues {
+			return nil, l.tooManyPairs(pre, dec, n)
 		}
 		pp, dp := "engine.workers.prefill.parallelism", "engine.workers.decode.parallelism"
 		p := Param{Name: pp + "+" + dp, Paths: []string{pp, dp}, Branch: true}

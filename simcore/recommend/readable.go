@@ -49,32 +49,20 @@ func (r *Result) ReadableTable(outputDir string, columns int) string {
 	if sla != "" {
 		b.WriteString("SLA: " + sla + "\n")
 	}
-	groups := r.deployments()
-	var met, unmet []Deployment
-	for _, d := range groups {
-		if sla != "" && attainment(d.Best.Summary) == 0 {
-			unmet = append(unmet, d)
-		} else {
-			met = append(met, d)
-		}
-	}
+	rows := r.tableRows(sla != "")
 	b.WriteByte('\n')
 	switch {
-	case len(groups) == 0:
+	case rows.aboveTotal == 0:
 		b.WriteString("No feasible candidate.\n")
-	case len(met) == 0:
+	case rows.noneMet:
 		b.WriteString("No candidate met the SLA for any request; the deployments below are ranked regardless.\n")
-		r.writeRows(&b, firstN(unmet, TopN), len(unmet), columns)
+		r.writeRows(&b, rows.above, rows.aboveTotal, columns)
 	default:
-		r.writeRows(&b, firstN(met, TopN), len(met), columns)
-		if len(unmet) > 0 {
-			shown := unmetShown
-			if r.Rec.Optimization.Target == spec.TargetPareto {
-				shown = len(unmet) // the whole front
-			}
-			b.WriteString("\n── " + plural(len(unmet), "deployment") + " met the SLA for no request" +
-				shownOf(len(unmet), shown) + " ──\n")
-			r.writeRows(&b, firstN(unmet, shown), 0, columns)
+		r.writeRows(&b, rows.above, rows.aboveTotal, columns)
+		if rows.belowTotal > 0 {
+			b.WriteString("\n── " + plural(rows.belowTotal, "deployment") + " met the SLA for no request" +
+				shownOf(rows.belowTotal, len(rows.below)) + " ──\n")
+			r.writeRows(&b, rows.below, 0, columns)
 		}
 	}
 	b.WriteByte('\n')
@@ -109,6 +97,37 @@ func (r *Result) deployments() []Deployment {
 }
 
 func firstN(ds []Deployment, n int) []Deployment { return ds[:min(n, len(ds))] }
+
+// tableRows are the deployments the readable table lists: above its line, and below it the
+// ones that met the SLA for no request when others met it.
+type tableRows struct {
+	above, below []Deployment
+	// aboveTotal and belowTotal count each part's deployments, listed or not.
+	aboveTotal, belowTotal int
+	// noneMet says that no deployment met the SLA, so the ones above are ranked regardless.
+	noneMet bool
+}
+
+// tableRows splits the deployments into the table's parts (hasSLA: some SLA bound is set):
+// at most TopN above the line; below it unmetShown, or for pareto the whole front.
+func (r *Result) tableRows(hasSLA bool) tableRows {
+	var met, unmet []Deployment
+	for _, d := range r.deployments() {
+		if hasSLA && attainment(d.Best.Summary) == 0 {
+			unmet = append(unmet, d)
+		} else {
+			met = append(met, d)
+		}
+	}
+	if len(met) == 0 {
+		return tableRows{above: firstN(unmet, TopN), aboveTotal: len(unmet), noneMet: len(unmet) > 0}
+	}
+	shown := unmetShown
+	if r.Rec.Optimization.Target == spec.TargetPareto {
+		shown = len(unmet) // the whole front
+	}
+	return tableRows{above: firstN(met, TopN), aboveTotal: len(met), below: firstN(unmet, shown), belowTotal: len(unmet)}
+}
 
 // shownOf is ", the best N shown" when only n of total are listed.
 func shownOf(total, n int) string {

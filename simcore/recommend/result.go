@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,40 @@ type Provenance struct {
 	WallTimeMs float64
 	// WorkBudgetSteps is the per-candidate work budget in event-loop steps.
 	WorkBudgetSteps int64
+	// Distrusted are the remote evaluators found answering wrong outcomes, in the order they
+	// were found (docs/recommend.md, "Checking remote workers"); their outcomes were all
+	// recomputed locally. Empty for a run without remote evaluators or with honest ones.
+	Distrusted []Distrusted
+}
+
+// Distrusted is one remote evaluator whose answers were not used, and why.
+type Distrusted struct {
+	// Remote is the --remote URL; Reason what proved it wrong.
+	Remote, Reason string
+}
+
+// Named are the candidates the result names, in this order without repeats: views.top_n,
+// the rows (the Pareto front for pareto), and every candidate of the deployments the readable
+// table lists (ReadableTable), folded ones included. They are the ones whose outcomes a remote
+// check always recomputes (docs/recommend.md, "Checking remote workers").
+func (r *Result) Named() []*Candidate {
+	named := slices.Clone(r.Ranked[:min(TopN, len(r.Ranked))])
+	for _, row := range r.Rows {
+		named = append(named, row.Candidate)
+	}
+	rows := r.tableRows(r.slaText() != "")
+	for _, d := range slices.Concat(rows.above, rows.below) {
+		named = append(append(named, d.Best), d.Alike...)
+	}
+	seen := map[*Candidate]bool{}
+	out := named[:0]
+	for _, c := range named {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Row is one ranked recommendation.
@@ -74,6 +109,8 @@ type Result struct {
 	Space *Space
 	// Stats is how far the search went.
 	Stats SearchStats
+	// Distrusted are the remote evaluators whose outcomes were replaced (Provenance.Distrusted).
+	Distrusted []Distrusted
 	// WithinError are the rows after rank 1 whose objective interval overlaps rank 1's
 	// (WithinError).
 	WithinError []*Candidate
@@ -84,7 +121,7 @@ func (s *Search) Result(prov Provenance) (*Result, error) {
 	rec := s.space.Rec
 	names := rec.Objectives()
 	ranked := Rank(s.cands)
-	res := &Result{Objectives: names, Ranked: ranked, Rec: rec, Space: s.space, Stats: s.Stats()}
+	res := &Result{Objectives: names, Ranked: ranked, Rec: rec, Space: s.space, Stats: s.Stats(), Distrusted: prov.Distrusted}
 	res.Feasible = len(ranked)
 	var rowsC []*Candidate
 	front := []*Candidate{}
@@ -252,6 +289,15 @@ func (s *Search) provenance(prov Provenance, names []string, st SearchStats) map
 	}
 	if st.BestTrial > 0 {
 		out["best_trial"] = st.BestTrial
+	}
+	// Only a run that distrusted a remote has the key, so an honest remote's result stays
+	// byte-identical to a local one.
+	if len(prov.Distrusted) > 0 {
+		d := make([]any, len(prov.Distrusted))
+		for i, r := range prov.Distrusted {
+			d[i] = map[string]any{"remote": r.Remote, "reason": r.Reason}
+		}
+		out["distrusted_remotes"] = d
 	}
 	return out
 }

@@ -135,16 +135,44 @@ func (o *object) presentKeys(list ...string) []string {
 	return out
 }
 
-// limit is one numeric bound.
+// limit is one numeric bound; why, when set, says where the bound comes from.
 type limit struct {
-	op string // ">", ">=", "<", "<="
-	v  float64
+	op  string // ">", ">=", "<", "<="
+	v   float64
+	why string
 }
 
-func gt(v float64) limit { return limit{">", v} }
-func ge(v float64) limit { return limit{">=", v} }
-func lt(v float64) limit { return limit{"<", v} }
-func le(v float64) limit { return limit{"<=", v} }
+func gt(v float64) limit { return limit{op: ">", v: v} }
+func ge(v float64) limit { return limit{op: ">=", v: v} }
+func lt(v float64) limit { return limit{op: "<", v: v} }
+func le(v float64) limit { return limit{op: "<=", v: v} }
+
+// MaxRequestTokens bounds the tokens of one request a configuration may ask for (input or
+// output): 2^30, a thousand times the longest context of any model in the catalog, so it
+// refuses no real request, while the token positions of a request (input plus output, and
+// their sums over a session) stay far from integer overflow (docs/robustness.md, "Ceilings").
+const MaxRequestTokens = 1 << 30
+
+// MaxMilliseconds bounds every time a configuration or a trace gives (in milliseconds, or
+// the same time in seconds): 1e12 ms, about 31.7 years of simulated time. The simulated clock
+// adds such times up over millions of passes and requests; far larger ones (1.7e308) overflow
+// it to infinity, which no output can hold (docs/robustness.md, "Ceilings").
+const MaxMilliseconds = 1e12
+
+// MinRate bounds every rate from below (requests or sessions per second, bandwidth in GB/s):
+// one per 1e9 s, so the time between two arrivals, or a transfer, stays within
+// MaxMilliseconds.
+const MinRate = 1e-9
+
+// Time and rate bounds with their reasons.
+var (
+	msLimit      = limit{op: "<=", v: MaxMilliseconds, why: "about 31.7 years; longer times overflow the simulated clock"}
+	secondsLimit = limit{op: "<=", v: MaxMilliseconds / 1000, why: "about 31.7 years; longer times overflow the simulated clock"}
+	rateLimit    = limit{op: ">=", v: MinRate, why: "slower rates put arrivals past the simulated clock's 31.7 years"}
+)
+
+// tokenLimit is the MaxRequestTokens bound of a per-request token count.
+var tokenLimit = limit{op: "<=", v: MaxRequestTokens, why: "tokens of one request; no model's context comes near it"}
 
 func (l limit) holds(x float64) bool {
 	switch l.op {
@@ -167,7 +195,11 @@ func (l limit) String() string {
 	if l.v == math.Trunc(l.v) && math.Abs(l.v) < 1e18 {
 		f = 'f'
 	}
-	return "must be " + word + " " + strconv.FormatFloat(l.v, f, -1, 64)
+	text := "must be " + word + " " + strconv.FormatFloat(l.v, f, -1, 64)
+	if l.why != "" {
+		text += " (" + l.why + ")"
+	}
+	return text
 }
 
 func (d *decoder) checkLimits(path string, x float64, raw any, lims []limit) {
@@ -195,7 +227,7 @@ func (d *decoder) asInt(path string, v any, lims ...limit) int64 {
 		// Compare integers exactly: float64 cannot tell 2^53 from 2^53+1.
 		ok := l.holds(float64(i))
 		if l.v == math.Trunc(l.v) && math.Abs(l.v) < 1e18 {
-			ok = limit{l.op, 0}.holds(float64(cmpInt(i, int64(l.v))))
+			ok = limit{op: l.op}.holds(float64(cmpInt(i, int64(l.v))))
 		}
 		if !ok {
 			d.failf(path, "%s, got %s", l, describe(v))

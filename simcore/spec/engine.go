@@ -253,7 +253,7 @@ func decodeKVTransfer(d *decoder, o *object) *KVTransfer {
 	}
 	ko := d.mapping(o.p("kv_transfer"), v, kvTransferShape)
 	kt.BytesPerToken = bytesPerToken(ko)
-	kt.BandwidthGBPerSecond = ko.optFloat("bandwidth_gb_per_second", gt(0))
+	kt.BandwidthGBPerSecond = ko.optFloat("bandwidth_gb_per_second", gt(0), rateLimit)
 	kt.TimingMode = ko.enum("timing_mode", "destination_missing", "full_prompt")
 	kt.HandoffMs = handoffMs(ko)
 	return kt
@@ -270,7 +270,7 @@ func handoffMs(o *object) *float64 {
 		o.d.failf(o.p("handoff_ms"), "must be a number of milliseconds >= 0 or \"auto\" (the default timing model's per-backend value), got %s", describe(v))
 		return nil
 	}
-	return o.optFloat("handoff_ms", ge(0))
+	return o.optFloat("handoff_ms", ge(0), msLimit)
 }
 
 // bytesPerToken decodes `int>0 | auto` (0 = auto).
@@ -414,8 +414,8 @@ func decodeTiming(o *object) Timing {
 			d.failf(o.path, "fixed timing requires prefill_ms and decode_ms (milliseconds per prefill pass and per decode pass)")
 			return t
 		}
-		t.PrefillMs = o.float("prefill_ms", 0, ge(0))
-		t.DecodeMs = o.float("decode_ms", 0, ge(0))
+		t.PrefillMs = o.float("prefill_ms", 0, ge(0), msLimit)
+		t.DecodeMs = o.float("decode_ms", 0, ge(0), msLimit)
 		if o.set("forward_model") {
 			d.failf(o.p("forward_model"), "forward_model only applies to timing.type: default; remove it")
 		}
@@ -456,7 +456,7 @@ func frontendMs(o *object, auto bool) (ms float64, set bool) {
 		}
 		return 0, false
 	}
-	return o.d.asFloat(o.p("frontend_ms"), v, ge(0)), true
+	return o.d.asFloat(o.p("frontend_ms"), v, ge(0), msLimit), true
 }
 
 // roleWorkers returns the configured roles in pool order with their names.

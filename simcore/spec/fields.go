@@ -68,7 +68,7 @@ var (
 	fieldCUDAGraphReservedBytes = field{path: "kv_cache.capacity.cuda_graph_reserved_bytes", kind: fieldInt, def: 0, lims: []limit{ge(0), le(1 << 53)}}
 	fieldCapacityBlocks         = field{path: "kv_cache.capacity.blocks", kind: fieldInt, optional: true, lims: []limit{gt(0)}}
 	fieldCapacityBytes          = field{path: "kv_cache.capacity.bytes", kind: fieldInt, optional: true, lims: []limit{gt(0)}}
-	fieldStartupSeconds         = field{path: "startup_seconds", kind: fieldFloat, def: 0, lims: []limit{ge(0)}}
+	fieldStartupSeconds         = field{path: "startup_seconds", kind: fieldFloat, def: 0, lims: []limit{ge(0), secondsLimit}}
 )
 
 // Engine, traffic, router, planner and recommend fields, by full path.
@@ -76,18 +76,18 @@ var (
 	fieldMode    = field{path: "engine.mode", kind: fieldEnum, enum: Modes, search: true}
 	fieldBackend = field{path: "engine.backend", kind: fieldEnum, enum: Backends, search: true}
 
-	fieldInputTokens           = field{path: "traffic.source.synthetic.input_tokens", kind: fieldInt, def: 1024, lims: []limit{gt(0)}}
-	fieldOutputTokens          = field{path: "traffic.source.synthetic.output_tokens", kind: fieldInt, def: 128, lims: []limit{gt(0)}}
-	fieldNewInputTokensPerTurn = field{path: "traffic.source.synthetic-session.new_input_tokens_per_turn", kind: fieldInt, def: 1024, lims: []limit{gt(0)}}
-	fieldOutputTokensPerTurn   = field{path: "traffic.source.synthetic-session.output_tokens_per_turn", kind: fieldInt, def: 128, lims: []limit{gt(0)}}
+	fieldInputTokens           = field{path: "traffic.source.synthetic.input_tokens", kind: fieldInt, def: 1024, lims: []limit{gt(0), tokenLimit}}
+	fieldOutputTokens          = field{path: "traffic.source.synthetic.output_tokens", kind: fieldInt, def: 128, lims: []limit{gt(0), tokenLimit}}
+	fieldNewInputTokensPerTurn = field{path: "traffic.source.synthetic-session.new_input_tokens_per_turn", kind: fieldInt, def: 1024, lims: []limit{gt(0), tokenLimit}}
+	fieldOutputTokensPerTurn   = field{path: "traffic.source.synthetic-session.output_tokens_per_turn", kind: fieldInt, def: 128, lims: []limit{gt(0), tokenLimit}}
 	fieldTurns                 = field{path: "traffic.source.synthetic-session.session.turns", kind: fieldInt, def: 4, lims: []limit{ge(2)}}
 	fieldSharedPrefixRatio     = field{path: "traffic.source.synthetic-session.session.shared_prefix_ratio", kind: fieldFloat, def: 0, lims: []limit{ge(0), le(1)}}
 	fieldPrefixGroups          = field{path: "traffic.source.synthetic-session.session.prefix_groups", kind: fieldInt, def: 0, lims: []limit{ge(0)}}
-	fieldInterTurnDelayMs      = field{path: "traffic.source.synthetic-session.session.inter_turn_delay_ms", kind: fieldFloat, def: 0, lims: []limit{ge(0)}}
+	fieldInterTurnDelayMs      = field{path: "traffic.source.synthetic-session.session.inter_turn_delay_ms", kind: fieldFloat, def: 0, lims: []limit{ge(0), msLimit}}
 
 	fieldConcurrency       = field{path: "traffic.load.concurrency", kind: fieldInt, def: 10, lims: []limit{gt(0)}, search: true, positiveRange: true}
-	fieldRequestsPerSecond = field{path: "traffic.load.requests_per_second", kind: fieldFloat, optional: true, lims: []limit{gt(0)}, search: true, positiveRange: true}
-	fieldSessionsPerSecond = field{path: "traffic.load.sessions_per_second", kind: fieldFloat, optional: true, lims: []limit{gt(0)}, search: true, positiveRange: true}
+	fieldRequestsPerSecond = field{path: "traffic.load.requests_per_second", kind: fieldFloat, optional: true, lims: []limit{gt(0), rateLimit}, search: true, positiveRange: true}
+	fieldSessionsPerSecond = field{path: "traffic.load.sessions_per_second", kind: fieldFloat, optional: true, lims: []limit{gt(0), rateLimit}, search: true, positiveRange: true}
 	fieldSpeedup           = field{path: "traffic.load.speedup", kind: fieldFloat, def: 1, lims: []limit{gt(0)}, search: true, positiveRange: true}
 	fieldLoadSeed          = field{path: "traffic.load.seed", kind: fieldInt, def: 42, lims: []limit{ge(0)}}
 	fieldAgenticLanes      = field{path: "traffic.load.agentic_lanes", kind: fieldInt, optional: true, lims: []limit{gt(0)}}

@@ -214,7 +214,7 @@ func decodeStop(o *object) Stop {
 		RequestsPerLoadUnit:   o.optFloat("requests_per_load_unit", gt(0)),
 		Sessions:              o.optInt("sessions", gt(0)),
 		SessionsPerLoadUnit:   o.optFloat("sessions_per_load_unit", gt(0)),
-		MaxVirtualTimeSeconds: o.optFloat("max_virtual_time_seconds", gt(0)),
+		MaxVirtualTimeSeconds: o.optFloat("max_virtual_time_seconds", gt(0), secondsLimit),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/measure"
@@ -50,6 +51,18 @@ const EnvTable = "AISIMULATE_TABLE"
 // EnvColumns is the terminal width the readable table fits (the host sets it from the
 // terminal when it is not in the environment); 80 when absent or not a positive number.
 const EnvColumns = "COLUMNS"
+
+// memoryBudget is the estimate's budget when the host reserved less than 4 GiB for the
+// module (wire.EnvMemoryBytes): three quarters of it, the share simcore.DefaultMemoryBudget
+// takes of 4 GiB; 0 (the default budget) otherwise.
+func memoryBudget(env []string) int64 {
+	v, _ := getenv(env, wire.EnvMemoryBytes)
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return min(simcore.DefaultMemoryBudget, n/4*3)
+}
 
 // predict is simcore.Predict; tests replace it.
 var predict = simcore.Predict
@@ -194,10 +207,10 @@ func Main(args []string, env []string, stdin io.Reader, stdout, stderr io.Writer
 func fail(stderr io.Writer, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "%s%s: error: %s\n", ue.usage, ue.prog, ue.msg)
+		fmt.Fprintf(stderr, "%s%s: error: %s\n", ue.usage, ue.prog, termsafe.EscapeLines(ue.msg))
 		return ExitUsage
 	}
-	fmt.Fprintf(stderr, "aisimulate predict failed: %s\n", err)
+	fmt.Fprintf(stderr, "aisimulate predict failed: %s\n", termsafe.EscapeLines(err.Error()))
 	return ExitFailure
 }
 
@@ -351,6 +364,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
 		FixedWallTimeMs:   fixedWall,
 		StreamOutputs:     true,
+		MemoryBudget:      memoryBudget(env),
 		Calibrations:      profiles,
 		StrictCalibration: o.strictCalibration,
 	}

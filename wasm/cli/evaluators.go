@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/spec"
@@ -84,28 +85,63 @@ type evaluators struct {
 // startEvaluators asks the host for evaluators (docs/recommend.md, "Parallel and remote
 // evaluation"): nil when the module evaluates in process (one core, parallelism 1, or no
 // host). A remote URL that cannot be reached or runs another version is a usage error.
-func startEvaluators(parallelism int, remote []string, remoteConcurrency int) (*evaluators, error) {
+func startEvaluators(start wire.Start) (*evaluators, error) {
 	if hostCall == nil {
-		if len(remote) > 0 {
+		if len(start.Remote) > 0 {
 			return nil, recommendErr("argument --remote: only the native aisimulate binary sends requests to remote workers")
 		}
 		return nil, nil
 	}
-	reply, err := callHost(wire.Call{Op: wire.OpStart, Start: &wire.Start{
-		Parallelism: parallelism, Remote: remote, RemoteConcurrency: remoteConcurrency, ModuleVersion: simcore.Version}})
+	reply, err := callHost(wire.Call{Op: wire.OpStart, Start: &start})
 	if err != nil || reply.InProcess {
 		return nil, err
 	}
 	return &evaluators{}, nil
 }
 
-// evaluate evaluates a round of simcore.Recommender.Run: its requests to the host's evaluators.
+// evaluate evaluates a round of simcore.Recommender.Run, or RunChecked's recomputations: its
+// requests to the host's local instances, which are trusted (never a remote worker).
 func (e *evaluators) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error) {
-	call := wire.Call{Op: wire.OpEvaluate, Requests: make([]json.RawMessage, len(reqs))}
+	reply, err := e.call(reqs, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(reqs))
+	for i, o := range reply.Outcomes {
+		out[i] = o
+	}
+	return out, nil
+}
+
+// evaluateRemote is simcore.Remote.Evaluate: one round's requests to the remote
+// workers, each outcome with the URL that answered it.
+func (e *evaluators) evaluateRemote(reqs []simcore.EvaluationRequest) ([]simcore.RemoteOutcome, error) {
+	reply, err := e.call(reqs, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]simcore.RemoteOutcome, len(reqs))
+	for i, o := range reply.Outcomes {
+		out[i].Outcome = o
+		if i < len(reply.Sources) {
+			out[i].Remote = reply.Sources[i]
+		}
+	}
+	return out, nil
+}
+
+// distrust is simcore.Remote.Distrust: the host sends the remote nothing more.
+func (e *evaluators) distrust(remote, reason string) {
+	callHost(wire.Call{Op: wire.OpDistrust, Remote: remote, Reason: reason})
+}
+
+// call sends one round's requests to the host: to the local instances only when local.
+func (e *evaluators) call(reqs []simcore.EvaluationRequest, local bool) (wire.Reply, error) {
+	call := wire.Call{Op: wire.OpEvaluate, Local: local, Requests: make([]json.RawMessage, len(reqs))}
 	for i, r := range reqs {
 		b, err := json.Marshal(r)
 		if err != nil {
-			return nil, err
+			return wire.Reply{}, err
 		}
 		call.Requests[i] = b
 	}
@@ -116,17 +152,10 @@ func (e *evaluators) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error
 	}
 	call.Files = e.files
 	reply, err := callHost(call)
-	if err != nil {
-		return nil, err
+	if err == nil && len(reply.Outcomes) != len(reqs) {
+		err = fmt.Errorf("internal error: the host returned %d outcomes for %d evaluation requests", len(reply.Outcomes), len(reqs))
 	}
-	if len(reply.Outcomes) != len(reqs) {
-		return nil, fmt.Errorf("internal error: the host returned %d outcomes for %d evaluation requests", len(reply.Outcomes), len(reqs))
-	}
-	out := make([][]byte, len(reqs))
-	for i, o := range reply.Outcomes {
-		out[i] = o
-	}
-	return out, nil
+	return reply, err
 }
 
 // finish stops the evaluators and returns how many candidates remote workers refused as over
@@ -186,6 +215,18 @@ func (r *recordingFS) Open(name string) (fs.File, error) {
 		r.read = append(r.read, name)
 	}
 	return f, err
+}
+
+// maxRemoteTimeout is the largest --remote-timeout, in seconds (a day).
+const maxRemoteTimeout = 86400
+
+// parseRemoteTimeout reads --remote-timeout: seconds, more than 0 and at most a day.
+func parseRemoteTimeout(value string) (float64, error) {
+	sec, err := strconv.ParseFloat(value, 64)
+	if err != nil || !(sec > 0 && sec <= maxRemoteTimeout) {
+		return 0, recommendErr(fmt.Sprintf("argument --remote-timeout: must be a number of seconds in (0, %d], got '%s'", maxRemoteTimeout, termsafe.Escape(value)))
+	}
+	return sec, nil
 }
 
 // parseRemoteConcurrency reads --remote-concurrency: an integer of at least 1.

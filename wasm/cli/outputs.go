@@ -110,7 +110,10 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 		old = append(old, staleOutputs(dir, files)...)
 	}
 	for _, p := range old {
-		backup := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".old-"+strconv.Itoa(len(aside)))
+		backup, berr := freeAsideName(p)
+		if berr != nil {
+			return fmt.Errorf("could not replace old output %s: %s", p, errText(berr))
+		}
 		if rerr := os.Rename(p, backup); rerr != nil {
 			return fmt.Errorf("could not replace old output %s: %s", p, errText(rerr))
 		}
@@ -124,6 +127,41 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 		placed = append(placed, p)
 	}
 	temps = nil
+	return nil
+}
+
+// freeAsideName is the name an old output p waits under before it is deleted,
+// ".<name>.old-N" with the smallest N no file has: a rename replaces its target, so a name a
+// user's own file already has (".prediction.json.old-0") would delete that file; this writer
+// deletes only what it moved aside itself.
+func freeAsideName(p string) (string, error) {
+	for i := 0; i < 1000; i++ {
+		name := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".old-"+strconv.Itoa(i))
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name, nil
+		}
+	}
+	return "", errors.New("1000 files named ." + filepath.Base(p) + ".old-N are in the way; remove them")
+}
+
+// checkRecommendationsDir refuses a recommendations entry in dir that is not a real
+// directory, before a search and again before writing: the numbered configurations go into a
+// directory of this tool's outputs, never through a symbolic link into another directory,
+// where replacing 0001.yaml … would change files the user did not give as outputs.
+func checkRecommendationsDir(dir string) error {
+	p := filepath.Join(dir, recommendationsDir)
+	st, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return &usageError{topUsage, "aisimulate", "output directory " + p + ": " + errText(err)}
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(p)
+		return &usageError{topUsage, "aisimulate", "output directory " + p + " is a symbolic link (to " + target + "); recommendations are written only into a real directory: remove the link or choose another --output-dir"}
+	case !st.IsDir():
+		return &usageError{topUsage, "aisimulate", "output directory " + p + " is not a directory; move it or choose another --output-dir"}
+	}
 	return nil
 }
 

@@ -12,13 +12,17 @@ import (
 	"strings"
 	"time"
 
+	"aisimulate/host/wire"
+	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
+	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
 
 const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynamo [--set PATH=YAML_VALUE]
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
+                           [--remote-timeout SECONDS] [--strict-remote]
 `
 
 const recommendHelp = recommendUsage + `
@@ -51,6 +55,12 @@ options:
                         The result is the same either way.
   --remote-concurrency N
                         requests in flight per remote URL (default: 4)
+  --remote-timeout SECONDS
+                        the longest one request to a remote worker may take, answer
+                        included; a worker past it is dropped and its requests go to the
+                        others (default: 120)
+  --strict-remote       exit 1 when a remote worker answered an outcome that this build
+                        does not reproduce (the result, recomputed locally, is still written)
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -64,6 +74,7 @@ Example:
 var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
+	"--remote-timeout": true, "--strict-remote": false,
 }}
 
 // recommendOptions are the parsed `recommend` flags.
@@ -72,6 +83,10 @@ type recommendOptions struct {
 	// remote are the --remote URLs, in order; remoteConcurrency is --remote-concurrency.
 	remote            []string
 	remoteConcurrency int
+	// remoteTimeout is --remote-timeout in seconds (0: the host's default); strictRemote
+	// is --strict-remote.
+	remoteTimeout float64
+	strictRemote  bool
 }
 
 func recommendErr(msg string) error {
@@ -91,6 +106,13 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 			n, err := parseRemoteConcurrency(value)
 			o.remoteConcurrency = n
 			return err
+		case "--remote-timeout":
+			sec, err := parseRemoteTimeout(value)
+			o.remoteTimeout = sec
+			return err
+		case "--strict-remote":
+			o.strictRemote = true
+			return nil
 		}
 		_, err := o.set(name, value, recommendErr)
 		return err
@@ -148,9 +170,13 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return fail(stderr, err)
 	}
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
-	evals, err := startEvaluators(rc.Parallelism(), o.remote, o.remoteConcurrency)
+	evals, err := startEvaluators(wire.Start{Parallelism: rc.Parallelism(), Remote: o.remote,
+		RemoteConcurrency: o.remoteConcurrency, RemoteTimeoutSeconds: o.remoteTimeout, ModuleVersion: simcore.Version})
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -164,7 +190,12 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		prog = &searchProgress{w: stderr, start: time.Now()}
 		report = prog.report
 	}
-	res, err := rc.Run(evaluate, report)
+	var res *recommend.Result
+	if evals != nil && len(o.remote) > 0 {
+		res, err = rc.RunChecked(simcore.Remote{Evaluate: evals.evaluateRemote, Distrust: evals.distrust}, evaluate, report)
+	} else {
+		res, err = rc.Run(evaluate, report)
+	}
 	prog.finish()
 	if evals != nil {
 		fallbacks, ferr := evals.finish()
@@ -179,7 +210,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		return failRecommend(stderr, o.config, err)
 	}
 	// recommendation.json and .csv first (with --overwrite this also removes the old
-	// numbered configurations), then recommendations/NNNN.yaml.
+	// numbered configurations), then recommendations/NNNN.yaml. The recommendations entry is
+	// checked again: it may have changed during the search.
+	if err := checkRecommendationsDir(o.outputDir); err != nil {
+		return fail(stderr, err)
+	}
 	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
@@ -192,7 +227,16 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 			return failRecommend(stderr, o.config, err)
 		}
 	}
+	for _, d := range res.Distrusted {
+		fmt.Fprintf(stderr, "aisimulate recommend: warning: remote %s was not trusted: %s; every outcome it answered was recomputed locally\n",
+			termsafe.Escape(d.Remote), termsafe.Escape(d.Reason))
+	}
 	resultPath := path.Join(o.outputDir, "recommendation.json")
+	if o.strictRemote && len(res.Distrusted) > 0 {
+		fmt.Fprintf(stderr, "aisimulate recommend failed: --strict-remote: %d remote worker(s) answered outcomes this build does not reproduce; the result, recomputed locally, is saved to: %s\n",
+			len(res.Distrusted), resultPath)
+		return ExitFailure
+	}
 	if res.Feasible == 0 {
 		fmt.Fprintf(stderr, "no feasible candidate found; saved full result to: %s\n", resultPath)
 		return ExitFailure
@@ -225,7 +269,7 @@ func failRecommend(stderr io.Writer, config string, err error) int {
 	if errors.As(err, &se) {
 		return fail(stderr, configFailure(config, err))
 	}
-	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", err)
+	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", termsafe.EscapeLines(err.Error()))
 	return ExitFailure
 }
 

@@ -42,7 +42,7 @@ func TestEvaluateAnswersSimcoreEvaluateBytes(t *testing.T) {
 	}{
 		{"success", simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: e2, BudgetSteps: 1 << 40}, `"status":""`},
 		{"unsupported", simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(e2, "h200_sxm", "no_such_gpu", 1), BudgetSteps: 1 << 40}, `"status":"unsupported"`},
-		{"memory beyond every evaluator", simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(e2, "blocks: 256", "blocks: 9223372036854775807", 1), BudgetSteps: 1 << 40}, `"status":"unsupported"`},
+		{"memory beyond every evaluator", simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(e2, "requests: 6", "requests: 10000000000", 1), BudgetSteps: 1 << 40}, `"status":"unsupported"`},
 		{"timed out within the worker's limit", simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: long, BudgetSteps: 2 * simcore.ProgressSteps}, `"status":"timed_out"`},
 	} {
 		w := postEvaluate(t, &Server{}, c.req)
@@ -111,10 +111,11 @@ func TestEvaluateWorkerStepLimit(t *testing.T) {
 // A candidate whose memory estimate passes the worker's budget but fits the CLI's is 413
 // "memory" naming the field (the CLI evaluates it); the CLI reports it supported.
 func TestEvaluateWorkerMemoryLimit(t *testing.T) {
-	req := simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(e2, "blocks: 256", "blocks: 4000000", 1), BudgetSteps: 1 << 40}
+	// 40,000 replicas: 40,000 ranks × 4 KiB of scheduler state, 156 MiB.
+	req := simcore.EvaluationRequest{ConfigName: "c.yaml", ConfigYAML: strings.Replace(e2, "blocks: 256}}", "blocks: 256}}\n      parallelism: {replicas: 40000}", 1), BudgetSteps: 1 << 40}
 	w := postEvaluate(t, &Server{}, req)
 	e := errBody(t, w)
-	if w.Code != 413 || e.Limit != "memory" || e.Path != "engine.workers.aggregated.kv_cache.capacity" || !strings.Contains(e.Error, "96.0 MiB") {
+	if w.Code != 413 || e.Limit != "memory" || e.Path != "engine.workers.aggregated.parallelism.replicas" || !strings.Contains(e.Error, "96.0 MiB") {
 		t.Fatalf("%d %+v", w.Code, e)
 	}
 	if out := simcore.Evaluate(req, nil); !bytes.Contains(out, []byte(`"status":""`)) {

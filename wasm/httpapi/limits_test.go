@@ -20,7 +20,9 @@ func TestEdgeRefusals(t *testing.T) {
 	}{
 		{"/v1/predict", strings.Repeat("{a: ", 5000) + "1" + strings.Repeat("}", 5000), 400, "", "nests collections more than 100 levels deep"},
 		{"/v1/predict?set=engine.workers.aggregated.parallelism.replicas=80000", e2, 400, "engine.workers.aggregated.parallelism.replicas", "MiB a run may use"},
-		{"/v1/predict?set=engine.workers.aggregated.kv_cache.capacity.blocks=9223372036854775807", e2, 400, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
+		// A pool that can preempt is charged at its capacity: 257 running requests of
+		// 1,000,004 tokens (15,627 blocks of 64) outgrow 4,000,000 blocks.
+		{"/v1/predict?set=engine.workers.aggregated.kv_cache.capacity.blocks=4000000&set=traffic.source.input_tokens=1000000&set=engine.context_length=2000000&set=traffic.load.concurrency=257&set=traffic.stop.requests=257&set=engine.workers.aggregated.scheduler.max_sequences=257", e2, 400, "engine.workers.aggregated.kv_cache.capacity", "KV blocks per rank fit"},
 		{"/v1/predict?capture_per_request=1&set=traffic.stop.requests=200000", e2, 400, "traffic.stop.requests", "per-request record"},
 		{"/v1/predict?set=traffic.stop.requests=200001", e2, 413, "traffic.stop.requests", "at most 200000 requests"},
 	} {
@@ -41,7 +43,9 @@ func TestEdgeCountsExpandedTrace(t *testing.T) {
 	cfg = strings.Replace(cfg, "  stop: {requests: 6}\n", "", 1)
 	body, ctype := multipartBody(t, cfg, map[string]string{"t.jsonl": strings.Repeat(row, 201)})
 	w := serve(t, &Server{}, "POST", "/v1/predict", ctype, body)
-	if e := errBody(t, w); w.Code != 413 || e.Path != "traffic.source.paths" || !strings.Contains(e.Error, "simulates 201201 requests") {
+	// Counted while reading: the row that passes the limit is named (the 200th row brings
+	// the count to 200,200), and the rows after it are never read.
+	if e := errBody(t, w); w.Code != 413 || e.Path != "traffic.source.paths" || !strings.Contains(e.Error, "t.jsonl:200: the traces hold more than 200000 requests") {
 		t.Errorf("got %d %+v", w.Code, e)
 	}
 }

@@ -159,13 +159,10 @@ func TestRecommendWorkBudget(t *testing.T) {
 // A candidate over the worker's memory budget is 413 "memory" at its field.
 func TestRecommendMemoryLimit(t *testing.T) {
 	yaml := smallRecommendation(t)
-	var sets []string
-	for _, role := range []string{"aggregated", "prefill", "decode"} {
-		sets = append(sets, "engine.workers."+role+".kv_cache.capacity.blocks=4000000")
-	}
-	w := serve(t, &Server{}, "POST", recommendTarget("", sets...), "application/yaml", yaml)
+	// 150,000 clients in a closed loop: about 370 MiB of in-flight state.
+	w := serve(t, &Server{}, "POST", recommendTarget("", "traffic.load.concurrency=150000", "traffic.stop.requests=150000"), "application/yaml", yaml)
 	e := errBody(t, w)
-	if w.Code != 413 || e.Limit != "memory" || !strings.HasPrefix(e.Path, "engine.workers.") || !strings.HasSuffix(e.Path, ".kv_cache.capacity") ||
+	if w.Code != 413 || e.Limit != "memory" || e.Path != "traffic.load.concurrency" ||
 		!strings.Contains(e.Error, "candidate 1: ") || !strings.Contains(e.Error, "aisimulate recommend") {
 		t.Fatalf("%d %+v", w.Code, e)
 	}

@@ -72,13 +72,14 @@ test("POST /v1/predict?evaluate=1 answers a candidate's outcome; the worker's ow
   assert.match(uj.reason, /^engine\.hardware: unknown hardware/);
   // Malformed JSON is 400; a candidate over the worker's memory budget is 413 "memory".
   assert.equal((await post("{")).status, 400);
-  const big = e2.replace(/blocks: \d+/, "blocks: 4000000");
+  // 40,000 replicas: 40,000 ranks × 4 KiB of scheduler state, over the worker's 96 MiB.
+  const big = e2.replace("    aggregated:\n", "    aggregated:\n      parallelism: {replicas: 40000}\n");
   assert.notEqual(big, e2);
   const m = await post(JSON.stringify({ config_name: "c.yaml", config_yaml: big, budget_steps: 600000000 }));
   assert.equal(m.status, 413);
   const mj = await m.json();
   assert.equal(mj.limit, "memory");
-  assert.match(mj.path, /kv_cache\.capacity$/);
+  assert.match(mj.path, /parallelism\.replicas$/);
 });
 
 test("POST /v1/recommend runs a small recommendation: the CLI's recommendation.json, every file with outputs=all", async () => {

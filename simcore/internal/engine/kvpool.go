@@ -94,16 +94,44 @@ func NewKVPool(n int, prefixCaching, wantEvents bool) *KVPool {
 
 // MaxStateBlocks bounds the blocks whose state a rank's pool of cfg ever allocates, for the
 // memory estimate of a run (simcore/budget.go, docs/robustness.md "Memory"). Only Identify
-// allocates state, and only prefix caching calls it (Rank.registerFull, and
-// Rank.releaseBlocks for a preempted request's unique blocks): without prefix caching every
-// block stays anonymous and the bound is 0. With it, cached copies outlive their requests and
-// a preempted request may leave copies behind at every preemption, so nothing smaller than
-// the capacity bounds them; grow.Within never grows past it.
-func MaxStateBlocks(cfg RankConfig) int {
+// allocates state, and only prefix caching calls it (Rank.registerFull for the blocks a
+// request may share, and Rank.releaseBlocks for a preempted request's unique blocks): without
+// prefix caching every block stays anonymous and the bound is 0. With it, the ids in use at
+// once are at most the capacity; and when no request is ever preempted or retracted
+// (NeverPreempts), every id is a registered copy of a shareable block, each request
+// registering each of its shareable blocks at most once per rank, so they are also at most
+// shareableBlocks, the shareable blocks of all the run's requests. Ids are reused before new
+// ones are made and the array doubles from 16, so it holds at most max(16, 2 × those ids),
+// and grow.Within never grows it past the capacity.
+func MaxStateBlocks(cfg RankConfig, holders, maxSeqTokens int, shareableBlocks float64) int {
 	if !cfg.PrefixCaching {
 		return 0
 	}
-	return cfg.NumBlocks
+	ids := float64(cfg.NumBlocks)
+	if NeverPreempts(cfg, holders, maxSeqTokens) {
+		ids = min(ids, shareableBlocks)
+	}
+	return int(min(float64(cfg.NumBlocks), max(16, 2*ids)))
+}
+
+// NeverPreempts reports whether holders requests, each of at most maxSeqTokens tokens, fit in
+// the pool of cfg all at once (HoldersThatFit), so that taking a block never finds the pool
+// full of referenced blocks and no request is preempted (vLLM) or retracted (SGLang).
+func NeverPreempts(cfg RankConfig, holders, maxSeqTokens int) bool {
+	return holders <= HoldersThatFit(cfg, maxSeqTokens)
+}
+
+// HoldersThatFit is how many requests of at most maxSeqTokens tokens (input and output, cut
+// at the context) the pool of cfg holds at once. A request's footprint is counted as its
+// tokens plus the tokens a pass may reserve ahead (one, footprint.go, and the MTP drafts),
+// rounded up to blocks, plus one block of slack.
+func HoldersThatFit(cfg RankConfig, maxSeqTokens int) int {
+	tokens := maxSeqTokens
+	if cfg.MaxModelLen > 0 {
+		tokens = min(tokens, cfg.MaxModelLen)
+	}
+	bs := max(cfg.BlockSize, 1)
+	return cfg.NumBlocks / ((tokens+1+cfg.NextN+bs-1)/bs + 1)
 }
 
 // NumBlocks is the pool capacity.

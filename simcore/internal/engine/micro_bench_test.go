@@ -37,7 +37,7 @@ func BenchmarkMicroAlloc(b *testing.B) {
 	var keep []*Request
 	for i := 0; i < b.N; i++ {
 		r := &Request{Outcome: Outcome{L: 1024}}
-		r.Reserve(64)
+		r.Reserve(64, 0)
 		keep = append(keep, r)
 		if len(keep) > 100000 {
 			keep = keep[:0]

@@ -273,9 +273,15 @@ func (r *Request) FlushGaps() []float64 {
 }
 
 // Reserve sizes the request's hash id and block tables for its whole sequence at block size
-// bs, so they never grow during the run.
-func (r *Request) Reserve(bs int) {
-	n := xmath.FloorDiv(r.L+r.O, bs) + 2
+// bs, so they never grow during the run. A sequence never holds more than maxModelLen tokens
+// (0: no limit): a longer prompt is rejected before it computes a block, and the output stops
+// at the context (remainingOut), so the tables are sized for at most that many.
+func (r *Request) Reserve(bs, maxModelLen int) {
+	tokens := r.L + r.O
+	if maxModelLen > 0 {
+		tokens = min(tokens, maxModelLen)
+	}
+	n := xmath.FloorDiv(tokens, bs) + 2
 	if cap(r.hashIDs) < n {
 		r.hashIDs = make([]int32, 0, n)
 	}

@@ -13,8 +13,10 @@ import (
 type RecordStream struct {
 	// Len is the number of records.
 	Len int
-	// At makes record i (0 ≤ i < Len).
-	At func(i int) any
+	// Append appends the compact canonical JSON of record i (0 ≤ i < Len) to dst
+	// (AppendRecord): each output encodes a record once into one reused buffer, and
+	// prediction.json lays the same bytes out pretty (canon.AppendPrettyCompact).
+	Append func(dst []byte, i int) ([]byte, error)
 }
 
 // streamMarker stands in for the per_request records in the encoded tree; WritePrediction
@@ -44,28 +46,18 @@ func (d *Document) WritePrediction(w io.Writer) error {
 	if at < 0 {
 		return fmt.Errorf("internal error: per_request marker missing from prediction.json")
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
+	bw := bufio.NewWriterSize(w, streamBuffer)
 	bw.Write(text[:at])
-	var enc canon.Encoder
-	var rec []byte
+	var rec, pretty []byte
 	for i := 0; i < d.Stream.Len; i++ {
 		if i > 0 {
 			bw.WriteString(",\n" + recordIndent)
 		}
-		if rec, err = enc.AppendPretty(rec[:0], d.Stream.At(i)); err != nil {
+		if rec, err = d.Stream.Append(rec[:0], i); err != nil {
 			return err
 		}
-		// Encoded strings never hold a raw newline, so every newline is layout: indent it.
-		body := rec[:len(rec)-1] // without AppendPretty's final newline
-		for {
-			line, rest, more := bytes.Cut(body, []byte{'\n'})
-			bw.Write(line)
-			if !more {
-				break
-			}
-			bw.WriteString("\n" + recordIndent)
-			body = rest
-		}
+		pretty = canon.AppendPrettyCompact(pretty[:0], rec, recordIndent)
+		bw.Write(pretty)
 	}
 	bw.Write(text[at+len(marker):])
 	return bw.Flush()
@@ -82,15 +74,19 @@ func (d *Document) WriteRequests(w io.Writer) error {
 		_, err = w.Write(text)
 		return err
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	var enc canon.Encoder
+	bw := bufio.NewWriterSize(w, streamBuffer)
 	var line []byte
 	for i := 0; i < d.Stream.Len; i++ {
 		var err error
-		if line, err = enc.AppendCompact(line[:0], d.Stream.At(i)); err != nil {
+		if line, err = d.Stream.Append(line[:0], i); err != nil {
 			return err
 		}
-		bw.Write(append(line, '\n'))
+		line = append(line, '\n')
+		bw.Write(line)
 	}
 	return bw.Flush()
 }
+
+// streamBuffer is the size of the writes a captured output makes (1 MiB): each write is a
+// host call of the WebAssembly module, so large ones cost fewer.
+const streamBuffer = 1 << 20

@@ -3,6 +3,8 @@ package outputs
 import (
 	"bytes"
 	"testing"
+
+	"aisimulate/simcore/canon"
 )
 
 // Streaming the records writes the same bytes as encoding them all at once, for nested
@@ -16,7 +18,7 @@ func TestStreamedOutputsEqualWhole(t *testing.T) {
 	for n := 0; n <= len(records); n++ {
 		whole := &Document{CapturePerRequest: true, PerRequest: records[:n], Summary: map[string]any{"num_requests": n}, Planner: map[string]any{"x": []any{1}}}
 		streamed := &Document{CapturePerRequest: true, Summary: whole.Summary, Planner: whole.Planner,
-			Stream: &RecordStream{Len: n, At: func(i int) any { return records[i] }}}
+			Stream: &RecordStream{Len: n, Append: func(dst []byte, i int) ([]byte, error) { return canon.AppendCompact(dst, records[i]) }}}
 		wantPred, err := whole.PredictionJSON()
 		if err != nil {
 			t.Fatal(err)

@@ -397,7 +397,7 @@ func (c *cluster) newRequest(t *traffic.Turn) *engine.Request {
 	if c.plan.Capture {
 		r.History = &engine.History{}
 	}
-	r.Reserve(c.entry().plan.Rank.BlockSize)
+	r.Reserve(c.entry().plan.Rank.BlockSize, c.entry().plan.Rank.MaxModelLen)
 	c.reqs = append(c.reqs, r)
 	return r
 }

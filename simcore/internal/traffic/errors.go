@@ -28,3 +28,16 @@ func fileError(file string, format string, args ...any) error {
 func emptyError(file string) error {
 	return fileError(file, "did not contain any requests")
 }
+
+// CallerLimitError is a trace holding more requests than the caller simulates
+// (LoadTraceWithin): the trace is valid, the caller will not run it.
+type CallerLimitError struct {
+	// File and Line are where the count passed Max.
+	File string
+	Line int
+	Max  int
+}
+
+func (e *CallerLimitError) Error() string {
+	return fmt.Sprintf("%s:%d: the traces hold more than %d requests (counted after decompression and expansion), the most this service simulates per call", e.File, e.Line, e.Max)
+}

@@ -27,6 +27,8 @@ const (
 type traceLimits struct {
 	bytes    int64
 	requests int
+	// callerMax is the caller's own limit on requests (LoadTraceWithin; 0: none).
+	callerMax int
 }
 
 // countingReader counts the bytes read through it into the run's total and fails once the
@@ -61,6 +63,9 @@ func (l *traceLimits) expand(file string, line int, n int64) error {
 
 func (l *traceLimits) add(file string, line, n int) error {
 	l.requests += n
+	if l.callerMax > 0 && l.requests > l.callerMax {
+		return &CallerLimitError{File: file, Line: line, Max: l.callerMax}
+	}
 	if l.requests > MaxTraceRequests {
 		return rowError(file, line, "the traces hold more than %d requests, the limit of one run (docs/robustness.md); use a shorter trace", MaxTraceRequests)
 	}

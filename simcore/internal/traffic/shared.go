@@ -109,5 +109,9 @@ func MarkShared(w *Workload) *Workload {
 		}
 		t.SharedTokens, t.SharedKnown = min(tokens, t.InputLength), true
 	}
+	w.Sizes = Sizes{}
+	for _, t := range turns {
+		w.Sizes.add(t)
+	}
 	return w
 }

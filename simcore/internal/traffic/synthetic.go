@@ -49,6 +49,12 @@ func Synthetic(t spec.Traffic, blockSize int) Workload {
 	var segBuf []Segment
 	clock := 0.0
 	w := Workload{Sessions: count, OpenLoop: load.Type != spec.LoadConcurrency, Concurrency: load.Concurrency, SingleTurn: turns == 1}
+	// Every turn is alike: its shared prefix is known, its sequence isl + osl.
+	sharedTokens := min(isl, prefixBlocks*blockSize)
+	one := Sizes{}
+	one.add(&Turn{InputLength: isl, OutputLength: osl, SharedTokens: sharedTokens, SharedKnown: true})
+	n := float64(count) * float64(turns)
+	w.Sizes = Sizes{ShareableTokens: one.ShareableTokens * n, ShareableRequests: one.ShareableRequests * n, MaxSequenceTokens: one.MaxSequenceTokens}
 	w.Next = func() (Session, bool) {
 		if next >= count {
 			return Session{}, false
@@ -114,7 +120,7 @@ func Synthetic(t spec.Traffic, blockSize int) Workload {
 			tu := &s.Turns[k]
 			tu.InputLength, tu.OutputLength = isl, osl
 			tu.Prompt = segs
-			tu.SharedTokens, tu.SharedKnown = min(isl, prefixBlocks*blockSize), true
+			tu.SharedTokens, tu.SharedKnown = sharedTokens, true
 			if k > 0 {
 				tu.DelayMs = delay
 			}

@@ -25,10 +25,18 @@ const maxContextTokens = 1 << 24
 // configuration rules (paths, load type, block size) were checked by spec; errors here are
 // about the files and are *Error values.
 func LoadTrace(src spec.Source, load spec.Load, files fs.FS) (*Workload, error) {
+	return LoadTraceWithin(src, load, files, 0)
+}
+
+// LoadTraceWithin is LoadTrace for a caller that simulates at most maxRequests requests
+// (0: MaxTraceRequests only): reading stops at the first row past it with a
+// *CallerLimitError, before the rest of the trace is read (docs/robustness.md, "Ceilings").
+func LoadTraceWithin(src spec.Source, load spec.Load, files fs.FS, maxRequests int) (*Workload, error) {
 	if src.Format == "" {
 		src.Format = spec.FormatMooncake // the schema's default
 	}
 	c := newTraceCtx(src, load, files)
+	c.lim.callerMax = maxRequests
 	switch src.Format {
 	case spec.FormatMooncakeDelta:
 		return c.loadMooncake(true)
@@ -87,8 +95,20 @@ func (c *traceCtx) lanes() int {
 }
 
 // sessionWorkload wraps sessions in workload order into a Workload; Next hands each session
-// out once and drops the loader's reference so a run can free sessions as it goes.
-func (c *traceCtx) sessionWorkload(sessions []Session) *Workload {
+// out once and drops the loader's reference so a run can free sessions as it goes. A
+// session that starts, or a turn that waits, longer than the simulated clock holds
+// (spec.MaxMilliseconds, after the speedup) is an error naming the first file.
+func (c *traceCtx) sessionWorkload(sessions []Session) (*Workload, error) {
+	for _, s := range sessions {
+		if s.ArrivalMs > spec.MaxMilliseconds {
+			return nil, fileError(c.src.Paths[0], "session %q starts %s ms after the earliest session (after the speedup), more than the %s ms (about 31.7 years) the simulated clock holds; check the timestamps' unit or raise traffic.load.speedup", s.ID, fmtMs(s.ArrivalMs), fmtMs(spec.MaxMilliseconds))
+		}
+		for _, t := range s.Turns {
+			if t.DelayMs > spec.MaxMilliseconds {
+				return nil, fileError(c.src.Paths[0], "a turn of session %q waits %s ms, more than the %s ms (about 31.7 years) the simulated clock holds; check the delays' unit", s.ID, fmtMs(t.DelayMs), fmtMs(spec.MaxMilliseconds))
+			}
+		}
+	}
 	i := 0
 	w := &Workload{
 		Sessions: len(sessions),
@@ -109,7 +129,7 @@ func (c *traceCtx) sessionWorkload(sessions []Session) *Workload {
 	for _, s := range sessions {
 		w.Requests += len(s.Turns)
 	}
-	return w
+	return w, nil
 }
 
 // jsonError turns a decoding error into a readable message.

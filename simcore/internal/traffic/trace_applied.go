@@ -106,5 +106,5 @@ func (c *traceCtx) loadAppliedCompute() (*Workload, error) {
 	if len(sessions) == 0 {
 		return nil, emptyError(file)
 	}
-	return c.sessionWorkload(sessions), nil
+	return c.sessionWorkload(sessions)
 }

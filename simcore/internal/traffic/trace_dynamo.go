@@ -138,7 +138,7 @@ func (c *traceCtx) loadDynamo() (*Workload, error) {
 				sessions[i].ArrivalMs = a
 			}
 		}
-		return c.sessionWorkload(sessions), nil
+		return c.sessionWorkload(sessions)
 	}
 	return c.dynamoGraph(sorted, turns, links, first)
 }

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"aisimulate/simcore/spec"
 )
 
-// maxOutputTokens bounds an authored output length.
-const maxOutputTokens = 1 << 30
+// maxOutputTokens bounds an authored output length: the configuration's bound on the tokens
+// of one request.
+const maxOutputTokens = spec.MaxRequestTokens
 
 // mooncakeRow is one JSON line of a mooncake, mooncake-delta or agentic_mooncake trace.
 // Pointer fields are nil when the key is absent (or null).
@@ -308,5 +311,5 @@ func (c *traceCtx) loadMooncake(delta bool) (*Workload, error) {
 			sessions[i].ArrivalMs = a
 		}
 	}
-	return c.sessionWorkload(sessions), nil
+	return c.sessionWorkload(sessions)
 }

@@ -78,6 +78,34 @@ type Workload struct {
 	// Graph is non-nil for agentic dependency-graph sources (agentic_mooncake, agentic
 	// dynamo traces); then Sessions/Next are unused.
 	Graph *Graph
+	// Sizes bound what the requests can hold, for the memory estimate (simcore/budget.go).
+	Sizes Sizes
+}
+
+// Sizes are totals over every request of a workload that bound the KV block state a run
+// identifies (docs/robustness.md, "Memory").
+type Sizes struct {
+	// ShareableTokens sums the tokens of every request that prefix caching may register under
+	// a hash: its SharedTokens when known, else its whole sequence (input and output).
+	// ShareableRequests counts the requests with any, so ShareableTokens/bs +
+	// ShareableRequests bounds their blocks at block size bs (each request rounds up once).
+	ShareableTokens   float64
+	ShareableRequests float64
+	// MaxSequenceTokens is the longest input plus output of one request.
+	MaxSequenceTokens int
+}
+
+// add counts one turn.
+func (z *Sizes) add(t *Turn) {
+	n := t.SharedTokens
+	if !t.SharedKnown {
+		n = t.InputLength + t.OutputLength
+	}
+	if n > 0 {
+		z.ShareableTokens += float64(n)
+		z.ShareableRequests++
+	}
+	z.MaxSequenceTokens = max(z.MaxSequenceTokens, t.InputLength+t.OutputLength)
 }
 
 // Graph is an agentic dependency graph (docs/semantics/simulation.md §12.4).
