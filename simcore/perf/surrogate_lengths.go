@@ -136,10 +136,7 @@ func SimAggLengths(d *Default, backend string, conc int, isl, osl []int, kvToken
 					k = 1
 				}
 			}
-			mid := active + int64(bd)*int64(k-1)/2
-			v[2] = float64(k) * d.DecodeRawMs(bd, mid, int(mid/int64(bd)))
-			v[3] = float64(k)
-			v[5] = float64(k * bd)
+			v.decodePasses(d, bd, k, active)
 		}
 		if len(sched) == 0 && bd == 0 {
 			if qi < len(queue) && rq[queue[qi]].eligible > b {

@@ -1,23 +1,13 @@
 package perf
 
-import (
-	"testing"
-
-	"aisimulate/simcore/catalog"
-	"aisimulate/simcore/spec"
-)
+import "testing"
 
 // With every request of the same lengths and no frontend latency (so no release lag), the
 // per-request replay is the cohort replay of SimAgg: the same passes, TTFT and TPOT forms in
 // the engine's coefficients. (The frontend terms differ: SimAgg adds F to every TTFT, the
 // per-request replay only where it shows, here in the first wave.)
 func TestSimAggLengthsConstantIsSimAgg(t *testing.T) {
-	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
-	hw, _ := catalog.LookupHardware("h200_sxm")
-	d, err := defaultFor(DefaultCalibration(), m, hw, "vllm", spec.Parallelism{Tensor: 1}, Quant{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := llama8BOnH200(t)
 	d.SetFrontend(0)
 	for _, backend := range []string{"vllm", "sglang", "trtllm"} {
 		for _, c := range []struct {
