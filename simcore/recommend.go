@@ -40,6 +40,12 @@ type RecommendInput struct {
 	// evaluates them here one after the other. These evaluators are trusted: this build's
 	// module, here or in another instance.
 	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
+	// Admit, when non-nil, is called once NewRecommender has validated the configuration and
+	// built the space, before the screen prices anything, with the configuration and the
+	// number of points the screen will price (0 when the search is not screened); an error
+	// stops the recommendation there. The edge API charges its work limit with it
+	// (docs/web.md, "Recommend").
+	Admit func(rec *spec.Recommendation, screenPoints int) error
 }
 
 // Recommender is one recommendation in progress, driven in steps: Next hands out the
@@ -89,9 +95,20 @@ func NewRecommender(in RecommendInput) (*Recommender, error) {
 	if err != nil {
 		return nil, err
 	}
-	priced, err := resolveAlgorithm(rec, space, in.Files)
+	points, err := screenPlan(rec, space)
 	if err != nil {
 		return nil, err
+	}
+	if in.Admit != nil {
+		if err := in.Admit(rec, points); err != nil {
+			return nil, err
+		}
+	}
+	var priced []recommend.Priced
+	if points > 0 {
+		if priced, err = runScreen(rec, space, in.Files); err != nil {
+			return nil, err
+		}
 	}
 	search := recommend.NewSearch(space, rec.Optimizer)
 	if priced != nil {
@@ -119,16 +136,15 @@ func sizeLadder(rec *spec.Recommendation) error {
 	return nil
 }
 
-// resolveAlgorithm settles optimizer.algorithm (docs/recommend.md, "screened"): when it is
-// not given, screened for a space of at most recommend.ScreenLimit points whose workload the
-// surrogate can price, else bayesian; an explicit screened on a space it cannot screen is a
-// configuration error. It returns the screen's prices when the search is screened.
-func resolveAlgorithm(rec *spec.Recommendation, space *recommend.Space, files fs.FS) ([]recommend.Priced, error) {
+// screenPlan settles whether the search is screened (docs/recommend.md, "screened") and
+// returns the number of points the screen will price, 0 when it is not screened: another
+// algorithm is given, or none is and the space cannot be screened (the search is then
+// bayesian). An explicit screened on a space it cannot screen is a configuration error.
+func screenPlan(rec *spec.Recommendation, space *recommend.Space) (int, error) {
 	opt := &rec.Optimizer
 	if opt.Algorithm != "" && opt.Algorithm != spec.AlgorithmScreened {
-		return nil, nil
+		return 0, nil
 	}
-	explicit := opt.Algorithm == spec.AlgorithmScreened
 	size := space.Size()
 	reason := ""
 	switch {
@@ -140,23 +156,41 @@ func resolveAlgorithm(rec *spec.Recommendation, space *recommend.Space, files fs
 		reason = "the surrogate prices synthetic requests under a concurrency or rate load with the default timing model only"
 	}
 	if reason == "" {
-		priced, err := screen(rec, space, files)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range priced {
-			if !math.IsNaN(p.Score) {
-				opt.Algorithm = spec.AlgorithmScreened
-				return priced, nil
-			}
-		}
-		reason = "the surrogate could price no point of the space"
+		return int(size), nil
 	}
-	if explicit {
-		return nil, &spec.Error{Path: "optimizer.algorithm", Msg: "screened cannot screen this search: " + reason + "; use bayesian or random"}
+	if opt.Algorithm == spec.AlgorithmScreened {
+		return 0, cannotScreen(reason)
+	}
+	opt.Algorithm = spec.AlgorithmBayesian
+	return 0, nil
+}
+
+// runScreen prices every point of the space (screenPlan said the search is screened) and
+// returns the prices; when the surrogate priced no point, an explicit screened is a
+// configuration error and an implicit one becomes bayesian.
+func runScreen(rec *spec.Recommendation, space *recommend.Space, files fs.FS) ([]recommend.Priced, error) {
+	opt := &rec.Optimizer
+	priced, err := screen(rec, space, files)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range priced {
+		if !math.IsNaN(p.Score) {
+			opt.Algorithm = spec.AlgorithmScreened
+			return priced, nil
+		}
+	}
+	if opt.Algorithm == spec.AlgorithmScreened {
+		return nil, cannotScreen("the surrogate could price no point of the space")
 	}
 	opt.Algorithm = spec.AlgorithmBayesian
 	return nil, nil
+}
+
+// cannotScreen is the configuration error of an explicit screened on a space it cannot
+// screen.
+func cannotScreen(reason string) error {
+	return &spec.Error{Path: "optimizer.algorithm", Msg: "screened cannot screen this search: " + reason + "; use bayesian or random"}
 }
 
 // Recommendation is the validated configuration.

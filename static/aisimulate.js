@@ -27,6 +27,14 @@
 // receives {trials, total, best, poolSize, pointsJson} after every round (best null until a
 // candidate is feasible; pointsJson the chart points of the round's simulated candidates).
 //
+//   const {names, zip} = await aisimulate.deployment(kind, ...)
+//     kind "prediction": (yamlText, predictionJson, {configName, sets}) → deploy/0001/
+//     kind "recommendation": (recommendationJson, top) → deploy/NNNN/ of the first top rows
+//
+// deployment writes what `--artifacts` writes (docs/artifacts.md): zip is a Uint8Array of a zip
+// archive of the files (names lists them), byte for byte the CLI's files. It rejects like
+// predict on failure.
+//
 //   aisimulate.cancel()   // stops every running prediction and recommendation: the worker is terminated and a
 //                         // fresh one started (it loads core.wasm again, from the HTTP cache)
 "use strict";
@@ -267,8 +275,22 @@
     }
   }
 
+  // deployment answers from the core in the simulation worker (deployPrediction,
+  // deployRecommendation) and turns the zip's base64 into bytes.
+  async function deployment(kind, ...args) {
+    const op = { prediction: "deployPrediction", recommendation: "deployRecommendation" }[kind];
+    if (!op) throw new TypeError("aisimulate.deployment: kind must be \"prediction\" or \"recommendation\"");
+    const r = await call(op, ...args);
+    if (!r || !r.ok) {
+      const e = (r && r.error) || { kind: "failed", message: "no answer" };
+      throw Object.assign(new Error(e.message), { kind: e.kind, path: e.path, msg: e.msg });
+    }
+    const bin = atob(r.zipBase64);
+    return { names: r.names, zip: Uint8Array.from(bin, (c) => c.charCodeAt(0)) };
+  }
+
   start();
-  const api = { predict, recommend, cancel, ready, version: 1, initial: null };
+  const api = { predict, recommend, deployment, cancel, ready, version: 1, initial: null };
   const initialYaml = configFromHash();
   if (initialYaml !== null) {
     const initial = { yaml: initialYaml, onProgress: null };

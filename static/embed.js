@@ -7,8 +7,11 @@
 //
 // The element runs the prediction in a Web Worker (core.wasm from the same folder as this
 // script, which may be another origin: it then needs CORS, as `make serve-web` sends) and
-// renders a result card (the embed cards, then whether the deployment kept up with its load)
-// with a link that opens the configuration in the full app.
+// renders a result card (the deployment line, the embed cards, the SLA attainment, then
+// whether the deployment kept up with its load) with a link that opens the configuration in
+// the full app. What it shows comes from the module (headlineJson: Go's report.Headline, with
+// the values in the unit shown, seconds from 10 s), so no summary key or display rule is
+// written here.
 "use strict";
 (function () {
   if (window.customElements && customElements.get("aisimulate-prediction")) return;
@@ -17,9 +20,6 @@
   let worker = null;
   let nextId = 1;
   const pending = new Map();
-  // The headline metrics [label, summary key, unit, embed], handed over by the simulator
-  // module (report.Cards in Go) when it is ready, so the keys are never spelled here.
-  let cards = [];
   // failure is why the simulator could not load (sim-worker.js, wasm_exec.js or core.wasm
   // missing or broken), "" while it may still; every element then shows it instead of
   // staying blank.
@@ -36,7 +36,7 @@
     worker = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
     worker.onmessage = (ev) => {
       const m = ev.data;
-      if (m.type === "ready") { cards = m.cards || []; return; }
+      if (m.type === "ready") return;
       if (m.type === "fatal") { failAll(m.message); return; }
       const p = pending.get(m.id);
       if (!p) return;
@@ -90,6 +90,8 @@
     .b { font-size: 11px; color: #667085; font-variant-numeric: tabular-nums; }
     .status { color: #667085; font-size: 13px; }
     .saturation { margin-top: 8px; font-size: 13px; color: #344054; }
+    .deployment { margin: -4px 0 8px; font-size: 12.5px; color: #667085; overflow-wrap: anywhere; }
+    .sla { margin-top: 8px; }
     .error { color: #c62828; font-size: 13px; white-space: pre-wrap; }
     .bar { height: 3px; background: #e8edf7; border-radius: 2px; overflow: hidden; margin-top: 6px; }
     .bar > div { height: 100%; width: 0; background: #2563eb; transition: width .15s; }`;
@@ -131,16 +133,16 @@
         this._error(e.kind === "config" && e.path ? `${e.path}: ${e.msg}` : (e.message || "prediction failed"));
         return;
       }
-      const doc = JSON.parse(res.predictionJson);
-      const s = doc.summary;
-      // The 80 % interval of a card's mean, when the prediction has one (docs/uncertainty.md).
-      const band = (k) => {
-        const iv = doc.intervals && doc.intervals[k];
-        return iv ? `<div class="b" title="80 % interval from the model's held-out error">80 %: ${fmt(iv.p10)}–${fmt(iv.p90)}</div>` : "";
-      };
+      const h = JSON.parse(res.headlineJson);
+      // A card's 80 % interval, when the prediction has one (docs/uncertainty.md).
+      const band = (c) => c.band ? `<div class="b" title="80 % interval from the model's held-out error">80 %: ${fmt(c.band[0])}–${fmt(c.band[1])}</div>` : "";
+      const esc = (t) => String(t).replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]);
       const body = this._root.querySelector(".body");
-      body.innerHTML = `<div class="grid">${cards.filter(([, k, , embed]) => embed && k in s).map(([l, k, u]) =>
-        `<div class="m" data-key="${k}"><div class="l">${l}</div><div class="v">${fmt(s[k])}<span class="u">${u}</span></div>${band(k)}</div>`).join("")}</div>`;
+      body.innerHTML = (h.deployment ? `<div class="deployment">${esc(h.deployment)}</div>` : "") +
+        `<div class="grid">${h.cards.map((c) =>
+          `<div class="m" data-key="${c.key}"><div class="l">${esc(c.label)}</div><div class="v">${fmt(c.value)}<span class="u">${c.unit}</span></div>${band(c)}</div>`).join("")}</div>` +
+        (h.sla.length ? `<div class="grid sla">${h.sla.map((c) =>
+          `<div class="m" data-key="${c.id}"><div class="l">${esc(c.label)}</div><div class="v">${c.share}</div></div>`).join("")}</div>` : "");
       if (res.saturationText) {
         // Whether the deployment kept up, in the module's words (docs/semantics/outputs.md §3.4).
         const sat = document.createElement("div");

@@ -1,10 +1,9 @@
 // Web Worker that runs the simulator (core.wasm, GOOS=js) off the page's main thread.
 // Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, detail, fixedWallTimeMs, configName}}
-// Messages out: {type: "ready", cards} once core.wasm is loaded (cards = aisimulateCore.cards,
-// the headline metrics [label, summary key, unit, embed]), then per call
+// Messages out: {type: "ready"} once core.wasm is loaded, then per call
 // {id, type: "progress", fraction} … then {id, type: "result", result} where result is
 // aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson,
-// saturationText, overviewJson, error}.
+// saturationText, overviewJson, headlineJson, error}.
 // Besides predictions it answers the recommendation calls of aisimulate.recommend (messages
 // {id, op, args} → {id, type: "reply", value}): as the search coordinator (op recommendStart,
 // recommendNext, recommendObserve, recommendResult, recommendClose: aisimulateCore's calls of
@@ -53,12 +52,13 @@
     }
     return c;
   })();
-  ready.then((c) => self.postMessage({ type: "ready", cards: Array.from(c.cards, (x) => Array.from(x)) }),
+  ready.then(() => self.postMessage({ type: "ready" }),
     (e) => self.postMessage({ type: "fatal", message: String(e && e.message || e) }));
 
   // Uploaded files of the latest recommendation run, for its evaluations.
   let runFiles = { runId: null, files: {} };
-  const RECOMMEND_OPS = ["recommendStart", "recommendNext", "recommendObserve", "recommendResult", "recommendClose"];
+  const RECOMMEND_OPS = ["recommendStart", "recommendNext", "recommendObserve", "recommendResult", "recommendClose",
+    "deployPrediction", "deployRecommendation"];
 
   // op answers one recommendation call; a throw becomes a failed reply.
   function op(core, m) {
@@ -119,7 +119,7 @@
     self.postMessage({ id, type: "result", result: {
       ok: result.ok, predictionJson: result.predictionJson, requestsJsonl: result.requestsJsonl,
       summaryJson: result.summaryJson, stdoutJson: result.stdoutJson, saturationText: result.saturationText,
-      overviewJson: result.overviewJson,
+      overviewJson: result.overviewJson, headlineJson: result.headlineJson,
       error: result.error ? { kind: result.error.kind, path: result.error.path, msg: result.error.msg, message: result.error.message } : null,
     } });
   };

@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall/js"
 
 	"aisimulate/simcore/report"
@@ -47,8 +46,10 @@ type App struct {
 	drafts map[string]string
 
 	prediction string
-	requests   string
-	summary    Summary
+	// ranYAML is the configuration the prediction ran on (its deployment download).
+	ranYAML  string
+	requests string
+	summary  Summary
 	// saturation is prediction.json's saturation section (docs/semantics/outputs.md §3.4).
 	saturation map[string]any
 	// overview is the run's deployment as resolved and its SLA attainment (overviewJson).
@@ -128,6 +129,7 @@ func (a *App) Run() {
 		return
 	}
 	a.running, a.progress, a.runErr, a.fieldErr, a.notice = true, 0, nil, nil, ""
+	a.ranYAML = a.yamlText
 	a.started = now()
 	js.Global().Get("performance").Call("mark", "aisimulate-run")
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeHash(a.yamlText))
@@ -355,8 +357,9 @@ func (a *App) onFiles(e *vecty.Event) {
 	e.Target.Set("value", "")
 }
 
-func download(name, mime, text string) {
-	blob := js.Global().Get("Blob").New([]any{text}, map[string]any{"type": mime})
+// download saves data (a string or a Uint8Array) as a file named name.
+func download(name, mime string, data any) {
+	blob := js.Global().Get("Blob").New([]any{data}, map[string]any{"type": mime})
 	url := js.Global().Get("URL").Call("createObjectURL", blob)
 	doc := js.Global().Get("document")
 	link := doc.Call("createElement", "a")
@@ -637,22 +640,21 @@ func (a *App) card(c report.Card) vecty.ComponentOrHTML {
 			note = elem.Div(vecty.Markup(vecty.Class("card-note")), vecty.Text(text))
 		}
 	}
-	shown, unit := c.Scaled(v)
+	var iv *[2]float64
+	if b, ok := a.intervals[c.Key]; ok {
+		iv = &b
+	}
+	shown := c.Show(v, iv)
 	var band vecty.ComponentOrHTML
-	if iv, ok := a.intervals[c.Key]; ok {
-		// The band is in the value's unit (seconds when the value is shown in seconds).
-		f := 1.0
-		if v != 0 {
-			f = shown / v
-		}
+	if shown.Band != nil {
 		band = elem.Div(vecty.Markup(vecty.Class("card-band"),
 			vecty.Attribute("title", "80 % interval of the mean: where the measurement lies 8 times in 10, by the model's error on deployments it was not fitted on (docs/uncertainty.md)")),
-			vecty.Text(BandText([2]float64{iv[0] * f, iv[1] * f})))
+			vecty.Text(BandText(*shown.Band)))
 	}
 	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", c.Key)),
 		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(c.Label)),
-		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown)),
-			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(unit))),
+		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown.Value)),
+			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(shown.Unit))),
 		band, delta, note,
 	)
 }
@@ -666,13 +668,9 @@ func (a *App) shareCards() vecty.List {
 			elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(label)),
 			elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(value))))
 	}
-	if a.overview != nil {
-		for _, b := range a.overview.Attainment {
-			text("sla-"+strings.ToLower(b.Metric), b.Label(), b.Share())
-		}
-	}
-	if good, ok := a.summary[report.KeyGoodputCompletedRequests]; ok {
-		text("goodput-share", "Met every SLA bound", report.Share(good, a.summary[report.KeyCompletedRequests]))
+	lookup := func(k string) (float64, bool) { v, ok := a.summary[k]; return v, ok }
+	for _, s := range a.overview.SLAShares(lookup) {
+		text(s.ID, s.Label, s.Share)
 	}
 	return cards
 }
@@ -691,12 +689,7 @@ func (a *App) renderDeployment() vecty.ComponentOrHTML {
 	if a.overview == nil {
 		return nil
 	}
-	d := a.overview.Deployment
-	parts := []string{d.ModelText(), d.HardwareLine()}
-	for _, w := range d.Workers {
-		parts = append(parts, w.Line(d.Hardware))
-	}
-	return elem.Div(vecty.Markup(vecty.Class("deployment"), prop.ID("deployment")), vecty.Text(strings.Join(parts, " · ")))
+	return elem.Div(vecty.Markup(vecty.Class("deployment"), prop.ID("deployment")), vecty.Text(a.overview.Deployment.Text()))
 }
 
 // renderSaturation is whether the run kept up with its load, in one sentence
@@ -748,6 +741,9 @@ func (a *App) renderResults() *vecty.HTML {
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-prediction"), event.Click(func(*vecty.Event) {
 					download("prediction.json", "application/json", a.prediction)
 				})), vecty.Text("Download prediction.json")),
+				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-deployment"), event.Click(func(*vecty.Event) {
+					a.downloadDeployment("deployment-0001.zip", "prediction", a.ranYAML, a.prediction)
+				})), vecty.Text("Download deployment (Dynamo manifest, launch commands)")),
 				vecty.If(a.base != nil, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("clear-baseline"), event.Click(func(*vecty.Event) {
 					a.base = nil
 					a.buildCharts()

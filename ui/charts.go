@@ -22,6 +22,17 @@ const (
 	numBins = 30
 )
 
+// frame is a chart's geometry in SVG user units: its size and the padding around the plot.
+type frame struct{ w, h, padL, padR, padT, padB int }
+
+// plotW and plotH are the size of the plot inside the padding.
+func (f frame) plotW() int { return f.w - f.padL - f.padR }
+func (f frame) plotH() int { return f.h - f.padT - f.padB }
+
+// stdFrame is the geometry of the Predict view's charts, drawn at 480 × 224 and scaled to
+// their container.
+var stdFrame = frame{chartW, chartH, padL, padR, padT, padB}
+
 // labelRowGap is the distance between rows of marker labels: more than the 10.5 px font's
 // line box, so labels on neighbouring rows do not touch.
 const labelRowGap = 15
@@ -59,44 +70,51 @@ func trimZeros(s string) string {
 	return s
 }
 
-func svgOpen(b *strings.Builder, title string) {
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="chart" role="img" aria-label="%s">`, chartW, chartH, html.EscapeString(title))
-	fmt.Fprintf(b, `<text x="%d" y="18" class="chart-title">%s</text>`, padL, html.EscapeString(title))
+// svgOpen starts a chart of frame f with its title; attrs (already escaped) are added to the
+// <svg> tag.
+func svgOpen(b *strings.Builder, f frame, title string, attrs ...string) {
+	extra := ""
+	for _, a := range attrs {
+		extra += " " + a
+	}
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="chart" role="img" aria-label="%s"%s>`, f.w, f.h, html.EscapeString(title), extra)
+	fmt.Fprintf(b, `<text x="%d" y="18" class="chart-title">%s</text>`, f.padL, html.EscapeString(title))
 }
 
-func svgEmpty(title, msg string) string {
+func svgEmpty(f frame, title, msg string) string {
 	var b strings.Builder
-	svgOpen(&b, title)
-	fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-empty" text-anchor="middle">%s</text></svg>`, chartW/2, chartH/2+4, html.EscapeString(msg))
+	svgOpen(&b, f, title)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" class="chart-empty" text-anchor="middle">%s</text></svg>`, f.w/2, f.h/2+4, html.EscapeString(msg))
 	return b.String()
 }
 
-// axes draws both axes with 5 ticks each and the axis titles: xTitle under the x axis
-// (e.g. "latency (ms)"), yTitle rotated along the y axis (e.g. "requests"). y1 comes from
-// countAxisMax, so the y ticks are whole numbers.
-func axes(b *strings.Builder, x0, x1, y1 float64, xTitle, yTitle string) {
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padT+plotH, padL+plotW, padT+plotH)
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, padL, padT, padL, padT+plotH)
+// axes draws both axes of frame f with 5 ticks each and the axis titles: xTitle under the x
+// axis (e.g. "latency (ms)"), yTitle rotated along the y axis (e.g. "requests"). A count
+// axis has y0 = 0 and y1 from countAxisMax, so its ticks are whole numbers.
+func axes(b *strings.Builder, f frame, x0, x1, y0, y1 float64, xTitle, yTitle string) {
+	pw, ph := f.plotW(), f.plotH()
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, f.padL, f.padT+ph, f.padL+pw, f.padT+ph)
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" class="axis"/>`, f.padL, f.padT, f.padL, f.padT+ph)
 	for i := 0; i <= 4; i++ {
-		y := float64(padT) + float64(plotH)*float64(4-i)/4
-		v := y1 * float64(i) / 4
+		y := float64(f.padT) + float64(ph)*float64(4-i)/4
+		v := y0 + (y1-y0)*float64(i)/4
 		if i > 0 {
-			fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, padL, y, padL+plotW, y)
+			fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" class="grid"/>`, f.padL, y, f.padL+pw, y)
 		}
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, padL-5, y+3.5, FormatNum(v))
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" class="tick" text-anchor="end">%s</text>`, f.padL-5, y+3.5, FormatNum(v))
 	}
 	for i := 0; i <= 4; i++ {
-		x := float64(padL) + float64(plotW)*float64(i)/4
+		x := float64(f.padL) + float64(pw)*float64(i)/4
 		v := x0 + (x1-x0)*float64(i)/4
 		anchor := "middle"
 		if i == 4 {
 			anchor = "end"
 		}
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="tick" text-anchor="%s">%s</text>`, x, padT+plotH+16, anchor, FormatNum(v))
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" class="tick" text-anchor="%s">%s</text>`, x, f.padT+ph+16, anchor, FormatNum(v))
 	}
-	fmt.Fprintf(b, `<text x="%d" y="%d" class="axis-title" text-anchor="middle">%s</text>`, padL+plotW/2, chartH-8, html.EscapeString(xTitle))
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="axis-title" text-anchor="middle">%s</text>`, f.padL+pw/2, f.h-8, html.EscapeString(xTitle))
 	fmt.Fprintf(b, `<text x="14" y="%d" class="axis-title" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`,
-		padT+plotH/2, padT+plotH/2, html.EscapeString(yTitle))
+		f.padT+ph/2, f.padT+ph/2, html.EscapeString(yTitle))
 }
 
 // countAxisMax is the top of a count axis with 4 whole-number steps: 4 × the smallest step of
@@ -110,6 +128,36 @@ func countAxisMax(v float64) float64 {
 		}
 	}
 	return 4 * math.Max(1, 10*e)
+}
+
+// niceSteps are the tick steps of a fitted axis, times a power of ten.
+var niceSteps = []float64{1, 2, 2.5, 5}
+
+// niceRange is the axis [a, a + 4·step] that holds [lo, hi]: the smallest step of 1, 2, 2.5
+// or 5 × 10^k for which a, the largest multiple of the step at or below lo, reaches hi in 4
+// steps, so every tick is a round number. A step of at least (hi − lo)/3 always reaches it
+// (a lies less than one step below lo), and the next nice step is at most twice that, so the
+// axis spans at most 8/3 of the range. An empty range is widened by 10 % of its value (1
+// at 0) on each side.
+func niceRange(lo, hi float64) (float64, float64) {
+	if !(hi > lo) {
+		d := math.Max(math.Abs(lo)*0.1, 1e-9)
+		if lo == 0 {
+			d = 1
+		}
+		lo, hi = lo-d, hi+d
+	}
+	e := math.Pow(10, math.Floor(math.Log10((hi-lo)/4)))
+	for {
+		for _, m := range niceSteps {
+			s := m * e
+			a := math.Floor(lo/s) * s
+			if a+4*s >= hi {
+				return a, a + 4*s
+			}
+		}
+		e *= 10
+	}
 }
 
 func pct(sorted []float64, p float64) float64 {
@@ -133,7 +181,7 @@ func HistogramWithBound(title, unit string, vals []float64, color string, bound 
 // axis cover both runs.
 func HistogramCompare(title, unit string, vals, base []float64, color string, bound float64) string {
 	if len(vals) == 0 {
-		return svgEmpty(title, "no samples")
+		return svgEmpty(stdFrame, title, "no samples")
 	}
 	s := append([]float64(nil), vals...)
 	sort.Float64s(s)
@@ -175,8 +223,8 @@ func HistogramCompare(title, unit string, vals, base []float64, color string, bo
 	}
 	ymax := countAxisMax(float64(cmax))
 	var b strings.Builder
-	svgOpen(&b, title)
-	axes(&b, lo, hi, ymax, unitTitle(unit), "requests")
+	svgOpen(&b, stdFrame, title)
+	axes(&b, stdFrame, lo, hi, 0, ymax, unitTitle(unit), "requests")
 	bw := float64(plotW) / numBins
 	for i, c := range counts {
 		if c == 0 {
@@ -261,15 +309,15 @@ func LineSVG(title, yTitle string, names []string, series [][]Point, xmaxMs floa
 		}
 	}
 	if n == 0 {
-		return svgEmpty(title, "no data")
+		return svgEmpty(stdFrame, title, "no data")
 	}
 	if x1 <= 0 {
 		x1 = 1
 	}
 	ymax := countAxisMax(y1)
 	var b strings.Builder
-	svgOpen(&b, title)
-	axes(&b, 0, x1/1000, ymax, "time (s)", yTitle)
+	svgOpen(&b, stdFrame, title)
+	axes(&b, stdFrame, 0, x1/1000, 0, ymax, "time (s)", yTitle)
 	for si, s := range series {
 		color := Palette[si%len(Palette)]
 		var d strings.Builder

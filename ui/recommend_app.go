@@ -3,7 +3,9 @@
 package ui
 
 import (
+	"aisimulate/simcore/deploy"
 	"strconv"
+	"strings"
 	"syscall/js"
 
 	"aisimulate/wasm/jsapi/recview"
@@ -40,6 +42,13 @@ type recommendState struct {
 	// live are the points simulated so far while a search runs; liveChart draws them.
 	live      []recview.Point
 	liveChart string
+	// chartWidth is the width the charts were drawn at (paretoWidthJS); resizeHooked says
+	// the window's resize listener that redraws them is installed.
+	chartWidth   float64
+	resizeHooked bool
+	// picked are the candidate ids of the rows picked for the comparison, oldest first
+	// (TogglePick).
+	picked []string
 }
 
 // recommendResult is a finished recommendation as the view shows and downloads it.
@@ -110,7 +119,8 @@ func (a *App) RunRecommend() {
 		return
 	}
 	r.running, r.trials, r.total, r.best, r.poolSize, r.err, r.result = true, 0, 0, nil, 0, nil, nil
-	r.live, r.liveChart = nil, ""
+	r.live, r.liveChart, r.picked = nil, "", nil
+	a.hookChartResize()
 	a.fieldErr, a.notice = nil, ""
 	r.started = now()
 	js.Global().Get("history").Call("replaceState", nil, "", "#"+EncodeRecHash(r.yamlText))
@@ -128,7 +138,7 @@ func (a *App) RunRecommend() {
 		if pj := p.Get("pointsJson"); pj.Type() == js.TypeString {
 			if pts, err := ParsePoints(pj.String()); err == nil && len(pts) > 0 {
 				r.live = append(r.live, pts...)
-				r.liveChart = ParetoSVG(&recview.View{Points: r.live})
+				r.liveChart = ParetoSVG(&recview.View{Points: r.live}, r.chartWidth, nil)
 			}
 		}
 		vecty.Rerender(a)
@@ -191,10 +201,58 @@ func (a *App) finishRecommend(res js.Value, err *RunError) {
 		vecty.Rerender(a)
 		return
 	}
-	out.view, out.chart = v, ParetoSVG(v)
+	out.view = v
 	r.result = out
+	a.drawRecCharts()
 	vecty.Rerender(a)
 	scrollToResultsJS.Invoke(narrowLayoutPx, "rec-results")
+}
+
+// paretoWidthJS is the width the Pareto chart is drawn at: the content width of the
+// Recommend view's results panel less the chart box's padding and border (6 + 1 CSS px on
+// each side, .chart-box in static/style.css), so the SVG is shown at scale 1 (ParetoSVG).
+var paretoWidthJS = js.Global().Get("Function").New(`
+  const panel = document.getElementById("rec-results");
+  if (!panel) return 0;
+  const cs = getComputedStyle(panel);
+  return panel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 14;`)
+
+// drawRecCharts draws the live and the result's chart at the panel's current width, with
+// the picked deployments marked.
+func (a *App) drawRecCharts() {
+	r := &a.rec
+	r.chartWidth = paretoWidthJS.Invoke().Float()
+	if len(r.live) > 0 {
+		r.liveChart = ParetoSVG(&recview.View{Points: r.live}, r.chartWidth, nil)
+	}
+	if r.result != nil {
+		r.result.chart = ParetoSVG(r.result.view, r.chartWidth, r.picked)
+	}
+}
+
+// hookChartResize installs, once, the window resize listener that redraws the charts when
+// the panel's width changes (a phone turned, a window resized).
+func (a *App) hookChartResize() {
+	r := &a.rec
+	if r.resizeHooked {
+		return
+	}
+	r.resizeHooked = true
+	r.chartWidth = paretoWidthJS.Invoke().Float()
+	js.Global().Call("addEventListener", "resize", js.FuncOf(func(js.Value, []js.Value) any {
+		if w := paretoWidthJS.Invoke().Float(); w != r.chartWidth && (r.result != nil || len(r.live) > 0) {
+			a.drawRecCharts()
+			vecty.Rerender(a)
+		}
+		return nil
+	}))
+}
+
+// togglePick picks or unpicks a ranked row for the comparison and redraws the chart's marks.
+func (a *App) togglePick(id string) {
+	a.rec.picked = TogglePick(a.rec.picked, id)
+	a.drawRecCharts()
+	vecty.Rerender(a)
 }
 
 // openCandidate opens a candidate's concrete configuration as a prediction and runs it.
@@ -358,6 +416,9 @@ func (a *App) renderRecResults() *vecty.HTML {
 				elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendation-csv"), event.Click(func(*vecty.Event) {
 					download("recommendation.csv", "text/csv", res.csv)
 				})), vecty.Text("Download recommendation.csv")),
+				vecty.If(res.feasible > 0, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-rec-deployments"), event.Click(func(*vecty.Event) {
+					a.downloadDeployment("deployments.zip", "recommendation", res.json, deploy.DefaultTop)
+				})), vecty.Text("Download deployments of the first "+strconv.Itoa(deploy.DefaultTop)+" (Dynamo manifests, launch commands)"))),
 				vecty.If(len(res.configs) > 0, elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("dl-recommendations-yaml"), event.Click(func(*vecty.Event) {
 					download("recommendations.yaml", "application/yaml", YAMLBundle(res.configs))
 				})), vecty.Text("Download recommendations.yaml ("+countText(len(res.configs), "configuration")+")"))),
@@ -374,50 +435,132 @@ func (a *App) renderRecResults() *vecty.HTML {
 	)
 }
 
+// renderRecTable is the ranked table: rank with a box that picks the row for the
+// comparison, the deployment summary (wrapping between its parts, so it is shown whole), GPUs, the score and its
+// interval, the table metrics and the prices.
 func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 	v := res.view
-	scoreHead := v.Target
-	if len(v.Objectives) > 0 {
-		scoreHead = v.Objectives[0]
-	}
-	head := vecty.List{elem.TableHeader(vecty.Text("rank")), elem.TableHeader(vecty.Text("score (" + scoreHead + ")")),
+	th := func(text string) *vecty.HTML { return elem.TableHeader(vecty.Text(text)) }
+	head := vecty.List{
+		elem.TableHeader(vecty.Markup(vecty.Attribute("title", "Tick two rows to compare them side by side")), vecty.Text("rank")),
+		th("deployment"), th("GPUs"), th(ScoreHeading(v)),
 		elem.TableHeader(vecty.Markup(vecty.Attribute("title", "80 % interval of the score from the model's held-out error (docs/uncertainty.md); ≈ marks a rank within the model's error of rank 1")),
 			vecty.Text("80 % interval"))}
 	for _, m := range recview.RowMetrics {
-		head = append(head, elem.TableHeader(vecty.Text(m.Heading)))
+		head = append(head, th(m.Heading))
 	}
 	priced := len(v.Rows) > 0 && v.Rows[0].CostPerHour != nil
 	if priced {
-		head = append(head, elem.TableHeader(vecty.Text("USD/h")), elem.TableHeader(vecty.Text("USD/M tok")))
+		head = append(head, th("USD/h"), th("USD/M tok"))
 	}
-	head = append(head, elem.TableHeader(vecty.Text("GPUs")), elem.TableHeader(vecty.Text("configuration")))
+	picked := map[string]bool{}
+	for _, id := range a.rec.picked {
+		picked[id] = true
+	}
+	num := func(text string) *vecty.HTML {
+		return elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(text))
+	}
 	rows := vecty.List{}
 	for _, row := range v.Rows {
-		cfg := row.Config
+		cfg, id := row.Config, row.CandidateID
 		cells := vecty.List{
-			elem.TableData(vecty.Text(strconv.Itoa(row.Rank))),
-			elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Score))),
+			elem.TableData(vecty.Markup(vecty.Class("rank")),
+				elem.Input(vecty.Markup(prop.Type(prop.TypeCheckbox), vecty.Class("pick"), vecty.Property("checked", picked[id]),
+					vecty.Attribute("aria-label", "compare rank "+strconv.Itoa(row.Rank)),
+					event.Click(func(*vecty.Event) { a.togglePick(id) }).StopPropagation())),
+				vecty.Text(strconv.Itoa(row.Rank))),
+			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary)),
+			num(strconv.Itoa(row.UsedGPUs)),
+			num(OptionalNum(row.Score)),
 			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row.Interval, row.WithinError))),
 		}
 		for _, m := range recview.RowMetrics {
-			cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Metrics[m.Key]))))
+			cells = append(cells, num(OptionalNum(row.Metrics[m.Key])))
 		}
 		if priced {
-			cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.CostPerHour))),
-				elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.CostPerMTok))))
+			cells = append(cells, num(OptionalNum(row.CostPerHour)), num(OptionalNum(row.CostPerMTok)))
 		}
-		cells = append(cells, elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(strconv.Itoa(row.UsedGPUs))),
-			elem.TableData(vecty.Text(row.Summary)))
-		rows = append(rows, elem.TableRow(vecty.Markup(vecty.Data("candidate", row.CandidateID), vecty.Data("rank", strconv.Itoa(row.Rank)),
+		rows = append(rows, elem.TableRow(vecty.Markup(vecty.Data("candidate", id), vecty.Data("rank", strconv.Itoa(row.Rank)),
+			vecty.MarkupIf(picked[id], vecty.Class("picked")),
 			vecty.Attribute("title", "Open "+row.File+" as a prediction"),
 			event.Click(func(*vecty.Event) { a.openCandidate(cfg) })), cells))
 	}
-	return elem.Div(vecty.Markup(vecty.Class("table-wrap")),
-		elem.Table(vecty.Markup(prop.ID("rec-table"), vecty.Class("ranked")),
-			elem.TableHead(elem.TableRow(head)),
-			elem.TableBody(rows),
-		),
+	return elem.Div(
+		elem.Div(vecty.Markup(vecty.Class("table-wrap"), prop.ID("rec-table-wrap")),
+			elem.Table(vecty.Markup(prop.ID("rec-table"), vecty.Class("ranked")),
+				elem.TableHead(elem.TableRow(head)),
+				elem.TableBody(rows),
+			)),
 		vecty.If(len(v.Rows) == 0, elem.Div(vecty.Markup(vecty.Class("muted")), vecty.Text("No feasible candidate to rank."))),
 		vecty.If(v.WithinError != "", elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-within-error")), vecty.Text(v.WithinError))),
+		a.renderCompare(v),
+	)
+}
+
+// summaryParts is a deployment summary ("aggregated · vllm · h200_sxm · 1× TP2") with each
+// part kept on one line, so the cell wraps only between parts.
+func summaryParts(summary string) vecty.List {
+	var out vecty.List
+	for i, part := range strings.Split(summary, " · ") {
+		if i > 0 {
+			out = append(out, vecty.Text(" · "))
+		}
+		out = append(out, elem.Span(vecty.Markup(vecty.Class("part")), vecty.Text(part)))
+	}
+	return out
+}
+
+// renderCompare is the side-by-side comparison of the two picked rows (CompareRows), the
+// settings their configurations differ in (ConfigDiff) and a button to open each as a
+// prediction; with one row picked, a line asking for the second.
+func (a *App) renderCompare(v *recview.View) vecty.ComponentOrHTML {
+	var picked []recview.Row
+	for _, id := range a.rec.picked {
+		for _, row := range v.Rows {
+			if row.CandidateID == id {
+				picked = append(picked, row)
+			}
+		}
+	}
+	switch len(picked) {
+	case 0:
+		return elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-compare-hint")), vecty.Text("Tick the boxes of two rows to compare them side by side."))
+	case 1:
+		return elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-compare-hint")),
+			vecty.Text("Rank "+strconv.Itoa(picked[0].Rank)+" picked; tick one more row to compare."))
+	}
+	ra, rb := picked[0], picked[1]
+	body := vecty.List{}
+	for _, l := range CompareRows(v, ra, rb) {
+		body = append(body, elem.TableRow(
+			elem.TableHeader(vecty.Markup(vecty.Attribute("scope", "row")), vecty.Text(l.Label)),
+			elem.TableData(vecty.Text(l.A)), elem.TableData(vecty.Text(l.B)),
+			elem.TableData(vecty.Markup(vecty.Class("change")), vecty.Text(l.Change))))
+	}
+	diffs := vecty.List{}
+	for _, d := range ConfigDiff(ra.Config, rb.Config) {
+		diffs = append(diffs, elem.ListItem(vecty.Text(d)))
+	}
+	open := func(label string, row recview.Row) *vecty.HTML {
+		cfg := row.Config
+		return elem.Button(vecty.Markup(vecty.Class("secondary"), event.Click(func(*vecty.Event) { a.openCandidate(cfg) })),
+			vecty.Text("Open "+label+" (rank "+strconv.Itoa(row.Rank)+") as a prediction"))
+	}
+	return elem.Section(vecty.Markup(vecty.Class("compare"), prop.ID("rec-compare")),
+		elem.Heading3(vecty.Text("Rank "+strconv.Itoa(ra.Rank)+" (A) and rank "+strconv.Itoa(rb.Rank)+" (B) side by side")),
+		elem.Div(vecty.Markup(vecty.Class("table-wrap")),
+			elem.Table(vecty.Markup(vecty.Class("compare-table")),
+				elem.TableHead(elem.TableRow(elem.TableHeader(), elem.TableHeader(vecty.Text("A: rank "+strconv.Itoa(ra.Rank))),
+					elem.TableHeader(vecty.Text("B: rank "+strconv.Itoa(rb.Rank))), elem.TableHeader(vecty.Text("B vs A")))),
+				elem.TableBody(body))),
+		elem.Div(vecty.Markup(vecty.Class("muted")), vecty.Text("Settings that differ (A → B):")),
+		vecty.If(len(diffs) == 0, elem.Div(vecty.Markup(vecty.Class("muted")), vecty.Text("none: the two configurations are the same"))),
+		vecty.If(len(diffs) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("config-diff"), prop.ID("rec-compare-diff")), diffs)),
+		elem.Div(vecty.Markup(vecty.Class("downloads")), open("A", ra), open("B", rb),
+			elem.Button(vecty.Markup(vecty.Class("secondary"), prop.ID("rec-compare-clear"), event.Click(func(*vecty.Event) {
+				a.rec.picked = nil
+				a.drawRecCharts()
+				vecty.Rerender(a)
+			})), vecty.Text("Clear comparison"))),
 	)
 }

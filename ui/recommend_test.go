@@ -3,8 +3,13 @@ package ui
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,7 +174,7 @@ func TestParetoSVGMarksFeasibilityAndLinksCandidates(t *testing.T) {
 		{CandidateID: "candidate-000002", Status: "infeasible", X: f(800), Y: f(90), UsedGPUs: 1, Summary: "aggregated · sglang · h200_sxm · 1× TP1"},
 		{CandidateID: "candidate-000003", Status: "infeasible", X: nil, Y: f(1)},
 	}}
-	svg := ParetoSVG(v)
+	svg := ParetoSVG(v, 480, []string{"candidate-000002"})
 	circles := regexp.MustCompile(`<circle class="pt (\w+)" data-candidate="([\w-]+)" data-feasible="(\w+)" cx="([\d.]+)" cy="([\d.]+)"`).FindAllStringSubmatch(svg, -1)
 	if len(circles) != 2 {
 		t.Fatalf("%d points, want 2 (a point without coordinates is left out)", len(circles))
@@ -181,19 +186,150 @@ func TestParetoSVGMarksFeasibilityAndLinksCandidates(t *testing.T) {
 	if circles[1][1] != "feasible" || circles[1][2] != "candidate-000001" || circles[1][3] != "true" {
 		t.Errorf("second circle %v", circles[1][1:4])
 	}
-	// x axis to countAxisMax(800) = 800, y to countAxisMax(150) = 200: the feasible point at
-	// (400, 150) is in the middle of the plot horizontally, 3/4 up.
-	if circles[1][4] != "263.0" || circles[1][5] != "67.5" {
-		t.Errorf("feasible point at (%s, %s), want (263.0, 67.5)", circles[1][4], circles[1][5])
+	// The axes fit the data: x 400..800 widened by 5 % (380..820) is 200..1000 (200 is the
+	// smallest nice step that reaches 820 in 4 steps from a multiple at or below 380); y
+	// 90..150 widened (87..153) is 80..160 in steps of 20. At width 480 the plot spans x
+	// 62..464 and y 36..252, so the feasible point (400, 150) sits at (62 + 402·0.25,
+	// 252 − 216·0.875).
+	if !strings.Contains(svg, `data-x0="200" data-x1="1000" data-y0="80" data-y1="160"`) {
+		t.Errorf("axis ranges: %s", svg[:strings.Index(svg, ">")])
+	}
+	if circles[1][4] != "162.5" || circles[1][5] != "63.0" {
+		t.Errorf("feasible point at (%s, %s), want (162.5, 63.0)", circles[1][4], circles[1][5])
 	}
 	for _, want := range []string{`fill="none"`, "#1 candidate-000001 (feasible)\naggregated · vllm · h200_sxm · 1× TP2 · 2 GPUs\n400 tok/s per GPU, 150 tok/s per user",
-		"throughput_per_gpu", "throughput_per_user", `class="pt-rank"`} {
+		"throughput_per_gpu", "throughput_per_user", `class="pt-rank"`, `viewBox="0 0 480 300"`} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("svg lacks %q", want)
 		}
 	}
-	if empty := ParetoSVG(&recview.View{}); !strings.Contains(empty, "no simulated candidate") {
+	if n := strings.Count(svg, `class="pick-ring"`); n != 1 {
+		t.Errorf("%d pick rings, want 1 (the picked candidate)", n)
+	}
+	if empty := ParetoSVG(&recview.View{}, 480, nil); !strings.Contains(empty, "no simulated candidate") {
 		t.Error("empty chart")
+	}
+	// Drawn at the box's width, clamped to [280, 720]; a narrow chart puts its legend on a
+	// row of its own.
+	for _, c := range []struct {
+		width float64
+		view  string
+	}{{300, `viewBox="0 0 300 318"`}, {100, `viewBox="0 0 280 318"`}, {2000, `viewBox="0 0 720 300"`}} {
+		if svg := ParetoSVG(v, c.width, nil); !strings.Contains(svg, c.view) {
+			t.Errorf("width %v: want %s", c.width, c.view)
+		}
+	}
+}
+
+// Points at one position share one label; a crowd of ranked points gets labels that
+// overlap neither each other nor any point, inside the plot.
+func TestParetoRankLabelsDoNotOverlap(t *testing.T) {
+	var pts []recview.Point
+	for i := 0; i < 10; i++ {
+		// Ranks 1..10 in a tight cluster, ranks 2 and 3 at one position.
+		x, y := 300+float64(i%4)*4, 200+float64(i/4)*3
+		if i == 2 {
+			x, y = 300+4, 200
+		}
+		pts = append(pts, recview.Point{CandidateID: fmt.Sprintf("c%d", i), Feasible: true, X: f(x), Y: f(y), Rank: i + 1})
+	}
+	pts = append(pts, recview.Point{CandidateID: "far", X: f(900), Y: f(100)})
+	svg := ParetoSVG(&recview.View{Points: pts}, 360, nil)
+	labels := regexp.MustCompile(`<text class="pt-rank" x="([\d.]+)" y="([\d.]+)">([\d,]+)</text>`).FindAllStringSubmatch(svg, -1)
+	var texts []string
+	var boxes []box
+	for _, l := range labels {
+		x, _ := strconv.ParseFloat(l[1], 64)
+		y, _ := strconv.ParseFloat(l[2], 64)
+		texts = append(texts, l[3])
+		boxes = append(boxes, box{x, y - paretoRankFont*labelAscentEm, x + paretoRankFont*labelCharEm*float64(len(l[3])), y + paretoRankFont*labelDescentEm})
+	}
+	if want := []string{"1", "2,3", "4", "5", "6", "7", "8", "9", "10"}; !reflect.DeepEqual(texts, want) {
+		t.Fatalf("labels %v, want %v", texts, want)
+	}
+	for i := range boxes {
+		for j := i + 1; j < len(boxes); j++ {
+			if o := boxes[i].overlap(boxes[j]); o > 0.01 {
+				t.Errorf("labels %s and %s overlap by %.1f", texts[i], texts[j], o)
+			}
+		}
+	}
+	if !strings.Contains(svg, `class="pt-leader"`) {
+		t.Error("a crowded label should sit away from its point with a leader line")
+	}
+}
+
+func TestNiceRangeFitsTheData(t *testing.T) {
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(1, math.Abs(y)) }
+	for _, c := range []struct{ lo, hi, a, b float64 }{
+		{0, 860, 0, 1000}, {135, 219, 125, 225}, {380, 820, 200, 1000}, {0, 0.8, 0, 0.8}, {5, 5, 4.5, 5.5}, {0, 0, -1, 1},
+	} {
+		if a, b := niceRange(c.lo, c.hi); !near(a, c.a) || !near(b, c.b) {
+			t.Errorf("niceRange(%v, %v) = %v, %v; want %v, %v", c.lo, c.hi, a, b, c.a, c.b)
+		}
+	}
+	// Property: the axis holds the range, its ticks are multiples of the step, and it spans
+	// at most 8/3 of the range.
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		lo := r.Float64() * math.Pow(10, float64(r.IntN(8)-3))
+		hi := lo + r.Float64()*math.Pow(10, float64(r.IntN(8)-3)) + 1e-6
+		a, b := niceRange(lo, hi)
+		step := (b - a) / 4
+		if a > lo || b < hi || b-a > 8.0/3*(hi-lo)*(1+1e-9) || math.Abs(a/step-math.Round(a/step)) > 1e-6*math.Max(1, math.Abs(a/step)) {
+			t.Fatalf("niceRange(%v, %v) = %v, %v", lo, hi, a, b)
+		}
+	}
+}
+
+func TestTogglePickKeepsTheNewestTwo(t *testing.T) {
+	var p []string
+	for _, c := range []struct {
+		id   string
+		want []string
+	}{{"a", []string{"a"}}, {"b", []string{"a", "b"}}, {"c", []string{"b", "c"}}, {"b", []string{"c"}}, {"c", []string{}}} {
+		p = TogglePick(p, c.id)
+		if !reflect.DeepEqual(p, c.want) {
+			t.Fatalf("after %s: %v, want %v", c.id, p, c.want)
+		}
+	}
+}
+
+func TestCompareRowsAndConfigDiff(t *testing.T) {
+	v := &recview.View{Target: "goodput", Objectives: []string{"goodput"}}
+	a := recview.Row{Rank: 1, Score: f(200), UsedGPUs: 2, Summary: "aggregated · vllm · h200_sxm · 1× TP2",
+		Metrics: map[string]*float64{recview.RowMetrics[0].Key: f(200)}}
+	b := recview.Row{Rank: 3, Score: f(150), UsedGPUs: 1, Summary: "aggregated · vllm · h200_sxm · 1× TP1",
+		Metrics: map[string]*float64{recview.RowMetrics[0].Key: f(0)}}
+	lines := CompareRows(v, a, b)
+	got := map[string]CompareLine{}
+	for _, l := range lines {
+		got[l.Label] = l
+	}
+	for label, want := range map[string]CompareLine{
+		"rank":                        {"rank", "1", "3", ""},
+		"deployment":                  {"deployment", a.Summary, b.Summary, ""},
+		"GPUs":                        {"GPUs", "2", "1", "−50.0%"},
+		"score (goodput)":             {"score (goodput)", "200", "150", "−25.0%"},
+		recview.RowMetrics[0].Heading: {recview.RowMetrics[0].Heading, "200", "0", "−100.0%"},
+		recview.RowMetrics[1].Heading: {recview.RowMetrics[1].Heading, "–", "–", ""},
+	} {
+		if got[label] != want {
+			t.Errorf("%s: %+v, want %+v", label, got[label], want)
+		}
+	}
+	if _, ok := got["USD/h"]; ok {
+		t.Error("prices compared without prices")
+	}
+	diff := ConfigDiff("engine:\n  backend: vllm\n  workers: {aggregated: {parallelism: {tensor: 2}}}\nlist: [1, 2]\n",
+		"engine:\n  backend: vllm\n  workers: {aggregated: {parallelism: {tensor: 1, replicas: 2}}}\nlist: [1, 3]\nextra: null\n")
+	want := []string{"engine.workers.aggregated.parallelism.tensor: 2 → 1", "list[1]: 2 → 3",
+		"engine.workers.aggregated.parallelism.replicas: – → 2", "extra: – → null"}
+	if !reflect.DeepEqual(diff, want) {
+		t.Errorf("diff %q, want %q", diff, want)
+	}
+	if d := ConfigDiff("a: 1\n", "a: 1\n"); len(d) != 0 {
+		t.Errorf("same configurations differ: %q", d)
 	}
 }
 

@@ -3,7 +3,6 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
-	"html"
 	"strings"
 
 	"aisimulate/wasm/jsapi/recview"
@@ -23,65 +22,6 @@ func ParsePoints(text string) ([]recview.Point, error) {
 	var pts []recview.Point
 	err := json.Unmarshal([]byte(text), &pts)
 	return pts, err
-}
-
-// Axis titles of the Pareto chart: recommend's objectives throughput_per_gpu
-// (output_throughput_tok_s / average GPUs) and throughput_per_user
-// (mean_output_token_throughput_per_user), docs/recommend.md "Scoring and ranking".
-const (
-	paretoXTitle = "throughput_per_gpu (output tok/s per GPU)"
-	paretoYTitle = "throughput_per_user (tok/s)"
-)
-
-// ParetoSVG draws every simulated candidate at (throughput_per_gpu, throughput_per_user):
-// feasible candidates as filled dots, infeasible ones (SLA or goodput constraint) as hollow
-// rings, ranked ones labelled with their rank. Every point carries data-candidate (the page
-// opens that candidate as a prediction on click) and a <title> with its configuration summary.
-func ParetoSVG(v *recview.View) string {
-	const title = "Simulated candidates"
-	xmax, ymax, n := 0.0, 0.0, 0
-	for _, p := range v.Points {
-		if p.X == nil || p.Y == nil {
-			continue
-		}
-		xmax, ymax = max(xmax, *p.X), max(ymax, *p.Y)
-		n++
-	}
-	if n == 0 {
-		return svgEmpty(title, "no simulated candidate")
-	}
-	x1, y1 := countAxisMax(xmax), countAxisMax(ymax)
-	var b strings.Builder
-	svgOpen(&b, title)
-	axes(&b, 0, x1, y1, paretoXTitle, paretoYTitle)
-	// Infeasible first, so feasible dots are drawn on top.
-	for _, feasible := range []bool{false, true} {
-		for _, p := range v.Points {
-			if p.Feasible != feasible || p.X == nil || p.Y == nil {
-				continue
-			}
-			cx := float64(padL) + float64(plotW)**p.X/x1
-			cy := float64(padT+plotH) - float64(plotH)**p.Y/y1
-			class, style := "pt infeasible", fmt.Sprintf(`fill="none" stroke="%s" stroke-width="1.6"`, Palette[1])
-			if feasible {
-				class, style = "pt feasible", fmt.Sprintf(`fill="%s" stroke="#fff" stroke-width="1"`, Palette[0])
-			}
-			tip := p.CandidateID + " (" + p.Status + ")"
-			if p.Rank > 0 {
-				tip = "#" + fmt.Sprint(p.Rank) + " " + tip
-			}
-			tip += "\n" + p.Summary + " · " + countText(p.UsedGPUs, "GPU") + "\n" + FormatNum(*p.X) + " tok/s per GPU, " + FormatNum(*p.Y) + " tok/s per user"
-			fmt.Fprintf(&b, `<circle class="%s" data-candidate="%s" data-feasible="%t" cx="%.1f" cy="%.1f" r="5" %s><title>%s</title></circle>`,
-				class, html.EscapeString(p.CandidateID), feasible, cx, cy, style, html.EscapeString(tip))
-			if p.Rank > 0 {
-				fmt.Fprintf(&b, `<text class="pt-rank" x="%.1f" y="%.1f">%d</text>`, cx+6, cy-5, p.Rank)
-			}
-		}
-	}
-	fmt.Fprintf(&b, `<circle cx="%d" cy="13" r="4" fill="%s"/><text x="%d" y="16" class="chart-note">feasible</text>`, chartW-padR-130, Palette[0], chartW-padR-123)
-	fmt.Fprintf(&b, `<circle cx="%d" cy="13" r="4" fill="none" stroke="%s" stroke-width="1.6"/><text x="%d" y="16" class="chart-note">infeasible</text>`, chartW-padR-65, Palette[1], chartW-padR-58)
-	b.WriteString(`</svg>`)
-	return b.String()
 }
 
 // BundleFile is one file of a YAML bundle.

@@ -296,17 +296,20 @@ func RecordsFromFlat(v []float64) []Record {
 	return out
 }
 
-// DeltaText is a card's comparison with the baseline run: "vs previous: +12.5%" (relative
-// change of v from base), "vs previous: same", or the absolute change when base is 0.
-func DeltaText(v, base float64) string {
+// DeltaText is a card's comparison with the baseline run: "vs previous: " and ChangeText.
+func DeltaText(v, base float64) string { return "vs previous: " + ChangeText(v, base) }
+
+// ChangeText is the change of v from base: "+12.5%" (relative), "same", or the absolute
+// change when base is 0 ("+3").
+func ChangeText(v, base float64) string {
 	switch {
 	case v == base:
-		return "vs previous: same"
+		return "same"
 	case base == 0:
-		return "vs previous: " + signed(v-base, FormatNum(math.Abs(v-base)))
+		return signed(v-base, FormatNum(math.Abs(v-base)))
 	}
 	rel := (v - base) / math.Abs(base) * 100
-	return "vs previous: " + signed(rel, strconv.FormatFloat(math.Abs(rel), 'f', 1, 64)+"%")
+	return signed(rel, strconv.FormatFloat(math.Abs(rel), 'f', 1, 64)+"%")
 }
 
 func signed(x float64, abs string) string {

@@ -1,18 +1,33 @@
-// Takes a screenshot of the built page: node web/shot.mjs OUT.png [#fragment] [--run]
+// Takes a screenshot of the built page (the images of docs/web.md):
+//
+//   node web/shot.mjs OUT.png [#fragment] [--run] [--width=N] [--pick=1,2]
+//
+// A #cfg= fragment runs that prediction, a #rec= fragment opens the Recommend view and runs
+// that sweep; the shot is taken when the results are shown. --run presses Run on the default
+// page, --width sets the viewport width (default 1400), --pick ticks those ranks of the
+// ranked table for the side-by-side comparison.
 import { startStatic, launchChromium, withTimeout } from "./test/lib.mjs";
 const out = process.argv[2] || "page.png";
 const frag = process.argv.find((a) => a.startsWith("#")) || "";
+const opt = (name) => (process.argv.find((a) => a.startsWith(`--${name}=`)) || "").slice(name.length + 3);
+const width = Number(opt("width") || 1400);
 const srv = await startStatic();
 const b = await launchChromium();
 try {
   const page = await b.ctx.newPage();
+  await page.setViewportSize({ width, height: 1000 });
   page.on("console", (m) => console.log("console:", m.text()));
   page.on("pageerror", (e) => console.log("pageerror:", e.message));
   await page.goto(srv.url + frag);
-  await withTimeout(page.waitForSelector("#run"), 20000, "ui");
+  await withTimeout(page.waitForSelector("#run, #rec-run"), 20000, "ui");
   if (process.argv.includes("--run")) {
     await page.click("#run");
     await page.waitForFunction(() => !document.querySelector("#run").disabled, null, { timeout: 60000 });
+  }
+  if (frag.startsWith("#cfg=")) await page.waitForSelector("#cards .card", { timeout: 120000 });
+  if (frag.startsWith("#rec=")) await page.waitForSelector("#rec-table tbody tr", { timeout: 300000 });
+  for (const rank of opt("pick").split(",").filter(Boolean)) {
+    await page.click(`#rec-table tbody tr[data-rank="${rank}"] input.pick`);
   }
   await page.waitForTimeout(300);
   await page.screenshot({ path: out, fullPage: true });

@@ -25,3 +25,28 @@ func ITLNote(mean, p99 float64) string {
 	}
 	return "The mean is above the p99: fewer than 1 % of the gaps are long stalls (decode steps that waited for a prefill), and the mean counts them."
 }
+
+// ShownCard is a card as the browser app and the docs embed show it: its value and 80 %
+// band in the unit shown (Scaled).
+type ShownCard struct {
+	Label string  `json:"label"`
+	Key   string  `json:"key"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+	// Band is the 80 % interval [p10, p90] in the unit shown, nil without one.
+	Band *[2]float64 `json:"band"`
+}
+
+// Show is the card showing v and its band (nil for none), both scaled as Scaled scales v.
+func (c Card) Show(v float64, band *[2]float64) ShownCard {
+	shown, unit := c.Scaled(v)
+	s := ShownCard{Label: c.Label, Key: c.Key, Value: shown, Unit: unit}
+	if band != nil {
+		f := 1.0
+		if v != 0 {
+			f = shown / v
+		}
+		s.Band = &[2]float64{band[0] * f, band[1] * f}
+	}
+	return s
+}

@@ -1,5 +1,7 @@
 package report
 
+import "strings"
+
 // Overview is what the readable table (ReadableTable) shows besides the summary: the
 // deployment as configured and, when an SLA is set, how many requests met each bound.
 type Overview struct {
@@ -103,4 +105,37 @@ func (a BoundAttainment) Share() string { return Share(float64(a.Met), float64(a
 type SLA struct {
 	TTFTMs, ITLMs, E2EMs    float64
 	HasTTFT, HasITL, HasE2E bool
+}
+
+// Text is the deployment in one line, as the browser app and the docs embed echo it: the
+// model (ModelText), the hardware line, then each group's Line, joined by " · ".
+func (d Deployment) Text() string {
+	parts := []string{d.ModelText(), d.HardwareLine()}
+	for _, w := range d.Workers {
+		parts = append(parts, w.Line(d.Hardware))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// SLAShare is one SLA card: an id, a label and the share of completed requests.
+type SLAShare struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Share string `json:"share"`
+}
+
+// SLAShares are the SLA cards of the readable table's SLA and goodput lines: the share of
+// completed requests meeting each bound ("sla-ttft", "sla-itl", "sla-e2e"), then the share
+// meeting all of them ("goodput-share", when the summary has the goodput count); summary
+// looks a summary key up.
+func (o *Overview) SLAShares(summary func(key string) (float64, bool)) []SLAShare {
+	var out []SLAShare
+	for _, b := range o.Attainment {
+		out = append(out, SLAShare{ID: "sla-" + strings.ToLower(b.Metric), Label: b.Label(), Share: b.Share()})
+	}
+	if good, ok := summary(KeyGoodputCompletedRequests); ok {
+		done, _ := summary(KeyCompletedRequests)
+		out = append(out, SLAShare{ID: "goodput-share", Label: "Met every SLA bound", Share: Share(good, done)})
+	}
+	return out
 }

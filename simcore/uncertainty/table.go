@@ -3,6 +3,7 @@ package uncertainty
 import (
 	_ "embed"
 	"encoding/json"
+	"sync"
 )
 
 // File is bands.json: the bands of the default timing model per group, written by
@@ -61,19 +62,15 @@ func (g GroupBands) Bands() Bands {
 //go:embed bands.json
 var bandsJSON []byte
 
-var defaults *File
-
-// Defaults returns the embedded bands of the default timing model (parsed once).
-func Defaults() *File {
-	if defaults == nil {
-		var f File
-		if err := json.Unmarshal(bandsJSON, &f); err != nil {
-			panic("uncertainty: bands.json: " + err.Error())
-		}
-		defaults = &f
+// Defaults returns the embedded bands of the default timing model, parsed once; concurrent
+// first calls are safe (sync.OnceValue), as predictions run in parallel in native tools.
+var Defaults = sync.OnceValue(func() *File {
+	var f File
+	if err := json.Unmarshal(bandsJSON, &f); err != nil {
+		panic("uncertainty: bands.json: " + err.Error())
 	}
-	return defaults
-}
+	return &f
+})
 
 // Default returns the default model's bands for a group, and false when bands.json has no
 // entry for it (a backend the default model does not price).

@@ -73,6 +73,7 @@ const predictUsage = `usage: aisimulate predict [-h] -c CONFIG --stack dynamo [-
                          [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                          [--capture-per-request] [--detail SECTIONS] [--progress]
                          [--calibration FILE ...] [--strict-calibration]
+                         [--artifacts]
 `
 
 const topHelp = topUsage + `
@@ -132,6 +133,9 @@ options:
                         prediction.json adds the uncalibrated summary (docs/calibration.md)
   --strict-calibration  exit 2 instead of warning when the deployment or workload is
                         outside a profile's scope or validity domain
+  --artifacts           also write deploy/0001/: a Dynamo DynamoGraphDeployment manifest,
+                        the engine launch command of every worker role and a README with
+                        the predicted figures (docs/artifacts.md)
   --online              wall-clock paced execution (not supported by the dynamo stack)
   --list-models         print the catalog's model ids (engine.model) and exit
   --list-hardware       print the catalog's hardware ids (engine.hardware) and exit
@@ -172,6 +176,8 @@ type options struct {
 	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
 	calibrations      []string
 	strictCalibration bool
+	// artifacts is --artifacts: also write deploy/0001/.
+	artifacts bool
 }
 
 // Main runs `aisimulate` with args (without the program name), the process environment as
@@ -226,6 +232,7 @@ var predictArgs = argParser{usage: predictErr, flags: map[string]bool{
 	"--detail-top-n": true, "--diagnostics-top-n": true, "--diagnostics": true,
 	"--progress": false, "--help": false, "--list-models": false, "--list-hardware": false,
 	"--calibration": true, "--strict-calibration": false,
+	"--artifacts": false,
 }}
 
 func predictErr(msg string) error { return &usageError{predictUsage, "aisimulate predict", msg} }
@@ -251,6 +258,8 @@ func parsePredict(args []string) (*options, error) {
 			o.capturePerRequest = true
 		case "--online":
 			o.online = true
+		case "--artifacts":
+			o.artifacts = true
 		case "--progress":
 			o.progress = true
 		case "--detail":
@@ -352,6 +361,11 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {
 		return failPredict(stderr, err)
 	}
+	if o.artifacts {
+		if err := checkDeployDir(o.outputDir); err != nil {
+			return failPredict(stderr, err)
+		}
+	}
 	// 4. Run.
 	start := time.Now()
 	in := simcore.Input{
@@ -402,6 +416,13 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	files := []outputFile{{"prediction.json", out.WritePrediction}}
 	if o.capturePerRequest {
 		files = append(files, outputFile{"requests.jsonl", out.WriteRequests})
+	}
+	if o.artifacts {
+		af, aerr := predictionArtifacts(o.config, yamlText, o.sets, out)
+		if aerr != nil {
+			return failPredict(stderr, aerr)
+		}
+		files = append(files, af...)
 	}
 	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return failPredict(stderr, err)

@@ -68,6 +68,9 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 			for _, a := range aside {
 				os.Remove(a[0])
 			}
+			if overwrite {
+				removeEmptyDeployDirs(dir)
+			}
 			return
 		}
 		for _, p := range placed {
@@ -84,6 +87,11 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 		}
 	}()
 	for _, f := range files {
+		sub, derr := outputDirs(dir, f.name)
+		created = append(created, sub...)
+		if derr != nil {
+			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(derr))
+		}
 		tmp, werr := writeTemp(dir, f)
 		if tmp != "" {
 			temps = append(temps, tmp)
@@ -144,12 +152,13 @@ func freeAsideName(p string) (string, error) {
 	return "", errors.New("1000 files named ." + filepath.Base(p) + ".old-N are in the way; remove them")
 }
 
-// checkRecommendationsDir refuses a recommendations entry in dir that is not a real
-// directory, before a search and again before writing: the numbered configurations go into a
-// directory of this tool's outputs, never through a symbolic link into another directory,
-// where replacing 0001.yaml … would change files the user did not give as outputs.
-func checkRecommendationsDir(dir string) error {
-	p := filepath.Join(dir, recommendationsDir)
+// checkOutputSubdir refuses an entry sub of dir (recommendations, deploy) that is not a real
+// directory, before a run and again before writing: numbered configurations and deployments
+// go into directories of this tool's outputs, never through a symbolic link into another
+// directory, where replacing 0001.yaml or deploy/0001/README.md would change files the user
+// did not give as outputs. writes names what would be written there, for the message.
+func checkOutputSubdir(dir, sub, writes string) error {
+	p := filepath.Join(dir, sub)
 	st, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -158,20 +167,25 @@ func checkRecommendationsDir(dir string) error {
 		return &usageError{topUsage, "aisimulate", "output directory " + p + ": " + errText(err)}
 	case st.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(p)
-		return &usageError{topUsage, "aisimulate", "output directory " + p + " is a symbolic link (to " + target + "); recommendations are written only into a real directory: remove the link or choose another --output-dir"}
+		return &usageError{topUsage, "aisimulate", "output directory " + p + " is a symbolic link (to " + target + "); " + writes + " only into a real directory: remove the link or choose another --output-dir"}
 	case !st.IsDir():
 		return &usageError{topUsage, "aisimulate", "output directory " + p + " is not a directory; move it or choose another --output-dir"}
 	}
 	return nil
 }
 
-// writeTemp writes f to a new temporary file in dir and returns its name ("" if none was
+// checkRecommendationsDir is checkOutputSubdir for recommendations/.
+func checkRecommendationsDir(dir string) error {
+	return checkOutputSubdir(dir, recommendationsDir, "recommendations are written")
+}
+
+// writeTemp writes f to a new temporary file in its directory under dir and returns its name ("" if none was
 // created). The name starts with a dot and contains ".tmp-" (the host removes such files
 // of an interrupted run).
 func writeTemp(dir string, f outputFile) (string, error) {
 	var tmp *os.File
 	for i := 0; ; i++ {
-		name := filepath.Join(dir, "."+f.name+".tmp-"+strconv.Itoa(i))
+		name := filepath.Join(dir, filepath.Dir(f.name), "."+path.Base(f.name)+".tmp-"+strconv.Itoa(i))
 		var err error
 		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
 		if err == nil {
@@ -206,6 +220,7 @@ func staleOutputs(dir string, files []outputFile) []string {
 			stale = append(stale, p)
 		}
 	}
+	stale = append(stale, staleDeployFiles(dir, files)...)
 	rec := filepath.Join(dir, recommendationsDir)
 	if st, err := os.Lstat(rec); err == nil && st.IsDir() {
 		entries, _ := os.ReadDir(rec)

@@ -15,6 +15,7 @@ import (
 	"aisimulate/host/wire"
 	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
+	"aisimulate/simcore/deploy"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
@@ -23,9 +24,10 @@ const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynam
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
                            [--remote-timeout SECONDS] [--strict-remote]
+                           [--artifacts] [--artifacts-top N]
 `
 
-const recommendHelp = recommendUsage + `
+var recommendHelp = recommendUsage + `
 Search serving configurations for the best ones under an objective, and write
 <output-dir>/recommendation.json, recommendation.csv and recommendations/NNNN.yaml (each a
 concrete configuration that 'aisimulate predict' reproduces exactly).
@@ -61,6 +63,10 @@ options:
                         others (default: 120)
   --strict-remote       exit 1 when a remote worker answered an outcome that this build
                         does not reproduce (the result, recomputed locally, is still written)
+  --artifacts           also write deploy/NNNN/ for the first recommendations: a Dynamo
+                        DynamoGraphDeployment manifest, the engine launch command of every
+                        worker role and a README with the predicted figures (docs/artifacts.md)
+  --artifacts-top N     how many recommendations --artifacts writes (default: ` + strconv.Itoa(deploy.DefaultTop) + `)
 
 Exit status: 0 at least one feasible candidate, 1 none is feasible (the result is still
 written), 2 usage or configuration error, 130 interrupted.
@@ -75,6 +81,7 @@ var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
 	"--remote-timeout": true, "--strict-remote": false,
+	"--artifacts": false, "--artifacts-top": true,
 }}
 
 // recommendOptions are the parsed `recommend` flags.
@@ -87,6 +94,9 @@ type recommendOptions struct {
 	// is --strict-remote.
 	remoteTimeout float64
 	strictRemote  bool
+	// artifacts is --artifacts; artifactsTop is --artifacts-top.
+	artifacts    bool
+	artifactsTop int
 }
 
 func recommendErr(msg string) error {
@@ -96,7 +106,7 @@ func recommendErr(msg string) error {
 // parseRecommend parses `recommend` arguments with the argparse conventions of predict:
 // --opt VALUE, --opt=VALUE, unique prefixes of long options, -c VALUE / -cVALUE, and --.
 func parseRecommend(args []string) (*recommendOptions, error) {
-	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency}
+	o := &recommendOptions{commonOptions: newCommonOptions(), remoteConcurrency: DefaultRemoteConcurrency, artifactsTop: deploy.DefaultTop}
 	extra, err := recommendArgs.parse(args, func(name, value string) error {
 		switch name {
 		case "--remote":
@@ -113,6 +123,13 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 		case "--strict-remote":
 			o.strictRemote = true
 			return nil
+		case "--artifacts":
+			o.artifacts = true
+			return nil
+		case "--artifacts-top":
+			n, err := parseArtifactsTop(value)
+			o.artifactsTop = n
+			return err
 		}
 		_, err := o.set(name, value, recommendErr)
 		return err
@@ -173,6 +190,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkRecommendationsDir(o.outputDir); err != nil {
 		return fail(stderr, err)
 	}
+	if o.artifacts {
+		if err := checkDeployDir(o.outputDir); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	// The evaluators (local module instances, remote workers) before the sweep: a remote
 	// that cannot be reached or runs another build is a usage error.
 	evals, err := startEvaluators(wire.Start{Parallelism: rc.Parallelism(), Remote: o.remote,
@@ -215,7 +237,15 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkRecommendationsDir(o.outputDir); err != nil {
 		return fail(stderr, err)
 	}
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}, o.overwrite); err != nil {
+	files := []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}
+	if o.artifacts {
+		af, aerr := recommendationArtifacts(res.JSON, o.artifactsTop)
+		if aerr != nil {
+			return failRecommend(stderr, o.config, aerr)
+		}
+		files = append(files, af...)
+	}
+	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		return failRecommend(stderr, o.config, err)
 	}
 	if len(res.Configs) > 0 {

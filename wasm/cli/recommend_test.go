@@ -16,7 +16,7 @@ func TestParseRecommendForms(t *testing.T) {
 	}
 	want := recommendOptions{commonOptions: commonOptions{config: "a.yaml", haveConfig: true, stack: "dynamo",
 		sets: []string{"optimization.target=pareto", "x=1"}, outputDir: "out", overwrite: true, format: "json", progress: true},
-		remote: []string{"http://a", "http://b"}, remoteConcurrency: 2}
+		remote: []string{"http://a", "http://b"}, remoteConcurrency: 2, artifactsTop: 3}
 	if !reflect.DeepEqual(*o, want) {
 		t.Errorf("got %+v\nwant %+v", *o, want)
 	}
@@ -30,6 +30,9 @@ func TestParseRecommendForms(t *testing.T) {
 		{[]string{"--set"}, "argument --set: expected one argument"},
 		{[]string{"-c", "x", "--remote-concurrency", "0"}, "argument --remote-concurrency: must be an integer >= 1, got '0'"},
 		{[]string{"-c", "x", "--remote"}, "argument --remote: expected one argument"},
+		{[]string{"-c", "x", "--artifacts-top", "0"}, "argument --artifacts-top: must be a whole number from 1 to 9999, got '0'"},
+		{[]string{"-c", "x", "--artifacts-top", "many"}, "argument --artifacts-top: must be a whole number from 1 to 9999, got 'many'"},
+		{[]string{"-c", "x", "--art"}, "ambiguous option: --art could match --artifacts, --artifacts-top"},
 	} {
 		if _, err := parseRecommend(c.args); err == nil || err.Error() != c.msg {
 			t.Errorf("%q: %v, want %q", c.args, err, c.msg)

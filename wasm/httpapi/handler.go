@@ -4,7 +4,7 @@
 // API (docs/web.md):
 //
 //	GET  /v1/health                        → {"status":"ok","api_version":1,"module_version":…,"limits":{…}}
-//	POST /v1/predict[?capture_per_request=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
+//	POST /v1/predict[?capture_per_request=1][&artifacts=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
 //	     "config" part plus trace files     → prediction.json (or multipart/mixed with
 //	                                           prediction.json and requests.jsonl)
 //	POST /v1/predict?evaluate=1             body: a simcore.EvaluationRequest as JSON, or multipart/form-data
@@ -152,7 +152,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "api_version": 1, "module_version": simcore.Version, "limits": map[string]int{
 			"max_body_bytes": MaxBodyBytes, "max_config_bytes": MaxConfigBytes, "max_requests": MaxRequests, "max_files": MaxFiles,
 			"max_event_loop_steps": MaxProgressReports * simcore.ProgressSteps, "max_memory_bytes": MaxMemoryBytes,
-			"search_steps_per_trial": SearchStepsPerTrial}})
+			"search_steps_per_trial": SearchStepsPerTrial, "screen_steps_per_point": ScreenStepsPerPoint}})
 	case "/v1/predict":
 		if r.Method != http.MethodPost {
 			fail(w, http.StatusMethodNotAllowed, "", "use POST /v1/predict with a YAML body")
@@ -287,7 +287,18 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if !req.CapturePerRequest {
+	parts := []outputPart{{"prediction.json", "application/json", res.PredictionJSON}}
+	if req.CapturePerRequest {
+		parts = append(parts, outputPart{"requests.jsonl", "application/x-ndjson", res.RequestsJSONL})
+	}
+	if truthy(q.Get("artifacts")) {
+		more, ok := deploymentParts(w, jsapi.PredictionDeployment(req.ConfigName, req.YAML, req.Sets, []byte(res.PredictionJSON)))
+		if !ok {
+			return
+		}
+		parts = append(parts, more...)
+	}
+	if len(parts) == 1 {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Disposition", `inline; filename="prediction.json"`)
 		w.WriteHeader(http.StatusOK)
@@ -296,10 +307,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	}
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	for _, part := range []struct{ name, ctype, text string }{
-		{"prediction.json", "application/json", res.PredictionJSON},
-		{"requests.jsonl", "application/x-ndjson", res.RequestsJSONL},
-	} {
+	for _, part := range parts {
 		h := map[string][]string{
 			"Content-Type":        {part.ctype},
 			"Content-Disposition": {fmt.Sprintf(`attachment; name=%q; filename=%q`, part.name, part.name)},

@@ -50,6 +50,7 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	files := uploadedFS(up.files)
+	meter := newWorkMeter(s.maxSteps(), files, s.evaluatorLimits)
 	in := simcore.RecommendInput{
 		ConfigName:      recommendName,
 		ConfigYAML:      up.main,
@@ -57,15 +58,11 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		Files:           files,
 		ModuleVersion:   simcore.Version,
 		FixedWallTimeMs: &wall,
+		Admit:           meter.admit,
 	}
 	rc, err := simcore.NewRecommender(in)
 	if err != nil {
 		s.failRecommend(w, err)
-		return
-	}
-	meter := newWorkMeter(s.maxSteps(), rc.Recommendation().Optimizer.MaxTrials, files, s.evaluatorLimits)
-	if meter.used > meter.limit {
-		s.failRecommend(w, meter.overWork())
 		return
 	}
 	res, err := rc.Run(meter.evaluate, nil)
@@ -108,21 +105,48 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 // chunks (docs/web.md, "Recommend").
 const SearchStepsPerTrial = 2 * simcore.ProgressSteps
 
-// workMeter evaluates a recommendation's candidates within one call's work limit: every
-// trial's SearchStepsPerTrial (all max_trials of them are run, so they are charged up front)
-// plus the steps every evaluation is charged (simcore.EvaluateWithin) may not exceed limit.
-// The count is of simulated work, not time, so the same call always succeeds or always fails.
+// ScreenStepsPerPoint is what the screened optimiser's screen is charged against the work
+// limit for every point it prices, in event-loop steps. Measured under workerd: the screen
+// of examples/recommend-seed.yaml prices its 11,772 points in about 1.4 s, 0.12 ms a point,
+// the time of about 52 steps at the rate MaxProgressReports assumes (docs/web.md,
+// "Recommend"); 64 leaves room for spaces whose points share fewer role lowerings.
+const ScreenStepsPerPoint = 64
+
+// workMeter evaluates a recommendation's candidates within one call's work limit: the
+// screen's ScreenStepsPerPoint for every point it prices and every trial's
+// SearchStepsPerTrial (all max_trials of them are run), both charged up front, plus the
+// steps every evaluation is charged (simcore.EvaluateWithin) may not exceed limit. The count
+// is of work, not time, so the same call always succeeds or always fails.
 type workMeter struct {
-	limit, used int64
-	trials      int
-	evaluated   int
-	files       fs.FS
-	limits      func(maxSteps int64) simcore.EvaluatorLimits
+	limit, used  int64
+	trials       int
+	screenPoints int
+	evaluated    int
+	files        fs.FS
+	limits       func(maxSteps int64) simcore.EvaluatorLimits
 }
 
-// newWorkMeter is a meter of limit steps charged for trials trials of the search.
-func newWorkMeter(limit int64, trials int, files fs.FS, limits func(int64) simcore.EvaluatorLimits) *workMeter {
-	return &workMeter{limit: limit, used: int64(trials) * SearchStepsPerTrial, trials: trials, files: files, limits: limits}
+// newWorkMeter is a meter of limit steps; admit charges the search up front.
+func newWorkMeter(limit int64, files fs.FS, limits func(int64) simcore.EvaluatorLimits) *workMeter {
+	return &workMeter{limit: limit, files: files, limits: limits}
+}
+
+// admit is simcore.RecommendInput.Admit: it charges the screen's points and the trials of the
+// search before the screen runs, and refuses a recommendation whose charge alone is over the
+// limit — before anything runs, so a large space is never screened unmetered.
+func (m *workMeter) admit(rec *spec.Recommendation, screenPoints int) error {
+	m.trials, m.screenPoints = rec.Optimizer.MaxTrials, screenPoints
+	search := int64(m.trials) * SearchStepsPerTrial
+	m.used = search + int64(screenPoints)*ScreenStepsPerPoint
+	if m.used <= m.limit {
+		return nil
+	}
+	if screenPoints > 0 && search <= m.limit {
+		return &simcore.EvaluatorLimitError{Limit: simcore.LimitWork, Path: "optimizer.algorithm", Msg: fmt.Sprintf(
+			"the screen of the space's %d points (%d steps each) and the search's %d trials × %d steps exceed the %d event-loop steps this service runs per call; narrow the space, set optimizer.algorithm to bayesian (no screen) or lower optimizer.max_trials, or run it with the CLI: `aisimulate recommend` (with --remote URL it sends the candidates to this service one at a time)",
+			screenPoints, ScreenStepsPerPoint, m.trials, SearchStepsPerTrial, m.limit)}
+	}
+	return m.overWork()
 }
 
 // evaluate evaluates a round of simcore.Recommender.Run: the requests one after the other.
@@ -155,8 +179,8 @@ func (m *workMeter) evaluate(reqs []simcore.EvaluationRequest) ([][]byte, error)
 // overWork is the 413 of a recommendation that needs more work than one call may do.
 func (m *workMeter) overWork() error {
 	return &simcore.EvaluatorLimitError{Limit: simcore.LimitWork, Path: "optimizer.max_trials", Msg: fmt.Sprintf(
-		"the recommendation needs more than the %d event-loop steps this service runs per call (%d trials × %d steps of search, plus the simulation of every candidate; %d candidates were evaluated within it); lower optimizer.max_trials or the workload (traffic.stop), or run it with the CLI: `aisimulate recommend` (with --remote URL it sends the candidates to this service one at a time)",
-		m.limit, m.trials, SearchStepsPerTrial, m.evaluated)}
+		"the recommendation needs more than the %d event-loop steps this service runs per call (%d trials × %d steps of search, %d points × %d steps of screen, plus the simulation of every candidate; %d candidates were evaluated within it); lower optimizer.max_trials or the workload (traffic.stop), or run it with the CLI: `aisimulate recommend` (with --remote URL it sends the candidates to this service one at a time)",
+		m.limit, m.trials, SearchStepsPerTrial, m.screenPoints, ScreenStepsPerPoint, m.evaluated)}
 }
 
 // failRecommend answers a failed recommendation: a limit of this service 413, a configuration

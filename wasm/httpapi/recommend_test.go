@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -119,23 +121,26 @@ func TestRecommendNothingFeasibleIs200(t *testing.T) {
 	}
 }
 
-// The work of the whole recommendation is bounded: every trial's search steps plus every
-// candidate's charged steps, summed. A limit at the exact sum gives simcore.Recommend's
-// result; one progress chunk less is 413 "work" advising fewer trials or the CLI, and a limit
-// the trials alone pass is refused before anything runs.
+// The work of the whole recommendation is bounded: the screen's points and every trial's
+// search steps plus every candidate's charged steps, summed. A limit at the sum (in whole
+// progress reports) gives simcore.Recommend's result; one progress chunk less is 413 "work" advising fewer trials or
+// the CLI, and a limit the trials alone pass is refused before anything runs.
 func TestRecommendWorkBudget(t *testing.T) {
 	yaml := smallRecommendation(t)
 	sets := []string{"optimizer.max_trials=8"}
 	// The sum, measured with a meter that cannot run out.
-	meter := newWorkMeter(1<<60, 8, nil, (&Server{}).evaluatorLimits)
+	meter := newWorkMeter(1<<60, nil, (&Server{}).evaluatorLimits)
 	zero := 0.0
-	if _, err := simcore.Recommend(simcore.RecommendInput{ConfigName: recommendName, ConfigYAML: yaml, Sets: sets, FixedWallTimeMs: &zero, Evaluate: meter.evaluate}); err != nil {
+	if _, err := simcore.Recommend(simcore.RecommendInput{ConfigName: recommendName, ConfigYAML: yaml, Sets: sets, FixedWallTimeMs: &zero,
+		Evaluate: meter.evaluate, Admit: meter.admit}); err != nil {
 		t.Fatal(err)
 	}
-	if meter.evaluated < 2 || meter.used%simcore.ProgressSteps != 0 || meter.used < 8*SearchStepsPerTrial+int64(meter.evaluated)*simcore.ProgressSteps {
-		t.Fatalf("charged %d steps for 8 trials and %d evaluations", meter.used, meter.evaluated)
+	screen := int64(meter.screenPoints) * ScreenStepsPerPoint
+	if meter.evaluated < 2 || meter.trials != 8 || (meter.used-screen)%simcore.ProgressSteps != 0 ||
+		meter.used < screen+8*SearchStepsPerTrial+int64(meter.evaluated)*simcore.ProgressSteps {
+		t.Fatalf("charged %d steps for %d screened points, 8 trials and %d evaluations", meter.used, meter.screenPoints, meter.evaluated)
 	}
-	reports := int(meter.used / simcore.ProgressSteps)
+	reports := int((meter.used + simcore.ProgressSteps - 1) / simcore.ProgressSteps)
 	w := serve(t, &Server{MaxProgress: reports}, "POST", recommendTarget("", sets...), "application/yaml", yaml)
 	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), localRecommend(t, yaml, sets).JSON) {
 		t.Fatalf("at the sum: %d %.300s", w.Code, w.Body)
@@ -153,6 +158,54 @@ func TestRecommendWorkBudget(t *testing.T) {
 	// The default limit runs the default 320 trials of the example.
 	if w := serve(t, &Server{}, "POST", recommendTarget("", "optimizer.max_trials=320"), "application/yaml", yaml); w.Code != 200 {
 		t.Fatalf("320 trials: %d %.300s", w.Code, w.Body)
+	}
+}
+
+// The screened optimiser's screen is charged before it runs: ScreenStepsPerPoint for each of
+// the space's points (recommendation.json's provenance.screen.points). A limit the trials
+// pass but not the trials and the screen is 413 "work" at optimizer.algorithm, naming the
+// points; the bayesian search the message suggests (no screen) then runs.
+func TestRecommendMetersTheScreen(t *testing.T) {
+	yaml := smallRecommendation(t)
+	sets := []string{"optimizer.max_trials=8"}
+	var doc struct {
+		Provenance struct {
+			Algorithm string `json:"algorithm"`
+			Screen    struct {
+				Points int `json:"points"`
+			} `json:"screen"`
+		} `json:"provenance"`
+	}
+	if err := json.Unmarshal(localRecommend(t, yaml, sets).JSON, &doc); err != nil || doc.Provenance.Algorithm != "screened" || doc.Provenance.Screen.Points < 10 {
+		t.Fatalf("the example is not screened: %+v %v", doc.Provenance, err)
+	}
+	points := doc.Provenance.Screen.Points
+	meter := newWorkMeter(1<<60, nil, nil)
+	if _, err := simcore.NewRecommender(simcore.RecommendInput{ConfigName: recommendName, ConfigYAML: yaml, Sets: sets, Admit: meter.admit}); err != nil {
+		t.Fatal(err)
+	}
+	if meter.screenPoints != points || meter.used != int64(points)*ScreenStepsPerPoint+8*SearchStepsPerTrial {
+		t.Fatalf("admitted %d points for %d steps, want %d points", meter.screenPoints, meter.used, points)
+	}
+	// Room for the trials and less than the screen.
+	limit := (8*SearchStepsPerTrial + int64(points)*ScreenStepsPerPoint - 1) / simcore.ProgressSteps
+	w := serve(t, &Server{MaxProgress: int(limit)}, "POST", recommendTarget("", sets...), "application/yaml", yaml)
+	e := errBody(t, w)
+	if w.Code != 413 || e.Limit != "work" || e.Path != "optimizer.algorithm" || !strings.Contains(e.Error, fmt.Sprintf("the screen of the space's %d points", points)) ||
+		!strings.Contains(e.Error, "bayesian") || !strings.Contains(e.Error, "aisimulate recommend") {
+		t.Fatalf("%d %+v", w.Code, e)
+	}
+	// Without the screen the trials fit, and the candidates are charged as they run.
+	bayes := append(sets, "optimizer.algorithm=bayesian")
+	meter = newWorkMeter(1<<60, nil, (&Server{}).evaluatorLimits)
+	zero := 0.0
+	if _, err := simcore.Recommend(simcore.RecommendInput{ConfigName: recommendName, ConfigYAML: yaml, Sets: bayes, FixedWallTimeMs: &zero,
+		Evaluate: meter.evaluate, Admit: meter.admit}); err != nil || meter.screenPoints != 0 {
+		t.Fatalf("bayesian: %v, %d points screened", err, meter.screenPoints)
+	}
+	w = serve(t, &Server{MaxProgress: int(meter.used / simcore.ProgressSteps)}, "POST", recommendTarget("", bayes...), "application/yaml", yaml)
+	if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), localRecommend(t, yaml, bayes).JSON) {
+		t.Fatalf("bayesian at its sum: %d %.300s", w.Code, w.Body)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 //
 //	aisimulateCore.predict(yamlText, {configName, sets, capturePerRequest, detail, files,
 //	    fixedWallTimeMs, onProgress}) → {ok, predictionJson, requestsJsonl, summaryJson,
-//	    stdoutJson, saturationText, overviewJson, error}
+//	    stdoutJson, saturationText, overviewJson, headlineJson, error}
 //
 // where detail is a --detail value ("all", "memory,time") or an array of section names,
 // files maps names to strings or Uint8Arrays and error is {kind, path, msg, message}.
@@ -30,6 +30,7 @@ func Register() {
 	core.Set("cards", cardsJS())
 	core.Set("version", simcore.Version)
 	registerRecommend(core)
+	registerDeploy(core)
 	js.Global().Set("aisimulateCore", core)
 	if cb := js.Global().Get("__aisimulateOnReady"); cb.Type() == js.TypeFunction {
 		cb.Invoke(core)
@@ -102,6 +103,7 @@ func predictJS(_ js.Value, args []js.Value) any {
 	out.Set("stdoutJson", res.StdoutJSON)
 	out.Set("saturationText", res.SaturationText)
 	out.Set("overviewJson", res.OverviewJSON)
+	out.Set("headlineJson", res.HeadlineJSON)
 	return out
 }
 

@@ -88,6 +88,9 @@ type Result struct {
 	// resolved to, and the SLA attainment per bound) as encoding/json writes it, for the
 	// browser app's deployment line and SLA cards.
 	OverviewJSON string
+	// HeadlineJSON is the run's report.Headline (the embed cards scaled for display, the SLA
+	// cards and the deployment line) as encoding/json writes it, for the docs embed.
+	HeadlineJSON string
 	// Err is non-nil when the prediction failed.
 	Err *Error
 }
@@ -153,7 +156,12 @@ func Run(r Request) (res Result) {
 	if err != nil {
 		return Result{Err: Classify(name, err)}
 	}
+	headline, err := json.Marshal(report.NewHeadline(out.Summary, out.Overview))
+	if err != nil {
+		return Result{Err: Classify(name, err)}
+	}
 	return Result{
+		HeadlineJSON:   string(headline),
 		OverviewJSON:   string(overview),
 		PredictionJSON: string(out.PredictionJSON),
 		RequestsJSONL:  string(out.RequestsJSONL),

@@ -109,6 +109,29 @@ test("POST /v1/recommend runs a small recommendation: the CLI's recommendation.j
   assert.equal((await bad.json()).path, "engine.model");
 });
 
+// The screened optimiser's screen is charged before it runs (docs/web.md, "Recommend"): 64
+// steps a point (screen_steps_per_point in /v1/health). The seed example at 18 GPUs screens
+// 78,696 points; with 200 trials the two are over the call's limit while the trials alone are
+// not, so the answer is 413 "work" at optimizer.algorithm, naming the points — the screen
+// (about 9 s of CPU here) never runs.
+test("POST /v1/recommend meters the screen: a space too large to screen within the limit is 413 before it runs", async () => {
+  const h = await (await fetch(edge.url + "/v1/health")).json();
+  assert.equal(h.limits.screen_steps_per_point, 64);
+  assert.equal(h.limits.search_steps_per_trial, 8192);
+  const points = 78696, trials = 200, limit = h.limits.max_event_loop_steps;
+  assert.ok(trials * 8192 <= limit && trials * 8192 + points * 64 > limit, "the trials fit, the trials and the screen do not");
+  const yaml = fs.readFileSync(path.join(ROOT, "examples/recommend-seed.yaml"), "utf8");
+  const sets = ["optimization.constraints.max_candidate_gpus=18", "optimizer.max_trials=" + trials];
+  const r = await fetch(edge.url + "/v1/recommend?" + sets.map((s) => "set=" + encodeURIComponent(s)).join("&"), { method: "POST", body: yaml });
+  const j = await r.json();
+  assert.equal(r.status, 413, JSON.stringify(j));
+  assert.equal(j.limit, "work");
+  assert.equal(j.path, "optimizer.algorithm");
+  assert.ok(j.error.includes(`the screen of the space's ${points} points (64 steps each) and the search's ${trials} trials × 8192 steps exceed the ${limit} event-loop steps`), j.error);
+  assert.match(j.error, /bayesian/);
+  assert.match(j.error, /aisimulate recommend/);
+});
+
 test("CORS preflight", async () => {
   const r = await fetch(edge.url + "/v1/predict", { method: "OPTIONS", headers: { Origin: "https://docs.example", "Access-Control-Request-Method": "POST" } });
   assert.equal(r.status, 204);

@@ -10,28 +10,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {
-  ROOT, CLI, FIXED_WALL, identityCases, runCLI, loadNodeCore, startStatic, launchChromium, startWorkerd,
-  postEdge, assertSameText, normalizeWall, withTimeout, parseMultipart,
+  ROOT, CLI, FIXED_WALL, identityCases, runCLI, postEdge, assertSameText, normalizeWall, parseMultipart, startAllTargets,
 } from "./lib.mjs";
 
-let srv, browser, page, edge, core;
+let targets, page, edge, core;
 
 before(async () => {
   assert.ok(fs.existsSync(CLI), `${CLI} missing: run make build`);
-  core = await loadNodeCore();
-  srv = await startStatic();
-  browser = await launchChromium();
-  page = await browser.ctx.newPage();
-  await page.goto(srv.url);
-  await withTimeout(page.evaluate(() => window.aisimulate.ready), 30000, "page core ready");
-  edge = await startWorkerd({ env: { AISIMULATE_FIXED_WALL_TIME_MS: String(FIXED_WALL) } });
+  targets = await startAllTargets();
+  ({ page, edge, core } = targets);
 });
 
-after(async () => {
-  if (edge) await edge.close();
-  if (browser) await browser.close();
-  if (srv) await srv.close();
-});
+after(async () => { if (targets) await targets.close(); });
 
 function cliErrorMessage(stderr) {
   const line = stderr.trim().split("\n").pop();

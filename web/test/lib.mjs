@@ -2,7 +2,9 @@
 // playwright-core, workerd, the native CLI and the GOOS=js core under node. Every server binds
 // 127.0.0.1 and is stopped by the test that started it; every wait is bounded.
 import { spawn, execFile } from "node:child_process";
+import assert from "node:assert/strict";
 import fs from "node:fs";
+import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -90,6 +92,32 @@ export async function loadNodeCore() {
   go.run(instance);
   nodeCore = await withTimeout(ready, 30000, "core.wasm start");
   return nodeCore;
+}
+
+/**
+ * Starts every non-CLI target a cross-target test compares: the GOOS=js core in this node
+ * process, the page in headless Chromium (core ready) and the edge worker under workerd, all
+ * with the fixed wall time. Returns {core, page, close}; close stops what was started.
+ */
+export async function startAllTargets() {
+  const t = { core: await loadNodeCore() };
+  const started = [];
+  t.close = async () => { for (const s of started.reverse()) await s.close(); };
+  try {
+    const srv = await startStatic();
+    started.push(srv);
+    const browser = await launchChromium();
+    started.push(browser);
+    t.page = await browser.ctx.newPage();
+    await t.page.goto(srv.url);
+    await withTimeout(t.page.evaluate(() => window.aisimulate.ready), 30000, "page core ready");
+    t.edge = await startWorkerd({ env: { AISIMULATE_FIXED_WALL_TIME_MS: String(FIXED_WALL) } });
+    started.push(t.edge);
+  } catch (e) {
+    await t.close();
+    throw e;
+  }
+  return t;
 }
 
 /** Starts workerd with build/worker; env values become text bindings. */
@@ -196,4 +224,40 @@ export async function postEdge(url, yaml, files, capture) {
   if (ct.startsWith("multipart/")) out.parts = parseMultipart(ct, text);
   else if (ct.startsWith("application/json")) { try { out.json = JSON.parse(text); } catch { /* raw */ } }
   return out;
+}
+
+/** unzip reads a zip archive's entries from its central directory: {name: text}, in order. */
+export function unzip(buf) {
+  let eocd = buf.length - 22;
+  while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) eocd--;
+  assert.ok(eocd >= 0, "no end of central directory");
+  const count = buf.readUInt16LE(eocd + 10);
+  let p = buf.readUInt32LE(eocd + 16);
+  const out = {};
+  for (let i = 0; i < count; i++) {
+    assert.equal(buf.readUInt32LE(p), 0x02014b50, "central directory entry");
+    const method = buf.readUInt16LE(p + 10), size = buf.readUInt32LE(p + 20);
+    const n = buf.readUInt16LE(p + 28), e = buf.readUInt16LE(p + 30), c = buf.readUInt16LE(p + 32);
+    const local = buf.readUInt32LE(p + 42);
+    const name = buf.toString("utf8", p + 46, p + 46 + n);
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const data = buf.subarray(start, start + size);
+    out[name] = (method === 8 ? zlib.inflateRawSync(data) : data).toString("utf8");
+    p += 46 + n + e + c;
+  }
+  return out;
+}
+
+/** readDeploy reads out/deploy/** as {"deploy/0001/…": text}. */
+export function readDeploy(out) {
+  const files = {};
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else files[path.relative(out, p).split(path.sep).join("/")] = fs.readFileSync(p, "utf8");
+    }
+  };
+  walk(path.join(out, "deploy"));
+  return files;
 }

@@ -374,3 +374,64 @@ test("docs embed: an element whose module cannot load shows an error", async () 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// The embed shows a prediction as the app does: a duration of 10 s or more in seconds (Go's
+// report.Card.Scaled, applied by the module: headlineJson), the SLA attainment cards and the
+// deployment line. Fixed timing with 12 s prefills makes every TTFT longer than 10 s.
+test("docs embed: seconds, SLA attainment and the deployment line as in the app", async () => {
+  const toy = fs.readFileSync(path.join(ROOT, "ui/presets/02-fixed-timing-toy.yaml"), "utf8");
+  const slow = toy.replace("prefill_ms: 1\n", "prefill_ms: 12000\n").replace("decode_ms: 1\n", "decode_ms: 10\n") +
+    "evaluation:\n  sla: {ttft_ms: 20000, itl_ms: 20}\n";
+  assert.ok(slow.includes("prefill_ms: 12000") && slow.includes("decode_ms: 10\n"));
+  const core = await loadNodeCore();
+  const res = core.predict(slow, {});
+  assert.ok(res.ok, res.error && res.error.message);
+  const s = JSON.parse(res.predictionJson).summary;
+  assert.ok(s.mean_ttft_ms >= 10000 && s.median_ttft_ms >= 10000, JSON.stringify(s));
+
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url + "#cfg=" + b64url(slow));
+  await page.waitForSelector("#sla-cards .card", { timeout: 60000 });
+  const app = await page.evaluate(() => ({
+    deployment: document.getElementById("deployment").textContent,
+    sla: [...document.querySelectorAll("#sla-cards .card")].map((c) => [c.dataset.key, c.querySelector(".card-label").textContent, c.querySelector(".card-value").textContent]),
+    cards: Object.fromEntries([...document.querySelectorAll("#cards .card")].map((c) => [c.dataset.key, c.querySelector(".card-value").textContent])),
+  }));
+  await page.close();
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-embed-s-"));
+  fs.writeFileSync(path.join(dir, "slow.yaml"), slow);
+  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>docs</title>
+<script src="${srv.url}embed.js" defer></script></head>
+<body><aisimulate-prediction id="s" config-src="slow.yaml"></aisimulate-prediction></body></html>`);
+  const docs = await startStatic(dir);
+  try {
+    const p = await browser.ctx.newPage();
+    await p.goto(docs.url);
+    await p.waitForSelector('#s[data-state="done"]', { timeout: 60000 });
+    const emb = await p.evaluate(() => {
+      const r = document.querySelector("#s").shadowRoot;
+      return {
+        deployment: r.querySelector(".deployment").textContent,
+        sla: [...r.querySelectorAll(".sla [data-key]")].map((c) => [c.dataset.key, c.querySelector(".l").textContent, c.querySelector(".v").textContent]),
+        cards: Object.fromEntries([...r.querySelectorAll(".grid:not(.sla) [data-key]")].map((c) => [c.dataset.key, [c.querySelector(".v").firstChild.textContent, c.querySelector(".u").textContent]])),
+      };
+    });
+    assert.equal(emb.deployment, app.deployment, "the deployment line");
+    assert.match(emb.deployment, /^meta-llama\/Meta-Llama-3\.1-8B · h200_sxm × 1 GPU, /);
+    assert.deepEqual(emb.sla, app.sla, "the SLA cards");
+    assert.deepEqual(emb.sla.map((c) => c[0]), ["sla-ttft", "sla-itl", "goodput-share"]);
+    for (const [key, v] of [["mean_ttft_ms", s.mean_ttft_ms], ["median_ttft_ms", s.median_ttft_ms]]) {
+      const [value, unit] = emb.cards[key];
+      assert.equal(unit, "s", `${key} in seconds`);
+      assert.ok(Math.abs(parseFloat(value) - v / 1000) <= 0.05, `${key}: ${value} s for ${v} ms`);
+      assert.equal(value + unit, app.cards[key], `${key} as the app shows it`);
+    }
+    assert.equal(emb.cards.completed_requests.join(""), "6");
+    await p.screenshot({ path: path.join(shots, "embed-seconds.png"), fullPage: true });
+    await p.close();
+  } finally {
+    await docs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout } from "./lib.mjs";
+import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout, unzip, readDeploy } from "./lib.mjs";
 
 const EXAMPLES = path.join(ROOT, "examples");
 const SMALL = "recommend-small.yaml";
@@ -20,11 +20,15 @@ const SHOTS = path.join(ROOT, "web/test-results");
 
 let srv, browser, page, cli;
 
-/** Runs bin/aisimulate recommend in dir; returns {code, stdout, stderr, json, csv, configs}. */
-export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [] } = {}) {
+/**
+ * Runs bin/aisimulate recommend in dir (with --artifacts when asked); returns {code, stdout,
+ * stderr, json, csv, configs, deploy}, deploy the files of deploy/ by name.
+ */
+export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [], artifacts = false } = {}) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-"));
   const args = ["recommend", "--stack", "dynamo", "--config", config, "--output-dir", outDir, "--overwrite", "--format", "json"];
   for (const s of sets) args.push("--set", s);
+  if (artifacts) args.push("--artifacts");
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd, timeout: 180000, maxBuffer: 1 << 28,
       env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: String(FIXED_WALL),
@@ -33,7 +37,8 @@ export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [] } = {}) {
       let names = [];
       try { names = fs.readdirSync(path.join(outDir, "recommendations")).sort(); } catch { /* none */ }
       const configs = names.map((n) => ({ name: "recommendations/" + n, data: read("recommendations/" + n) }));
-      const res = { code: err ? (err.code ?? 1) : 0, stdout, stderr, json: read("recommendation.json"), csv: read("recommendation.csv"), configs };
+      const res = { code: err ? (err.code ?? 1) : 0, stdout, stderr, json: read("recommendation.json"), csv: read("recommendation.csv"), configs,
+        deploy: artifacts && fs.existsSync(path.join(outDir, "deploy")) ? readDeploy(outDir) : {} };
       fs.rmSync(outDir, { recursive: true, force: true });
       resolve(res);
     });
@@ -187,7 +192,7 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
     // The CLI on the same text.
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-ui-"));
     fs.writeFileSync(path.join(tmp, "recommendation.yaml"), yaml);
-    const ref = await runRecommendCLI("recommendation.yaml", { cwd: tmp });
+    const ref = await runRecommendCLI("recommendation.yaml", { cwd: tmp, artifacts: true });
     assert.equal(ref.code, 0, "CLI recommend: " + ref.stderr);
     const refDoc = JSON.parse(ref.json);
 
@@ -249,6 +254,13 @@ test("the Recommend view runs a sweep, charts it, opens a candidate, keeps the s
       assert.equal(d.slice(0, nl), "# " + ref.configs[i].name);
       assertSameText(d.slice(nl + 1), ref.configs[i].data, "bundled " + ref.configs[i].name);
     });
+    // The deployments of the first recommendations: recommend --artifacts' deploy/NNNN/.
+    const [dd] = await Promise.all([p.waitForEvent("download", { timeout: 30000 }), p.click("#dl-rec-deployments")]);
+    assert.equal(dd.suggestedFilename(), "deployments.zip");
+    const deployed = unzip(fs.readFileSync(await dd.path()));
+    assert.ok(Object.keys(ref.deploy).some((k) => k.startsWith("deploy/0001/")), "CLI deploy files: " + Object.keys(ref.deploy));
+    assert.deepEqual(Object.keys(deployed).sort(), Object.keys(ref.deploy).sort(), "deployment file names");
+    for (const [k, v] of Object.entries(ref.deploy)) assertSameText(deployed[k], v, "downloaded " + k);
 
     // The URL carries the sweep: a new page opened with it shows the same sweep and result.
     assert.ok(st.hash.startsWith("#rec="));
@@ -336,6 +348,151 @@ test("a sweep the CLI rejects shows the CLI's message in the Recommend view", { 
     await p.waitForFunction(() => /invalid/.test(document.getElementById("rec-status").textContent), null, { timeout: 60000 });
     const shown = await p.evaluate(() => (document.getElementById("rec-editor-error") || document.querySelector(".field.invalid .field-error")).textContent);
     assert.equal(shown, msg);
+  } finally {
+    await p.close();
+  }
+});
+
+/** Chart geometry and text of the Recommend view: the axis ranges, the points' values (from
+ * their hover text), the rank labels' boxes and every text's rendered size in px. */
+async function chartLayout(p) {
+  return p.evaluate(() => {
+    const svg = document.querySelector("#rec-chart svg");
+    const vb = svg.viewBox.baseVal;
+    const scale = svg.getBoundingClientRect().width / vb.width;
+    const num = (s) => { const m = /^([\d.]+)(k?)$/.exec(s); return m ? parseFloat(m[1]) * (m[2] ? 1000 : 1) : NaN; };
+    const points = [...svg.querySelectorAll("circle.pt")].map((c) => {
+      const m = /\n([\d.k]+) tok\/s per GPU, ([\d.k]+) tok\/s per user$/.exec(c.querySelector("title").textContent);
+      return [num(m[1]), num(m[2])];
+    });
+    const labels = [...svg.querySelectorAll("text.pt-rank")].map((t) => {
+      const r = t.getBoundingClientRect();
+      return { text: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom };
+    });
+    const svgText = [...svg.querySelectorAll("text")].map((t) => ({ text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale }));
+    const htmlText = [];
+    for (const el of document.querySelectorAll("#rec-results *")) {
+      if (el.closest("svg")) continue;
+      const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== "");
+      if (own && el.getClientRects().length > 0) htmlText.push({ text: el.textContent.slice(0, 40), px: parseFloat(getComputedStyle(el).fontSize) });
+    }
+    const d = svg.dataset;
+    return { x: [+d.x0, +d.x1], y: [+d.y0, +d.y1], viewWidth: vb.width, scale, points, labels, svgText, htmlText };
+  });
+}
+
+/** Asserts that the axes hold the data and fit it (ui/pareto.go: at most 8/3 of the data's
+ * range widened by 5 % on each side, niceRange), and that no two rank labels overlap. */
+function assertChartFits(layout, label) {
+  assert.ok(layout.points.length >= 5, label + ": points");
+  for (const [axis, i] of [["x", 0], ["y", 1]]) {
+    const vals = layout.points.map((pt) => pt[i]);
+    const lo = Math.min(...vals), hi = Math.max(...vals);
+    const [a, b] = layout[axis];
+    // The hover text rounds to 3 significant digits: allow 0.5 % of the value.
+    assert.ok(a <= lo * 1.005 && b >= hi * 0.995, `${label}: ${axis} axis ${a}–${b} holds the data ${lo}–${hi}`);
+    assert.ok(b - a <= (8 / 3) * 1.1 * (hi - lo) * 1.01, `${label}: ${axis} axis ${a}–${b} fits the data ${lo}–${hi}`);
+  }
+  const ls = layout.labels;
+  assert.ok(ls.length >= 3, label + ": rank labels");
+  for (let i = 0; i < ls.length; i++) {
+    for (let j = i + 1; j < ls.length; j++) {
+      const w = Math.min(ls[i].x1, ls[j].x1) - Math.max(ls[i].x0, ls[j].x0);
+      const h = Math.min(ls[i].y1, ls[j].y1) - Math.max(ls[i].y0, ls[j].y0);
+      assert.ok(w <= 0.5 || h <= 0.5, `${label}: rank labels ${ls[i].text} and ${ls[j].text} overlap: ${JSON.stringify([ls[i], ls[j]])}`);
+    }
+  }
+}
+
+test("the Recommend view: whole summaries at 1400 px, fitted axes, rank labels apart, two rows side by side, a readable phone layout", { timeout: 300000 }, async () => {
+  const p = await browser.ctx.newPage();
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(e.message));
+  try {
+    // The widest table: the small sweep with prices (two more columns).
+    const priced = SMALL_YAML.replace("optimization:\n", "optimization:\n  gpu_hour_cost: {h200_sxm: 3.7}\n");
+    assert.notEqual(priced, SMALL_YAML);
+    await p.goto(srv.url);
+    await p.click("#tab-recommend");
+    await p.fill("#rec-yaml", priced);
+    await p.click("#rec-run");
+    await p.waitForSelector("#rec-table tbody tr", { timeout: 180000 });
+    assert.equal(await p.evaluate(() => document.querySelectorAll("#rec-table thead th").length), 12, "the priced table's columns");
+
+    // 1400 px: the table does not scroll and every deployment summary is shown whole.
+    const table = await p.evaluate(() => {
+      const wrap = document.getElementById("rec-table-wrap");
+      const wr = wrap.getBoundingClientRect();
+      return { scroll: wrap.scrollWidth, client: wrap.clientWidth, cells: [...document.querySelectorAll("#rec-table td.summary")].map((td) => {
+        const r = td.getBoundingClientRect();
+        return { text: td.textContent, right: r.right, wrapRight: wr.right, scroll: td.scrollWidth, client: td.clientWidth };
+      }) };
+    });
+    assert.ok(table.scroll <= table.client, `the table scrolls at 1400 px: ${table.scroll} > ${table.client}`);
+    assert.ok(table.cells.length >= 5);
+    for (const c of table.cells) {
+      assert.match(c.text, /^aggregated · (vllm|sglang) · h200_sxm · \d× TP\d$|^disaggregated · /);
+      assert.ok(c.right <= c.wrapRight + 0.5 && c.scroll <= c.client, `summary cut off: ${JSON.stringify(c)}`);
+    }
+    const desk = await chartLayout(p);
+    assertChartFits(desk, "1400 px");
+    assert.ok(Math.abs(desk.scale - 1) < 0.02, `the chart is drawn at its box's width (scale ${desk.scale})`);
+    fs.mkdirSync(SHOTS, { recursive: true });
+
+    // Two rows side by side: ticking a box does not open the row; a third pick drops the
+    // oldest.
+    const rows = await p.evaluate(() => [...document.querySelectorAll("#rec-table tbody tr")].map((tr) => ({
+      id: tr.dataset.candidate, summary: tr.querySelector("td.summary").textContent,
+      cells: [...tr.querySelectorAll("td")].map((td) => td.textContent) })));
+    await p.click('#rec-table tbody tr:nth-child(1) input.pick');
+    assert.match(await p.textContent("#rec-compare-hint"), /^Rank 1 picked/);
+    await p.click('#rec-table tbody tr:nth-child(4) input.pick');
+    await p.waitForSelector("#rec-compare");
+    assert.ok(await p.$("#rec-table"), "ticking a box keeps the Recommend view");
+    const compare = async () => p.evaluate(() => ({
+      head: [...document.querySelectorAll("#rec-compare thead th")].map((th) => th.textContent),
+      lines: Object.fromEntries([...document.querySelectorAll("#rec-compare tbody tr")].map((tr) =>
+        [tr.querySelector("th").textContent, [...tr.querySelectorAll("td")].map((td) => td.textContent)])),
+      diff: [...document.querySelectorAll("#rec-compare-diff li")].map((li) => li.textContent),
+      rings: document.querySelectorAll("#rec-chart circle.pick-ring").length,
+      picked: [...document.querySelectorAll("#rec-table tbody tr.picked")].map((tr) => tr.dataset.rank),
+    }));
+    let c = await compare();
+    assert.deepEqual(c.head, ["", "A: rank 1", "B: rank 4", "B vs A"]);
+    assert.deepEqual(c.lines.deployment, [rows[0].summary, rows[3].summary, ""]);
+    assert.deepEqual(c.lines["score (goodput)"].slice(0, 2), [rows[0].cells[3], rows[3].cells[3]]);
+    assert.deepEqual(c.lines.GPUs.slice(0, 2), [rows[0].cells[2], rows[3].cells[2]]);
+    assert.match(c.lines["score (goodput)"][2], /^(−|\+)\d+\.\d%$|^same$/);
+    assert.ok(c.lines["USD/M tok"], "prices compared");
+    assert.ok(c.diff.length >= 1, "the settings that differ");
+    for (const d of c.diff) {
+      const m = /^([\w.[\]]+): (.+) → (.+)$/.exec(d);
+      assert.ok(m && m[2] !== m[3], d);
+    }
+    assert.equal(c.rings, 2, "the picked points are ringed on the chart");
+    assert.deepEqual(c.picked, ["1", "4"]);
+    await p.screenshot({ path: path.join(SHOTS, "recommend-compare.png"), fullPage: true });
+    await p.click('#rec-table tbody tr:nth-child(2) input.pick');
+    await p.waitForFunction(() => /B: rank 2/.test(document.querySelector("#rec-compare thead").textContent), null, { timeout: 10000 });
+    c = await compare();
+    assert.deepEqual(c.head, ["", "A: rank 4", "B: rank 2", "B vs A"], "a third pick drops the oldest");
+
+    // A phone: the chart is redrawn at the narrow width, every text is at least 11 px, the
+    // table scrolls inside its box and the page does not scroll sideways.
+    await p.setViewportSize({ width: 400, height: 900 });
+    await p.waitForFunction(() => document.querySelector("#rec-chart svg").viewBox.baseVal.width < 400, null, { timeout: 10000 });
+    const phone = await chartLayout(p);
+    assertChartFits(phone, "400 px");
+    assert.deepEqual([phone.x, phone.y], [desk.x, desk.y], "the same axes at every width");
+    for (const t of [...phone.svgText, ...phone.htmlText]) assert.ok(t.px >= 11 - 0.01, `text "${t.text}" at ${t.px.toFixed(2)} px`);
+    const scroll = await p.evaluate(() => {
+      const wrap = document.getElementById("rec-table-wrap");
+      return { scroll: wrap.scrollWidth, client: wrap.clientWidth, overflow: getComputedStyle(wrap).overflowX, page: document.documentElement.scrollWidth };
+    });
+    assert.ok(scroll.scroll > scroll.client && scroll.overflow === "auto", `the table scrolls horizontally: ${JSON.stringify(scroll)}`);
+    assert.ok(scroll.page <= 400, `the page is wider than the phone: ${scroll.page}`);
+    await (await p.$("#rec-results")).screenshot({ path: path.join(SHOTS, "recommend-phone.png") });
+    assert.deepEqual(errors, []);
   } finally {
     await p.close();
   }

@@ -1,0 +1,15 @@
+#!/bin/sh
+# The prefill role of aisim-0001-sglang-disagg: one worker of 1, 1 × h100_sxm GPUs (tensor 1, pipeline 1, attention data 1, MoE tensor 1, MoE expert 1).
+# The engine alone, with the options the simulation used; dynamo-graph-deployment.yaml
+# runs the same options under Dynamo (frontend, router, planner). docs/artifacts.md
+set -eu
+exec python -m sglang.launch_server --model-path meta-llama/Meta-Llama-3.1-8B --host 0.0.0.0 --port 30000 \
+    --tp-size 1 \
+    --pp-size 1 \
+    --max-running-requests 1 \
+    --chunked-prefill-size 8192 \
+    --max-prefill-tokens 16384 \
+    --page-size 1 \
+    --kv-cache-dtype fp8_e4m3 \
+    --disaggregation-mode prefill \
+    --disaggregation-transfer-backend nixl

@@ -1,0 +1,15 @@
+#!/bin/sh
+# The aggregated role of aisim-0001-vllm-agg: one worker of 2, 2 × h200_sxm GPUs (tensor 2, pipeline 1, attention data 1, MoE tensor 1, MoE expert 1).
+# The engine alone, with the options the simulation used; dynamo-graph-deployment.yaml
+# runs the same options under Dynamo (frontend, router, planner). docs/artifacts.md
+set -eu
+exec vllm serve meta-llama/Meta-Llama-3.1-8B --host 0.0.0.0 --port 8000 \
+    --tensor-parallel-size 2 \
+    --pipeline-parallel-size 1 \
+    --max-num-batched-tokens 16384 \
+    --max-num-seqs 512 \
+    --gpu-memory-utilization 0.9 \
+    --block-size 64 \
+    --enable-prefix-caching \
+    --kv-cache-dtype auto \
+    --max-model-len 16384
