@@ -21,8 +21,9 @@ import (
 
 // NamedFile is a file handed to the core: the name it was given as and its bytes.
 type NamedFile struct {
-	Name string
-	Data []byte
+	Name string `json:"name"`
+	// Data is the file's bytes (base64 in JSON, so they cross a boundary exactly).
+	Data []byte `json:"data"`
 }
 
 // CalibrateInput is everything one calibration needs (`aisimulate calibrate`,

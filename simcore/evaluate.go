@@ -26,6 +26,13 @@ type EvaluationRequest struct {
 	ConfigYAML string `json:"config_yaml"`
 	// BudgetSteps is the work budget in event-loop steps (WorkBudget of the optimizer section).
 	BudgetSteps int64 `json:"budget_steps"`
+	// Calibrations are the recommendation's calibration profiles (recommend --calibration),
+	// their bytes as given, so every evaluator applies the same profiles (docs/recommend.md,
+	// "Calibration"); absent without profiles.
+	Calibrations []NamedFile `json:"calibrations,omitempty"`
+	// StrictCalibration is recommend --strict-calibration: a candidate the profiles do not
+	// cover (scope or validity domain) is unsupported.
+	StrictCalibration bool `json:"strict_calibration,omitempty"`
 }
 
 // wireOutcome is the JSON form of a recommend.Outcome.
@@ -116,7 +123,7 @@ func typedNumbers(v any) (any, error) {
 // Evaluate runs one evaluation request and returns the outcome's canonical JSON
 // (EncodeOutcome): what every evaluator, local or remote, answers.
 func Evaluate(req EvaluationRequest, files fs.FS) []byte {
-	return EncodeOutcome(evaluateYAML(req.ConfigName, []byte(req.ConfigYAML), files, req.BudgetSteps))
+	return EncodeOutcome(evaluateYAML(req, files))
 }
 
 // NewEvaluationRequest is the request that evaluates a proposal's concrete configuration.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"aisimulate/simcore/internal/replay"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
@@ -58,7 +59,7 @@ func (e *EvaluatorLimitError) Error() string {
 // lim.MemoryBudget that DefaultMemoryBudget admits (over both, the outcome is unsupported, as
 // everywhere), or a charge over lim.MaxSteps.
 func EvaluateWithin(req EvaluationRequest, files fs.FS, lim EvaluatorLimits) (outcome []byte, steps int64, err error) {
-	o, steps, lerr := evaluateMetered(req.ConfigName, []byte(req.ConfigYAML), files, req.BudgetSteps, lim)
+	o, steps, lerr := evaluateMetered(req, files, lim)
 	if lerr != nil {
 		return nil, steps, lerr
 	}
@@ -72,16 +73,18 @@ type timeoutSignal struct{}
 type evaluatorLimitSignal struct{ err *EvaluatorLimitError }
 
 // evaluateYAML predicts one candidate configuration exactly as `predict` would predict
-// its recommendations/NNNN.yaml (the same text through the same loader), with the wall time
-// fixed at 0 and a work budget of budgetSteps event-loop steps.
-func evaluateYAML(configName string, yamlText []byte, files fs.FS, budgetSteps int64) recommend.Outcome {
-	out, _, _ := evaluateMetered(configName, yamlText, files, budgetSteps, EvaluatorLimits{})
+// its recommendations/NNNN.yaml (the same text through the same loader, with the same
+// calibration profiles), with the wall time fixed at 0 and a work budget of
+// req.BudgetSteps event-loop steps.
+func evaluateYAML(req EvaluationRequest, files fs.FS) recommend.Outcome {
+	out, _, _ := evaluateMetered(req, files, EvaluatorLimits{})
 	return out
 }
 
 // evaluateMetered is evaluateYAML within an evaluator's limits (see EvaluateWithin); it also
 // returns the steps charged.
-func evaluateMetered(configName string, yamlText []byte, files fs.FS, budgetSteps int64, lim EvaluatorLimits) (out recommend.Outcome, charged int64, lerr *EvaluatorLimitError) {
+func evaluateMetered(req EvaluationRequest, files fs.FS, lim EvaluatorLimits) (out recommend.Outcome, charged int64, lerr *EvaluatorLimitError) {
+	configName, yamlText, budgetSteps := req.ConfigName, []byte(req.ConfigYAML), req.BudgetSteps
 	zero := 0.0
 	steps := int64(0)
 	// charged counts the progress report about to come: every evaluation pays one chunk.
@@ -127,11 +130,24 @@ func evaluateMetered(configName string, yamlText []byte, files fs.FS, budgetStep
 	if lim.MemoryBudget > 0 {
 		adjust = func(plan *replay.Plan) { checkEvaluatorMemory(yamlText, plan, lim.MemoryBudget) }
 	}
-	res, err := predictWith(in, adjust)
+	var cal *calibrated
+	if len(req.Calibrations) > 0 {
+		var err error
+		if cal, err = newCalibrated(req.Calibrations, req.StrictCalibration, true); err != nil {
+			return recommend.Outcome{Status: recommend.StatusFailed, Reason: err.Error()}, charged, nil
+		}
+	}
+	res, err := predictTuned(in, nil, adjust, cal)
 	if err != nil {
 		var se *spec.Error
 		if errors.As(err, &se) {
 			return recommend.Outcome{Status: recommend.StatusUnsupported, Reason: se.Error()}, charged, nil
+		}
+		// A calibration that does not hold for the candidate (--strict-calibration outside
+		// the profiles, a parameter below the candidate's physical floor).
+		var me *measure.Error
+		if errors.As(err, &me) {
+			return recommend.Outcome{Status: recommend.StatusUnsupported, Reason: me.Error()}, charged, nil
 		}
 		return recommend.Outcome{Status: recommend.StatusFailed, Reason: err.Error()}, charged, nil
 	}

@@ -8,15 +8,20 @@ import (
 
 // intervals is prediction.json's `intervals` object for a prediction of the default timing
 // model: the 80 % interval of each mean from the model's held-out error in the prediction's
-// group (docs/uncertainty.md). It is nil — `"intervals": null` — when any role's timing is
-// fixed or polynomial: those pass times are the user's own, and no measurement says how far
-// they are off.
-func intervals(cfg *spec.Config, summary map[string]any) map[string]any {
+// group (docs/uncertainty.md), or, when a calibration profile applies (cal non-nil with
+// bands), from the profile's residuals under the inflation rule (source "calibration",
+// docs/calibration.md). It is nil — `"intervals": null` — when any role's timing is fixed or
+// polynomial: those pass times are the user's own, and no measurement says how far they are
+// off.
+func intervals(cfg *spec.Config, summary map[string]any, cal *calibrated) map[string]any {
 	e := cfg.Engine
 	for _, w := range []*spec.Worker{e.Aggregated, e.Prefill, e.Decode} {
 		if w != nil && w.Timing.Type != spec.TimingDefault {
 			return nil
 		}
+	}
+	if cal != nil && cal.ok {
+		return uncertainty.Object(summary, cal.bands, report.IntervalSourceCalibration, cal.group)
 	}
 	g := uncertainty.Group{Backend: e.Backend, Mode: uncertainty.ModeAgg, Regime: uncertainty.RegimeOf(loadInFlight(cfg, summary))}
 	if e.Mode == spec.ModeDisaggregated {

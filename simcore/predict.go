@@ -119,8 +119,9 @@ func predictWith(in Input, adjust func(*replay.Plan)) (*Output, error) {
 	return predictTuned(in, nil, adjust, nil)
 }
 
-// predictTuned is predictWith with a calibration applied (nil: the default model) and, when
-// cal is non-nil, its sections written into prediction.json.
+// predictTuned is predictWith with a tuning applied (nil: the default model), or with
+// calibration profiles (cal non-nil: their tuning, their bands in `intervals`, and with an
+// uncalibrated summary the calibration sections of prediction.json).
 func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibrated) (*Output, error) {
 	details, err := outputs.Details(in.Detail)
 	if err != nil {
@@ -130,9 +131,19 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	if err != nil {
 		return nil, err
 	}
+	if cal != nil {
+		if tune, err = cal.prepare(cfg, &in); err != nil {
+			return nil, err
+		}
+	}
 	plan, acc, err := lowerTuned(cfg, &in, tune)
 	if err != nil {
 		return nil, err
+	}
+	if cal != nil {
+		if err := cal.checkFloors(plan); err != nil {
+			return nil, err
+		}
 	}
 	if adjust != nil {
 		adjust(plan)
@@ -176,13 +187,21 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	if res.PlannerSection != nil {
 		doc.Planner = res.PlannerSection // a disabled planner's section stays null
 	}
-	doc.Intervals = intervals(cfg, doc.Summary)
 	if cal != nil {
-		doc.Uncalibrated, doc.Calibration = cal.uncalibrated, cal.section
+		if err := cal.finish(cfg, summary); err != nil {
+			return nil, err
+		}
+		if cal.uncalibrated != nil {
+			doc.Uncalibrated, doc.Calibration = cal.uncalibrated, cal.section
+		}
 	}
+	doc.Intervals = intervals(cfg, doc.Summary, cal)
 	out := &Output{Summary: doc.Summary, Intervals: doc.Intervals, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
 		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
 	out.Overview.Intervals = doc.Intervals
+	if cal != nil {
+		out.Overview.Uncalibrated = cal.uncalibrated
+	}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
 		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {

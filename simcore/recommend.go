@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 
+	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
@@ -40,6 +41,11 @@ type RecommendInput struct {
 	// evaluates them here one after the other. These evaluators are trusted: this build's
 	// module, here or in another instance.
 	Evaluate func(reqs []EvaluationRequest) ([][]byte, error)
+	// Calibrations are calibration profiles (recommend --calibration): every candidate whose
+	// model, GPU, backend and mode an entry has uses it (docs/recommend.md, "Calibration").
+	Calibrations []NamedFile
+	// StrictCalibration makes a candidate the profiles do not cover unsupported.
+	StrictCalibration bool
 	// Admit, when non-nil, is called once NewRecommender has validated the configuration and
 	// built the space, before the screen prices anything, with the configuration and the
 	// number of points the screen will price (0 when the search is not screened); an error
@@ -59,6 +65,8 @@ type Recommender struct {
 	rec    *spec.Recommendation
 	in     RecommendInput
 	budget int64
+	// profiles are the loaded calibration profiles (for the provenance).
+	profiles []calibration.ProfileFile
 	// t0 is the clock when the first round was handed out; started says it was.
 	t0      float64
 	started bool
@@ -74,6 +82,13 @@ type Recommender struct {
 // NewRecommender validates a recommendation configuration and builds its search (the
 // planner's predictor pre-sweep included). A *spec.Error is bad input (exit 2).
 func NewRecommender(in RecommendInput) (*Recommender, error) {
+	profiles, err := loadProfiles(in.Calibrations)
+	if err != nil {
+		return nil, err
+	}
+	if in.StrictCalibration && len(profiles) == 0 {
+		return nil, &spec.Error{Path: "--strict-calibration", Msg: "needs --calibration FILE"}
+	}
 	rec, err := spec.LoadRecommendation(in.ConfigYAML, in.Sets)
 	if err != nil {
 		return nil, err
@@ -114,7 +129,7 @@ func NewRecommender(in RecommendInput) (*Recommender, error) {
 	if priced != nil {
 		search.UseScreen(priced)
 	}
-	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer)}, nil
+	return &Recommender{search: search, rec: rec, in: in, budget: WorkBudget(rec.Optimizer), profiles: profiles}, nil
 }
 
 // sizeLadder checks the systems of a hardware domain and sizes the default ladder on the one
@@ -234,7 +249,7 @@ func (r *Recommender) Next() (reqs []EvaluationRequest, done bool, err error) {
 		}
 		for _, p := range round {
 			if p.Evaluate {
-				reqs = append(reqs, NewEvaluationRequest(r.in.ConfigName, p.Candidate.Tree, r.budget))
+				reqs = append(reqs, r.in.evaluationRequest(p.Candidate.Tree, r.budget))
 			}
 		}
 		if len(reqs) > 0 {
@@ -286,8 +301,12 @@ func (r *Recommender) Result() (*recommend.Result, error) {
 	if r.in.FixedWallTimeMs != nil {
 		wall = *r.in.FixedWallTimeMs
 	}
-	return r.search.Result(recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget,
-		Distrusted: r.distrusted})
+	prov := recommend.Provenance{ModuleVersion: r.in.ModuleVersion, WallTimeMs: wall, WorkBudgetSteps: r.budget,
+		Distrusted: r.distrusted}
+	if len(r.profiles) > 0 {
+		prov.Calibration = calibration.ProvenanceOf(r.profiles, r.in.StrictCalibration)
+	}
+	return r.search.Result(prov)
 }
 
 // Run drives the whole search: each round's requests go to evaluate (nil evaluates them
@@ -356,4 +375,12 @@ func Recommend(in RecommendInput) (*recommend.Result, error) {
 		return nil, err
 	}
 	return r.Run(in.Evaluate, in.Progress)
+}
+
+// evaluationRequest is the request that evaluates a candidate's concrete configuration in
+// this recommendation: with its calibration profiles, so every evaluator applies them.
+func (in RecommendInput) evaluationRequest(tree map[string]any, budgetSteps int64) EvaluationRequest {
+	req := NewEvaluationRequest(in.ConfigName, tree, budgetSteps)
+	req.Calibrations, req.StrictCalibration = in.Calibrations, in.StrictCalibration
+	return req
 }

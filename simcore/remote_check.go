@@ -40,8 +40,8 @@ type Remote struct {
 // the start on corrected outcomes (the ones already known are not evaluated again), so the
 // result is the one a local run gives; its wall time counts from this search's first round.
 func (r *Recommender) RunChecked(remote Remote, evaluate func([]EvaluationRequest) ([][]byte, error), progress func(done, total int, best float64)) (*recommend.Result, error) {
-	check := &remoteCheck{in: r.in, remote: remote, evaluate: evaluate, known: map[EvaluationRequest]RemoteOutcome{},
-		checked: map[EvaluationRequest]bool{}, wrong: map[string]bool{}}
+	check := &remoteCheck{in: r.in, remote: remote, evaluate: evaluate, known: map[evaluationKey]RemoteOutcome{},
+		checked: map[evaluationKey]bool{}, wrong: map[string]bool{}}
 	first := r
 	for {
 		if err := r.runRounds(check.evaluateRound, progress); err != nil {
@@ -74,11 +74,11 @@ type remoteCheck struct {
 	// remote are the untrusted evaluators, evaluate the trusted ones (nil: here).
 	remote   Remote
 	evaluate func([]EvaluationRequest) ([][]byte, error)
-	// known are the outcomes so far by request (an EvaluationRequest is comparable), with
+	// known are the outcomes so far by request (evaluationKey), with
 	// the remote that answered each ("" trusted).
-	known map[EvaluationRequest]RemoteOutcome
+	known map[evaluationKey]RemoteOutcome
 	// checked are the remote outcomes a trusted evaluator confirmed.
-	checked map[EvaluationRequest]bool
+	checked map[evaluationKey]bool
 	// distrusted are the remotes found wrong, in order, and the same as a set.
 	distrusted []recommend.Distrusted
 	wrong      map[string]bool
@@ -103,7 +103,7 @@ func (c *remoteCheck) distrust(remote, reason string) {
 func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([][]byte, error) {
 	var fresh, redo []int
 	for i, r := range reqs {
-		k, ok := c.known[r]
+		k, ok := c.known[r.key()]
 		switch {
 		case !ok:
 			fresh = append(fresh, i)
@@ -140,7 +140,7 @@ func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([][]byte, error) 
 					continue
 				}
 			}
-			c.known[reqs[i]] = g
+			c.known[reqs[i].key()] = g
 		}
 	}
 	if err := c.recompute(reqs, redo); err != nil {
@@ -148,7 +148,7 @@ func (c *remoteCheck) evaluateRound(reqs []EvaluationRequest) ([][]byte, error) 
 	}
 	outcomes := make([][]byte, len(reqs))
 	for i, r := range reqs {
-		outcomes[i] = c.known[r].Outcome
+		outcomes[i] = c.known[r.key()].Outcome
 	}
 	return outcomes, nil
 }
@@ -167,7 +167,7 @@ func (c *remoteCheck) recompute(reqs []EvaluationRequest, idx []int) error {
 		return err
 	}
 	for j, r := range sub {
-		c.known[r] = RemoteOutcome{Outcome: raw[j]}
+		c.known[r.key()] = RemoteOutcome{Outcome: raw[j]}
 	}
 	return nil
 }
@@ -191,7 +191,7 @@ func (c *remoteCheck) verify(r *Recommender, res *recommend.Result) (found bool,
 	// A remote distrusted during the search had answered earlier rounds: the search saw
 	// those answers, so it runs again (evaluateRound recomputes them).
 	for _, cand := range search.Candidates() {
-		if k, ok := c.known[NewEvaluationRequest(c.in.ConfigName, cand.Tree, budget)]; ok && c.wrong[k.Remote] {
+		if k, ok := c.known[c.in.evaluationRequest(cand.Tree, budget).key()]; ok && c.wrong[k.Remote] {
 			return true, nil
 		}
 	}
@@ -199,9 +199,9 @@ func (c *remoteCheck) verify(r *Recommender, res *recommend.Result) (found bool,
 	inViews := map[*recommend.Candidate]bool{}
 	var picks []EvaluationRequest
 	pick := func(cand *recommend.Candidate) bool {
-		r := NewEvaluationRequest(c.in.ConfigName, cand.Tree, budget)
-		k, ok := c.known[r]
-		if !ok || k.Remote == "" || c.checked[r] {
+		r := c.in.evaluationRequest(cand.Tree, budget)
+		k, ok := c.known[r.key()]
+		if !ok || k.Remote == "" || c.checked[r.key()] {
 			return false
 		}
 		picks = append(picks, r)
@@ -213,8 +213,8 @@ func (c *remoteCheck) verify(r *Recommender, res *recommend.Result) (found bool,
 	}
 	var others []*recommend.Candidate
 	for _, cand := range search.Candidates() {
-		r := NewEvaluationRequest(c.in.ConfigName, cand.Tree, budget)
-		if k, ok := c.known[r]; ok && k.Remote != "" && !inViews[cand] && !c.checked[r] {
+		r := c.in.evaluationRequest(cand.Tree, budget)
+		if k, ok := c.known[r.key()]; ok && k.Remote != "" && !inViews[cand] && !c.checked[r.key()] {
 			others = append(others, cand)
 		}
 	}
@@ -234,16 +234,29 @@ func (c *remoteCheck) verify(r *Recommender, res *recommend.Result) (found bool,
 		return false, err
 	}
 	for i, r := range picks {
-		k := c.known[r]
+		k := c.known[r.key()]
 		if !bytes.Equal(raw[i], k.Outcome) {
 			c.distrust(k.Remote, fmt.Sprintf("its outcome of a candidate differs from this build's (%s)", firstDifference(k.Outcome, raw[i])))
 			found = true
 		} else {
-			c.checked[r] = true
+			c.checked[r.key()] = true
 		}
-		c.known[r] = RemoteOutcome{Outcome: raw[i]}
+		c.known[r.key()] = RemoteOutcome{Outcome: raw[i]}
 	}
 	return found, nil
+}
+
+// evaluationKey identifies an evaluation request among one recommendation's: its
+// calibration profiles and strictness are the same for all of them (RecommendInput), so the
+// configuration and the budget tell the requests apart.
+type evaluationKey struct {
+	configName, configYAML string
+	budgetSteps            int64
+}
+
+// key is r's evaluationKey.
+func (r EvaluationRequest) key() evaluationKey {
+	return evaluationKey{r.ConfigName, r.ConfigYAML, r.BudgetSteps}
 }
 
 // firstDifference describes where remote's bytes leave local's: the byte offset and a few

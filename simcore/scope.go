@@ -21,7 +21,14 @@ func deploymentScope(cfg *spec.Config, files fs.FS) (spec.ProfileScope, error) {
 	if err != nil {
 		return spec.ProfileScope{}, configError(err, "")
 	}
-	s := spec.ProfileScope{Model: model.ID, Hardware: e.Hardware, Backend: e.Backend, Mode: e.Mode,
+	// The catalog id an alias resolved to (an instruction-tuned release is its base
+	// model's entry), so a profile matches the model however it is spelled; a local model
+	// directory is its path.
+	id := model.ID
+	if model.CatalogID != "" {
+		id = model.CatalogID
+	}
+	s := spec.ProfileScope{Model: id, Hardware: e.Hardware, Backend: e.Backend, Mode: e.Mode,
 		Quantization: spec.ProfileQuantization{Gemm: q.Gemm, MoE: q.MoE, KVCache: q.KVCache}, Roles: map[string]spec.ProfileRole{}}
 	if e.BackendVersion != nil {
 		s.BackendVersion = *e.BackendVersion

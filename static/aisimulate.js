@@ -12,8 +12,18 @@
 // sentence whether the deployment kept up with its load (docs/semantics/outputs.md §3.4);
 // overviewJson is the deployment as resolved and the SLA attainment per bound (Go's
 // report.Overview, for the app's deployment line and SLA cards).
+// calibrations are calibration profiles (`predict --calibration`, docs/calibration.md), in
+// order: an array of {name, data} or of File objects (data a string, Uint8Array, ArrayBuffer
+// or Blob); strictCalibration is --strict-calibration.
 // On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
 // dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
+//
+//   const {profileJson, table, stdoutJson} =
+//     await aisimulate.calibrate(yamlText | null, {measurements, files, configName})
+//
+// calibrate runs `aisimulate calibrate` in the page: measurements are benchmark files (AIPerf,
+// vllm bench serve, SGLang bench_serving, measured-runs CSV) as [{name, data}] or File
+// objects; profileJson is calibration.json, table the fit report. Errors as predict's.
 //
 //   const {recommendationJson, recommendationCsv, configs, feasible, view} =
 //     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress})
@@ -89,6 +99,20 @@
     return out;
   }
 
+  // normNamed reads an ordered list of named files ([{name, data}] or File objects) into
+  // [{name, data: string | Uint8Array}] for the worker.
+  async function normNamed(list, what) {
+    const out = [];
+    for (const f of Array.from(list || [])) {
+      const data = typeof Blob !== "undefined" && f instanceof Blob ? f : f.data;
+      const name = String(f.name);
+      const one = await normFiles({ [name]: data });
+      if (!(name in one)) throw new TypeError("aisimulate: " + what + " " + name + " has no data");
+      out.push({ name, data: one[name] });
+    }
+    return out;
+  }
+
   async function predict(yamlText, options) {
     const o = options || {};
     if (typeof yamlText !== "string") throw new TypeError("aisimulate.predict: yamlText must be a string");
@@ -101,6 +125,8 @@
       configName: o.configName || "prediction.yaml",
     };
     if (typeof o.fixedWallTimeMs === "number") opts.fixedWallTimeMs = o.fixedWallTimeMs;
+    if (o.calibrations) opts.calibrations = await normNamed(o.calibrations, "calibration profile");
+    if (o.strictCalibration) opts.strictCalibration = true;
     if (typeof o.detail === "string") opts.detail = o.detail;
     else if (Array.isArray(o.detail)) opts.detail = o.detail.map(String).join(",");
     const id = nextId++;
@@ -108,6 +134,23 @@
       pending.set(id, { resolve, reject, onProgress: typeof o.onProgress === "function" ? o.onProgress : null });
       worker.postMessage({ id, yaml: yamlText, opts });
     });
+  }
+
+  // calibrate fits a calibration profile in the simulation worker (aisimulateCore.calibrate).
+  async function calibrate(yamlText, options) {
+    const o = options || {};
+    const opts = {
+      measurements: await normNamed(o.measurements, "measurement"),
+      files: await normFiles(o.files),
+      configName: o.configName || "prediction.yaml",
+    };
+    const r = await call("calibrate", typeof yamlText === "string" ? yamlText : null, opts);
+    if (!r.ok) {
+      const e = new Error(r.error.message);
+      e.kind = r.error.kind; e.path = r.error.path; e.msg = r.error.msg;
+      throw e;
+    }
+    return { profileJson: r.profileJson, table: r.table, stdoutJson: r.stdoutJson };
   }
 
   // settleReply resolves or rejects an op call's promise with a worker's reply.
@@ -290,7 +333,7 @@
   }
 
   start();
-  const api = { predict, recommend, deployment, cancel, ready, version: 1, initial: null };
+  const api = { predict, calibrate, recommend, deployment, cancel, ready, version: 1, initial: null };
   const initialYaml = configFromHash();
   if (initialYaml !== null) {
     const initial = { yaml: initialYaml, onProgress: null };

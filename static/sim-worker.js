@@ -1,5 +1,6 @@
 // Web Worker that runs the simulator (core.wasm, GOOS=js) off the page's main thread.
-// Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, detail, fixedWallTimeMs, configName}}
+// Messages in:  {id, yaml, opts: {files, sets, capturePerRequest, detail, fixedWallTimeMs, configName,
+// calibrations, strictCalibration}}
 // Messages out: {type: "ready"} once core.wasm is loaded, then per call
 // {id, type: "progress", fraction} … then {id, type: "result", result} where result is
 // aisimulateCore.predict's {ok, predictionJson, requestsJsonl, summaryJson, stdoutJson,
@@ -9,7 +10,8 @@
 // recommendNext, recommendObserve, recommendResult, recommendClose: aisimulateCore's calls of
 // the same names) and, in the evaluation pool (workers named "aisimulate-pool", which skip the
 // warm-up), op "files" {runId, files} (the uploads of a run, kept for its evaluations) and op
-// "evaluate" {runId, request} → the outcome JSON of aisimulateCore.evaluate.
+// "evaluate" {runId, request} → the outcome JSON of aisimulateCore.evaluate. Op "calibrate"
+// {args: [yaml, {measurements, files, configName}]} → aisimulateCore.calibrate's result.
 // The base URL of the assets is self.AISIMULATE_BASE when set (embed.js, cross-origin) or the
 // worker's own location.
 "use strict";
@@ -66,6 +68,10 @@
     if (m.op === "evaluate") {
       const files = runFiles.runId === m.runId ? runFiles.files : {};
       return core.evaluate(String(m.request), { files });
+    }
+    if (m.op === "calibrate") {
+      const [yaml, o] = m.args || [];
+      return JSON.parse(JSON.stringify(core.calibrate(yaml, o || {})));
     }
     if (RECOMMEND_OPS.includes(m.op)) {
       const r = core[m.op](...(m.args || []));

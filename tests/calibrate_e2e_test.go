@@ -120,3 +120,18 @@ func TestCalibrateBadFilesExit2(t *testing.T) {
 		}
 	}
 }
+
+// calibration.json and configs/<row id>.yaml are written in one transaction: when the
+// profile cannot be placed (a directory in its way), no row configuration is left either.
+func TestCalibrateWritesAllOrNothing(t *testing.T) {
+	requireCore(t)
+	dir := calibDir(t)
+	must(t, os.MkdirAll(filepath.Join(dir, "cal", "calibration.json"), 0o755))
+	r := runIn(dir, nil, "calibrate", "--stack", "dynamo", "--measurements", "bench/rows.csv", "--output-dir", "cal", "--overwrite")
+	if r.code != 1 || !strings.Contains(r.stderr, "a directory of that name is in the way") {
+		t.Fatalf("exit %d stderr %q", r.code, r.stderr)
+	}
+	if exists(filepath.Join(dir, "cal", "configs")) {
+		t.Error("configs/ written although calibration.json failed")
+	}
+}

@@ -65,6 +65,8 @@ type App struct {
 	// view is viewPredict or viewRecommend (the header's tabs); rec is the Recommend view.
 	view string
 	rec  recommendState
+	// cal is the Predict view's calibration.
+	cal calibrationState
 }
 
 // runData is what the comparison needs of a successful run.
@@ -136,6 +138,10 @@ func (a *App) Run() {
 	opts := js.Global().Get("Object").New()
 	opts.Set("files", a.filesJS())
 	opts.Set("capturePerRequest", true)
+	if len(a.cal.profiles) > 0 {
+		opts.Set("calibrations", a.profilesJS())
+		opts.Set("strictCalibration", a.cal.strict)
+	}
 	var onProgress, onOK, onErr js.Func
 	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		a.progress = args[0].Float()
@@ -169,7 +175,7 @@ func (a *App) Run() {
 	opts.Set("onProgress", onProgress)
 	api := js.Global().Get("aisimulate")
 	// Adopt the run aisimulate.js started for the URL's configuration, if it is this one.
-	if ini := api.Get("initial"); ini.Truthy() && len(a.files) == 0 && ini.Get("yaml").String() == a.yamlText {
+	if ini := api.Get("initial"); ini.Truthy() && len(a.files) == 0 && len(a.cal.profiles) == 0 && ini.Get("yaml").String() == a.yamlText {
 		api.Set("initial", nil)
 		ini.Set("onProgress", onProgress)
 		ini.Get("result").Call("then", onOK, onErr)
@@ -189,6 +195,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	if err != nil {
 		// The previous run's results do not belong to this configuration: clear them.
 		a.summary, a.intervals, a.saturation, a.overview, a.charts, a.prediction, a.requests = nil, nil, nil, nil, nil, "", ""
+		a.cal.calibrated = nil
 		if a.doc != nil && err.Path != "" {
 			if id := FieldFor(a.doc.Knobs(), err.Path); id != "" {
 				a.fieldErr = map[string]string{id: err.Path + ": " + err.Msg}
@@ -204,6 +211,7 @@ func (a *App) finish(pred, reqs string, err *RunError) {
 	a.summary = ParseSummary(parts.Index(0).String())
 	a.saturation = ParseSaturation(parts.Index(2).String())
 	a.intervals = ParseIntervals(parts.Index(0).String())
+	a.cal.calibrated = ParseCalibrated(parts.Index(0).String())
 	plannerDoc := parts.Index(1).String()
 	recs := recordsFast(reqs)
 	perf.Call("mark", "aisimulate-result-parsed")
@@ -303,11 +311,12 @@ var flatRecordsJS = js.Global().Get("Function").New("text", `
   }
   return new Uint8Array(out.buffer, 0, n * 11 * 8);`)
 
-// splitPredictionJS returns [{"intervals": …, "summary": …}, {"planner": …}, {key: …}] as JSON
-// texts (key is the saturation section's).
+// splitPredictionJS returns [{"calibration": …, "intervals": …, "summary": …, "uncalibrated":
+// …}, {"planner": …}, {key: …}] as JSON texts (key is the saturation section's).
 var splitPredictionJS = js.Global().Get("Function").New("text", "key", `
   const d = JSON.parse(text);
-  return [JSON.stringify({ intervals: d.intervals, summary: d.summary }), JSON.stringify({ planner: d.planner }),
+  return [JSON.stringify({ calibration: d.calibration, intervals: d.intervals, summary: d.summary, uncalibrated: d.uncalibrated }),
+    JSON.stringify({ planner: d.planner }),
     JSON.stringify({ [key]: d[key] })];`)
 
 // recordsFast parses requests.jsonl with the engine's JSON.parse.
@@ -582,6 +591,7 @@ func (a *App) renderConfig() *vecty.HTML {
 			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.errMessage()))),
 		),
 		a.renderFiles(),
+		a.renderCalibration(),
 	)
 }
 
@@ -645,17 +655,32 @@ func (a *App) card(c report.Card) vecty.ComponentOrHTML {
 		iv = &b
 	}
 	shown := c.Show(v, iv)
-	var band vecty.ComponentOrHTML
+	var band, uncal vecty.ComponentOrHTML
 	if shown.Band != nil {
-		band = elem.Div(vecty.Markup(vecty.Class("card-band"),
-			vecty.Attribute("title", "80 % interval of the mean: where the measurement lies 8 times in 10, by the model's error on deployments it was not fitted on (docs/uncertainty.md)")),
+		title := "80 % interval of the mean: where the measurement lies 8 times in 10, by the model's error on deployments it was not fitted on (docs/uncertainty.md)"
+		if cal := a.cal.calibrated; cal != nil && cal.ProfileBands {
+			title = "80 % interval of the mean from the calibration profile's residuals, widened for few points and extrapolation (docs/calibration.md)"
+		}
+		band = elem.Div(vecty.Markup(vecty.Class("card-band"), vecty.Attribute("title", title)),
 			vecty.Text(BandText(*shown.Band)))
+	}
+	if cal := a.cal.calibrated; cal != nil {
+		// Only where the profile changed the value: an equal one (a request count) says nothing.
+		if u, ok := cal.Uncalibrated[c.Key]; ok && u != v {
+			// In the card's unit (seconds when the value is shown in seconds).
+			f := 1.0
+			if v != 0 {
+				f = shown.Value / v
+			}
+			uncal = elem.Div(vecty.Markup(vecty.Class("card-uncal"), vecty.Attribute("title", "the default model's prediction, without the calibration profile")),
+				vecty.Text(UncalibratedText(u, f)))
+		}
 	}
 	return elem.Div(vecty.Markup(vecty.Class("card"), vecty.Data("key", c.Key)),
 		elem.Div(vecty.Markup(vecty.Class("card-label")), vecty.Text(c.Label)),
 		elem.Div(vecty.Markup(vecty.Class("card-value")), vecty.Text(FormatNum(shown.Value)),
 			elem.Span(vecty.Markup(vecty.Class("unit")), vecty.Text(shown.Unit))),
-		band, delta, note,
+		band, uncal, delta, note,
 	)
 }
 

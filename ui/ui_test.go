@@ -411,3 +411,33 @@ func TestIntervalCell(t *testing.T) {
 		t.Errorf("within error: %q, want %q", got, want)
 	}
 }
+
+// A profile is told from a benchmark result by its keys; a calibrated prediction gives the
+// uncalibrated summary, the warnings and the source of its bands.
+func TestCalibrationHelpers(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{`{"schema_version": 1, "program": "x", "entries": []}`, true},
+		{`{"mean_ttft_ms": 190, "model_id": "m"}`, false},
+		{"curve_id,id\n", false},
+		{`[1]`, false},
+	} {
+		if IsProfile([]byte(c.text)) != c.want {
+			t.Errorf("IsProfile(%q) = %v", c.text, !c.want)
+		}
+	}
+	pred := `{"intervals": {"source": "calibration"}, "summary": {"mean_ttft_ms": 2.0},
+  "uncalibrated": {"mean_ttft_ms": 1.5, "num_requests": 3}, "calibration": {"warnings": ["outside"]}}`
+	got := ParseCalibrated(pred)
+	if got == nil || got.Uncalibrated["mean_ttft_ms"] != 1.5 || len(got.Warnings) != 1 || !got.ProfileBands {
+		t.Errorf("ParseCalibrated = %+v", got)
+	}
+	if ParseCalibrated(`{"summary": {}}`) != nil {
+		t.Error("an uncalibrated prediction parsed as calibrated")
+	}
+	if s := UncalibratedText(1500, 0.001); s != "uncalibrated "+FormatNum(1.5) {
+		t.Errorf("UncalibratedText = %q", s)
+	}
+}

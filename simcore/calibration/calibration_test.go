@@ -109,3 +109,35 @@ func TestSolve(t *testing.T) {
 		t.Fatalf("singular system = %v, want NaN", x)
 	}
 }
+
+// A calibrated prediction's intervals take, per metric, the widest band of its roles: one
+// entry for both roles of a disaggregated deployment names that entry once; different
+// entries are named per role, each metric takes the wider of the two bands and the fewer
+// residuals.
+func TestIntervalsTakeTheWidestRole(t *testing.T) {
+	// Entry a: TTFT narrow (10 points, rms 0.05), TPOT wide (rms 0.5); entry b the reverse.
+	a := spec.ProfileResiduals{TTFT: spec.ProfileBand{N: 10, RMS: 0.05}, TPOT: spec.ProfileBand{N: 10, RMS: 0.5}}
+	b := spec.ProfileResiduals{TTFT: spec.ProfileBand{N: 2, Mean: 0.1, RMS: 0.2}, TPOT: spec.ProfileBand{N: 2, RMS: 0.01}}
+	files := []ProfileFile{{Name: "p.json", Profile: &spec.Profile{Entries: []spec.ProfileEntry{{Residuals: a}, {Residuals: b}}}}}
+	same := map[string]Match{"prefill": {Entry: 0}, "decode": {Entry: 0}}
+	got, group, ok := Intervals(files, same)
+	if !ok || group != "p.json entries[0]" || got != Bands(a, 0, true) {
+		t.Errorf("one entry: %+v %q %v", got, group, ok)
+	}
+	mixed := map[string]Match{"prefill": {Entry: 1}, "decode": {Entry: 0}}
+	got, group, _ = Intervals(files, mixed)
+	ba, bb := Bands(a, 0, true), Bands(b, 0, true)
+	if group != "decode: p.json entries[0]; prefill: p.json entries[1]" {
+		t.Errorf("group %q", group)
+	}
+	// TTFT: b's (0.1 ± 3.078·0.2·√1.5); TPOT: a's (± 1.383·0.5·√1.1) with b's count.
+	if got.TTFT != bb.TTFT || got.TPOT.P10 != ba.TPOT.P10 || got.TPOT.P90 != ba.TPOT.P90 || got.TPOT.N != 2 {
+		t.Errorf("widest: TTFT %+v (want %+v), TPOT %+v (want %+v with n 2)", got.TTFT, bb.TTFT, got.TPOT, ba.TPOT)
+	}
+	if half := 1.383 * 0.5 * math.Sqrt(1.1); math.Abs(got.TPOT.P90-half) > 1e-12 {
+		t.Errorf("TPOT p90 %v, want %v", got.TPOT.P90, half)
+	}
+	if _, _, ok := Intervals(files, nil); ok {
+		t.Error("no roles: want ok false")
+	}
+}

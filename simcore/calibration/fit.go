@@ -45,18 +45,25 @@ var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, Decode
 // flat direction.
 var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
 
-// maxIterations bounds the Gauss–Newton steps and maxHalvings the backtracking of one; the
-// fit stops early once a step lowers the loss by less than minGain of it.
+// maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
+// stops early once a step lowers the loss by less than minGain of it. modelIterations bounds
+// the Gauss–Newton iterations on the linear model between two replays (they cost no replay).
 const (
-	maxIterations = 6
-	maxHalvings   = 2
-	minGain       = 0.01
+	maxIterations   = 6
+	maxHalvings     = 2
+	minGain         = 0.01
+	modelIterations = 30
 )
 
 // Fit finds the parameters, within [floor, Ceiling], that minimise the squared log errors of
-// mean TTFT and mean TPOT over the points (docs/calibration.md, "The fit"): Gauss–Newton on
-// finite-difference linearisations of the replays, with a small ridge toward the default
-// model and bounds enforced by an active set. Every step is a replay; nothing is random.
+// mean TTFT and mean TPOT over the points (docs/calibration.md, "The fit"). A replay's pass
+// times are linear in every parameter, so its means are close to linear in them too (only
+// the schedule bends): the fit linearises every replay once by finite differences, solves
+// the bounded ridge least squares on that linear model (Gauss–Newton iterations that cost
+// no replay), replays the solution to confirm it, corrects the model by the secant of each
+// confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
+// halving fails too, the model is linearised again at the current point once. Nothing is
+// random.
 func Fit(points []Point, floor Params) (*Fitted, error) {
 	if len(points) == 0 {
 		return nil, errors.New("no measurements to fit")
@@ -90,22 +97,13 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		}
 	}
 	loss := lossOf(points, at)
+	m, err := linearise(replayAll, theta, at, active)
+	if err != nil {
+		return nil, err
+	}
+	relinearised := false
 	for it := 0; it < maxIterations; it++ {
-		// Linearise every replay around theta.
-		var jac [NumParams][]Metrics
-		for k := range active {
-			if !active[k] {
-				continue
-			}
-			p := theta
-			p[k] += steps[k]
-			if jac[k], err = replayAll(p); err != nil {
-				return nil, err
-			}
-		}
-		delta := solve(points, at, jac, theta, floor, active)
-		// Backtracking: a step the replays do not confirm (the schedule bent away from the
-		// linearisation) is halved, at most maxHalvings times.
+		delta := m.solve(points, at, theta, floor, active)
 		var next Params
 		var got []Metrics
 		nextLoss := loss
@@ -115,19 +113,27 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 					delta[k] /= 2
 				}
 			}
-			next = theta
-			for k := range next {
-				next[k] += delta[k]
+			next = clamp(add(theta, delta), floor, Ceiling)
+			if next == theta {
+				break
 			}
-			next = clamp(next, floor, Ceiling)
 			if got, err = replayAll(next); err != nil {
 				return nil, err
 			}
 			nextLoss = lossOf(points, got)
 		}
 		if nextLoss >= loss {
-			break
+			// The model led nowhere: linearise again here, once.
+			if relinearised {
+				break
+			}
+			relinearised = true
+			if m, err = linearise(replayAll, theta, at, active); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		m.secant(sub(next, theta), at, got)
 		gain := loss - nextLoss
 		theta, at, loss = next, got, nextLoss
 		if gain < minGain*(loss+gain)+1e-12 {
@@ -144,6 +150,142 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		}
 	}
 	return f, nil
+}
+
+// model is the linear model of every point's mean TTFT and TPOT in the parameters: slope[k][i]
+// is d(metric)/d(parameter k) of point i (mean TTFT in [0], TPOT in [1]).
+type model struct {
+	slope [NumParams][][2]float64
+}
+
+// linearise measures the model's slopes at theta by one replay per active parameter, a
+// finite difference of steps[k] from at (the replays at theta).
+func linearise(replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
+	m := &model{}
+	for k := range active {
+		if !active[k] {
+			continue
+		}
+		p := theta
+		p[k] += steps[k]
+		got, err := replayAll(p)
+		if err != nil {
+			return nil, err
+		}
+		m.slope[k] = make([][2]float64, len(at))
+		for i := range at {
+			for j := 0; j < 2; j++ {
+				m.slope[k][i][j] = (metric(got[i], j) - metric(at[i], j)) / steps[k]
+			}
+		}
+	}
+	return m, nil
+}
+
+// eval is the model's metrics of every point at theta + d, from at (the metrics at theta).
+func (m *model) eval(at []Metrics, d Params) []Metrics {
+	out := make([]Metrics, len(at))
+	for i := range at {
+		var v [2]float64
+		for j := range v {
+			v[j] = metric(at[i], j)
+			for k := range d {
+				if m.slope[k] != nil {
+					v[j] += float64(m.slope[k][i][j] * d[k])
+				}
+			}
+		}
+		out[i] = Metrics{TTFT: v[0], TPOT: v[1]}
+	}
+	return out
+}
+
+// solve is the model's best step from theta (at the metrics there): Gauss–Newton on the
+// linear model, each iteration the bounded ridge step of solveStep; an iteration whose model
+// metrics would not be positive is halved. It costs no replay.
+func (m *model) solve(points []Point, at []Metrics, theta, floor Params, active [NumParams]bool) Params {
+	var total Params
+	for it := 0; it < modelIterations; it++ {
+		here := m.eval(at, total)
+		var jac [NumParams][]Metrics
+		for k := range active {
+			if m.slope[k] == nil {
+				continue
+			}
+			d := total
+			d[k] += steps[k]
+			jac[k] = m.eval(at, d)
+		}
+		delta := solveStep(points, here, jac, add(theta, total), floor, active)
+		moved := false
+		for h := 0; h < 8; h++ {
+			next := sub(clamp(add(theta, add(total, delta)), floor, Ceiling), theta)
+			if positive(m.eval(at, next)) {
+				moved = next != total
+				total = next
+				break
+			}
+			for k := range delta {
+				delta[k] /= 2
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return total
+}
+
+// secant corrects the model by a confirmed step d from metrics at to got (Broyden's rank-one
+// update in parameters scaled by their finite-difference steps), so the next solve starts
+// from what the replays showed.
+func (m *model) secant(d Params, at, got []Metrics) {
+	var norm float64
+	for k := range d {
+		if m.slope[k] != nil {
+			norm += float64(d[k] / steps[k] * d[k] / steps[k])
+		}
+	}
+	if norm == 0 {
+		return
+	}
+	pred := m.eval(at, d)
+	for i := range at {
+		for j := 0; j < 2; j++ {
+			miss := metric(got[i], j) - metric(pred[i], j)
+			for k := range d {
+				if m.slope[k] != nil {
+					// d/steps² makes the update the minimal change in step-scaled units.
+					m.slope[k][i][j] += float64(miss * d[k] / (steps[k] * steps[k]) / norm)
+				}
+			}
+		}
+	}
+}
+
+// positive reports whether every model mean TTFT and TPOT is above zero (their logs exist).
+func positive(ms []Metrics) bool {
+	for _, x := range ms {
+		if !(x.TTFT > 0 && x.TPOT > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// add and sub are elementwise on parameters.
+func add(p, q Params) Params {
+	for i := range p {
+		p[i] += q[i]
+	}
+	return p
+}
+
+func sub(p, q Params) Params {
+	for i := range p {
+		p[i] -= q[i]
+	}
+	return p
 }
 
 // lossOf is the fit's loss: the sum of squared log errors of mean TTFT and TPOT.
@@ -173,11 +315,11 @@ func clamp(p, lo, hi Params) Params {
 	return p
 }
 
-// solve is the bounded ridge least-squares step Δ: rows are the log errors of each point's
+// solveStep is the bounded ridge least-squares step Δ: rows are the log errors of each point's
 // TTFT and TPOT linearised as ln(at/measured) + (J/at)·Δ; parameters whose solution leaves
 // [floor, Ceiling] are fixed at the bound they crossed and the rest solved again (an
 // active set, at most NumParams rounds).
-func solve(points []Point, at []Metrics, jac [NumParams][]Metrics, theta, floor Params, active [NumParams]bool) Params {
+func solveStep(points []Point, at []Metrics, jac [NumParams][]Metrics, theta, floor Params, active [NumParams]bool) Params {
 	var fixed [NumParams]bool
 	var delta Params
 	for k := range active {

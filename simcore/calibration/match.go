@@ -25,6 +25,19 @@ type Match struct {
 // InScope reports whether the deployment is the entry's.
 func (m *Match) InScope() bool { return len(m.Mismatched) == 0 }
 
+// MismatchesAny reports whether the deployment differs from the entry in any of the named
+// scope fields.
+func (m *Match) MismatchesAny(fields []string) bool {
+	for _, f := range fields {
+		for _, g := range m.Mismatched {
+			if f == g {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // scopeFields are the scope fields compared, in the order ties are broken: an entry that
 // matches the model, the GPU and the backend is preferred to one that matches only the
 // parallelism.

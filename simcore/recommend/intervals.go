@@ -93,3 +93,16 @@ func WithinErrorText(rows []Row, within []*Candidate, objective string) string {
 	return "Within the model's error: the 80 % interval of " + objective + " " + which +
 		" rank 1's, so their order against rank 1 is not proven (docs/uncertainty.md)"
 }
+
+// calibratedCandidates counts the evaluated candidates whose intervals come from a
+// calibration profile (the candidates a profile applied to, docs/recommend.md,
+// "Calibration").
+func (s *Search) calibratedCandidates() int {
+	n := 0
+	for _, c := range s.cands {
+		if c.Intervals != nil && c.Intervals[report.KeyIntervalSource] == report.IntervalSourceCalibration {
+			n++
+		}
+	}
+	return n
+}

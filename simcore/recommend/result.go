@@ -43,6 +43,9 @@ type Provenance struct {
 	// were found (docs/recommend.md, "Checking remote workers"); their outcomes were all
 	// recomputed locally. Empty for a run without remote evaluators or with honest ones.
 	Distrusted []Distrusted
+	// Calibration is the provenance's `calibration` object when calibration profiles were
+	// given (which profiles, by hash; whether strict), nil otherwise: then the key is absent.
+	Calibration map[string]any
 }
 
 // Distrusted is one remote evaluator whose answers were not used, and why.
@@ -281,6 +284,14 @@ func (s *Search) provenance(prov Provenance, names []string, st SearchStats) map
 	}
 	if !math.IsInf(st.SpacePoints, 1) {
 		out["space_points"] = int64(st.SpacePoints)
+	}
+	if prov.Calibration != nil {
+		cal := map[string]any{}
+		for k, v := range prov.Calibration {
+			cal[k] = v
+		}
+		cal["calibrated_candidates"] = s.calibratedCandidates()
+		out["calibration"] = cal
 	}
 	out["screen"] = nil
 	if sc := s.ScreenStats(); sc != nil {

@@ -44,3 +44,17 @@ func IntervalText(intervals map[string]any) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// UncalibratedText is the readable table's text about a calibrated prediction's
+// uncalibrated summary: the default model's means of the interval metrics (except ITL), so
+// the calibrated statistics below can be read against them.
+func UncalibratedText(uncalibrated map[string]any) string {
+	parts := []string{"uncalibrated, the default model without the profile"}
+	for _, key := range IntervalKeys {
+		if v, ok := Number(uncalibrated[key]); ok && key != ITL.Key(Mean) {
+			l := intervalLabels[key]
+			parts = append(parts, l[0]+" "+FormatNumber(v)+" "+l[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -13,6 +13,9 @@ type Overview struct {
 	Attainment []BoundAttainment
 	// Intervals is prediction.json's `intervals` object, nil when the timing has none.
 	Intervals map[string]any
+	// Uncalibrated is the default model's summary when a calibration profile applied
+	// (prediction.json's `uncalibrated`), nil otherwise.
+	Uncalibrated map[string]any
 }
 
 // Deployment describes the served model and the workers, as the configuration sets them.

@@ -80,6 +80,9 @@ func ReadableTable(summary map[string]any, ov *Overview, sat map[string]any, col
 	if ov != nil && ov.Intervals != nil {
 		label("Uncertainty", IntervalText(ov.Intervals))
 	}
+	if ov != nil && ov.Uncalibrated != nil {
+		label("Default", UncalibratedText(ov.Uncalibrated))
+	}
 	b.WriteByte('\n')
 
 	// Statistics: wide columns when the whole table fits, else the narrow set with wrapped

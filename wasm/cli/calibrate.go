@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"aisimulate/simcore"
@@ -137,20 +136,17 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	if len(out.RowConfigs) > 0 {
-		dir := filepath.Join(o.outputDir, simcore.RowConfigDir)
-		if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
-			return fail(stderr, &usageError{topUsage, "aisimulate", dir + " is not a directory (a link is not followed); move it"})
-		}
-		var files []outputFile
-		for _, f := range out.RowConfigs {
-			files = append(files, bytesFile(path.Base(f.Name), f.Data))
-		}
-		if err := writeOutputs(dir, files, false); err != nil {
-			fmt.Fprintf(stderr, "aisimulate calibrate failed: %s\n", err)
-			return ExitFailure
+		if err := checkOutputSubdir(o.outputDir, simcore.RowConfigDir, "calibrate writes row configurations"); err != nil {
+			return fail(stderr, err)
 		}
 	}
-	if err := writeOutputs(o.outputDir, []outputFile{bytesFile(calibrationFile, out.ProfileJSON)}, o.overwrite); err != nil {
+	// The profile and the rows' configurations in one transaction: a failure leaves none
+	// of them (and every old file as it was).
+	files := []outputFile{bytesFile(calibrationFile, out.ProfileJSON)}
+	for _, f := range out.RowConfigs {
+		files = append(files, bytesFile(f.Name, f.Data))
+	}
+	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
 		fmt.Fprintf(stderr, "aisimulate calibrate failed: %s\n", err)
 		return ExitFailure
 	}
@@ -165,10 +161,18 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 // calibrationFile is the profile's name in the output directory.
 const calibrationFile = "calibration.json"
 
-// readProfile reads a --calibration profile: a regular file of at most
-// spec.MaxProfileBytes.
-func readProfile(name string) ([]byte, error) {
-	return readRegular(name, "calibration profile", spec.MaxProfileBytes)
+// readProfiles reads the --calibration profiles of predict and recommend, named as given:
+// regular files of at most spec.MaxProfileBytes.
+func readProfiles(names []string) ([]simcore.NamedFile, error) {
+	var profiles []simcore.NamedFile
+	for _, name := range names {
+		data, err := readRegular(name, "calibration profile", spec.MaxProfileBytes)
+		if err != nil {
+			return nil, err
+		}
+		profiles = append(profiles, simcore.NamedFile{Name: name, Data: data})
+	}
+	return profiles, nil
 }
 
 // readMeasurement reads a measurement file: a regular file (not a device or a pipe, which

@@ -349,13 +349,9 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	if o.online {
 		return failPredict(stderr, configError(o.config, "runner does not support execution mode 'online'"))
 	}
-	var profiles []simcore.NamedFile
-	for _, name := range o.calibrations {
-		data, err := readProfile(name)
-		if err != nil {
-			return failPredict(stderr, err)
-		}
-		profiles = append(profiles, simcore.NamedFile{Name: name, Data: data})
+	profiles, err := readProfiles(o.calibrations)
+	if err != nil {
+		return failPredict(stderr, err)
 	}
 	// 3. Check the output directory; it is created only once the run succeeded.
 	if err := checkOutputDir(o.outputDir, o.overwrite); err != nil {

@@ -26,7 +26,9 @@ const recommendationsDir = "recommendations"
 var numberedRecommendation = regexp.MustCompile(`^[0-9]{4}\.yaml$`)
 
 // outputFile is one file of a run: its name in the output directory and what writes its
-// bytes (streamed into a temporary file, so a large output is never held whole).
+// bytes (streamed into a temporary file, so a large output is never held whole). A name may
+// hold one folder ("configs/row.yaml"): the file goes into that subdirectory of the output
+// directory, created by the same transaction (writeOutputs).
 type outputFile struct {
 	name  string
 	write func(io.Writer) error
@@ -47,7 +49,9 @@ const (
 // writeOutputs writes the run's files into dir as one transaction (docs/robustness.md,
 // "Output files"):
 //
-//  1. create dir (and missing parents), write every file to a temporary name in it;
+//  1. create dir (and missing parents) and the directories the files' names hold (outputDirs:
+//     an existing one must be a real directory, not a link), write every file to a temporary
+//     name beside its place;
 //  2. check that nothing is in the way of a new file (a directory of that name);
 //  3. move the old files aside: the ones this run replaces and, with overwrite, the known
 //     outputs it does not write (never through a symbolic link: a link named
@@ -152,7 +156,7 @@ func freeAsideName(p string) (string, error) {
 	return "", errors.New("1000 files named ." + filepath.Base(p) + ".old-N are in the way; remove them")
 }
 
-// checkOutputSubdir refuses an entry sub of dir (recommendations, deploy) that is not a real
+// checkOutputSubdir refuses an entry sub of dir (recommendations, deploy, configs) that is not a real
 // directory, before a run and again before writing: numbered configurations and deployments
 // go into directories of this tool's outputs, never through a symbolic link into another
 // directory, where replacing 0001.yaml or deploy/0001/README.md would change files the user

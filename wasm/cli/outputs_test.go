@@ -101,3 +101,57 @@ func TestConfigSizeCap(t *testing.T) {
 		t.Errorf("long value: %d, %d bytes of stderr: %.300q", r.code, len(r.stderr), r.stderr)
 	}
 }
+
+// Files in a subdirectory are part of the one transaction: when one file cannot be placed,
+// the subdirectory the run created is gone, an old file in an existing one is back, and no
+// temporary file is left (calibrate's calibration.json and configs/<row id>.yaml).
+func TestSubdirectoryFilesAreOneTransaction(t *testing.T) {
+	dir := t.TempDir()
+	files := []outputFile{bytesFile("calibration.json", []byte("new")), bytesFile("configs/a.yaml", []byte("new")), bytesFile("configs/b.yaml", []byte("new"))}
+	// A directory in the way of calibration.json: nothing is written, configs/ is not created.
+	must(t, os.MkdirAll(filepath.Join(dir, "calibration.json"), 0o755))
+	if err := writeOutputs(dir, files, false); err == nil || !strings.Contains(err.Error(), "a directory of that name is in the way") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "configs")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("configs/ left behind: %v", err)
+	}
+	// An existing configs/ with an old a.yaml and b.yaml blocked: a.yaml keeps its old bytes.
+	must(t, os.Remove(filepath.Join(dir, "calibration.json")))
+	must(t, os.MkdirAll(filepath.Join(dir, "configs", "b.yaml"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "configs", "a.yaml"), []byte("old"), 0o644))
+	if err := writeOutputs(dir, files, false); err == nil {
+		t.Fatal("b.yaml blocked: no error")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "configs", "a.yaml")); string(b) != "old" {
+		t.Errorf("configs/a.yaml is %q, want the old bytes", b)
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "configs")} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				t.Errorf("left in %s: %s", d, e.Name())
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "calibration.json")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("calibration.json written although configs/b.yaml failed")
+		}
+	}
+	// Unblocked, all three land.
+	must(t, os.Remove(filepath.Join(dir, "configs", "b.yaml")))
+	if err := writeOutputs(dir, files, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"calibration.json", "configs/a.yaml", "configs/b.yaml"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != "new" {
+			t.Errorf("%s is %q", f, b)
+		}
+	}
+	// A configs that is a link is refused, never followed.
+	link := t.TempDir()
+	must(t, os.RemoveAll(filepath.Join(dir, "configs")))
+	must(t, os.Symlink(link, filepath.Join(dir, "configs")))
+	if err := writeOutputs(dir, files, false); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("configs a link: %v", err)
+	}
+}

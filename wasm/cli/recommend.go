@@ -16,6 +16,7 @@ import (
 	"aisimulate/internal/termsafe"
 	"aisimulate/simcore"
 	"aisimulate/simcore/deploy"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/recommend"
 	"aisimulate/simcore/spec"
 )
@@ -24,6 +25,7 @@ const recommendUsage = `usage: aisimulate recommend [-h] -c CONFIG --stack dynam
                            [--output-dir OUTPUT_DIR] [--overwrite] [--format {table,json}]
                            [--progress] [--remote URL] [--remote-concurrency N]
                            [--remote-timeout SECONDS] [--strict-remote]
+                           [--calibration FILE ...] [--strict-calibration]
                            [--artifacts] [--artifacts-top N]
 `
 
@@ -63,6 +65,11 @@ options:
                         others (default: 120)
   --strict-remote       exit 1 when a remote worker answered an outcome that this build
                         does not reproduce (the result, recomputed locally, is still written)
+  --calibration FILE    a calibration profile (aisimulate calibrate's calibration.json);
+                        repeatable; every candidate whose model, GPU, backend and mode an
+                        entry has is predicted with it (docs/recommend.md, "Calibration")
+  --strict-calibration  candidates outside the profiles' scope or validity domain are
+                        unsupported instead of calibrated with wider intervals
   --artifacts           also write deploy/NNNN/ for the first recommendations: a Dynamo
                         DynamoGraphDeployment manifest, the engine launch command of every
                         worker role and a README with the predicted figures (docs/artifacts.md)
@@ -81,6 +88,7 @@ var recommendArgs = argParser{usage: recommendErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--set": true, "--output-dir": true, "--overwrite": false,
 	"--format": true, "--progress": false, "--help": false, "--remote": true, "--remote-concurrency": true,
 	"--remote-timeout": true, "--strict-remote": false,
+	"--calibration": true, "--strict-calibration": false,
 	"--artifacts": false, "--artifacts-top": true,
 }}
 
@@ -94,6 +102,9 @@ type recommendOptions struct {
 	// is --strict-remote.
 	remoteTimeout float64
 	strictRemote  bool
+	// calibrations are --calibration profiles; strictCalibration is --strict-calibration.
+	calibrations      []string
+	strictCalibration bool
 	// artifacts is --artifacts; artifactsTop is --artifacts-top.
 	artifacts    bool
 	artifactsTop int
@@ -116,6 +127,12 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 			n, err := parseRemoteConcurrency(value)
 			o.remoteConcurrency = n
 			return err
+		case "--calibration":
+			o.calibrations = append(o.calibrations, value)
+			return nil
+		case "--strict-calibration":
+			o.strictCalibration = true
+			return nil
 		case "--remote-timeout":
 			sec, err := parseRemoteTimeout(value)
 			o.remoteTimeout = sec
@@ -146,6 +163,9 @@ func parseRecommend(args []string) (*recommendOptions, error) {
 	if !o.haveConfig {
 		return nil, recommendErr("the following arguments are required: -c/--config")
 	}
+	if o.strictCalibration && len(o.calibrations) == 0 {
+		return nil, recommendErr("argument --strict-calibration: needs --calibration FILE")
+	}
 	return o, nil
 }
 
@@ -168,15 +188,21 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		return fail(stderr, &usageError{topUsage, "aisimulate", "could not read configuration " + o.config + ": " + errText(rerr)})
 	}
+	profiles, err := readProfiles(o.calibrations)
+	if err != nil {
+		return fail(stderr, err)
+	}
 	start := time.Now()
 	in := simcore.RecommendInput{
-		ConfigName:      o.config,
-		ConfigYAML:      yamlText,
-		Sets:            o.sets,
-		Files:           osFS{},
-		ModuleVersion:   simcore.Version,
-		Clock:           func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
-		FixedWallTimeMs: fixedWall,
+		ConfigName:        o.config,
+		ConfigYAML:        yamlText,
+		Sets:              o.sets,
+		Files:             osFS{},
+		ModuleVersion:     simcore.Version,
+		Clock:             func() float64 { return float64(time.Since(start).Nanoseconds()) / 1e6 },
+		FixedWallTimeMs:   fixedWall,
+		Calibrations:      profiles,
+		StrictCalibration: o.strictCalibration,
 	}
 	// Configuration errors (domains, the ladder's model and hardware) before anything else;
 	// the search built here is the one that runs.
@@ -296,7 +322,11 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 // failRecommend reports a configuration error (exit 2) or a failure (exit 1).
 func failRecommend(stderr io.Writer, config string, err error) int {
 	var se *spec.Error
-	if errors.As(err, &se) {
+	var me *measure.Error
+	switch {
+	case errors.As(err, &me):
+		return fail(stderr, &usageError{"", "aisimulate", shortReason(me.Error())})
+	case errors.As(err, &se):
 		return fail(stderr, configFailure(config, err))
 	}
 	fmt.Fprintf(stderr, "aisimulate recommend failed: %s\n", termsafe.EscapeLines(err.Error()))

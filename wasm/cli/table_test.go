@@ -25,19 +25,7 @@ func TestReadableTableOfTheQuickstart(t *testing.T) {
 	for _, cols := range []string{"80", "120"} {
 		env := []string{EnvTable + "=readable", EnvColumns + "=" + cols}
 		got := table(out, env, DefaultOutputDir)
-		golden := filepath.Join("testdata", "quickstart.readable"+cols+".txt")
-		if *updateGolden {
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s columns: table differs from %s (go test -run ReadableTable -update)\n%s", cols, golden, got)
-		}
+		checkGolden(t, filepath.Join("testdata", "quickstart.readable"+cols+".txt"), got, "ReadableTable")
 		width := 80
 		if cols == "120" {
 			width = 120
@@ -113,4 +101,46 @@ func TestSLAAttainmentMatchesTheRecords(t *testing.T) {
 		t.Errorf("a100_sxm meets every bound; pick a deployment that shows partial attainment")
 	}
 	t.Logf("TTFT %d, ITL %d, both %d of 200", ttftOK, itlOK, both)
+}
+
+// A calibrated prediction's readable table shows the calibrated band: the Uncertainty line
+// names the profile's residuals and entry (golden at 80 columns).
+func TestReadableTableOfACalibratedPrediction(t *testing.T) {
+	text, err := os.ReadFile(quickstartPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := os.ReadFile("../../examples/calibration/profile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := 0.0
+	out, err := simcore.Predict(simcore.Input{ConfigName: quickstartPath, ConfigYAML: text, Sets: []string{"traffic.load.concurrency=32"},
+		FixedWallTimeMs: &zero, Calibrations: []simcore.NamedFile{{Name: "profile.json", Data: prof}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := table(out, []string{EnvTable + "=readable", EnvColumns + "=80"}, DefaultOutputDir)
+	checkGolden(t, filepath.Join("testdata", "quickstart-calibrated.readable80.txt"), got, "ReadableTableOfACalibrated")
+	if !strings.Contains(got, "from the calibration profile's residuals (profile.json entries[0])") || !strings.Contains(got, "Default     uncalibrated, the default model without the profile,") {
+		t.Errorf("no calibrated band in\n%s", got)
+	}
+}
+
+// checkGolden compares got with the golden file (rewritten first with -update); test names
+// the -run pattern that rewrites it.
+func checkGolden(t *testing.T, golden, got, test string) {
+	t.Helper()
+	if *updateGolden {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("table differs from %s (go test -run %s -update)\n%s", golden, test, got)
+	}
 }

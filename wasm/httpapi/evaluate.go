@@ -14,7 +14,8 @@ import (
 )
 
 // evaluate answers POST /v1/predict?evaluate=1: one recommend candidate (a
-// simcore.EvaluationRequest, as JSON or as the multipart part "request" beside trace files)
+// simcore.EvaluationRequest, as JSON or as the multipart part "request" beside trace files
+// and "calibration" profiles; the request's own `calibrations` field carries them too)
 // evaluated exactly as simcore.Evaluate does, its outcome bytes answered with 200 whatever
 // the outcome. Only this worker's own limits are 413: a memory estimate over MaxMemoryBytes,
 // or a run that would pass the worker's step limit before the candidate's budget_steps ran
@@ -29,6 +30,8 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "", err.Error())
 		return
 	}
+	// Profiles sent as "calibration" parts follow those of the request's own field.
+	req.Calibrations = append(req.Calibrations, up.calibrations...)
 	outcome, _, err := simcore.EvaluateWithin(req, uploadedFS(up.files), s.evaluatorLimits(s.maxSteps()))
 	if err != nil {
 		s.failEvaluatorLimit(w, err, "evaluate this candidate locally (`aisimulate recommend` does when it gets this answer)")

@@ -4,13 +4,14 @@
 // API (docs/web.md):
 //
 //	GET  /v1/health                        → {"status":"ok","api_version":1,"module_version":…,"limits":{…}}
-//	POST /v1/predict[?capture_per_request=1][&artifacts=1][&set=PATH=VALUE…][&detail=SECTIONS] body: YAML, or multipart/form-data with a
-//	     "config" part plus trace files     → prediction.json (or multipart/mixed with
+//	POST /v1/predict[?capture_per_request=1][&artifacts=1][&set=PATH=VALUE…][&detail=SECTIONS][&strict_calibration=1]
+//	     body: YAML, or multipart/form-data with a "config" part plus trace files and
+//	     "calibration" profiles              → prediction.json (or multipart/mixed with
 //	                                           prediction.json and requests.jsonl)
 //	POST /v1/predict?evaluate=1             body: a simcore.EvaluationRequest as JSON, or multipart/form-data
 //	     with a "request" part plus trace files → the candidate's outcome (simcore.Evaluate's bytes)
-//	POST /v1/recommend[?set=PATH=VALUE…][&outputs=all] body: recommendation YAML, or multipart/form-data
-//	     with a "config" part plus trace files → recommendation.json (or multipart/mixed with
+//	POST /v1/recommend[?set=PATH=VALUE…][&outputs=all][&strict_calibration=1] body: recommendation YAML, or
+//	     multipart/form-data with a "config" part plus trace files and "calibration" profiles → recommendation.json (or multipart/mixed with
 //	                                           recommendation.json, .csv and recommendations/NNNN.yaml)
 //
 // Errors are JSON {"error": message, "path": dotted config path or ""}: 400 bad input, 405
@@ -183,11 +184,18 @@ func truthy(v string) bool {
 }
 
 // upload is a request body: the main text (the YAML, or the evaluation request JSON) and,
-// for multipart/form-data, the other parts as files by name.
+// for multipart/form-data, the parts named CalibrationPart as calibration profiles (in
+// order, named by their filename) and the other parts as files by name.
 type upload struct {
-	main  []byte
-	files map[string][]byte
+	main         []byte
+	files        map[string][]byte
+	calibrations []simcore.NamedFile
 }
+
+// CalibrationPart is the multipart part name of a calibration profile (repeatable; its
+// filename names the profile in messages and in prediction.json's calibration section), on
+// /v1/predict, /v1/predict?evaluate=1 and /v1/recommend (docs/web.md, "Calibration").
+const CalibrationPart = "calibration"
 
 // readUpload reads the body within the body limits; mainPart names the multipart part that
 // holds the main text. On failure it has answered and returns false.
@@ -214,12 +222,12 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, mainPart, ma
 	if mt != "multipart/form-data" {
 		return upload{main: body}, true
 	}
-	main, files, perr := parseMultipart(body, params["boundary"], mainPart, mainWhat)
+	up, perr := parseMultipart(body, params["boundary"], mainPart, mainWhat)
 	if perr != nil {
 		fail(w, http.StatusBadRequest, "", perr.Error())
 		return upload{}, false
 	}
-	return upload{main: main, files: files}, true
+	return up, true
 }
 
 // maxProgress is the work limit of one call in progress reports (MaxProgressReports).
@@ -254,6 +262,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.MemoryBudget, req.MaxRequests = MaxMemoryBytes, MaxRequests
+	req.Calibrations, req.StrictCalibration = up.calibrations, strictCalibration(r)
 	wall, err := s.fixedWallTimeMs()
 	if err != nil {
 		fail(w, http.StatusInternalServerError, "", err.Error())
@@ -347,48 +356,63 @@ func readBody(w http.ResponseWriter, r *http.Request, wait time.Duration) ([]byt
 }
 
 // parseMultipart reads the part named mainPart (field or file; mainWhat says what it holds,
-// for the error) and every other part as a file named by its filename (or field name).
-func parseMultipart(body []byte, boundary, mainPart, mainWhat string) (main []byte, files map[string][]byte, err error) {
+// for the error), the CalibrationPart parts as profiles named by their filename (or
+// "calibration.json"), and every other part as a file named by its filename (or field
+// name). Profiles count toward MaxFiles.
+func parseMultipart(body []byte, boundary, mainPart, mainWhat string) (upload, error) {
 	if boundary == "" {
-		return nil, nil, errors.New("multipart body without boundary")
+		return upload{}, errors.New("multipart body without boundary")
 	}
 	mr := multipart.NewReader(bytes.NewReader(body), boundary)
-	files = map[string][]byte{}
+	up := upload{files: map[string][]byte{}}
 	for {
 		p, perr := mr.NextPart()
 		if perr == io.EOF {
 			break
 		}
 		if perr != nil {
-			return nil, nil, fmt.Errorf("malformed multipart body: %v", perr)
+			return upload{}, fmt.Errorf("malformed multipart body: %v", perr)
 		}
 		data, rerr := io.ReadAll(p)
 		if rerr != nil {
-			return nil, nil, fmt.Errorf("malformed multipart body: %v", rerr)
+			return upload{}, fmt.Errorf("malformed multipart body: %v", rerr)
 		}
 		name := p.FormName()
 		if name == mainPart {
-			main = data
+			up.main = data
 			continue
 		}
-		if fn := partFileName(p); fn != "" {
-			name = fn
+		fn := partFileName(p)
+		if name == CalibrationPart {
+			if fn == "" {
+				fn = "calibration.json"
+			}
+			up.calibrations = append(up.calibrations, simcore.NamedFile{Name: fn, Data: data})
+		} else {
+			if fn != "" {
+				name = fn
+			}
+			if name == "" {
+				return upload{}, errors.New("multipart part without a name")
+			}
+			if _, dup := up.files[name]; dup {
+				return upload{}, fmt.Errorf("two multipart parts name the file %q; send each file once", name)
+			}
+			up.files[name] = data
 		}
-		if name == "" {
-			return nil, nil, errors.New("multipart part without a name")
-		}
-		if _, dup := files[name]; dup {
-			return nil, nil, fmt.Errorf("two multipart parts name the file %q; send each file once", name)
-		}
-		files[name] = data
-		if len(files) > MaxFiles {
-			return nil, nil, fmt.Errorf("at most %d files per request", MaxFiles)
+		if len(up.files)+len(up.calibrations) > MaxFiles {
+			return upload{}, fmt.Errorf("at most %d files per request", MaxFiles)
 		}
 	}
-	if main == nil {
-		return nil, nil, fmt.Errorf("multipart body has no %q part with %s", mainPart, mainWhat)
+	if up.main == nil {
+		return upload{}, fmt.Errorf("multipart body has no %q part with %s", mainPart, mainWhat)
 	}
-	return main, files, nil
+	return up, nil
+}
+
+// strictCalibration reads the strict_calibration query parameter (--strict-calibration).
+func strictCalibration(r *http.Request) bool {
+	return truthy(r.URL.Query().Get("strict_calibration"))
 }
 
 // partFileName is the filename parameter of a part exactly as sent: the path the

@@ -213,12 +213,21 @@ func TestParseMultipart(t *testing.T) {
 	io.WriteString(fw, "{}\n")
 	fw, _ = mw.CreateFormField("other.jsonl")
 	io.WriteString(fw, "x")
+	fw, _ = mw.CreateFormFile(CalibrationPart, "b.json")
+	io.WriteString(fw, "{b}")
+	fw, _ = mw.CreateFormFile(CalibrationPart, "a.json")
+	io.WriteString(fw, "{a}")
 	mw.Close()
-	cfg, files, err := parseMultipart(buf.Bytes(), mw.Boundary(), "config", "the YAML")
+	up, err := parseMultipart(buf.Bytes(), mw.Boundary(), "config", "the YAML")
+	cfg, files, cal := up.main, up.files, up.calibrations
 	if err != nil || string(cfg) != "engine: {}" || string(files["t.jsonl"]) != "{}\n" || string(files["other.jsonl"]) != "x" || len(files) != 2 {
 		t.Fatalf("cfg %q files %v err %v", cfg, files, err)
 	}
-	if _, _, err := parseMultipart([]byte("--b--\r\n"), "b", "config", "the YAML"); err == nil || !strings.Contains(err.Error(), "config") {
+	// Profiles in the order sent, named by their filename.
+	if len(cal) != 2 || cal[0].Name != "b.json" || string(cal[0].Data) != "{b}" || cal[1].Name != "a.json" {
+		t.Errorf("calibrations %v", cal)
+	}
+	if _, err := parseMultipart([]byte("--b--\r\n"), "b", "config", "the YAML"); err == nil || !strings.Contains(err.Error(), "config") {
 		t.Errorf("missing config: %v", err)
 	}
 }
@@ -238,12 +247,13 @@ func TestParseMultipartKeepsPaths(t *testing.T) {
 		return &buf, mw.Boundary()
 	}
 	b, boundary := body("a/t.jsonl", "b/t.jsonl")
-	_, files, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML")
+	up, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML")
+	files := up.files
 	if err != nil || len(files) != 2 || string(files["a/t.jsonl"]) != "a/t.jsonl" || string(files["b/t.jsonl"]) != "b/t.jsonl" {
 		t.Fatalf("files %v err %v", files, err)
 	}
 	b, boundary = body("a/t.jsonl", "a/t.jsonl")
-	if _, _, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML"); err == nil || !strings.Contains(err.Error(), `"a/t.jsonl"`) {
+	if _, err := parseMultipart(b.Bytes(), boundary, "config", "the YAML"); err == nil || !strings.Contains(err.Error(), `"a/t.jsonl"`) {
 		t.Fatalf("duplicate: %v", err)
 	}
 }
@@ -252,9 +262,9 @@ func FuzzParseMultipart(f *testing.F) {
 	f.Add([]byte("--b\r\nContent-Disposition: form-data; name=\"config\"\r\n\r\nengine: {}\r\n--b--\r\n"), "b")
 	f.Add([]byte("--x\r\n\r\n--x--"), "x")
 	f.Fuzz(func(t *testing.T, body []byte, boundary string) {
-		cfg, files, err := parseMultipart(body, boundary, "config", "the YAML")
-		if err == nil && (cfg == nil || len(files) > MaxFiles) {
-			t.Fatalf("accepted without config or with %d files", len(files))
+		up, err := parseMultipart(body, boundary, "config", "the YAML")
+		if err == nil && (up.main == nil || len(up.files)+len(up.calibrations) > MaxFiles) {
+			t.Fatalf("accepted without config or with %d files and %d profiles", len(up.files), len(up.calibrations))
 		}
 	})
 }

@@ -52,13 +52,15 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 	files := uploadedFS(up.files)
 	meter := newWorkMeter(s.maxSteps(), files, s.evaluatorLimits)
 	in := simcore.RecommendInput{
-		ConfigName:      recommendName,
-		ConfigYAML:      up.main,
-		Sets:            q["set"],
-		Files:           files,
-		ModuleVersion:   simcore.Version,
-		FixedWallTimeMs: &wall,
-		Admit:           meter.admit,
+		ConfigName:        recommendName,
+		ConfigYAML:        up.main,
+		Sets:              q["set"],
+		Files:             files,
+		ModuleVersion:     simcore.Version,
+		FixedWallTimeMs:   &wall,
+		Calibrations:      up.calibrations,
+		StrictCalibration: strictCalibration(r),
+		Admit:             meter.admit,
 	}
 	rc, err := simcore.NewRecommender(in)
 	if err != nil {

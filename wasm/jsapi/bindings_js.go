@@ -15,17 +15,22 @@ import (
 // defined globalThis.__aisimulateOnReady, calls it. The JavaScript signature is
 //
 //	aisimulateCore.predict(yamlText, {configName, sets, capturePerRequest, detail, files,
-//	    fixedWallTimeMs, onProgress}) → {ok, predictionJson, requestsJsonl, summaryJson,
-//	    stdoutJson, saturationText, overviewJson, headlineJson, error}
+//	    fixedWallTimeMs, onProgress, calibrations, strictCalibration}) → {ok, predictionJson,
+//	    requestsJsonl, summaryJson, stdoutJson, saturationText, overviewJson, headlineJson, error}
+//	aisimulateCore.calibrate(yamlText | null, {configName, measurements, files})
+//	    → {ok, profileJson, table, stdoutJson, error}
 //
 // where detail is a --detail value ("all", "memory,time") or an array of section names,
-// files maps names to strings or Uint8Arrays and error is {kind, path, msg, message}.
+// files maps names to strings or Uint8Arrays, calibrations and measurements are arrays of
+// {name, data} (data a string or a Uint8Array; profiles and benchmark files in the order
+// the CLI would be given them) and error is {kind, path, msg, message}.
 // aisimulateCore.cards lists the headline metrics as [label, summary key, unit, embed]
 // (report.Cards), for the docs embed.
 // The call is synchronous: run it in a Web Worker (browser) to keep a page responsive.
 func Register() {
 	core := js.Global().Get("Object").New()
 	core.Set("predict", js.FuncOf(predictJS))
+	core.Set("calibrate", js.FuncOf(calibrateJS))
 	core.Set("apiVersion", 1)
 	core.Set("cards", cardsJS())
 	core.Set("version", simcore.Version)
@@ -75,6 +80,8 @@ func predictJS(_ js.Value, args []js.Value) any {
 		if v := o.Get("onProgress"); v.Type() == js.TypeFunction {
 			onProgress = v
 		}
+		req.Calibrations = namedFilesFromJS(o.Get("calibrations"))
+		req.StrictCalibration = o.Get("strictCalibration").Truthy()
 	}
 	perf := js.Global().Get("performance")
 	if perf.Type() == js.TypeObject {
@@ -87,14 +94,7 @@ func predictJS(_ js.Value, args []js.Value) any {
 	res := Run(req)
 	out := js.Global().Get("Object").New()
 	if res.Err != nil {
-		out.Set("ok", false)
-		e := js.Global().Get("Object").New()
-		e.Set("kind", res.Err.Kind)
-		e.Set("path", res.Err.Path)
-		e.Set("msg", res.Err.Msg)
-		e.Set("message", res.Err.Message)
-		out.Set("error", e)
-		return out
+		return errorJS(res.Err)
 	}
 	out.Set("ok", true)
 	out.Set("predictionJson", res.PredictionJSON)
@@ -107,30 +107,91 @@ func predictJS(_ js.Value, args []js.Value) any {
 	return out
 }
 
+// yamlAndOptions reads the (yamlText, options) arguments of a call: the YAML (nil when
+// not a string), options.configName ("" when unset) and the options object (undefined when
+// not an object).
+func yamlAndOptions(args []js.Value) (yaml []byte, configName string, o js.Value) {
+	if len(args) > 0 && args[0].Type() == js.TypeString {
+		yaml = []byte(args[0].String())
+	}
+	if len(args) > 1 && args[1].Type() == js.TypeObject {
+		o = args[1]
+		if v := o.Get("configName"); v.Type() == js.TypeString {
+			configName = v.String()
+		}
+	}
+	return yaml, configName, o
+}
+
+// calibrateJS is aisimulateCore.calibrate (see Register).
+func calibrateJS(_ js.Value, args []js.Value) any {
+	var req CalibrateRequest
+	var o js.Value
+	req.YAML, req.ConfigName, o = yamlAndOptions(args)
+	if o.Type() == js.TypeObject {
+		req.Measurements = namedFilesFromJS(o.Get("measurements"))
+		if v := o.Get("files"); v.Type() == js.TypeObject {
+			req.Files = filesFromJS(v)
+		}
+	}
+	res := Calibrate(req)
+	if res.Err != nil {
+		return errorJS(res.Err)
+	}
+	out := js.Global().Get("Object").New()
+	out.Set("ok", true)
+	out.Set("profileJson", res.ProfileJSON)
+	out.Set("table", res.Table)
+	out.Set("stdoutJson", res.StdoutJSON)
+	return out
+}
+
+// namedFilesFromJS reads an array of {name, data} (data a string, Uint8Array or
+// ArrayBuffer), in order; an entry without readable data has empty data (the core then
+// names the file in its error).
+func namedFilesFromJS(v js.Value) []simcore.NamedFile {
+	if v.Type() != js.TypeObject {
+		return nil
+	}
+	var out []simcore.NamedFile
+	for i := 0; i < v.Length(); i++ {
+		f := v.Index(i)
+		b, _ := bytesFromJS(f.Get("data"))
+		out = append(out, simcore.NamedFile{Name: f.Get("name").String(), Data: b})
+	}
+	return out
+}
+
 // filesFromJS reads {name: string|Uint8Array|ArrayBuffer} into Go byte slices.
 func filesFromJS(v js.Value) map[string][]byte {
 	keys := js.Global().Get("Object").Call("keys", v)
-	u8 := js.Global().Get("Uint8Array")
-	ab := js.Global().Get("ArrayBuffer")
 	files := make(map[string][]byte, keys.Length())
 	for i := 0; i < keys.Length(); i++ {
 		k := keys.Index(i).String()
-		f := v.Get(k)
-		switch {
-		case f.Type() == js.TypeString:
-			files[k] = []byte(f.String())
-		case f.InstanceOf(u8):
-			b := make([]byte, f.Get("length").Int())
-			js.CopyBytesToGo(b, f)
-			files[k] = b
-		case f.InstanceOf(ab):
-			a := u8.New(f)
-			b := make([]byte, a.Get("length").Int())
-			js.CopyBytesToGo(b, a)
+		if b, ok := bytesFromJS(v.Get(k)); ok {
 			files[k] = b
 		}
 	}
 	return files
+}
+
+// bytesFromJS reads a string, Uint8Array or ArrayBuffer; ok is false for anything else.
+func bytesFromJS(f js.Value) ([]byte, bool) {
+	u8 := js.Global().Get("Uint8Array")
+	switch {
+	case f.Type() == js.TypeString:
+		return []byte(f.String()), true
+	case f.InstanceOf(u8):
+		b := make([]byte, f.Get("length").Int())
+		js.CopyBytesToGo(b, f)
+		return b, true
+	case f.InstanceOf(js.Global().Get("ArrayBuffer")):
+		a := u8.New(f)
+		b := make([]byte, a.Get("length").Int())
+		js.CopyBytesToGo(b, a)
+		return b, true
+	}
+	return nil, false
 }
 
 // cardsJS is report.Cards as a JavaScript array of [label, key, unit, embed].

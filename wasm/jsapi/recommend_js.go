@@ -70,14 +70,9 @@ func errorJS(e *Error) js.Value {
 
 func recommendStartJS(_ js.Value, args []js.Value) any {
 	var req RecommendRequest
-	if len(args) > 0 && args[0].Type() == js.TypeString {
-		req.YAML = []byte(args[0].String())
-	}
-	if len(args) > 1 && args[1].Type() == js.TypeObject {
-		o := args[1]
-		if v := o.Get("configName"); v.Type() == js.TypeString {
-			req.ConfigName = v.String()
-		}
+	var o js.Value
+	req.YAML, req.ConfigName, o = yamlAndOptions(args)
+	if o.Type() == js.TypeObject {
 		if v := o.Get("sets"); v.Type() == js.TypeObject {
 			for i := 0; i < v.Length(); i++ {
 				req.Sets = append(req.Sets, v.Index(i).String())

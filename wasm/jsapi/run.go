@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -56,6 +57,10 @@ type Request struct {
 	// run with KindLimit (a hook for time or work budgets; it can only fire while simcore
 	// reports progress).
 	Check func() error
+	// Calibrations are calibration profiles (--calibration), in order; StrictCalibration is
+	// --strict-calibration (docs/calibration.md).
+	Calibrations      []simcore.NamedFile
+	StrictCalibration bool
 }
 
 // Error is a failed prediction as reported to JavaScript.
@@ -144,6 +149,8 @@ func Run(r Request) (res Result) {
 		Progress:          progress,
 		MemoryBudget:      r.MemoryBudget,
 		MaxRequests:       r.MaxRequests,
+		Calibrations:      r.Calibrations,
+		StrictCalibration: r.StrictCalibration,
 	}
 	if len(r.Files) > 0 {
 		in.Files = NewMemFS(r.Files)
@@ -171,11 +178,18 @@ func Run(r Request) (res Result) {
 	}
 }
 
-// Classify turns a Predict error into an Error: *spec.Error is bad input, the rest failures.
+// Classify turns a Predict error into an Error: *spec.Error is bad input at a field of the
+// configuration, *measure.Error bad input in a named file (a calibration profile or a
+// measurement: the message names the file and the field, as the CLI's does), the rest
+// failures.
 func Classify(configName string, err error) *Error {
 	var le *simcore.LimitError
 	if errors.As(err, &le) {
 		return &Error{Kind: KindLimit, Path: le.Path, Msg: le.Msg, Message: configName + ": " + le.Error()}
+	}
+	var me *measure.Error
+	if errors.As(err, &me) {
+		return &Error{Kind: KindConfig, Path: me.Field, Msg: me.Msg, Message: me.Error()}
 	}
 	var se *spec.Error
 	if errors.As(err, &se) {

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {
-  ROOT, CLI, FIXED_WALL, identityCases, runCLI, postEdge, assertSameText, normalizeWall, parseMultipart, startAllTargets,
+  ROOT, CLI, FIXED_WALL, identityCases, runCLI, runCalibrate, postEdge, assertSameText, normalizeWall, parseMultipart, startAllTargets,
 } from "./lib.mjs";
 
 let targets, page, edge, core;
@@ -171,6 +171,52 @@ engine:
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+// A calibrated prediction (docs/calibration.md): the quickstart at concurrency 32 with the
+// worked example's profile, named profile.json everywhere — the CLI's --calibration, node's
+// and the page's calibrations option, the edge's "calibration" part — gives the same
+// prediction.json and requests.jsonl; and calibrating the example's benchmark files in node
+// and in the page gives the CLI's calibration.json.
+test("identity of a calibrated prediction and of a calibration", { timeout: 240000 }, async () => {
+  const calDir = path.join(ROOT, "examples/calibration");
+  const quickstart = path.join(ROOT, "examples/quickstart.yaml");
+  const yaml = fs.readFileSync(quickstart, "utf8");
+  const profile = fs.readFileSync(path.join(calDir, "profile.json"), "utf8");
+  const sets = ["traffic.load.concurrency=32"];
+  const calibrations = [{ name: "profile.json", data: profile }];
+  const cli = await runCLI(quickstart, { capture: true, cwd: calDir, sets, extra: ["--calibration", "profile.json"] });
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.match(cli.prediction, /"source": "calibration"/);
+  assert.match(cli.prediction, /"uncalibrated": \{/);
+  const node = core.predict(yaml, { sets, calibrations, capturePerRequest: true, fixedWallTimeMs: FIXED_WALL, configName: "quickstart.yaml" });
+  assert.ok(node.ok, "node: " + (node.error && node.error.message));
+  assertSameText(node.predictionJson, cli.prediction, "node calibrated prediction.json");
+  assertSameText(node.requestsJsonl, cli.requests, "node calibrated requests.jsonl");
+  const web = await page.evaluate(async ([y, s, c, w]) => {
+    const r = await window.aisimulate.predict(y, { sets: s, calibrations: c, fixedWallTimeMs: w });
+    return [r.predictionJson, r.requestsJsonl];
+  }, [yaml, sets, calibrations, FIXED_WALL]);
+  assertSameText(web[0], cli.prediction, "browser calibrated prediction.json");
+  assertSameText(web[1], cli.requests, "browser calibrated requests.jsonl");
+  const fd = new FormData();
+  fd.append("config", new Blob([yaml]), "prediction.yaml");
+  fd.append("calibration", new Blob([profile]), "profile.json");
+  const r = await fetch(`${edge.url}/v1/predict?capture_per_request=1&set=${encodeURIComponent(sets[0])}`, { method: "POST", body: fd });
+  assert.equal(r.status, 200);
+  const parts = parseMultipart(r.headers.get("content-type"), await r.text());
+  assertSameText(parts["prediction.json"], cli.prediction, "edge calibrated prediction.json");
+  assertSameText(parts["requests.jsonl"], cli.requests, "edge calibrated requests.jsonl");
+
+  const names = ["vllm-c8.json", "vllm-c64.json"];
+  const cal = await runCalibrate(["--config", "../quickstart.yaml", ...names.flatMap((n) => ["--measurements", n])], calDir);
+  assert.equal(cal.code, 0, cal.stderr);
+  const measurements = names.map((n) => ({ name: n, data: fs.readFileSync(path.join(calDir, n), "utf8") }));
+  const nodeCal = core.calibrate(yaml, { measurements });
+  assert.ok(nodeCal.ok, "node calibrate: " + (nodeCal.error && nodeCal.error.message));
+  assertSameText(nodeCal.profileJson, cal.profile, "node calibration.json");
+  const webCal = await page.evaluate(async ([y, m]) => (await window.aisimulate.calibrate(y, { measurements: m })).profileJson, [yaml, measurements]);
+  assertSameText(webCal, cal.profile, "browser calibration.json");
 });
 
 function require_dir(p) {

@@ -22,10 +22,11 @@ export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--
 // The three wall-clock keys of outputs.md §3.3.
 const WALL_KEYS = ["wall_time_ms", "processed_tokens_per_s", "processed_output_tokens_per_s"];
 
-/** Replaces the wall-clock values in a pretty prediction.json by 0.0 (outputs.md §3.3). */
+/** Replaces the wall-clock values in a pretty prediction.json by 0.0 (outputs.md §3.3), every
+ * occurrence: a calibrated prediction has them in its `uncalibrated` section too. */
 export function normalizeWall(text) {
   let out = text;
-  for (const k of WALL_KEYS) out = out.replace(new RegExp(`("${k}": )[^,\\n]+`), "$10.0");
+  for (const k of WALL_KEYS) out = out.replace(new RegExp(`("${k}": )[^,\\n]+`, "g"), "$10.0");
   return out;
 }
 
@@ -61,12 +62,13 @@ export async function launchChromium() {
 }
 
 /** Runs bin/aisimulate predict; returns {code, stdout, stderr, prediction, requests}. */
-export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, sets = [], detail = "" } = {}) {
+export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, sets = [], detail = "", extra = [] } = {}) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-cli-"));
   const args = ["predict", "--stack", "dynamo", "--config", configPath, "--output-dir", outDir, "--overwrite", "--format", "json"];
   if (capture) args.push("--capture-per-request");
   for (const s of sets) args.push("--set", s);
   if (detail) args.push("--detail", detail);
+  args.push(...extra);
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd: cwd || path.dirname(configPath), timeout: 120000, maxBuffer: 1 << 28,
       // A compile cache of our own: other users of the shared cache may prune it mid-run.
@@ -76,6 +78,21 @@ export function runCLI(configPath, { capture = false, cwd, fixed = FIXED_WALL, s
       const res = { code: err ? (err.code ?? 1) : 0, stdout, stderr, prediction: read("prediction.json"), requests: read("requests.jsonl") };
       fs.rmSync(outDir, { recursive: true, force: true });
       resolve(res);
+    });
+  });
+}
+
+/** Runs bin/aisimulate calibrate in cwd with the given arguments (the output directory is
+ * added); returns {code, stderr, profile} with profile the calibration.json text. */
+export function runCalibrate(args, cwd) {
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-cal-"));
+  return new Promise((resolve) => {
+    execFile(CLI, ["calibrate", "--stack", "dynamo", ...args, "--output-dir", outDir, "--overwrite"], { cwd, timeout: 120000,
+      env: { ...process.env, AISIMULATE_WAZERO_CACHE: process.env.AISIMULATE_WAZERO_CACHE || path.join(ROOT, "build/wazero-cache") } }, (err, stdout, stderr) => {
+      let profile = null;
+      try { profile = fs.readFileSync(path.join(outDir, "calibration.json"), "utf8"); } catch { /* none */ }
+      fs.rmSync(outDir, { recursive: true, force: true });
+      resolve({ code: err ? (err.code ?? 1) : 0, stderr, profile });
     });
   });
 }

@@ -375,6 +375,65 @@ test("docs embed: an element whose module cannot load shows an error", async () 
   }
 });
 
+// The Predict view's calibration (docs/web.md, "The page"): an uploaded profile is applied to
+// the run, whose download is the calibrated prediction.json of the API; each card shows the
+// calibrated value with the profile's band and the uncalibrated value under it. Benchmark
+// files are calibrated in the page: its profile is the API's calibrate result, and it is
+// applied the same way.
+test("calibration: a profile or benchmark files, calibrated beside uncalibrated", async () => {
+  const calDir = path.join(ROOT, "examples/calibration");
+  const profile = fs.readFileSync(path.join(calDir, "profile.json"));
+  const page = await openPage("#cfg=" + b64url(quickstart));
+  await waitIdle(page);
+  await page.setInputFiles("#calibration-upload", { name: "profile.json", mimeType: "application/json", buffer: profile });
+  await page.waitForSelector("#calibration-profiles li");
+  assert.match(await page.textContent("#calibration-profiles li"), /^profile\.json/);
+  await page.click("#run");
+  await page.waitForSelector("#cards .card-uncal", { timeout: 90000 });
+  await waitIdle(page);
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#dl-prediction")]);
+  const got = fs.readFileSync(await dl.path(), "utf8");
+  const api = await page.evaluate(async ([y, p]) => window.aisimulate.predict(y, { calibrations: [{ name: "profile.json", data: p }] }),
+    [quickstart, profile.toString("utf8")]);
+  assertSameText(normalizeWall(got), normalizeWall(api.predictionJson), "calibrated prediction.json");
+  const pred = JSON.parse(got);
+  assert.equal(pred.intervals.source, "calibration");
+  const ttft = await page.evaluate(() => {
+    const c = document.querySelector('#cards [data-key="mean_ttft_ms"]');
+    return { value: c.querySelector(".card-value").firstChild.textContent, uncal: c.querySelector(".card-uncal").textContent,
+      bandTitle: c.querySelector(".card-band").title };
+  });
+  const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+  assert.notEqual(pred.summary.mean_ttft_ms, pred.uncalibrated.mean_ttft_ms, "the profile moves mean TTFT");
+  assert.match(ttft.uncal, /^uncalibrated \d/);
+  assert.match(ttft.bandTitle, /calibration profile/);
+  const shownUncal = Number(ttft.uncal.replace("uncalibrated ", "").replace(/,/g, ""));
+  assert.ok(Math.abs(shownUncal - pred.uncalibrated.mean_ttft_ms) <= 0.01 * pred.uncalibrated.mean_ttft_ms,
+    `uncalibrated card ${ttft.uncal} vs ${pred.uncalibrated.mean_ttft_ms} (${fmt(pred.uncalibrated.mean_ttft_ms)})`);
+  assert.match(await page.textContent("#calibration-status"), /^Last run: /);
+  await page.screenshot({ path: path.join(shots, "calibration.png"), fullPage: true });
+
+  // Remove the profile, then calibrate on the benchmark files in the page.
+  await page.click("#calibration-profiles li button");
+  await page.waitForSelector("#calibration-profiles", { state: "detached" });
+  const names = ["vllm-c8.json", "vllm-c64.json"];
+  await page.setInputFiles("#calibration-upload", names.map((n) => ({ name: n, mimeType: "application/json", buffer: fs.readFileSync(path.join(calDir, n)) })));
+  await page.waitForSelector("#calibration-fit", { timeout: 120000 });
+  assert.match(await page.textContent("#calibration-profiles li"), /^calibration\.json/);
+  const measurements = names.map((n) => ({ name: n, data: fs.readFileSync(path.join(calDir, n), "utf8") }));
+  const fit = await page.evaluate(async ([y, m]) => window.aisimulate.calibrate(y, { measurements: m }), [quickstart, measurements]);
+  assert.equal(await page.textContent("#calibration-fit"), fit.table);
+  await page.click("#run");
+  await waitIdle(page);
+  await page.waitForSelector("#cards .card-uncal", { timeout: 90000 });
+  const [dl2] = await Promise.all([page.waitForEvent("download"), page.click("#dl-prediction")]);
+  const api2 = await page.evaluate(async ([y, p]) => window.aisimulate.predict(y, { calibrations: [{ name: "calibration.json", data: p }] }),
+    [quickstart, fit.profileJson]);
+  assertSameText(normalizeWall(fs.readFileSync(await dl2.path(), "utf8")), normalizeWall(api2.predictionJson), "prediction.json calibrated in the page");
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 // The embed shows a prediction as the app does: a duration of 10 s or more in seconds (Go's
 // report.Card.Scaled, applied by the module: headlineJson), the SLA attainment cards and the
 // deployment line. Fixed timing with 12 s prefills makes every TTFT longer than 10 s.

@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"aisimulate/simcore/report"
+)
+
+// Profile is a calibration profile the Predict view applies (docs/calibration.md): its name
+// (as prediction.json's calibration section names it) and its bytes.
+type Profile struct {
+	Name string
+	Data []byte
+}
+
+// IsProfile reports whether an uploaded file is a calibration profile (a JSON object with
+// `schema_version` and `entries`), as opposed to a benchmark result to calibrate on. The
+// core validates it; this only decides which of the two the file is meant as.
+func IsProfile(data []byte) bool {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimSpace(data), &doc) != nil {
+		return false
+	}
+	_, v := doc["schema_version"]
+	_, e := doc["entries"]
+	return v && e
+}
+
+// Calibrated is what a calibrated prediction adds for the Predict view: the default model's
+// summary (prediction.json's `uncalibrated`), the warnings of its calibration section and
+// whether the intervals are the profile's.
+type Calibrated struct {
+	Uncalibrated Summary
+	Warnings     []string
+	// ProfileBands is true when `intervals` come from the profile's residuals.
+	ProfileBands bool
+}
+
+// ParseCalibrated reads the calibrated parts of prediction.json (the whole file or any JSON
+// text with its `uncalibrated`, `calibration` and `intervals` members); nil when the
+// prediction is not calibrated.
+func ParseCalibrated(predictionJSON string) *Calibrated {
+	var doc struct {
+		Uncalibrated map[string]any `json:"uncalibrated"`
+		Calibration  struct {
+			Warnings []string `json:"warnings"`
+		} `json:"calibration"`
+		Intervals map[string]any `json:"intervals"`
+	}
+	if json.Unmarshal([]byte(predictionJSON), &doc) != nil || doc.Uncalibrated == nil {
+		return nil
+	}
+	c := &Calibrated{Uncalibrated: Summary{}, Warnings: doc.Calibration.Warnings,
+		ProfileBands: doc.Intervals[report.KeyIntervalSource] == report.IntervalSourceCalibration}
+	for k, v := range doc.Uncalibrated {
+		if f, ok := v.(float64); ok {
+			c.Uncalibrated[k] = f
+		}
+	}
+	return c
+}
+
+// UncalibratedText is a card's line beside a calibrated value: the default model's value in
+// the card's unit (scale converts it as the card's value was converted).
+func UncalibratedText(v, scale float64) string {
+	return "uncalibrated " + FormatNum(v*scale)
+}

@@ -1,0 +1,54 @@
+package jsapi
+
+import (
+	"fmt"
+
+	"aisimulate/simcore"
+)
+
+// CalibrateRequest is one calibration as a JavaScript target receives it (the browser's
+// Predict view calibrates uploaded benchmark files in the page, docs/web.md).
+type CalibrateRequest struct {
+	// ConfigName and YAML are the deployment (--config); YAML nil for measured-runs CSV
+	// rows, which carry their own.
+	ConfigName string
+	YAML       []byte
+	// Measurements are the benchmark files, in order.
+	Measurements []simcore.NamedFile
+	// Files are uploaded files the configuration names (local model directories).
+	Files map[string][]byte
+}
+
+// CalibrateResult is the outcome of Calibrate: the profile and the fit report, or Err.
+type CalibrateResult struct {
+	// ProfileJSON is calibration.json.
+	ProfileJSON string
+	// Table and StdoutJSON are the fit report as `calibrate` prints it.
+	Table, StdoutJSON string
+	// Err is non-nil when the calibration failed (KindConfig for a bad file or
+	// configuration).
+	Err *Error
+}
+
+// Calibrate runs simcore.Calibrate and never panics.
+func Calibrate(r CalibrateRequest) (res CalibrateResult) {
+	name := r.ConfigName
+	if name == "" {
+		name = "deployment.yaml"
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprintf("aisimulate calibrate failed: internal error: %v", p)
+			res = CalibrateResult{Err: &Error{Kind: KindFailed, Msg: msg, Message: msg}}
+		}
+	}()
+	in := simcore.CalibrateInput{ConfigName: name, ConfigYAML: r.YAML, Measurements: r.Measurements}
+	if len(r.Files) > 0 {
+		in.Files = NewMemFS(r.Files)
+	}
+	out, err := simcore.Calibrate(in)
+	if err != nil {
+		return CalibrateResult{Err: Classify(name, err)}
+	}
+	return CalibrateResult{ProfileJSON: string(out.ProfileJSON), Table: out.Table, StdoutJSON: string(out.StdoutJSON)}
+}
