@@ -73,13 +73,16 @@ test: vet fmt-check staticcheck test-go test-race
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 # Go benchmarks of the core (BENCHTIME=1s by default), then the CLI timed on the quickstart
-# (its min CPU is the start-up figure, docs/performance.md) and examples/bench, then the
+# (its min CPU is the start-up figure, docs/performance.md) and examples/bench, the start-up
+# and capture lines (best of 3 quickstart runs; examples/bench-capture with and without
+# --capture-per-request), then the
 # recommend benchmark and the optimiser comparison on a rare optimum (docs/recommend.md,
 # "Speed").
 BENCHTIME ?= 1s
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./simcore/...
-	bash tests/bench.sh ./$(BIN) examples/quickstart.yaml examples/bench/*.yaml \
+	BENCH_STARTUP=examples/quickstart.yaml BENCH_CAPTURE=examples/bench-capture/capture-200k.yaml \
+	  bash tests/bench.sh ./$(BIN) examples/quickstart.yaml examples/bench/*.yaml \
 	  $$(test -f ../shared/traces/conversation_trace.jsonl && echo examples/bench-traces/conversation-8x-kv.yaml)
 	$(GO) run ./tools/recommendbench -bin ./$(BIN) examples/recommend-bench.yaml
 	$(GO) run ./tools/recommendbench -seeds 5 examples/bench-recommend/rare-optimum.yaml

@@ -151,10 +151,7 @@ func TestStreamOutputsSameBytes(t *testing.T) {
 		t.Errorf("StreamOutputs still returned the bytes")
 	}
 	var pred, req bytes.Buffer
-	if err := streamed.WritePrediction(&pred); err != nil {
-		t.Fatal(err)
-	}
-	if err := streamed.WriteRequests(&req); err != nil {
+	if err := streamed.WriteOutputs(&pred, &req); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(pred.Bytes(), held.PredictionJSON) || !bytes.Equal(req.Bytes(), held.RequestsJSONL) {

@@ -48,8 +48,7 @@ type Input struct {
 	// synthetic stop rule's count, a trace's requests after decompression and expansion).
 	MaxRequests int
 	// StreamOutputs leaves Output.PredictionJSON and Output.RequestsJSONL nil: the caller
-	// writes them with Output.WritePrediction and Output.WriteRequests (the CLI, into its
-	// temporary files).
+	// writes them with Output.WriteOutputs (the CLI, into its temporary files).
 	StreamOutputs bool
 	// Calibrations are calibration profiles (--calibration, docs/calibration.md): every role
 	// uses the entry matching it best, and prediction.json gains the uncalibrated summary
@@ -77,10 +76,11 @@ type Output struct {
 	// RequestsJSONL is requests.jsonl (one compact record per line), nil without capture
 	// and with Input.StreamOutputs.
 	RequestsJSONL []byte
-	// WritePrediction and WriteRequests write prediction.json and requests.jsonl (the same
-	// bytes as PredictionJSON and RequestsJSONL) encoding one per-request record at a time,
-	// so captured records are never all held in memory (docs/robustness.md, "Memory").
-	WritePrediction, WriteRequests func(io.Writer) error
+	// WriteOutputs writes prediction.json to its first writer and, with capture,
+	// requests.jsonl to its second (the same bytes as PredictionJSON and RequestsJSONL),
+	// encoding one per-request record at a time, once for both files, so captured records
+	// are never all held in memory (docs/robustness.md, "Memory").
+	WriteOutputs func(pred, reqs io.Writer) error
 	// SummaryJSON is the summary object in compact canonical JSON plus a newline.
 	SummaryJSON []byte
 	// StdoutJSON is the `--format json` standard output: SummaryJSON, or the details and
@@ -197,7 +197,7 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	}
 	doc.Intervals = intervals(cfg, doc.Summary, cal)
 	out := &Output{Summary: doc.Summary, Intervals: doc.Intervals, Overview: outputs.NewOverview(cfg, acc, res), Saturation: doc.Saturation,
-		WritePrediction: doc.WritePrediction, WriteRequests: doc.WriteRequests, Steps: res.Steps}
+		WriteOutputs: doc.WriteOutputs, Steps: res.Steps}
 	out.Overview.Intervals = doc.Intervals
 	if cal != nil {
 		out.Overview.Uncalibrated = cal.uncalibrated
@@ -209,16 +209,12 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 		}}
 	}
 	if !in.StreamOutputs {
-		var b bytes.Buffer
-		if err := doc.WritePrediction(&b); err != nil {
+		var b, r bytes.Buffer
+		if err := doc.WriteOutputs(&b, &r); err != nil {
 			return nil, err
 		}
 		out.PredictionJSON = b.Bytes()
 		if in.CapturePerRequest {
-			var r bytes.Buffer
-			if err := doc.WriteRequests(&r); err != nil {
-				return nil, err
-			}
 			out.RequestsJSONL = r.Bytes()
 		}
 	}

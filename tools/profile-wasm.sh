@@ -3,11 +3,11 @@
 # `perfmap` tag (wazero then writes /tmp/perf-<pid>.map naming every compiled function) and an
 # unstripped module, records with `perf record -e cpu-clock` (works without hardware counters;
 # Debian package linux-perf), and prints the compiled module's functions by CPU time.
-#   tools/profile-wasm.sh CONFIG [TOP]
+#   tools/profile-wasm.sh CONFIG [TOP] [PREDICT FLAGS...]   (e.g. --capture-per-request)
 # The compilation cache is off (perf maps are only written when wazero compiles), so the
 # profile also holds the compiler's own samples; only the module's functions are listed.
 set -euo pipefail
-cfg="$1"; top="${2:-40}"
+cfg="$1"; top="${2:-40}"; shift; shift || true
 cd "$(dirname "$0")/.."
 command -v perf >/dev/null || { echo "perf not found (apt-get install linux-perf)"; exit 1; }
 work="$(mktemp -d)"
@@ -18,7 +18,7 @@ go run ./tools/wasmjumps host/module/aisimulate.wasm # as make wasm does: profil
 go build -tags perfmap -trimpath -o "$work/aisimulate" ./cmd/aisimulate
 if [ -f "$work/module.bak" ]; then cp "$work/module.bak" host/module/aisimulate.wasm; fi
 AISIMULATE_WAZERO_CACHE=off perf record -q -F 4000 -e cpu-clock -o "$work/perf.data" \
-  "$work/aisimulate" predict --stack dynamo --config "$cfg" --output-dir "$work/out" --format json >/dev/null
+  "$work/aisimulate" predict --stack dynamo --config "$cfg" --output-dir "$work/out" --format json "$@" >/dev/null
 # Symbols of compiled functions look like "[12/3400].aisimulate_simcore_engine.__KVPool_.TakeAnon:::::L7".
 perf report -i "$work/perf.data" --sort sym --stdio -n -F sample,sym 2>/dev/null |
   awk '

@@ -4,9 +4,11 @@
 package canon
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -257,6 +259,19 @@ func appendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, "0.0"...) // also negative zero [decision]
 	}
+	// Positional range, the common case: the shortest digits of strconv's 'f' format are those
+	// of its 'e' format, laid out positionally, so they are written directly, with ".0" after
+	// a whole number (its 'f' text has no point). The shortest text of a float is at least
+	// 1e-4 exactly when the float is at least the float nearest 1e-4 (parsing is monotonic and
+	// that float's shortest text is "0.0001"), and below 1e16 exactly when the float is
+	// (1e16 is a float), so the decimal exponent is in [-4, 16) exactly in this range.
+	if a := math.Abs(f); a >= 1e-4 && a < 1e16 {
+		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
+		if f == math.Trunc(f) {
+			dst = append(dst, '.', '0')
+		}
+		return dst
+	}
 	var scratch [32]byte
 	s := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
 	if s[0] == '-' {
@@ -336,49 +351,108 @@ func appendU4(dst []byte, r rune) []byte {
 // structural characters alone.
 func AppendPrettyCompact(dst, compact []byte, prefix string) []byte {
 	depth := 0
-	newline := func() {
-		dst = append(dst, '\n')
-		dst = append(dst, prefix...)
-		for i := 0; i < depth; i++ {
-			dst = append(dst, ' ', ' ')
-		}
-	}
-	for i := 0; i < len(compact); i++ {
-		switch c := compact[i]; c {
+	run := 0 // start of the bytes not yet copied
+	for j := 0; j < len(compact); {
+		c := compact[j]
+		switch c {
+		case '{', '[', '}', ']', ',', ':':
 		case '"':
-			j := i + 1
-			for j < len(compact) && compact[j] != '"' {
-				if compact[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			dst = append(dst, compact[i:min(j+1, len(compact))]...)
-			i = j
+			j = stringEnd(compact, j+1)
+			continue
+		default:
+			j = scalarEnd(compact, j+1)
+			continue
+		}
+		dst = append(dst, compact[run:j]...)
+		j++
+		switch c {
 		case '{', '[':
-			if i+1 < len(compact) && (compact[i+1] == '}' || compact[i+1] == ']') {
-				dst = append(dst, c, compact[i+1])
-				i++
-				continue
+			if j < len(compact) && (compact[j] == '}' || compact[j] == ']') {
+				dst = append(dst, c, compact[j])
+				j++
+			} else {
+				depth++
+				dst = appendBreak(append(dst, c), prefix, depth)
 			}
-			depth++
-			dst = append(dst, c)
-			newline()
 		case '}', ']':
 			depth--
-			newline()
-			dst = append(dst, c)
+			dst = append(appendBreak(dst, prefix, depth), c)
 		case ',':
-			dst = append(dst, ',')
-			newline()
+			dst = appendBreak(append(dst, ','), prefix, depth)
 		case ':':
 			dst = append(dst, ':', ' ')
-		default:
-			dst = append(dst, c)
 		}
+		run = j
+	}
+	return append(dst, compact[run:]...)
+}
+
+// The scans of AppendPrettyCompact look at 8 bytes at a time (one 64-bit load in
+// WebAssembly): the runs they skip, keys, strings and numbers, are most of a per-request
+// record's bytes, and a loop per byte made the pretty layout a quarter of a large capture's
+// CPU time (docs/performance.md). swarOnes has 1 in every byte.
+const swarOnes = 0x0101010101010101
+
+// swarFind has the high bit set in the first byte of x equal to b (lowest address first);
+// bytes after the first match may be flagged wrongly, never bytes before it.
+func swarFind(x uint64, b byte) uint64 {
+	y := x ^ (swarOnes * uint64(b))
+	return (y - swarOnes) &^ y & (swarOnes << 7)
+}
+
+// stringEnd is the index after the closing quote of the string whose contents start at j
+// (len(s) when it is unterminated).
+func stringEnd(s []byte, j int) int {
+	for {
+		for j+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[j:])
+			if m := swarFind(x, '"') | swarFind(x, '\\'); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
+		}
+		for j < len(s) && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		switch {
+		case j >= len(s):
+			return len(s)
+		case s[j] == '"':
+			return j + 1
+		}
+		j += 2 // an escape: the next byte is not the end
+	}
+}
+
+// scalarEnd is the index of the comma or closing bracket after the number or literal
+// that continues at j (len(s) at the end).
+func scalarEnd(s []byte, j int) int {
+	for j+8 <= len(s) {
+		x := binary.LittleEndian.Uint64(s[j:])
+		if m := swarFind(x, ',') | swarFind(x, '}') | swarFind(x, ']'); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		j += 8
+	}
+	for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ']' {
+		j++
+	}
+	return j
+}
+
+// appendBreak appends a newline, prefix and the indentation of depth (2 spaces per level).
+func appendBreak(dst []byte, prefix string, depth int) []byte {
+	dst = append(dst, '\n')
+	dst = append(dst, prefix...)
+	for n := 2 * depth; n > 0; n -= len(indentSpaces) {
+		dst = append(dst, indentSpaces[:min(n, len(indentSpaces))]...)
 	}
 	return dst
 }
+
+// indentSpaces is written in slices by appendBreak.
+const indentSpaces = "                                "
 
 // AppendString appends the canonical JSON string of s (docs/semantics/outputs.md §2).
 func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }

@@ -304,7 +304,48 @@ func FuzzCompact(f *testing.F) {
 		if !ok || !equalValues(pv, back) {
 			t.Fatalf("pretty output differs: %s", p)
 		}
+		checkPrettyCompact(t, out, p)
 	})
+}
+
+// checkPrettyCompact checks that AppendPrettyCompact lays out compact exactly as Pretty
+// did (pretty), with and without a line prefix, appending to existing bytes.
+func checkPrettyCompact(t *testing.T, compact, pretty []byte) {
+	t.Helper()
+	want := bytes.TrimSuffix(pretty, []byte("\n"))
+	if got := AppendPrettyCompact(nil, compact, ""); !bytes.Equal(got, want) {
+		t.Fatalf("AppendPrettyCompact(%s)\n got %s\nwant %s", compact, got, want)
+	}
+	want = append([]byte("x"), bytes.ReplaceAll(want, []byte("\n"), []byte("\n    "))...)
+	if got := AppendPrettyCompact([]byte("x"), compact, "    "); !bytes.Equal(got, want) {
+		t.Fatalf("AppendPrettyCompact(%s) with a prefix\n got %s\nwant %s", compact, got, want)
+	}
+}
+
+// The pretty layout of compact bytes is Pretty's, for strings with quotes and backslashes
+// on every side of an 8-byte boundary (the scans read 8 bytes at a time), numbers of every
+// length, nesting and empty containers.
+func TestAppendPrettyCompact(t *testing.T) {
+	var values []any
+	for n := 0; n < 20; n++ {
+		for _, c := range []string{`"`, `\`, "\n", ",", "}", "]", ":", "a"} {
+			s := strings.Repeat("k", n) + c + strings.Repeat("v", 20-n)
+			values = append(values, map[string]any{s: s, "n": []any{n, float64(n) / 7, 1e300, -0.5, []any{}, map[string]any{}}}, s)
+		}
+		values = append(values, []any{strings.Repeat("9", n), int64(1) << n * 12345, map[string]any{"a": map[string]any{"b": []any{nil, true, false}}}})
+	}
+	values = append(values, 0, "", 1.5, nil, []any{}, map[string]any{})
+	for _, v := range values {
+		c, err := Compact(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Pretty(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPrettyCompact(t, c, p)
+	}
 }
 
 // FuzzFloat checks every finite float64 round-trips exactly and is written as a float.

@@ -7,6 +7,12 @@
 // VM wall time grows with steal, and CPU time drifts with the host's load as well (the
 // development VM's ran 1.7× slower in some hours than others at 2–11 % steal), so both are
 // printed, with the steal.
+//
+// Two summary lines follow, meant to be compared across builds (docs/performance.md):
+// -startup CONFIG prints start-up, the best CPU time of 3 runs of CONFIG (the quickstart)
+// with the warm compilation cache; -capture CONFIG prints CPU time and peak resident memory
+// of CONFIG with and without --capture-per-request (best of 2 each, interleaved) and their
+// ratio.
 package main
 
 import (
@@ -19,12 +25,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
 func main() {
 	bin := flag.String("bin", "bin/aisimulate", "aisimulate binary")
 	runs := flag.Int("runs", 5, "timed runs per configuration")
+	startup := flag.String("startup", "", "configuration whose best CPU time of 3 runs is start-up")
+	capture := flag.String("capture", "", "configuration timed with and without --capture-per-request")
 	flag.Parse()
 	out, err := os.MkdirTemp("", "aisim-bench-")
 	if err != nil {
@@ -78,6 +87,59 @@ func main() {
 		fmt.Printf("%-28s %4d %9.1f %9.1f %9.1f %9.1f %9.1f %8d %10.0f %10.0f %6s\n", filepath.Base(cfg), *runs,
 			ms(walls[0]), ms(med), ms(cpus[0]), ms(medCPU), pred.Summary.WallTimeMs,
 			pred.Summary.NumRequests, n/med.Seconds(), n/medCPU.Seconds(), steal)
+	}
+	summaries(*bin, out, *startup, *capture)
+}
+
+// measured is one run: its CPU time (user + system) and peak resident memory.
+type measured struct {
+	cpu time.Duration
+	rss int64 // bytes
+}
+
+// runOnce runs `predict` of cfg with extra flags, writing into out.
+func runOnce(bin, out, cfg string, extra ...string) measured {
+	args := append([]string{"predict", "--stack", "dynamo", "--config", cfg, "--output-dir", out, "--overwrite", "--format", "json"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fatal(fmt.Errorf("%s %v: %v", cfg, extra, err))
+	}
+	m := measured{cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.rss = ru.Maxrss * 1024 // Linux reports kilobytes
+	}
+	return m
+}
+
+// best is the run of least CPU time and the largest peak memory of runs.
+func best(runs []measured) measured {
+	b := runs[0]
+	for _, r := range runs[1:] {
+		b.cpu, b.rss = min(b.cpu, r.cpu), max(b.rss, r.rss)
+	}
+	return b
+}
+
+// summaries prints the start-up and capture lines.
+func summaries(bin, out, startup, capture string) {
+	if startup != "" {
+		runOnce(bin, out, startup) // fills the compilation cache
+		var rs []measured
+		for range 3 {
+			rs = append(rs, runOnce(bin, out, startup))
+		}
+		fmt.Printf("start-up: %s, best of 3 with the warm cache: %.3f CPU-s\n", filepath.Base(startup), best(rs).cpu.Seconds())
+	}
+	if capture != "" {
+		var plain, captured []measured
+		for range 2 {
+			plain = append(plain, runOnce(bin, out, capture))
+			captured = append(captured, runOnce(bin, out, capture, "--capture-per-request"))
+		}
+		p, c := best(plain), best(captured)
+		fmt.Printf("capture: %s, best of 2: %.2f CPU-s and %d MB peak without, %.2f CPU-s and %d MB with --capture-per-request (%.1f×)\n",
+			filepath.Base(capture), p.cpu.Seconds(), p.rss>>20, c.cpu.Seconds(), c.rss>>20, c.cpu.Seconds()/p.cpu.Seconds())
 	}
 }
 

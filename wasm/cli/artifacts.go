@@ -25,8 +25,8 @@ var (
 // artifactFiles turns generated deployment files into outputs, refusing a name that is not
 // inside deploy/NNNN/ (the generator never writes one; the check keeps a mistake from
 // writing outside the output directory).
-func artifactFiles(files []deploy.File) ([]outputFile, error) {
-	var out []outputFile
+func artifactFiles(files []deploy.File) ([]outputFiles, error) {
+	var out []outputFiles
 	for _, f := range files {
 		if !deploy.Contained(f.Name, deploy.Dir) {
 			return nil, fmt.Errorf("internal error: artifact %q is not inside %s/", f.Name, deploy.Dir)
@@ -38,7 +38,7 @@ func artifactFiles(files []deploy.File) ([]outputFile, error) {
 
 // predictionArtifacts are the outputs of predict --artifacts: deploy/0001/ of the
 // configuration as predict read it and the prediction's summary.
-func predictionArtifacts(config string, yamlText []byte, sets []string, out *simcore.Output) ([]outputFile, error) {
+func predictionArtifacts(config string, yamlText []byte, sets []string, out *simcore.Output) ([]outputFiles, error) {
 	files, err := simcore.PredictionArtifacts(config, yamlText, sets, out.Summary, out.Intervals)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func predictionArtifacts(config string, yamlText []byte, sets []string, out *sim
 
 // recommendationArtifacts are the outputs of recommend --artifacts: deploy/NNNN/ of the
 // first top recommendations.
-func recommendationArtifacts(recommendationJSON []byte, top int) ([]outputFile, error) {
+func recommendationArtifacts(recommendationJSON []byte, top int) ([]outputFiles, error) {
 	files, err := simcore.RecommendationArtifacts(recommendationJSON, top)
 	if err != nil {
 		return nil, err
@@ -102,11 +102,11 @@ func splitSlash(p string) []string {
 
 // staleDeployFiles lists the known files of every deploy/NNNN/ (and its launch/) in dir that
 // this run does not rewrite, through real directories only: what --overwrite removes.
-func staleDeployFiles(dir string, writing []outputFile) []string {
+func staleDeployFiles(dir string, writing []string) []string {
 	var stale []string
 	written := map[string]bool{}
-	for _, f := range writing {
-		written[filepath.Join(dir, filepath.FromSlash(f.name))] = true
+	for _, name := range writing {
+		written[filepath.Join(dir, filepath.FromSlash(name))] = true
 	}
 	realDir := func(p string) bool {
 		st, err := os.Lstat(p)

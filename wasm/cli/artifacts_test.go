@@ -14,7 +14,7 @@ import (
 func TestNestedOutputsAreOneTransaction(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	files := []outputFile{bytesFile("recommendation.json", []byte("{}")),
+	files := []outputFiles{bytesFile("recommendation.json", []byte("{}")),
 		bytesFile("deploy/0001/README.md", []byte("r")), bytesFile("deploy/0001/launch/prefill.sh", []byte("s"))}
 	must(t, writeOutputs(out, files, false))
 	for _, f := range []string{"recommendation.json", "deploy/0001/README.md", "deploy/0001/launch/prefill.sh"} {
@@ -27,7 +27,7 @@ func TestNestedOutputsAreOneTransaction(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(out, "deploy", "0002", "README.md"), 0o755))
 	os.Remove(filepath.Join(out, "deploy", "0002", "README.md"))
 	must(t, os.MkdirAll(filepath.Join(out, "recommendation.csv"), 0o755))
-	err := writeOutputs(out, []outputFile{bytesFile("deploy/0003/launch/decode.sh", []byte("x")), bytesFile("recommendation.csv", nil)}, true)
+	err := writeOutputs(out, []outputFiles{bytesFile("deploy/0003/launch/decode.sh", []byte("x")), bytesFile("recommendation.csv", nil)}, true)
 	if err == nil || !strings.Contains(err.Error(), "a directory of that name is in the way") {
 		t.Fatalf("err = %v", err)
 	}
@@ -43,11 +43,11 @@ func TestNestedOutputsAreOneTransaction(t *testing.T) {
 // directories; a file of the user's own in deploy/ stays, and so does its directory.
 func TestOverwriteReplacesOldDeployments(t *testing.T) {
 	out := t.TempDir()
-	old := []outputFile{bytesFile("deploy/0001/README.md", []byte("1")), bytesFile("deploy/0002/dynamo-graph-deployment.yaml", []byte("2")),
+	old := []outputFiles{bytesFile("deploy/0001/README.md", []byte("1")), bytesFile("deploy/0002/dynamo-graph-deployment.yaml", []byte("2")),
 		bytesFile("deploy/0002/launch/aggregated.sh", []byte("3")), bytesFile("deploy/0003/launch/prefill.yaml", []byte("4"))}
 	must(t, writeOutputs(out, old, false))
 	must(t, os.WriteFile(filepath.Join(out, "deploy", "0003", "notes.txt"), []byte("mine"), 0o644))
-	must(t, writeOutputs(out, []outputFile{bytesFile("deploy/0001/README.md", []byte("new"))}, true))
+	must(t, writeOutputs(out, []outputFiles{bytesFile("deploy/0001/README.md", []byte("new"))}, true))
 	if b, _ := os.ReadFile(filepath.Join(out, "deploy", "0001", "README.md")); string(b) != "new" {
 		t.Errorf("deploy/0001/README.md = %q", b)
 	}
@@ -74,7 +74,7 @@ func TestDeployThroughSymlinkIsRefused(t *testing.T) {
 	if err := checkDeployDir(out); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Errorf("checkDeployDir: %v", err)
 	}
-	err := writeOutputs(out, []outputFile{bytesFile("deploy/0001/README.md", []byte("x"))}, true)
+	err := writeOutputs(out, []outputFiles{bytesFile("deploy/0001/README.md", []byte("x"))}, true)
 	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Errorf("writeOutputs: %v", err)
 	}

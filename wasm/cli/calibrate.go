@@ -142,7 +142,7 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	// The profile and the rows' configurations in one transaction: a failure leaves none
 	// of them (and every old file as it was).
-	files := []outputFile{bytesFile(calibrationFile, out.ProfileJSON)}
+	files := []outputFiles{bytesFile(calibrationFile, out.ProfileJSON)}
 	for _, f := range out.RowConfigs {
 		files = append(files, bytesFile(f.Name, f.Data))
 	}

@@ -409,18 +409,19 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aisimulate: warning: %s\n", w)
 	}
 	// 5. Write the files atomically, then standard output.
-	files := []outputFile{{"prediction.json", out.WritePrediction}}
+	files := outputFiles{[]string{"prediction.json"}, func(ws []io.Writer) error { return out.WriteOutputs(ws[0], nil) }}
 	if o.capturePerRequest {
-		files = append(files, outputFile{"requests.jsonl", out.WriteRequests})
+		files = outputFiles{[]string{"prediction.json", "requests.jsonl"}, func(ws []io.Writer) error { return out.WriteOutputs(ws[0], ws[1]) }}
 	}
+	groups := []outputFiles{files}
 	if o.artifacts {
 		af, aerr := predictionArtifacts(o.config, yamlText, o.sets, out)
 		if aerr != nil {
 			return failPredict(stderr, aerr)
 		}
-		files = append(files, af...)
+		groups = append(groups, af...)
 	}
-	if err := writeOutputs(o.outputDir, files, o.overwrite); err != nil {
+	if err := writeOutputs(o.outputDir, groups, o.overwrite); err != nil {
 		return failPredict(stderr, err)
 	}
 	if o.format == "json" {

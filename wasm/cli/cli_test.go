@@ -61,12 +61,19 @@ func fakeOutput(t *testing.T, capture bool) *simcore.Output {
 	}
 	sj = append(sj, '\n')
 	return &simcore.Output{PredictionJSON: pred, RequestsJSONL: jsonl, SummaryJSON: sj, StdoutJSON: sj, Summary: summary,
-		WritePrediction: writeBytes(pred), WriteRequests: writeBytes(jsonl)}
+		WriteOutputs: writeBytes(pred, jsonl)}
 }
 
-// writeBytes is an Output writer of fixed bytes.
-func writeBytes(data []byte) func(io.Writer) error {
-	return func(w io.Writer) error { _, err := w.Write(data); return err }
+// writeBytes is an Output writer of fixed bytes: pred to its first writer, reqs to the
+// second when there is one.
+func writeBytes(pred, reqs []byte) func(pw, rw io.Writer) error {
+	return func(pw, rw io.Writer) error {
+		if _, err := pw.Write(pred); err != nil || rw == nil {
+			return err
+		}
+		_, err := rw.Write(reqs)
+		return err
+	}
 }
 
 type run struct {
@@ -276,7 +283,7 @@ func TestJSONFormatCaptureAndDetail(t *testing.T) {
 	// JSON stdout with details (simcore's TestDetailSections); the CLI writes what it gets.
 	detailed := *out
 	detailed.PredictionJSON = []byte("{\"details\": \"from the simulator\"}\n")
-	detailed.WritePrediction = writeBytes(detailed.PredictionJSON)
+	detailed.WriteOutputs = writeBytes(detailed.PredictionJSON, out.RequestsJSONL)
 	detailed.StdoutJSON = []byte("{\"details\":1,\"summary\":{}}\n")
 	r = runCLI(t, dir, nil, &detailed, nil, "predict", "--stack", "dynamo", "-c", "e2.yaml",
 		"--format", "json", "--detail", "time,summary", "--output-dir", "d")

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 )
 
@@ -25,18 +26,20 @@ const recommendationsDir = "recommendations"
 
 var numberedRecommendation = regexp.MustCompile(`^[0-9]{4}\.yaml$`)
 
-// outputFile is one file of a run: its name in the output directory and what writes its
-// bytes (streamed into a temporary file, so a large output is never held whole). A name may
-// hold one folder ("configs/row.yaml"): the file goes into that subdirectory of the output
+// outputFiles are files of a run that one function writes: their names in the output
+// directory and the writer, which gets one io.Writer per name, in order (each streamed into
+// a temporary file, so a large output is never held whole; a captured prediction writes
+// prediction.json and requests.jsonl in one pass, encoding each record once). A name may
+// hold folders ("configs/row.yaml"): the file goes into that subdirectory of the output
 // directory, created by the same transaction (writeOutputs).
-type outputFile struct {
-	name  string
-	write func(io.Writer) error
+type outputFiles struct {
+	names []string
+	write func(ws []io.Writer) error
 }
 
 // bytesFile is an output whose bytes are already built.
-func bytesFile(name string, b []byte) outputFile {
-	return outputFile{name, func(w io.Writer) error { _, err := w.Write(b); return err }}
+func bytesFile(name string, b []byte) outputFiles {
+	return outputFiles{[]string{name}, func(ws []io.Writer) error { _, err := ws[0].Write(b); return err }}
 }
 
 // Permissions requested for outputs; the process umask applies, as for any tool's outputs
@@ -60,7 +63,7 @@ const (
 //
 // Any failure undoes every step: the old files are back under their names, no temporary file
 // is left, and directories this call created are removed again.
-func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
+func writeOutputs(dir string, groups []outputFiles, overwrite bool) (err error) {
 	created, err := mkdirAll(dir)
 	if err != nil {
 		return fmt.Errorf("could not create output directory %s: %s", dir, errText(err))
@@ -90,36 +93,38 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 			os.Remove(created[i]) // only empty directories go
 		}
 	}()
-	for _, f := range files {
-		sub, derr := outputDirs(dir, f.name)
-		created = append(created, sub...)
-		if derr != nil {
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(derr))
+	var names []string
+	for _, g := range groups {
+		for _, name := range g.names {
+			sub, derr := outputDirs(dir, name)
+			created = append(created, sub...)
+			if derr != nil {
+				return fmt.Errorf("could not write %s: %s", path.Join(dir, name), errText(derr))
+			}
 		}
-		tmp, werr := writeTemp(dir, f)
-		if tmp != "" {
-			temps = append(temps, tmp)
-		}
+		tmps, werr := writeTemps(dir, g)
+		temps = append(temps, tmps...)
 		if werr != nil {
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(werr))
+			return werr
 		}
+		names = append(names, g.names...)
 	}
 	var old []string
-	for _, f := range files {
-		p := filepath.Join(dir, f.name)
+	for _, name := range names {
+		p := filepath.Join(dir, name)
 		st, lerr := os.Lstat(p)
 		switch {
 		case errors.Is(lerr, fs.ErrNotExist):
 		case lerr != nil:
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(lerr))
+			return fmt.Errorf("could not write %s: %s", path.Join(dir, name), errText(lerr))
 		case st.IsDir():
-			return fmt.Errorf("could not write %s: a directory of that name is in the way; move it", path.Join(dir, f.name))
+			return fmt.Errorf("could not write %s: a directory of that name is in the way; move it", path.Join(dir, name))
 		default:
 			old = append(old, p)
 		}
 	}
 	if overwrite {
-		old = append(old, staleOutputs(dir, files)...)
+		old = append(old, staleOutputs(dir, names)...)
 	}
 	for _, p := range old {
 		backup, berr := freeAsideName(p)
@@ -131,10 +136,10 @@ func writeOutputs(dir string, files []outputFile, overwrite bool) (err error) {
 		}
 		aside = append(aside, [2]string{backup, p})
 	}
-	for i, f := range files {
-		p := filepath.Join(dir, f.name)
+	for i, name := range names {
+		p := filepath.Join(dir, name)
 		if rerr := os.Rename(temps[i], p); rerr != nil {
-			return fmt.Errorf("could not write %s: %s", path.Join(dir, f.name), errText(rerr))
+			return fmt.Errorf("could not write %s: %s", path.Join(dir, name), errText(rerr))
 		}
 		placed = append(placed, p)
 	}
@@ -178,53 +183,105 @@ func checkOutputSubdir(dir, sub, writes string) error {
 	return nil
 }
 
+// writeTemps writes the files of g to new temporary files in dir, one per name in order, and
+// returns the names of the files it created (all of them when it succeeds). A name starts
+// with a dot and contains ".tmp-" (the host removes such files of an interrupted run). The
+// error names the file that failed.
+func writeTemps(dir string, g outputFiles) ([]string, error) {
+	var tmps []*os.File
+	var created []string
+	defer func() {
+		for _, t := range tmps {
+			t.Close() // after a failure only: the files are closed below on success
+		}
+	}()
+	fail := func(i int, err error) ([]string, error) {
+		return created, fmt.Errorf("could not write %s: %s", path.Join(dir, g.names[i]), errText(err))
+	}
+	for n, name := range g.names {
+		tmp, err := createTemp(dir, name)
+		if err != nil {
+			return fail(n, err)
+		}
+		tmps = append(tmps, tmp)
+		created = append(created, tmp.Name())
+	}
+	ws := make([]io.Writer, len(tmps))
+	for i, t := range tmps {
+		ws[i] = tempWriter{i, t}
+	}
+	err := g.write(ws)
+	var failed *tempWriteError
+	if errors.As(err, &failed) {
+		return fail(failed.i, failed.err)
+	}
+	if err != nil {
+		return fail(0, err)
+	}
+	all := tmps
+	tmps = nil
+	for i, t := range all {
+		if err := t.Close(); err != nil {
+			return fail(i, err)
+		}
+	}
+	return created, nil
+}
+
+// tempWriter is temporary file i of a group; its write errors say which file failed.
+type tempWriter struct {
+	i int
+	f *os.File
+}
+
+func (w tempWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	if err != nil {
+		err = &tempWriteError{w.i, err}
+	}
+	return n, err
+}
+
+// tempWriteError is a write error of temporary file i of a group.
+type tempWriteError struct {
+	i   int
+	err error
+}
+
+func (e *tempWriteError) Error() string { return e.err.Error() }
+func (e *tempWriteError) Unwrap() error { return e.err }
+
+// createTemp creates the first free temporary name ".<base>.tmp-N" for the output name
+// (which may have a directory, made by outputDirs) under dir.
+func createTemp(dir, name string) (*os.File, error) {
+	for i := 0; ; i++ {
+		tmp, err := os.OpenFile(filepath.Join(dir, filepath.Dir(name), "."+path.Base(name)+".tmp-"+strconv.Itoa(i)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i >= 1000 {
+			return tmp, err
+		}
+	}
+}
+
 // checkRecommendationsDir is checkOutputSubdir for recommendations/.
 func checkRecommendationsDir(dir string) error {
 	return checkOutputSubdir(dir, recommendationsDir, "recommendations are written")
 }
 
-// writeTemp writes f to a new temporary file in its directory under dir and returns its name ("" if none was
-// created). The name starts with a dot and contains ".tmp-" (the host removes such files
-// of an interrupted run).
-func writeTemp(dir string, f outputFile) (string, error) {
-	var tmp *os.File
-	for i := 0; ; i++ {
-		name := filepath.Join(dir, filepath.Dir(f.name), "."+path.Base(f.name)+".tmp-"+strconv.Itoa(i))
-		var err error
-		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, outputFileMode)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || i >= 1000 {
-			return "", err
-		}
-	}
-	err := f.write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	return tmp.Name(), err
-}
-
 // staleOutputs lists the known outputs (files or symbolic links, not directories) that this
 // run does not rewrite, and the numbered recommendation files in dir/recommendations when
 // that is a real directory. Other files are preserved.
-func staleOutputs(dir string, files []outputFile) []string {
+func staleOutputs(dir string, writing []string) []string {
 	var stale []string
 	isFile := func(p string) bool {
 		st, err := os.Lstat(p)
 		return err == nil && !st.IsDir()
 	}
 	for _, name := range knownOutputs {
-		writing := false
-		for _, f := range files {
-			writing = writing || f.name == name
-		}
-		if p := filepath.Join(dir, name); !writing && isFile(p) {
+		if p := filepath.Join(dir, name); !slices.Contains(writing, name) && isFile(p) {
 			stale = append(stale, p)
 		}
 	}
-	stale = append(stale, staleDeployFiles(dir, files)...)
+	stale = append(stale, staleDeployFiles(dir, writing)...)
 	rec := filepath.Join(dir, recommendationsDir)
 	if st, err := os.Lstat(rec); err == nil && st.IsDir() {
 		entries, _ := os.ReadDir(rec)

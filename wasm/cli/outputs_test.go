@@ -72,13 +72,50 @@ func TestOverwriteDoesNotFollowSymlinks(t *testing.T) {
 func TestFailedWriteRemovesCreatedDirectories(t *testing.T) {
 	dir := t.TempDir()
 	writeConfig(t, dir)
-	failing := outputFile{"prediction.json", func(io.Writer) error { return errors.New("disk on fire") }}
-	err := writeOutputs(filepath.Join(dir, "a", "b"), []outputFile{failing}, false)
+	failing := outputFiles{[]string{"prediction.json"}, func([]io.Writer) error { return errors.New("disk on fire") }}
+	err := writeOutputs(filepath.Join(dir, "a", "b"), []outputFiles{failing}, false)
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("got %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("created directory left behind: %v", err)
+	}
+}
+
+// Files written together (a captured run's prediction.json and requests.jsonl, in one pass)
+// each get their own temporary file; a write that fails names the file it was for, and the
+// old outputs and no temporary file remain.
+func TestFilesWrittenTogether(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "prediction.json"), []byte("old"), 0o644))
+	both := outputFiles{[]string{"prediction.json", "requests.jsonl"}, func(ws []io.Writer) error {
+		if _, err := io.WriteString(ws[0], "pred"); err != nil {
+			return err
+		}
+		_, err := io.WriteString(ws[1], "reqs")
+		return err
+	}}
+	must(t, writeOutputs(dir, []outputFiles{both}, true))
+	for name, want := range map[string]string{"prediction.json": "pred", "requests.jsonl": "reqs"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v", name, b, err)
+		}
+	}
+	failing := outputFiles{both.names, func(ws []io.Writer) error {
+		ws[1].(tempWriter).f.Close() // the second file's writes now fail
+		_, err := io.WriteString(ws[1], "x")
+		return err
+	}}
+	err := writeOutputs(dir, []outputFiles{failing}, true)
+	if err == nil || !strings.HasPrefix(err.Error(), "could not write "+filepath.Join(dir, "requests.jsonl")+": ") {
+		t.Fatalf("got %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "prediction.json")); string(b) != "pred" {
+		t.Errorf("prediction.json = %q after a failed write", b)
 	}
 }
 
@@ -107,7 +144,7 @@ func TestConfigSizeCap(t *testing.T) {
 // temporary file is left (calibrate's calibration.json and configs/<row id>.yaml).
 func TestSubdirectoryFilesAreOneTransaction(t *testing.T) {
 	dir := t.TempDir()
-	files := []outputFile{bytesFile("calibration.json", []byte("new")), bytesFile("configs/a.yaml", []byte("new")), bytesFile("configs/b.yaml", []byte("new"))}
+	files := []outputFiles{bytesFile("calibration.json", []byte("new")), bytesFile("configs/a.yaml", []byte("new")), bytesFile("configs/b.yaml", []byte("new"))}
 	// A directory in the way of calibration.json: nothing is written, configs/ is not created.
 	must(t, os.MkdirAll(filepath.Join(dir, "calibration.json"), 0o755))
 	if err := writeOutputs(dir, files, false); err == nil || !strings.Contains(err.Error(), "a directory of that name is in the way") {

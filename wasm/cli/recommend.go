@@ -263,7 +263,7 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 	if err := checkRecommendationsDir(o.outputDir); err != nil {
 		return fail(stderr, err)
 	}
-	files := []outputFile{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}
+	files := []outputFiles{bytesFile("recommendation.json", res.JSON), bytesFile("recommendation.csv", res.CSV)}
 	if o.artifacts {
 		af, aerr := recommendationArtifacts(res.JSON, o.artifactsTop)
 		if aerr != nil {
@@ -275,7 +275,7 @@ func runRecommend(args []string, env []string, stdout, stderr io.Writer) int {
 		return failRecommend(stderr, o.config, err)
 	}
 	if len(res.Configs) > 0 {
-		var files []outputFile
+		var files []outputFiles
 		for _, f := range res.Configs {
 			files = append(files, bytesFile(path.Base(f.Name), f.Data))
 		}

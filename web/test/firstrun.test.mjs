@@ -153,3 +153,21 @@ test("A/B: the previous run is the baseline: deltas on the cards, both runs on t
   assert.equal(await page.locator("#charts path.baseline").count(), 0);
   await page.close();
 });
+
+// The first result arrives within 1 s of the UI being ready (docs/web.md, "Size and speed"):
+// the run button is pressed as soon as it is there, whether or not the core module has
+// finished loading, and the time is read from the mark the app sets once the result is on
+// the page (aisimulate-result-rendered).
+test("the first result is on the page within 1 s of the UI being ready", async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url);
+  await page.waitForSelector("#run:not([disabled])", { timeout: 30000 });
+  const ready = await page.evaluate(() => performance.now());
+  await page.click("#run");
+  await page.waitForFunction(() => performance.getEntriesByName("aisimulate-result-rendered").length > 0, null, { timeout: 60000 });
+  const shown = await page.evaluate(() => performance.getEntriesByName("aisimulate-result-rendered")[0].startTime);
+  assert.ok(await page.locator("#cards .card").count() > 0, "no result cards");
+  assert.ok(shown - ready < 1000, `first result ${Math.round(shown - ready)} ms after the UI was ready`);
+  console.log(`# first result ${Math.round(shown - ready)} ms after the UI was ready (page open to UI ready ${Math.round(ready)} ms)`);
+  await page.close();
+});

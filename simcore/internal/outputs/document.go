@@ -28,7 +28,7 @@ type Document struct {
 	// (docs/calibration.md): the default model's summary and the calibration section.
 	Uncalibrated, Calibration map[string]any
 	// Stream, when non-nil, replaces PerRequest: the records are made one at a time while
-	// WritePrediction and WriteRequests encode them (stream.go), so they are never all held.
+	// WriteOutputs encodes them (stream.go), so they are never all held.
 	Stream *RecordStream
 }
 

@@ -25,10 +25,7 @@ func TestStreamedOutputsEqualWhole(t *testing.T) {
 		}
 		wantReq, _ := whole.RequestsJSONL()
 		var pred, req bytes.Buffer
-		if err := streamed.WritePrediction(&pred); err != nil {
-			t.Fatal(err)
-		}
-		if err := streamed.WriteRequests(&req); err != nil {
+		if err := streamed.WriteOutputs(&pred, &req); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(pred.Bytes(), wantPred) {
