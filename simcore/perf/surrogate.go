@@ -31,6 +31,17 @@ func (v Vec) Eval(g GroupCoef) float64 {
 	return s
 }
 
+// decodePasses sets v's decode terms to k passes of a decode batch of bd sequences holding
+// active KV tokens at the first: the raw decode time priced at the stretch's mean context
+// (active plus bd tokens a pass, halfway through), the k pass overheads and the k·bd
+// per-sequence overheads.
+func (v *Vec) decodePasses(d *Default, bd, k int, active int64) {
+	mid := active + int64(bd)*int64(k-1)/2
+	v[2] = float64(k) * d.DecodeRawMs(bd, mid, int(mid/int64(bd)))
+	v[3] = float64(k)
+	v[5] = float64(k * bd)
+}
+
 func (v Vec) add(w Vec) Vec {
 	for i := range v {
 		v[i] += w[i]
@@ -192,10 +203,7 @@ func SimAgg(d *Default, backend string, conc, isl, osl int, kvTokens int64, budg
 					k = 1
 				}
 			}
-			mid := active + int64(bd)*int64(k-1)/2
-			v[2] = float64(k) * d.DecodeRawMs(bd, mid, int(mid/int64(bd)))
-			v[3] = float64(k)
-			v[5] = float64(k * bd)
+			v.decodePasses(d, bd, k, active)
 		}
 		if len(sched) == 0 && len(ready) == 0 {
 			break // nothing can run (should not happen)

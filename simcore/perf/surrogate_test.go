@@ -7,13 +7,21 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-func TestSimAggFixedTiming(t *testing.T) {
+// llama8BOnH200 is the surrogate tests' engine: Llama-3.1-8B, TP1 on H200, vLLM, the committed
+// calibration.
+func llama8BOnH200(t *testing.T) *Default {
+	t.Helper()
 	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
 	hw, _ := catalog.LookupHardware("h200_sxm")
 	d, err := defaultFor(DefaultCalibration(), m, hw, "vllm", spec.Parallelism{Tensor: 1}, Quant{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d
+}
+
+func TestSimAggFixedTiming(t *testing.T) {
+	d := llama8BOnH200(t)
 	// One slot, 10 sequential requests of 100/11 tokens: TTFT is exactly one prefill+decode
 	// pass, TPOT exactly one decode pass (context grows by one per pass; lumped passes are
 	// priced at their mean context).

@@ -47,6 +47,7 @@ func main() {
 	flag.Float64Var(&apeCap, "cap", apeCap, "per-row APE cap of the loss (hyperparameter; the committed file uses the default)")
 	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend (0: per backend only)")
 	flag.BoolVar(&fitTRTLLMDisagg, "fit-trtllm-disagg", fitTRTLLMDisagg, "fit the group and family coefficients on TensorRT-LLM disaggregated rows too (the committed file does not)")
+	flag.Float64Var(&rows.Spread, "spread", rows.Spread, "request lengths uniform in [spread·L, L] as the measurements' client drew them (1 = constant lengths; docs/timing.md)")
 	flag.Parse()
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))

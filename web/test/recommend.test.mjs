@@ -445,7 +445,8 @@ test("the Recommend view: whole summaries at 1400 px, fitted axes, rank labels a
       id: tr.dataset.candidate, summary: tr.querySelector("td.summary").textContent,
       cells: [...tr.querySelectorAll("td")].map((td) => td.textContent) })));
     await p.click('#rec-table tbody tr:nth-child(1) input.pick');
-    assert.match(await p.textContent("#rec-compare-hint"), /^Rank 1 picked/);
+    // The hint is re-rendered after the click's event is handled: wait for it, not a race.
+    await p.waitForFunction(() => /^Rank 1 picked/.test(document.querySelector("#rec-compare-hint")?.textContent ?? ""), null, { timeout: 10000 });
     await p.click('#rec-table tbody tr:nth-child(4) input.pick');
     await p.waitForSelector("#rec-compare");
     assert.ok(await p.$("#rec-table"), "ticking a box keeps the Recommend view");

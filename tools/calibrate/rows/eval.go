@@ -29,8 +29,13 @@ func Prepare(rs []Row, c *perf.Calibration) []Prepared {
 			dp := p.T.AggPar.AttentionData
 			ranks := dp * p.T.AggWorkers
 			conc := (r.Concurrency + ranks - 1) / ranks
-			isl, osl := r.MeanLengths()
-			p.Agg = perf.SimAgg(p.T.Agg, r.Backend, conc, isl, osl, p.T.KVTokens, perf.PassBudget(r.Backend, dp))
+			if Spread > 0 && Spread < 1 {
+				in, out := Lengths(r, 10*conc)
+				p.Agg = perf.SimAggLengths(p.T.Agg, r.Backend, conc, in, out, p.T.KVTokens, perf.PassBudget(r.Backend, dp))
+			} else {
+				isl, osl := r.MeanLengths()
+				p.Agg = perf.SimAgg(p.T.Agg, r.Backend, conc, isl, osl, p.T.KVTokens, perf.PassBudget(r.Backend, dp))
+			}
 		}
 		out[i] = p
 	}
