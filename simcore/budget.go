@@ -24,9 +24,10 @@ const (
 	requestBytes  = 2 * engine.OutcomeBytes
 	inFlightBytes = 2*engine.RequestBytes + 1024
 	// streamedCaptureBytes is one captured request when the outputs are streamed
-	// (Input.StreamOutputs): its place in the record order plus slack; records are encoded
-	// one at a time.
-	streamedCaptureBytes = 64
+	// (Input.StreamOutputs): its entries in the engine's history log (about 140 bytes for one
+	// admission and one route, engine.CapturedHistoryBytes) and its place in the record
+	// order, with room for a second admission; records are encoded one at a time.
+	streamedCaptureBytes = 256
 	// heldCaptureBytes is one captured request when the outputs are returned as bytes (the
 	// browser and the edge): its pretty prediction.json record (about 2 KB) and its
 	// requests.jsonl line (about 1.4 KB), held as bytes and copied once more into a string.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"aisimulate/simcore/internal/engine"
 	"aisimulate/simcore/internal/replay"
@@ -281,4 +282,20 @@ evaluation:
 	if got := stateBlocks(plan, plan.Agg, spec.RoleAggregated, 2000); got != 16 {
 		t.Errorf("state bound %d blocks per rank, want 16 (the pool's first allocation)", got)
 	}
+}
+
+// The streamed capture charge covers what the engine keeps per captured request: its
+// history-log entries for one admission and one route, a second admission and the record
+// order (an int32 ordinal), so the estimate never admits a capture the log then outgrows.
+func TestStreamedCaptureChargeCoversHistory(t *testing.T) {
+	second := int64(unsafe.Sizeof(struct {
+		a    engine.Admission
+		next int32
+	}{}))
+	need := engine.CapturedHistoryBytes + second + 4
+	if streamedCaptureBytes < need {
+		t.Fatalf("streamedCaptureBytes = %d, below the %d bytes one captured request keeps (history log %d, second admission %d, order 4)",
+			streamedCaptureBytes, need, engine.CapturedHistoryBytes, second)
+	}
+	t.Logf("history per captured request %d bytes, charged %d", engine.CapturedHistoryBytes, streamedCaptureBytes)
 }

@@ -13,4 +13,7 @@ const (
 	OutcomeBytes = int64(unsafe.Sizeof(Outcome{}))
 	// RequestBytes is one in-flight request's scheduling state.
 	RequestBytes = int64(unsafe.Sizeof(Request{}))
+	// CapturedHistoryBytes is one captured request's entries in the HistoryLog when it is
+	// admitted once and routed once: its head and one node of each list.
+	CapturedHistoryBytes = int64(unsafe.Sizeof(historyHead{}) + unsafe.Sizeof(listNode[Admission]{}) + unsafe.Sizeof(listNode[Route]{}))
 )
