@@ -85,6 +85,7 @@ func main() {
 	}
 	sort.Strings(ids)
 	var cal, unc score
+	byBackend := map[string]*[2]score{} // calibrated, uncalibrated per backend
 	curvesUsed, curvesFailed, start := 0, 0, time.Now()
 	for _, id := range ids {
 		c := curves[id]
@@ -121,6 +122,11 @@ func main() {
 			}
 			cal.add(m, k.Summary)
 			unc.add(m, u.Summary)
+			if byBackend[m.Backend] == nil {
+				byBackend[m.Backend] = &[2]score{}
+			}
+			byBackend[m.Backend][0].add(m, k.Summary)
+			byBackend[m.Backend][1].add(m, u.Summary)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
 					m.TTFT, num(u.Summary, report.TTFT.Key(report.Mean)), num(k.Summary, report.TTFT.Key(report.Mean)),
@@ -131,6 +137,16 @@ func main() {
 	fmt.Printf("curves calibrated %d (not calibrated: %d), rows predicted between %d, %.0f s\n", curvesUsed, curvesFailed, cal.n, time.Since(start).Seconds())
 	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1))
 	fmt.Printf("uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", unc.mape(0), unc.median(0), unc.mape(1), unc.median(1))
+	backends := make([]string, 0, len(byBackend))
+	for b := range byBackend {
+		backends = append(backends, b)
+	}
+	sort.Strings(backends)
+	for _, b := range backends {
+		s := byBackend[b]
+		fmt.Printf("  %-8s %3d rows: calibrated TTFT %.1f %% (median %.1f %%), TPOT %.1f %% (median %.1f %%); uncalibrated TTFT %.1f %%, TPOT %.1f %%\n",
+			b, s[0].n, s[0].mape(0), s[0].median(0), s[0].mape(1), s[0].median(1), s[1].mape(0), s[1].mape(1))
+	}
 }
 
 // score collects absolute percentage errors of mean TTFT (0) and TPOT (1).
