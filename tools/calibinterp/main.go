@@ -4,7 +4,11 @@
 // between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
 // uncalibrated, on those rows.
 //
-//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-v] MEASURED.csv
+//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S] [-v] MEASURED.csv
+//
+// -spread S (in (0, 1)) replays every row, in the fit and in the predictions between, with
+// request lengths drawn uniformly in [S·L, L] (calibration.Lengths, the draw of serving
+// benchmarks' random range ratio) instead of constant lengths.
 //
 // The CSV is read, never written or copied; rows are replayed as recorded
 // (calibration.RowConfig), so curves whose recorded deployment the simulator refuses are
@@ -19,6 +23,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"aisimulate/simcore"
@@ -32,9 +37,10 @@ func main() {
 	mode := flag.String("mode", "agg", "curves of this mode: agg, disagg or all")
 	every := flag.Int("every", 1, "only every N-th curve (by a hash of curve_id), to sample a large CSV")
 	verbose := flag.Bool("v", false, "print every predicted row")
+	spread := flag.Float64("spread", 0, "request lengths uniform in [spread·L, L] in the fit and the predictions (0 = constant lengths)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-v] MEASURED.csv")
+		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-spread S] [-v] MEASURED.csv")
 		os.Exit(2)
 	}
 	data, err := os.ReadFile(flag.Arg(0))
@@ -95,7 +101,7 @@ func main() {
 		}
 		lo, hi := c[0], c[len(c)-1]
 		csv := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
-		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}})
+		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}, LengthSpread: *spread})
 		if err != nil {
 			curvesFailed++
 			if *verbose {
@@ -111,6 +117,10 @@ func main() {
 			yaml := spec.EmitYAML(calibration.RowConfig(m))
 			zero := 0.0
 			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
+			if *spread != 0 {
+				in.Sets = calibration.DrawnTrafficSets(m, "drawn.jsonl")
+				in.Files = fstest.MapFS{"drawn.jsonl": {Data: calibration.DrawnTrace(m, *spread)}}
+			}
 			u, err := simcore.Predict(in)
 			if err != nil {
 				continue
@@ -135,7 +145,7 @@ func main() {
 		}
 	}
 	fmt.Printf("curves calibrated %d (not calibrated: %d), rows predicted between %d, %.0f s\n", curvesUsed, curvesFailed, cal.n, time.Since(start).Seconds())
-	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1))
+	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1), cal.above)
 	fmt.Printf("uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", unc.mape(0), unc.median(0), unc.mape(1), unc.median(1))
 	backends := make([]string, 0, len(byBackend))
 	for b := range byBackend {
@@ -149,14 +159,18 @@ func main() {
 	}
 }
 
-// score collects absolute percentage errors of mean TTFT (0) and TPOT (1).
+// score collects absolute percentage errors of mean TTFT (0) and TPOT (1), and how many
+// predicted TTFTs lie above the measured one.
 type score struct {
-	n   int
-	ape [2][]float64
+	n, above int
+	ape      [2][]float64
 }
 
 func (s *score) add(m *measure.Measurement, summary map[string]any) {
 	s.n++
+	if num(summary, report.TTFT.Key(report.Mean)) > m.TTFT {
+		s.above++
+	}
 	s.ape[0] = append(s.ape[0], 100*math.Abs(num(summary, report.TTFT.Key(report.Mean))/m.TTFT-1))
 	s.ape[1] = append(s.ape[1], 100*math.Abs(num(summary, report.TPOT.Key(report.Mean))/m.TPOT-1))
 }
