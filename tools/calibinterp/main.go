@@ -4,11 +4,12 @@
 // between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
 // uncalibrated, on those rows.
 //
-//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S] [-v] MEASURED.csv
+//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv
 //
 // -spread S (in (0, 1)) replays every row, in the fit and in the predictions between, with
 // request lengths drawn uniformly in [S·L, L] (calibration.Lengths, the draw of serving
-// benchmarks' random range ratio) instead of constant lengths.
+// benchmarks' random range ratio) instead of constant lengths; -predict-spread P predicts the
+// rows between with another spread than the fit's (0: constant lengths).
 //
 // The CSV is read, never written or copied; rows are replayed as recorded
 // (calibration.RowConfig), so curves whose recorded deployment the simulator refuses are
@@ -38,9 +39,13 @@ func main() {
 	every := flag.Int("every", 1, "only every N-th curve (by a hash of curve_id), to sample a large CSV")
 	verbose := flag.Bool("v", false, "print every predicted row")
 	spread := flag.Float64("spread", 0, "request lengths uniform in [spread·L, L] in the fit and the predictions (0 = constant lengths)")
+	predictSpread := flag.Float64("predict-spread", -1, "the predictions' spread when it differs from the fit's (-1 = -spread)")
 	flag.Parse()
+	if *predictSpread < 0 {
+		*predictSpread = *spread
+	}
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-spread S] [-v] MEASURED.csv")
+		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv")
 		os.Exit(2)
 	}
 	data, err := os.ReadFile(flag.Arg(0))
@@ -117,9 +122,9 @@ func main() {
 			yaml := spec.EmitYAML(calibration.RowConfig(m))
 			zero := 0.0
 			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
-			if *spread != 0 {
+			if *predictSpread != 0 {
 				in.Sets = calibration.DrawnTrafficSets(m, "drawn.jsonl")
-				in.Files = fstest.MapFS{"drawn.jsonl": {Data: calibration.DrawnTrace(m, *spread)}}
+				in.Files = fstest.MapFS{"drawn.jsonl": {Data: calibration.DrawnTrace(m, *predictSpread)}}
 			}
 			u, err := simcore.Predict(in)
 			if err != nil {
