@@ -115,8 +115,9 @@ const TraceName = "accuracy-trace.jsonl"
 const traceBlock = calibration.TraceBlockSize
 
 // Lengths returns the prompt and output lengths of the n requests of a replay: uniform in
-// [Spread·L, L], drawn from a fixed-seed generator (calibration.Lengths, the draw
-// `aisimulate`'s own calibration replays), so every run and every tool sees the same lengths.
+// [Spread·L, L], drawn from a fixed-seed generator (calibration.Lengths, the same draw
+// tools/calibinterp -spread replays through the core's calibration), so every run and every
+// tool sees the same lengths.
 func Lengths(r *Row, n int) (in, out []int) { return calibration.Lengths(r.ISL, r.OSL, n, Spread) }
 
 // TraceJSONL is the Mooncake trace of a replay: 10 requests per concurrency slot with the
