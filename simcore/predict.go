@@ -204,8 +204,9 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 	}
 	if in.CapturePerRequest {
 		order := outputs.RecordOrder(res)
-		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(dst []byte, i int) ([]byte, error) {
-			return outputs.AppendRecord(dst, res, order[i], plan.Disaggregated)
+		var h engine.History
+		doc.Stream = &outputs.RecordStream{Len: len(order), Append: func(compact, pretty []byte, i int) ([]byte, []byte, error) {
+			return outputs.AppendRecordBoth(compact, pretty, res, order[i], plan.Disaggregated, &h)
 		}}
 	}
 	if !in.StreamOutputs {

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -33,9 +32,6 @@ const (
 	ExitUsage       = 2   // usage, configuration or output-directory error
 	ExitInterrupted = 130 // interrupted (set by the host; the module never sees signals)
 )
-
-// captureGCPercent is the collector's GOGC for a --capture-per-request run.
-const captureGCPercent = 50
 
 // DefaultOutputDir is the --output-dir default.
 const DefaultOutputDir = "./aisimulate-output"
@@ -386,11 +382,6 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 	}
 	if prog != nil {
 		in.Progress = prog.report
-	}
-	if o.capturePerRequest {
-		// A captured run keeps a history per request: collecting at 50 % growth instead of
-		// 100 % keeps 1,000,000 captured requests under 1 GB (docs/robustness.md, "Memory").
-		debug.SetGCPercent(captureGCPercent)
 	}
 	out, perr := predict(in)
 	prog.finish()

@@ -466,6 +466,6 @@ func (r *Request) admitted(at float64, pool Pool, reused int) {
 		r.Admissions++
 	}
 	if r.History != nil {
-		r.History.Admissions = append(r.History.Admissions, Admission{At: at, Pool: uint8(pool), Reused: reused})
+		r.History.AddAdmission(r.Ordinal, Admission{At: at, Pool: uint8(pool), Reused: reused})
 	}
 }

@@ -88,7 +88,7 @@ type Request struct {
 	runLast   int32
 	runs      []itlRun
 	gaps      []float64
-	History   *History // non-nil when per-request capture is on
+	History   *HistoryLog // the run's capture histories; nil when per-request capture is off
 	// MTP draws (mtp.go): the request's own stream, seeded at its first decode burst.
 	mtpStream rng.Stream
 	mtpSeeded bool
@@ -156,7 +156,8 @@ type itlRun struct {
 	p0, p1 int32
 }
 
-// History holds the per-request details only records need (captured runs only).
+// History holds the per-request details only records need (captured runs only), as
+// HistoryLog.Load reads them back.
 type History struct {
 	Admissions []Admission
 	Routes     []Route

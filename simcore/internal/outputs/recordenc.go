@@ -1,6 +1,7 @@
 package outputs
 
 import (
+	"math"
 	"strconv"
 
 	"aisimulate/simcore/canon"
@@ -14,135 +15,155 @@ import (
 // run allocates nothing per record (a map per record, sorted and encoded, cost a
 // millisecond per request in WebAssembly, most of it the collector's). TestAppendRecordIsCanon
 // checks it against the record built as a map, on random outcomes covering every branch.
-func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool) ([]byte, error) {
-	h := historyOf(res, r)
+// h is scratch space for r's history, reused from record to record.
+func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, error) {
+	w := recordWriter{b: dst}
+	w.record(res, r, disagg, h)
+	return w.b, w.err
+}
+
+// AppendRecordBoth appends the record of r both ways in one pass: compact to dst (the bytes
+// AppendRecord makes) and laid out pretty to pretty (the bytes canon.AppendPrettyCompact makes
+// of them with the prefix recordIndent, an element of prediction.json's per_request). Each
+// value is formatted once, into the compact bytes, and copied to the pretty ones; keys and
+// structure come from strings made once per key (recordKey), so the pretty layout needs no
+// scan of the compact bytes.
+func AppendRecordBoth(dst, pretty []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, []byte, error) {
+	w := recordWriter{b: dst, p: pretty, pretty: true, laid: len(dst)}
+	w.record(res, r, disagg, h)
+	w.flush()
+	return w.b, w.p, w.err
+}
+
+// record appends the record of r.
+func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) {
+	h = historyOf(res, r, h)
 	tok := r.Tokens
-	w := recordWriter{b: append(dst, '{')}
+	w.b = append(w.b, '{')
 	readm := 0
 	for i := range h.Admissions {
 		if admissionOrdinal(h.Admissions, i) > 0 {
 			readm++
 		}
 	}
-	w.key("admission_count", true)
+	w.key(&kAdmissionCount, true)
 	w.int(int64(len(h.Admissions)))
-	w.key("admission_history", false)
-	w.b = append(w.b, '[')
+	w.key(&kAdmissionHistory, false)
+	w.listOpen(len(h.Admissions))
 	for i, a := range h.Admissions {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			w.raw(&elementSeparator)
 		}
 		po := admissionOrdinal(h.Admissions, i)
 		w.b = append(w.b, '{')
-		w.key("admission_ordinal", true)
+		w.key(&kAdmissionOrdinal, true)
 		w.int(int64(i))
-		w.key("at_ms", false)
+		w.key(&kAtMs, false)
 		w.float(a.At)
-		w.key("is_readmission", false)
+		w.key(&kIsReadmission, false)
 		w.b = strconv.AppendBool(w.b, po > 0)
-		w.key("pool", false)
+		w.key(&kPool, false)
 		w.b = canon.AppendString(w.b, engine.Pool(a.Pool).String())
-		w.key("pool_admission_ordinal", false)
+		w.key(&kPoolAdmissionOrdinal, false)
 		w.int(int64(po))
-		w.key("reused_input_tokens", false)
+		w.key(&kAdmissionReusedInputTokens, false)
 		w.int(int64(a.Reused))
-		w.b = append(w.b, '}')
+		w.raw(&elementClose)
 	}
-	w.b = append(w.b, ']')
-	w.key("arrival_time_ms", false)
+	w.listClose(len(h.Admissions))
+	w.key(&kArrivalTimeMs, false)
 	w.float(r.Arrival)
 	decodeSeen := disagg && (r.DecodeAdmit > 0 || r.DecodeReused > 0)
-	w.key("decode_admit_ms", false)
+	w.key(&kDecodeAdmitMs, false)
 	w.optFloat(decodeSeen, r.DecodeAdmit)
-	w.key("decode_reused_input_tokens", false)
+	w.key(&kDecodeReusedInputTokens, false)
 	w.optInt(decodeSeen, r.DecodeReused)
-	w.key("decode_route_overlap_tokens", false)
+	w.key(&kDecodeRouteOverlapTokens, false)
 	w.null()
-	w.key("decode_worker_idx", false)
+	w.key(&kDecodeWorkerIdx, false)
 	w.optInt(r.WorkerID >= 0, int(r.WorkerID))
-	w.key("destination_activated_ms", false)
+	w.key(&kDestinationActivatedMs, false)
 	w.optFloat(disagg && r.DestActivated > 0, r.DestActivated)
-	w.key("destination_reserved_ms", false)
+	w.key(&kDestinationReservedMs, false)
 	w.optFloat(disagg && r.DestReserved > 0, r.DestReserved)
-	w.key("dispatched_at_ms", false)
+	w.key(&kDispatchedAtMs, false)
 	w.float(r.Arrival)
-	w.key("e2e_latency_ms", false)
+	w.key(&kE2eLatencyMs, false)
 	w.optFloat(tok >= 1, max(0, r.LastToken-r.Arrival))
-	w.key("first_admit_ms", false)
+	w.key(&kFirstAdmitMs, false)
 	w.optFloat(r.FirstAdmit >= 0, r.FirstAdmit)
-	w.key("first_token_ms", false)
+	w.key(&kFirstTokenMs, false)
 	w.optFloat(tok >= 1, r.FirstToken)
-	w.key("input_length", false)
+	w.key(&kInputLength, false)
 	w.int(int64(r.L))
-	w.key("itl_ms", false)
+	w.key(&kItlMs, false)
 	w.optFloat(tok >= 2, max(0, r.LastToken-r.FirstToken)/float64(tok-1))
-	w.key("last_token_ms", false)
+	w.key(&kLastTokenMs, false)
 	w.optFloat(tok >= 1, r.LastToken)
-	w.key("output_length", false)
+	w.key(&kOutputLength, false)
 	w.int(int64(tok))
 	if r.PlayRef != 0 {
-		w.key("play_id", false)
+		w.key(&kPlayID, false)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.PlayRef))
 	}
-	w.key("prefill_admit_ms", false)
+	w.key(&kPrefillAdmitMs, false)
 	w.optFloat(disagg && r.FirstAdmit >= 0, r.FirstAdmit)
-	w.key("prefill_route_overlap_tokens", false)
+	w.key(&kPrefillRouteOverlapTokens, false)
 	w.optInt(r.HasRouteOverlap, r.PrefillOverlapTokens)
-	w.key("prefill_worker_idx", false)
+	w.key(&kPrefillWorkerIdx, false)
 	w.optInt(disagg && (r.FirstAdmit >= 0 || r.PrefillWorker >= 0), int(r.PrefillWorker))
-	w.key("pressure_record_ordinals", false)
-	w.b = append(w.b, '[')
+	w.key(&kPressureRecordOrdinals, false)
+	w.listOpen(len(h.Pressure))
 	for i, x := range h.Pressure {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			w.raw(&elementSeparator)
 		}
 		w.int(int64(x))
 	}
-	w.b = append(w.b, ']')
-	w.key("readmission_count", false)
+	w.listClose(len(h.Pressure))
+	w.key(&kReadmissionCount, false)
 	w.int(int64(readm))
 	if r.RequestRef != 0 {
-		w.key("request_id", false)
+		w.key(&kRequestID, false)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.RequestRef))
 	}
-	w.key("requested_output_length", false)
+	w.key(&kRequestedOutputLength, false)
 	w.int(int64(r.O))
-	w.key("reused_input_tokens", false)
+	w.key(&kReusedInputTokens, false)
 	w.int(int64(r.Reuse))
-	w.key("routing_history", false)
-	w.b = append(w.b, '[')
+	w.key(&kRoutingHistory, false)
+	w.listOpen(len(h.Routes))
 	for i, rt := range h.Routes {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			w.raw(&elementSeparator)
 		}
 		w.route(rt, r.L)
 	}
-	w.b = append(w.b, ']')
-	w.key("session_id", false)
+	w.listClose(len(h.Routes))
+	w.key(&kSessionID, false)
 	if r.SessionRef != 0 {
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.SessionRef))
 	} else {
 		w.null()
 	}
 	sourceSeen := disagg && (r.SourceHeld > 0 || r.SourceReleased > 0)
-	w.key("source_held_ms", false)
+	w.key(&kSourceHeldMs, false)
 	w.optFloat(sourceSeen, r.SourceHeld)
-	w.key("source_released_ms", false)
+	w.key(&kSourceReleasedMs, false)
 	w.optFloat(sourceSeen, r.SourceReleased)
-	w.key("terminal_status", false)
+	w.key(&kTerminalStatus, false)
 	w.b = canon.AppendString(w.b, r.Status.String())
-	w.key("terminal_time_ms", false)
+	w.key(&kTerminalTimeMs, false)
 	w.float(r.Terminal)
-	w.key("ttft_ms", false)
+	w.key(&kTtftMs, false)
 	w.optFloat(tok >= 1, max(0, r.FirstToken-r.Arrival))
-	w.key("ttst_ms", false)
+	w.key(&kTtstMs, false)
 	w.optFloat(tok >= 2, max(0, r.SecondToken-r.FirstToken))
-	w.key("turn_index", false)
+	w.key(&kTurnIndex, false)
 	w.optInt(r.HasTurn, int(r.Turn))
-	w.key("uuid", false)
+	w.key(&kUUID, false)
 	w.b = appendUUID(w.b, r.Ordinal)
-	w.b = append(w.b, '}')
-	return w.b, w.err
+	w.raw(&recordClose)
 }
 
 // admissionOrdinal is admission i's ordinal among the admissions in its pool.
@@ -160,71 +181,137 @@ func admissionOrdinal(as []engine.Admission, i int) int {
 func (w *recordWriter) route(rt engine.Route, l int) {
 	placed := rt.Worker >= 0
 	w.b = append(w.b, '{')
-	w.key("best_available_overlap_blocks", true)
+	w.key(&kBestAvailableOverlapBlocks, true)
 	w.optInt(rt.HasOverlap, rt.BestOverlap)
-	w.key("dp_rank", false)
+	w.key(&kDPRank, false)
 	w.optInt(placed, int(rt.Rank))
-	w.key("logical_worker_id", false)
+	w.key(&kLogicalWorkerID, false)
 	w.optInt(placed, int(rt.Worker))
-	w.key("outcome", false)
+	w.key(&kOutcome, false)
 	if rt.Queued {
 		w.b = canon.AppendString(w.b, "queued")
 	} else {
 		w.b = canon.AppendString(w.b, "immediate")
 	}
-	w.key("overlap_regret_blocks", false)
+	w.key(&kOverlapRegretBlocks, false)
 	w.optInt(rt.HasOverlap, rt.BestOverlap-rt.Overlap)
-	w.key("placement_replica_id", false)
+	w.key(&kPlacementReplicaID, false)
 	w.null()
-	w.key("pool", false)
+	w.key(&kPool, false)
 	w.b = canon.AppendString(w.b, engine.Pool(rt.Pool).String())
-	w.key("queue_entered_at_ms", false)
+	w.key(&kQueueEnteredAtMs, false)
 	w.optFloat(rt.Queued, rt.EnteredAt)
-	w.key("queue_wait_ms", false)
+	w.key(&kQueueWaitMs, false)
 	switch {
 	case !rt.Queued:
 		w.float(0)
 	default:
 		w.optFloat(placed, max(0, rt.ReleasedAt-rt.EnteredAt))
 	}
-	w.key("released_at_ms", false)
+	w.key(&kReleasedAtMs, false)
 	w.optFloat(rt.Queued && placed, rt.ReleasedAt)
-	w.key("reported_overlap_tokens", false)
+	w.key(&kReportedOverlapTokens, false)
 	w.optInt(rt.HasOverlap, min(l, rt.Overlap*rt.BlockSize))
-	w.key("scheduler_id", false)
+	w.key(&kSchedulerID, false)
 	w.optInt(placed, int(rt.Scheduler))
-	w.key("selected_overlap_blocks", false)
+	w.key(&kSelectedOverlapBlocks, false)
 	w.optInt(rt.HasOverlap, rt.Overlap)
-	w.b = append(w.b, '}')
+	w.raw(&elementClose)
 }
 
-// recordWriter appends the members of a record; the first non-finite float is its error.
+// recordWriter appends the members of a record, compact to b and, when pretty is set, laid
+// out pretty to p as well; the first non-finite float is its error. Values are formatted into
+// b only; b[laid:] are value bytes not yet copied to p, copied before the next key or
+// structural string.
 type recordWriter struct {
-	b   []byte
-	err error
-	at  string // the key being written, for the error
+	b, p   []byte
+	pretty bool
+	laid   int
+	err    error
+	at     string // the key being written, for the error
+	// floats are the last floats written (end 0: none), nextFloat the one to replace.
+	floats    [4]recentFloat
+	nextFloat int
 }
 
-// key starts the member k (a comma before every member but the first). The keys are plain
-// ASCII names, which canonical JSON writes between quotes as they are.
-func (w *recordWriter) key(k string, first bool) {
-	if !first {
-		w.b = append(w.b, ',')
+// flush copies the value bytes written since the last key or structure to the pretty layout.
+func (w *recordWriter) flush() {
+	if w.pretty {
+		w.p = append(w.p, w.b[w.laid:]...)
 	}
-	w.b = append(w.b, '"')
-	w.b = append(w.b, k...)
-	w.b = append(w.b, '"', ':')
-	w.at = k
+}
+
+// key starts the member k (a comma before every member but the first).
+func (w *recordWriter) key(k *recordKey, first bool) {
+	skip := 1 // the comma of both forms
+	if !first {
+		skip = 0
+	}
+	w.flush()
+	w.b = append(w.b, k.compact[skip:]...)
+	if w.pretty {
+		w.p = append(w.p, k.pretty[skip:]...)
+	}
+	w.laid = len(w.b)
+	w.at = k.name
+}
+
+// raw writes a structural string, its compact and pretty forms.
+func (w *recordWriter) raw(s *recordKey) {
+	w.flush()
+	w.b = append(w.b, s.compact...)
+	if w.pretty {
+		w.p = append(w.p, s.pretty...)
+	}
+	w.laid = len(w.b)
+}
+
+// listOpen starts an array of n elements: [] when it is empty (the whole array).
+func (w *recordWriter) listOpen(n int) {
+	if n == 0 {
+		w.b = append(w.b, '[', ']')
+		return
+	}
+	w.raw(&listOpen)
+}
+
+// listClose ends an array of n elements.
+func (w *recordWriter) listClose(n int) {
+	if n > 0 {
+		w.raw(&listClose)
+	}
 }
 
 func (w *recordWriter) null()       { w.b = append(w.b, "null"...) }
 func (w *recordWriter) int(x int64) { w.b = strconv.AppendInt(w.b, x, 10) }
+
+// float writes x, copying the bytes of an earlier float of the record with the same bits
+// (a record repeats a few times: arrival_time_ms is dispatched_at_ms, e2e_latency_ms is
+// last_token_ms and usually terminal_time_ms, 0.0 is common) instead of formatting it again.
 func (w *recordWriter) float(x float64) {
+	bits := math.Float64bits(x)
+	for i := range w.floats {
+		if f := &w.floats[i]; f.end > 0 && f.bits == bits {
+			w.b = append(w.b, w.b[f.start:f.end]...)
+			return
+		}
+	}
+	start := len(w.b)
 	b, err := canon.AppendFloat(w.b, x)
 	if err != nil && w.err == nil {
 		w.err = &canon.NonFiniteError{Path: w.at}
 	}
 	w.b = b
+	if err == nil {
+		w.floats[w.nextFloat] = recentFloat{bits: bits, start: start, end: len(b)}
+		w.nextFloat = (w.nextFloat + 1) % len(w.floats)
+	}
+}
+
+// recentFloat is where a float the record wrote lies in its compact bytes.
+type recentFloat struct {
+	bits       uint64
+	start, end int
 }
 
 // optInt writes x when ok, else null.

@@ -36,10 +36,9 @@ func lookup(table []string, ref int32) string {
 	return table[ref-1]
 }
 
-// historyOf is r's capture history (empty when the run kept none).
-func historyOf(res *replay.Result, r *engine.Outcome) *engine.History {
-	if i := int(r.Ordinal) - 1; i < len(res.Histories) && res.Histories[i] != nil {
-		return res.Histories[i]
-	}
-	return &engine.History{}
+// historyOf loads r's capture history into h and returns h (empty lists when the run kept
+// none).
+func historyOf(res *replay.Result, r *engine.Outcome, h *engine.History) *engine.History {
+	res.Histories.Load(r.Ordinal, h)
+	return h
 }

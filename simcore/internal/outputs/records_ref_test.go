@@ -26,7 +26,7 @@ func nullable(ok bool, v any) any {
 
 // record is the per-request object of docs/semantics/outputs.md §6.3.
 func record(res *replay.Result, r *engine.Outcome, disagg bool) map[string]any {
-	h := historyOf(res, r)
+	h := historyOf(res, r, &engine.History{})
 	tok := r.Tokens
 	m := map[string]any{
 		"uuid":                         UUID(r.Ordinal),
@@ -164,6 +164,7 @@ func TestAppendRecordIsCanon(t *testing.T) {
 		return rnd.Float64() * math.Pow(10, float64(rnd.IntN(12)-3))
 	}
 	var buf []byte
+	var scratch engine.History
 	for n := 0; n < 5000; n++ {
 		h := &engine.History{}
 		for range rnd.IntN(4) {
@@ -184,23 +185,42 @@ func TestAppendRecordIsCanon(t *testing.T) {
 			Tokens: rnd.IntN(4), Reuse: rnd.IntN(300), WorkerID: int32(rnd.IntN(3) - 1), PrefillWorker: int32(rnd.IntN(3) - 1),
 			SourceHeld: f(), SourceReleased: f(), DestReserved: f(), DestActivated: f(), DecodeAdmit: f(), DecodeReused: rnd.IntN(50),
 			PrefillOverlapTokens: rnd.IntN(500), HasRouteOverlap: rnd.IntN(2) == 0}
-		res := &replay.Result{Strings: strs, Histories: make([]*engine.History, r.Ordinal)}
+		res := &replay.Result{Strings: strs}
 		if rnd.IntN(4) > 0 {
-			res.Histories[r.Ordinal-1] = h
-		} else {
-			res.Histories = nil // no history: empty lists
-		}
+			// The log holds other requests' histories too, interleaved with r's.
+			res.Histories = &engine.HistoryLog{}
+			other := r.Ordinal%64 + 1
+			for i, a := range h.Admissions {
+				res.Histories.AddAdmission(r.Ordinal, a)
+				res.Histories.AddAdmission(other, engine.Admission{At: float64(i)})
+			}
+			for _, rt := range h.Routes {
+				res.Histories.AddRoute(other, engine.Route{Overlap: 3})
+				res.Histories.AddRoute(r.Ordinal, rt)
+			}
+			for _, x := range h.Pressure {
+				res.Histories.AddPressure(r.Ordinal, x)
+				res.Histories.AddPressure(other, x+1)
+			}
+		} // else no history: empty lists
 		disagg := rnd.IntN(2) == 0
 		want, err := canon.Compact(record(res, r, disagg))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if buf, err = AppendRecord(buf[:0], res, r, disagg); err != nil || !bytes.Equal(buf, want) {
+		if buf, err = AppendRecord(buf[:0], res, r, disagg, &scratch); err != nil || !bytes.Equal(buf, want) {
 			t.Fatalf("record %d (disagg %v): %v\n got %s\nwant %s", n, disagg, err, buf, want)
 		}
 		pretty, _ := canon.Pretty(record(res, r, disagg))
 		if got := canon.AppendPrettyCompact(nil, buf, ""); !bytes.Equal(append(got, '\n'), pretty) {
 			t.Fatalf("record %d: pretty layout\n got %s\nwant %s", n, got, pretty)
+		}
+		// Both layouts in one pass: the same compact bytes, and the pretty layout of a
+		// per_request element. The buffers start with other bytes, which stay.
+		both, laid, err := AppendRecordBoth([]byte("x"), []byte("y"), res, r, disagg, &scratch)
+		wantLaid := append([]byte("y"), canon.AppendPrettyCompact(nil, want, recordIndent)...)
+		if err != nil || !bytes.Equal(both, append([]byte("x"), want...)) || !bytes.Equal(laid, wantLaid) {
+			t.Fatalf("record %d (disagg %v) in both layouts: %v\n got %s\n    %s\nwant %s\n    %s", n, disagg, err, both, laid, want, wantLaid)
 		}
 	}
 }
@@ -217,7 +237,7 @@ func TestAppendUUID(t *testing.T) {
 // A non-finite time cannot be written: the error names its key.
 func TestAppendRecordNonFinite(t *testing.T) {
 	r := &engine.Outcome{Ordinal: 1, Arrival: math.Inf(1)}
-	_, err := AppendRecord(nil, &replay.Result{}, r, false)
+	_, err := AppendRecord(nil, &replay.Result{}, r, false, &engine.History{})
 	var nf *canon.NonFiniteError
 	if !errors.As(err, &nf) || nf.Path != "arrival_time_ms" {
 		t.Fatalf("error %v", err)

@@ -1,7 +1,6 @@
 package outputs
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -14,9 +13,10 @@ import (
 type RecordStream struct {
 	// Len is the number of records.
 	Len int
-	// Append appends the compact canonical JSON of record i (0 ≤ i < Len) to dst
-	// (AppendRecord).
-	Append func(dst []byte, i int) ([]byte, error)
+	// Append appends the compact canonical JSON of record i (0 ≤ i < Len) to compact and
+	// its pretty layout as a per_request element (canon.AppendPrettyCompact with the prefix
+	// recordIndent) to pretty (AppendRecordBoth).
+	Append func(compact, pretty []byte, i int) ([]byte, []byte, error)
 }
 
 // streamMarker stands in for the per_request records in the encoded tree; WriteOutputs
@@ -31,8 +31,7 @@ const recordIndent = "    "
 // WriteOutputs writes prediction.json to pred and, for a run with per-request capture,
 // requests.jsonl to reqs (nil without capture): the same bytes PredictionJSON and
 // RequestsJSONL make from PerRequest. With a Stream the records are made one at a time, in
-// one pass for both files: each is encoded once, written as it is to requests.jsonl and laid
-// out pretty from the same bytes (canon.AppendPrettyCompact) for prediction.json.
+// one pass for both files: each is encoded once, in both layouts (AppendRecordBoth).
 func (d *Document) WriteOutputs(pred, reqs io.Writer) error {
 	if d.Stream == nil || !d.CapturePerRequest {
 		text, err := d.PredictionJSON()
@@ -69,26 +68,41 @@ func (d *Document) WriteOutputs(pred, reqs io.Writer) error {
 	// encoder pay the write barrier (about a third of a large capture's CPU time,
 	// docs/performance.md).
 	runtime.GC()
-	pw, rw := bufio.NewWriterSize(pred, streamBuffer), bufio.NewWriterSize(reqs, streamBuffer)
-	pw.Write(text[:at])
-	var line, pretty []byte
+	// The records are appended to two buffers that are written out whenever they pass
+	// streamBuffer: no copy through a buffered writer.
+	lines := make([]byte, 0, streamBuffer+streamBuffer/4)
+	pretty := append(make([]byte, 0, streamBuffer+streamBuffer/4), text[:at]...)
 	for i := 0; i < d.Stream.Len; i++ {
 		if i > 0 {
-			pw.WriteString(",\n" + recordIndent)
+			pretty = append(pretty, ",\n"+recordIndent...)
 		}
-		if line, err = d.Stream.Append(line[:0], i); err != nil {
+		if lines, pretty, err = d.Stream.Append(lines, pretty, i); err != nil {
 			return err
 		}
-		pretty = canon.AppendPrettyCompact(pretty[:0], line, recordIndent)
-		line = append(line, '\n')
-		rw.Write(line)
-		pw.Write(pretty)
+		lines = append(lines, '\n')
+		if lines, err = writeFull(reqs, lines, streamBuffer); err != nil {
+			return err
+		}
+		if pretty, err = writeFull(pred, pretty, streamBuffer); err != nil {
+			return err
+		}
 	}
-	pw.Write(text[end:])
-	if err := pw.Flush(); err != nil {
+	pretty = append(pretty, text[end:]...)
+	if _, err = writeFull(pred, pretty, 0); err != nil {
 		return err
 	}
-	return rw.Flush()
+	_, err = writeFull(reqs, lines, 0)
+	return err
+}
+
+// writeFull writes buf to w once it holds at least limit bytes (any non-empty buf for a
+// limit of 0) and returns it emptied; a shorter buf is returned as it is.
+func writeFull(w io.Writer, buf []byte, limit int) ([]byte, error) {
+	if len(buf) < max(limit, 1) {
+		return buf, nil
+	}
+	_, err := w.Write(buf)
+	return buf[:0], err
 }
 
 // streamBuffer is the size of the writes a captured output makes (1 MiB): each write is a

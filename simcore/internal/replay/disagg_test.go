@@ -119,7 +119,7 @@ func TestAttentionDPInBothRoles(t *testing.T) {
 		if a.PrefillRank == b.PrefillRank || a.RankID == b.RankID {
 			t.Errorf("kv %v: prefill ranks %d/%d, decode ranks %d/%d; want different ranks in both roles", kv, a.PrefillRank, b.PrefillRank, a.RankID, b.RankID)
 		}
-		rt := res.Histories[1].Routes
+		rt := res.Histories.Of(2).Routes
 		if len(rt) != 2 || rt[0].Pool != uint8(engine.PoolPrefill) || rt[1].Pool != uint8(engine.PoolDecode) || rt[1].Scheduler != rt[1].Worker*2+rt[1].Rank {
 			t.Errorf("kv %v: routes %+v, want a prefill then a decode placement with scheduler_id = worker × 2 + rank", kv, rt)
 		}

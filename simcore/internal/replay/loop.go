@@ -17,8 +17,8 @@ type Result struct {
 	Outcomes OutcomeLog
 	// Strings is the table that Outcome.SessionRef/RequestRef/PlayRef index (1-based).
 	Strings []string
-	// Histories by ordinal − 1 when per-request capture is on.
-	Histories []*engine.History
+	// Histories of the requests when per-request capture is on (nil otherwise).
+	Histories *engine.HistoryLog
 	// Gaps are the isolated token gaps of completed requests (consecutive-pass gaps are
 	// counted per worker pass, see engine.Worker.GapCounts).
 	Gaps []float64
@@ -73,7 +73,7 @@ type cluster struct {
 	free           []*engine.Request // recycled requests
 	outcomes       OutcomeLog
 	strs           []string
-	histories      []*engine.History
+	histories      *engine.HistoryLog
 	gaps           []float64
 	sessions       []sessionState // active sessions by slot
 	freeSlots      []int32
@@ -97,6 +97,9 @@ type cluster struct {
 // Run simulates the plan to the end and returns the collected requests.
 func Run(p *Plan) *Result {
 	c := &cluster{plan: p, cutoff: p.CutoffMs}
+	if p.Capture {
+		c.histories = &engine.HistoryLog{}
+	}
 	hashIDs := engine.NewHashIDs() // one numbering for every pool and router of the run
 	if p.Disaggregated {
 		c.pre = newPool(p.Prefill, engine.PoolPrefill, "router.prefill", hashIDs)
@@ -126,7 +129,6 @@ func Run(p *Plan) *Result {
 		if r != nil {
 			c.visible(r)
 			*c.outcomes.slot(r.Ordinal) = r.Outcome
-			c.keepHistory(r)
 		}
 	}
 	res := &Result{Outcomes: c.outcomes, Strings: c.strs, Histories: c.histories, Gaps: c.gaps, Pressure: c.pressure, EndMs: c.now, Steps: int64(c.progressTick)}
@@ -341,17 +343,6 @@ func (c *cluster) str(s string) int32 {
 	return int32(len(c.strs))
 }
 
-// keepHistory moves a request's history (capture runs) to the result.
-func (c *cluster) keepHistory(r *engine.Request) {
-	if r.History == nil {
-		return
-	}
-	for len(c.histories) < int(r.Ordinal) {
-		c.histories = append(c.histories, nil)
-	}
-	c.histories[r.Ordinal-1] = r.History
-}
-
 // newSession stores a session in a free slot and returns the slot.
 func (c *cluster) newSession(s traffic.Session) int {
 	if n := len(c.freeSlots); n > 0 {
@@ -395,7 +386,7 @@ func (c *cluster) newRequest(t *traffic.Turn) *engine.Request {
 		r.SharedTokens = -1
 	}
 	if c.plan.Capture {
-		r.History = &engine.History{}
+		r.History = c.histories
 	}
 	r.Reserve(c.entry().plan.Rank.BlockSize, c.entry().plan.Rank.MaxModelLen)
 	c.reqs = append(c.reqs, r)
@@ -435,7 +426,7 @@ func (c *cluster) route(ps *poolState, r *engine.Request) {
 		if ok {
 			fillRoute(&rt, p, ps)
 		}
-		r.History.Routes = append(r.History.Routes, rt)
+		r.History.AddRoute(r.Ordinal, rt)
 	}
 	if ok {
 		c.placed(ps, r, p)
@@ -616,7 +607,7 @@ func (c *cluster) finishPass(w *engine.Worker) {
 func (c *cluster) drainRouter(ps *poolState) {
 	ps.router.Drain(c.now, func(r *engine.Request, p router.Placement) {
 		if r.History != nil {
-			rt := &r.History.Routes[len(r.History.Routes)-1]
+			rt := r.History.LastRoute(r.Ordinal)
 			rt.ReleasedAt = c.now
 			fillRoute(rt, p, ps)
 		}
@@ -650,7 +641,7 @@ func (c *cluster) processNotes(ps *poolState, w *engine.Worker) {
 			c.handoff(r, w, n.Rank)
 		case engine.NotePreempted:
 			if r.History != nil {
-				r.History.Pressure = append(r.History.Pressure, c.pressure)
+				r.History.AddPressure(r.Ordinal, c.pressure)
 			}
 			c.pressure++
 		}
@@ -729,7 +720,6 @@ func (c *cluster) visible(r *engine.Request) float64 {
 // retire stores a terminal request's outcome and recycles it.
 func (c *cluster) retire(r *engine.Request) {
 	*c.outcomes.slot(r.Ordinal) = r.Outcome
-	c.keepHistory(r)
 	c.reqs[r.Ordinal-1] = nil
 	r.Recycle()
 	c.free = append(c.free, r)
@@ -744,7 +734,7 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 		if ok {
 			fillRoute(&rt, p, c.dec)
 		}
-		r.History.Routes = append(r.History.Routes, rt)
+		r.History.AddRoute(r.Ordinal, rt)
 	}
 	if !ok {
 		// The decode router never queues (it tracks no prefill load).

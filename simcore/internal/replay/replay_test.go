@@ -83,7 +83,7 @@ func TestWorkedE6Preemption(t *testing.T) {
 	if tpot != 2.2 || b.Preemptions != 1 {
 		t.Errorf("B tpot %g preemptions %d, want 2.2 and 1", tpot, b.Preemptions)
 	}
-	bh := res.Histories[1]
+	bh := res.Histories.Of(2)
 	h := bh.Admissions
 	if len(h) != 2 || h[0].At != 0 || h[1].At != 7 || h[1].Reused != 0 {
 		t.Errorf("B admissions %+v", h)
@@ -172,7 +172,7 @@ func TestKVRouterPrefixAffinity(t *testing.T) {
 	if a.WorkerID != b.WorkerID || b.Reuse != 24 {
 		t.Errorf("A on %d, B on %d reusing %d tokens; want the same worker and 24 reused", a.WorkerID, b.WorkerID, b.Reuse)
 	}
-	rt := res.Histories[1].Routes[0]
+	rt := res.Histories.Of(2).Routes[0]
 	if !rt.HasOverlap || rt.Overlap != 6 || rt.BestOverlap != 6 {
 		t.Errorf("route %+v, want overlap 6 blocks", rt)
 	}
@@ -196,7 +196,7 @@ func TestKVRouterQueue(t *testing.T) {
 		if o := res.Outcomes.At(i); o.Status != engine.Completed {
 			t.Fatalf("request %d not completed", i)
 		}
-		rt := res.Histories[i].Routes[0]
+		rt := res.Histories.Of(int32(i + 1)).Routes[0]
 		if rt.Queued {
 			queued++
 			if rt.Worker < 0 || rt.ReleasedAt <= rt.EnteredAt {
