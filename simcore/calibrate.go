@@ -37,6 +37,11 @@ type CalibrateInput struct {
 	Measurements []NamedFile
 	// Files opens local model directories the configuration names (as Input.Files).
 	Files fs.FS
+	// LengthSpread, in (0, 1), replays every closed-loop measurement with request lengths
+	// drawn uniformly in [LengthSpread·L, L] (calibration.Lengths) instead of constant
+	// lengths; 0 replays constant lengths. An experiment's knob (tools/calibinterp), not a
+	// command-line flag: docs/calibration.md, "Calibrated interpolation".
+	LengthSpread float64
 }
 
 // CalibrateOutput is the result of a calibration.
@@ -62,6 +67,9 @@ const RowConfigDir = "configs"
 func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 	if len(in.Measurements) == 0 {
 		return nil, &spec.Error{Path: "--measurements", Msg: "give at least one measurement file"}
+	}
+	if in.LengthSpread < 0 || in.LengthSpread >= 1 {
+		return nil, &spec.Error{Path: "length spread", Msg: "must be in (0, 1), or 0 for constant lengths"}
 	}
 	var points []*measuredPoint
 	inputs := map[string]spec.ProfileInput{}
@@ -96,7 +104,7 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 	prof := spec.Profile{SchemaVersion: spec.ProfileSchemaVersion, Program: "aisimulate " + Version}
 	rows := make(map[*measuredPoint]calibration.FitRow, len(points))
 	for entry, key := range keys {
-		e, fit, err := fitDeployment(groups[key], inputs, in.Files)
+		e, fit, err := fitDeployment(groups[key], inputs)
 		if err != nil {
 			return nil, err
 		}
@@ -130,6 +138,16 @@ type measuredPoint struct {
 	cfg        *spec.Config
 	scope      spec.ProfileScope
 	key        string // the scope's canonical JSON: the deployment it belongs to
+	// drawSets and files replay drawn lengths (CalibrateInput.LengthSpread): the sets that
+	// read the drawn trace, and in.Files with that trace added.
+	drawSets []string
+	files    fs.FS
+}
+
+// replaySets are the --set assignments of the replay: the workload's, then the drawn
+// trace's.
+func (p *measuredPoint) replaySets() []string {
+	return append(append([]string(nil), p.sets...), p.drawSets...)
 }
 
 // prepareMeasurement pairs a measurement with its replay configuration: the --config
@@ -146,7 +164,16 @@ func prepareMeasurement(in *CalibrateInput, m *measure.Measurement) (*measuredPo
 	default:
 		return nil, &measure.Error{File: m.File, Msg: "the file does not record the deployment it measured (GPU, backend, parallelism); pass it with --config"}
 	}
-	cfg, err := spec.LoadConfig(p.configYAML, p.sets)
+	p.files = in.Files
+	if in.LengthSpread != 0 {
+		if m.Concurrency == 0 {
+			return nil, &measure.Error{File: m.File, Field: m.ID, Msg: "a length spread replays a closed loop; this measurement is of an open loop"}
+		}
+		name := drawnTraceDir + "/" + safeFileName(m.Name()) + ".jsonl"
+		p.files = overlayFS{base: in.Files, name: name, data: calibration.DrawnTrace(m, in.LengthSpread)}
+		p.drawSets = calibration.DrawnTrafficSets(m, name)
+	}
+	cfg, err := spec.LoadConfig(p.configYAML, p.replaySets())
 	if err != nil {
 		return nil, rowError(m, in, err)
 	}
@@ -252,8 +279,8 @@ func safeFileName(id string) string {
 }
 
 // fitDeployment fits the parameters of one deployment's measurements and builds its entry.
-func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput, files fs.FS) (*spec.ProfileEntry, *calibration.Fitted, error) {
-	floor, err := physicalFloor(ps[0], files)
+func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput) (*spec.ProfileEntry, *calibration.Fitted, error) {
+	floor, err := physicalFloor(ps[0])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -263,7 +290,7 @@ func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput, fil
 		p := p
 		measured[i] = calibration.MeasuredMetrics(p.m)
 		points[i] = calibration.Point{Measured: measured[i], Disaggregated: p.scope.Mode == spec.ModeDisaggregated,
-			Replay: func(q calibration.Params) (calibration.Metrics, error) { return replayMeasurement(p, q, files) }}
+			Replay: func(q calibration.Params) (calibration.Metrics, error) { return replayMeasurement(p, q) }}
 	}
 	fit, err := calibration.Fit(points, floor)
 	if err != nil {
@@ -294,8 +321,8 @@ func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput, fil
 // physicalFloor is the lowest physical value of every parameter on a deployment: the
 // tighter of its roles' floors (perf.Default.CorrectionFloor) and the removal of at most
 // the whole default hand-off latency.
-func physicalFloor(p *measuredPoint, files fs.FS) (calibration.Params, error) {
-	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: files}
+func physicalFloor(p *measuredPoint) (calibration.Params, error) {
+	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.replaySets(), Files: p.files}
 	plan, _, err := lower(p.cfg, &in)
 	if err != nil {
 		return calibration.Params{}, rowError(p.m, &CalibrateInput{}, err)
@@ -322,9 +349,9 @@ func physicalFloor(p *measuredPoint, files fs.FS) (calibration.Params, error) {
 
 // replayMeasurement simulates a measurement's workload on its deployment under the
 // parameters and returns the replay's means.
-func replayMeasurement(p *measuredPoint, q calibration.Params, files fs.FS) (calibration.Metrics, error) {
+func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metrics, error) {
 	zero := 0.0
-	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: files, FixedWallTimeMs: &zero}
+	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.replaySets(), Files: p.files, FixedWallTimeMs: &zero}
 	c := q.Correction()
 	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
 	out, err := predictTuned(in, t, nil, nil)

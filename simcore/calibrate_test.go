@@ -92,11 +92,11 @@ func TestCalibrationRecoversAPerturbation(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &measuredPoint{m: held, configName: "cluster.yaml", configYAML: []byte(roundTripConfig), sets: calibration.TrafficSets(held)}
-	cal, err := replayMeasurement(p, got, nil)
+	cal, err := replayMeasurement(p, got)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unc, _ := replayMeasurement(p, calibration.Identity, nil)
+	unc, _ := replayMeasurement(p, calibration.Identity)
 	for _, c := range []struct {
 		name          string
 		cal, unc, mea float64

@@ -4,7 +4,12 @@
 // between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
 // uncalibrated, on those rows.
 //
-//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-v] MEASURED.csv
+//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv
+//
+// -spread S (in (0, 1)) replays every row, in the fit and in the predictions between, with
+// request lengths drawn uniformly in [S·L, L] (calibration.Lengths, the draw of serving
+// benchmarks' random range ratio) instead of constant lengths; -predict-spread P predicts the
+// rows between with another spread than the fit's (0: constant lengths).
 //
 // The CSV is read, never written or copied; rows are replayed as recorded
 // (calibration.RowConfig), so curves whose recorded deployment the simulator refuses are
@@ -19,6 +24,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"aisimulate/simcore"
@@ -32,9 +38,14 @@ func main() {
 	mode := flag.String("mode", "agg", "curves of this mode: agg, disagg or all")
 	every := flag.Int("every", 1, "only every N-th curve (by a hash of curve_id), to sample a large CSV")
 	verbose := flag.Bool("v", false, "print every predicted row")
+	spread := flag.Float64("spread", 0, "request lengths uniform in [spread·L, L] in the fit and the predictions (0 = constant lengths)")
+	predictSpread := flag.Float64("predict-spread", -1, "the predictions' spread when it differs from the fit's (-1 = -spread)")
 	flag.Parse()
+	if *predictSpread < 0 {
+		*predictSpread = *spread
+	}
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-v] MEASURED.csv")
+		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv")
 		os.Exit(2)
 	}
 	data, err := os.ReadFile(flag.Arg(0))
@@ -85,6 +96,7 @@ func main() {
 	}
 	sort.Strings(ids)
 	var cal, unc score
+	byBackend := map[string]*[2]score{} // calibrated, uncalibrated per backend
 	curvesUsed, curvesFailed, start := 0, 0, time.Now()
 	for _, id := range ids {
 		c := curves[id]
@@ -94,7 +106,7 @@ func main() {
 		}
 		lo, hi := c[0], c[len(c)-1]
 		csv := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
-		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}})
+		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}, LengthSpread: *spread})
 		if err != nil {
 			curvesFailed++
 			if *verbose {
@@ -110,6 +122,10 @@ func main() {
 			yaml := spec.EmitYAML(calibration.RowConfig(m))
 			zero := 0.0
 			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
+			if *predictSpread != 0 {
+				in.Sets = calibration.DrawnTrafficSets(m, "drawn.jsonl")
+				in.Files = fstest.MapFS{"drawn.jsonl": {Data: calibration.DrawnTrace(m, *predictSpread)}}
+			}
 			u, err := simcore.Predict(in)
 			if err != nil {
 				continue
@@ -121,6 +137,11 @@ func main() {
 			}
 			cal.add(m, k.Summary)
 			unc.add(m, u.Summary)
+			if byBackend[m.Backend] == nil {
+				byBackend[m.Backend] = &[2]score{}
+			}
+			byBackend[m.Backend][0].add(m, k.Summary)
+			byBackend[m.Backend][1].add(m, u.Summary)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
 					m.TTFT, num(u.Summary, report.TTFT.Key(report.Mean)), num(k.Summary, report.TTFT.Key(report.Mean)),
@@ -129,18 +150,32 @@ func main() {
 		}
 	}
 	fmt.Printf("curves calibrated %d (not calibrated: %d), rows predicted between %d, %.0f s\n", curvesUsed, curvesFailed, cal.n, time.Since(start).Seconds())
-	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1))
+	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1), cal.above)
 	fmt.Printf("uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", unc.mape(0), unc.median(0), unc.mape(1), unc.median(1))
+	backends := make([]string, 0, len(byBackend))
+	for b := range byBackend {
+		backends = append(backends, b)
+	}
+	sort.Strings(backends)
+	for _, b := range backends {
+		s := byBackend[b]
+		fmt.Printf("  %-8s %3d rows: calibrated TTFT %.1f %% (median %.1f %%), TPOT %.1f %% (median %.1f %%); uncalibrated TTFT %.1f %%, TPOT %.1f %%\n",
+			b, s[0].n, s[0].mape(0), s[0].median(0), s[0].mape(1), s[0].median(1), s[1].mape(0), s[1].mape(1))
+	}
 }
 
-// score collects absolute percentage errors of mean TTFT (0) and TPOT (1).
+// score collects absolute percentage errors of mean TTFT (0) and TPOT (1), and how many
+// predicted TTFTs lie above the measured one.
 type score struct {
-	n   int
-	ape [2][]float64
+	n, above int
+	ape      [2][]float64
 }
 
 func (s *score) add(m *measure.Measurement, summary map[string]any) {
 	s.n++
+	if num(summary, report.TTFT.Key(report.Mean)) > m.TTFT {
+		s.above++
+	}
 	s.ape[0] = append(s.ape[0], 100*math.Abs(num(summary, report.TTFT.Key(report.Mean))/m.TTFT-1))
 	s.ape[1] = append(s.ape[1], 100*math.Abs(num(summary, report.TPOT.Key(report.Mean))/m.TPOT-1))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
@@ -111,60 +112,14 @@ const TraceName = "accuracy-trace.jsonl"
 
 // traceBlock is the trace block size of the generated trace (one unique hash id per block,
 // so no prefix is shared).
-const traceBlock = 512
+const traceBlock = calibration.TraceBlockSize
 
 // Lengths returns the prompt and output lengths of the n requests of a replay: uniform in
-// [Spread·L, L], drawn from a fixed-seed generator (splitmix64), so every run and every tool
-// sees the same lengths.
-func Lengths(r *Row, n int) (in, out []int) {
-	state := uint64(0x9e3779b97f4a7c15)
-	next := func() float64 {
-		state += 0x9e3779b97f4a7c15
-		z := state
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		return float64(z>>11) / float64(1<<53)
-	}
-	draw := func(l int) int {
-		if Spread <= 0 || Spread >= 1 {
-			return l
-		}
-		lo := int(Spread * float64(l))
-		if lo < 1 {
-			lo = 1
-		}
-		v := lo + int(next()*float64(l-lo+1))
-		if v > l {
-			v = l
-		}
-		return v
-	}
-	in, out = make([]int, n), make([]int, n)
-	for i := 0; i < n; i++ {
-		in[i] = draw(r.ISL)
-		out[i] = draw(r.OSL)
-	}
-	return in, out
-}
+// [Spread·L, L], drawn from a fixed-seed generator (calibration.Lengths, the same draw
+// tools/calibinterp -spread replays through the core's calibration), so every run and every
+// tool sees the same lengths.
+func Lengths(r *Row, n int) (in, out []int) { return calibration.Lengths(r.ISL, r.OSL, n, Spread) }
 
 // TraceJSONL is the Mooncake trace of a replay: 10 requests per concurrency slot with the
 // lengths of Lengths, each with its own hash ids (prefix caching has nothing to share).
-func TraceJSONL(r *Row) []byte {
-	n := 10 * r.Concurrency
-	in, out := Lengths(r, n)
-	var b strings.Builder
-	id := 1
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "{\"timestamp\": 0, \"input_length\": %d, \"output_length\": %d, \"hash_ids\": [", in[i], out[i])
-		for k := 0; k < (in[i]+traceBlock-1)/traceBlock; k++ {
-			if k > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%d", id)
-			id++
-		}
-		b.WriteString("]}\n")
-	}
-	return []byte(b.String())
-}
+func TraceJSONL(r *Row) []byte { return calibration.Trace(Lengths(r, 10*r.Concurrency)) }
