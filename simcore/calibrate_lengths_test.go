@@ -16,7 +16,7 @@ import (
 // (calibration.DrawnTrafficSets), and differ from the constant-length replay's (docs/calibration.md,
 // "Replaying a measurement").
 func TestCalibrationReplaysTheLengthDraw(t *testing.T) {
-	csv, err := os.ReadFile("measure/testdata/measured.csv")
+	csv, err := os.ReadFile("measure/testdata/runs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestCalibrationReplaysTheLengthDraw(t *testing.T) {
 // A spread outside [0, 1) is refused, and so is a spread for an open-loop measurement (the
 // drawn trace is replayed as a closed loop).
 func TestCalibrationRefusesABadLengthSpread(t *testing.T) {
-	csv, _ := os.ReadFile("measure/testdata/measured.csv")
+	csv, _ := os.ReadFile("measure/testdata/runs.csv")
 	for _, s := range []float64{-0.1, 1, 1.5} {
 		_, err := Calibrate(CalibrateInput{Measurements: []NamedFile{{Name: "m.csv", Data: csv}}, LengthSpread: s})
 		var se *spec.Error

@@ -112,7 +112,7 @@ func TestCalibrationRecoversAPerturbation(t *testing.T) {
 
 // The same inputs give the same profile bytes (no clock, no map order).
 func TestCalibrationIsDeterministic(t *testing.T) {
-	csv, err := os.ReadFile("measure/testdata/measured.csv")
+	csv, err := os.ReadFile("measure/testdata/runs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestCalibrationRefusesContradictions(t *testing.T) {
 	if !errors.As(err, &me) || me.File != "run.json" {
 		t.Errorf("no deployment: %v", err)
 	}
-	csv, _ := os.ReadFile("measure/testdata/measured.csv")
+	csv, _ := os.ReadFile("measure/testdata/runs.csv")
 	h100 := []byte("engine:\n  model: meta-llama/Llama-3.1-8B-Instruct\n  hardware: h100_sxm\n  backend: vllm\n  workers: {aggregated: {}}\n")
 	_, err = Calibrate(CalibrateInput{ConfigName: "h100.yaml", ConfigYAML: h100, Measurements: []NamedFile{{Name: "m.csv", Data: csv}}})
 	if !errors.As(err, &me) || me.Field != "row llama8b_h200_vllm_agg_1024x128_c4: system" {

@@ -16,7 +16,7 @@ func calibDir(t *testing.T) string {
 	must(t, os.Mkdir(filepath.Join(dir, "bench"), 0o755))
 	for src, dst := range map[string]string{"examples/quickstart.yaml": "deploy.yaml",
 		"examples/calibration/vllm-c8.json": "bench/c8.json", "examples/calibration/vllm-c64.json": "bench/c64.json",
-		"simcore/measure/testdata/measured.csv": "bench/rows.csv"} {
+		"simcore/measure/testdata/runs.csv": "bench/rows.csv"} {
 		b, err := os.ReadFile(filepath.Join(repoRoot, src))
 		must(t, err)
 		must(t, os.WriteFile(filepath.Join(dir, dst), b, 0o644))

@@ -37,4 +37,4 @@ func FuzzAIPerfJSON(f *testing.F)  { fuzzRead(f, "profile_export_aiperf.json") }
 func FuzzAIPerfJSONL(f *testing.F) { fuzzRead(f, "profile_export.jsonl") }
 func FuzzVLLM(f *testing.F)        { fuzzRead(f, "vllm_bench.json") }
 func FuzzSGLang(f *testing.F)      { fuzzRead(f, "sglang_bench.jsonl") }
-func FuzzCSV(f *testing.F)         { fuzzRead(f, "measured.csv") }
+func FuzzCSV(f *testing.F)         { fuzzRead(f, "runs.csv") }

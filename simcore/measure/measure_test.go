@@ -57,7 +57,7 @@ func TestReadEachFormat(t *testing.T) {
 }
 
 func TestReadCSV(t *testing.T) {
-	ms := readFixture(t, "measured.csv")
+	ms := readFixture(t, "runs.csv")
 	if len(ms) != 3 {
 		t.Fatalf("%d measurements, want 3", len(ms))
 	}
@@ -79,7 +79,7 @@ func TestReadRefuses(t *testing.T) {
 	vllm, _ := os.ReadFile("testdata/vllm_bench.json")
 	aiperf, _ := os.ReadFile("testdata/profile_export_aiperf.json")
 	jsonl, _ := os.ReadFile("testdata/profile_export.jsonl")
-	csv, _ := os.ReadFile("testdata/measured.csv")
+	csv, _ := os.ReadFile("testdata/runs.csv")
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	w.Write(vllm)
