@@ -449,14 +449,26 @@ func readableColumns(env []string) (columns int, readable bool) {
 
 // configFailure formats a configuration error as "<config>: <dotted.path>: <reason>". An
 // unknown model also names the CLI's other way to give one, a local directory (the browser
-// and the edge have no file system to read it from).
+// and the edge have no file system to read it from); when the value was already written as a
+// path, it says where a relative path is read from instead (docs/config.md, "Paths").
 func configFailure(config string, err error) error {
 	msg := err.Error()
 	var se *spec.Error
 	if errors.As(err, &se) && se.Path == "engine.model" && strings.HasPrefix(se.Msg, catalog.UnknownModelPrefix) {
-		msg += "; or pass a local directory containing config.json"
+		if id, qerr := strconv.QuotedPrefix(strings.TrimPrefix(se.Msg, catalog.UnknownModelPrefix)); qerr == nil && writtenAsPath(id) {
+			msg += "; no directory with a config.json at that path (a relative path is read from the working directory, not from the configuration file's directory)"
+		} else {
+			msg += "; or pass a local directory containing config.json"
+		}
 	}
 	return configError(config, shortReason(msg))
+}
+
+// writtenAsPath says whether a quoted engine.model value is written as a file-system path
+// (absolute, or starting with ./ or ../), which no catalog id or alias is.
+func writtenAsPath(quoted string) bool {
+	id, err := strconv.Unquote(quoted)
+	return err == nil && (strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./") || strings.HasPrefix(id, "../"))
 }
 
 // writeCatalog prints the catalog's model ids and/or hardware ids (with memory per GPU and

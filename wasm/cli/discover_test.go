@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,6 +70,17 @@ func TestUnknownModelSuggestions(t *testing.T) {
 	got := se.String()
 	if !strings.HasSuffix(got, `aisimulate: error: e2.yaml: engine.model: unknown model "llama3"; close matches: meta-llama/Meta-Llama-3.1-405B, meta-llama/Meta-Llama-3.1-70B, meta-llama/Meta-Llama-3.1-8B, nvidia/Llama-3.1-70B-Instruct-FP8, nvidia/Llama-3_3-Nemotron-Super-49B-v1; or pass a local directory containing config.json`+"\n") {
 		t.Errorf("stderr %q", got)
+	}
+	// A value written as a path that holds no config.json says where a relative path is read
+	// from, for a relative, a .. and an absolute path alike.
+	for _, model := range []string{"./models/none", "../models/none", filepath.Join(dir, "none")} {
+		so.Reset()
+		se.Reset()
+		Main([]string{"predict", "--stack", "dynamo", "-c", "e2.yaml", "--set", "engine.model=" + model, "--output-dir", t.TempDir()}, nil, nil, &so, &se)
+		if got := se.String(); !strings.Contains(got, "engine.model: unknown model ") ||
+			!strings.HasSuffix(got, "; no directory with a config.json at that path (a relative path is read from the working directory, not from the configuration file's directory)\n") {
+			t.Errorf("%s: stderr %q", model, got)
+		}
 	}
 	_, err := simcore.Predict(simcore.Input{ConfigYAML: []byte(e2YAML), Sets: []string{"engine.model=llama3"}})
 	if err == nil || strings.Contains(err.Error(), "directory") {
