@@ -455,7 +455,7 @@ func configFailure(config string, err error) error {
 	msg := err.Error()
 	var se *spec.Error
 	if errors.As(err, &se) && se.Path == "engine.model" && strings.HasPrefix(se.Msg, catalog.UnknownModelPrefix) {
-		if id, qerr := strconv.QuotedPrefix(strings.TrimPrefix(se.Msg, catalog.UnknownModelPrefix)); qerr == nil && writtenAsPath(id) {
+		if writtenAsPath(strings.TrimPrefix(se.Msg, catalog.UnknownModelPrefix)) {
 			msg += "; no directory with a config.json at that path (a relative path is read from the working directory, not from the configuration file's directory)"
 		} else {
 			msg += "; or pass a local directory containing config.json"
@@ -464,11 +464,15 @@ func configFailure(config string, err error) error {
 	return configError(config, shortReason(msg))
 }
 
-// writtenAsPath says whether a quoted engine.model value is written as a file-system path
-// (absolute, or starting with ./ or ../), which no catalog id or alias is.
-func writtenAsPath(quoted string) bool {
-	id, err := strconv.Unquote(quoted)
-	return err == nil && (strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./") || strings.HasPrefix(id, "../"))
+// writtenAsPath says whether the engine.model value quoted at the start of msg is written as
+// a file-system path (absolute, or starting with ./ or ../), which no catalog id or alias is.
+func writtenAsPath(msg string) bool {
+	quoted, err := strconv.QuotedPrefix(msg)
+	if err != nil {
+		return false
+	}
+	id, _ := strconv.Unquote(quoted)
+	return strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./") || strings.HasPrefix(id, "../")
 }
 
 // writeCatalog prints the catalog's model ids and/or hardware ids (with memory per GPU and

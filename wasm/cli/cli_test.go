@@ -16,19 +16,15 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// e2YAML is examples/e2.yaml (docs/semantics/simulation.md E2).
-const e2YAML = `traffic:
-  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
-  load: {type: concurrency, concurrency: 2}
-  stop: {requests: 6}
-engine:
-  model: meta-llama/Meta-Llama-3.1-8B
-  hardware: h200_sxm
-  workers:
-    aggregated:
-      kv_cache: {block_size: 64, capacity: {type: fixed, blocks: 256}}
-      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
-`
+// e2YAML is the worked example E2 (docs/semantics/simulation.md) in flow style, shared by
+// the targets' tests, which edit its lines: wasm/testdata/e2.yaml.
+var e2YAML = func() string {
+	b, err := os.ReadFile("../testdata/e2.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // fakeOutput builds an Output the way simcore does, from a small summary.
 func fakeOutput(t *testing.T, capture bool) *simcore.Output {

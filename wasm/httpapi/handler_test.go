@@ -8,24 +8,22 @@ import (
 	"mime/multipart"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
 	"aisimulate/simcore"
 )
 
-const e2 = `traffic:
-  source: {type: synthetic, input_tokens: 32, output_tokens: 4}
-  load: {type: concurrency, concurrency: 2}
-  stop: {requests: 6}
-engine:
-  model: meta-llama/Meta-Llama-3.1-8B
-  hardware: h200_sxm
-  workers:
-    aggregated:
-      kv_cache: {block_size: 64, capacity: {type: fixed, blocks: 256}}
-      timing: {type: fixed, prefill_ms: 1, decode_ms: 1}
-`
+// e2 is the worked example E2 (docs/semantics/simulation.md) in flow style, shared by
+// the targets' tests, which edit its lines: wasm/testdata/e2.yaml.
+var e2 = func() string {
+	b, err := os.ReadFile("../testdata/e2.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func serve(t *testing.T, s *Server, method, target, ctype string, body []byte) *httptest.ResponseRecorder {
 	t.Helper()
