@@ -85,6 +85,9 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 			if err != nil {
 				return nil, err
 			}
+			if err := checkHoldsLoad(p); err != nil {
+				return nil, err
+			}
 			points = append(points, p)
 		}
 	}

@@ -30,10 +30,16 @@ const roundTripConfig = `engine:
 // writes.
 func clusterRun(t *testing.T, truth calibration.Params, conc, isl, osl int) []byte {
 	t.Helper()
+	return clusterRunOn(t, roundTripConfig, truth, conc, isl, osl)
+}
+
+// clusterRunOn is clusterRun on another deployment configuration.
+func clusterRunOn(t *testing.T, config string, truth calibration.Params, conc, isl, osl int) []byte {
+	t.Helper()
 	m := &measure.Measurement{Concurrency: conc, ISL: isl, OSL: osl}
 	zero := 0.0
 	c := truth.Correction()
-	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(roundTripConfig), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
+	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(config), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
 		&tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c}, handoffMs: truth[calibration.HandoffMs]}, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@
 // between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
 // uncalibrated, on those rows.
 //
-//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv
+//	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-curve ID] [-v] MEASURED.csv
 //
 // -spread S (in (0, 1)) replays every row, in the fit and in the predictions between, with
 // request lengths drawn uniformly in [S·L, L] (calibration.Lengths, the draw of serving
@@ -17,6 +17,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -40,12 +41,13 @@ func main() {
 	verbose := flag.Bool("v", false, "print every predicted row")
 	spread := flag.Float64("spread", 0, "request lengths uniform in [spread·L, L] in the fit and the predictions (0 = constant lengths)")
 	predictSpread := flag.Float64("predict-spread", -1, "the predictions' spread when it differs from the fit's (-1 = -spread)")
+	only := flag.String("curve", "", "only the curves whose curve_id starts with this")
 	flag.Parse()
 	if *predictSpread < 0 {
 		*predictSpread = *spread
 	}
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv")
+		fmt.Fprintln(os.Stderr, "usage: calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-curve ID] [-v] MEASURED.csv")
 		os.Exit(2)
 	}
 	data, err := os.ReadFile(flag.Arg(0))
@@ -84,6 +86,9 @@ func main() {
 		if *mode != "all" && m.Row.Mode != *mode {
 			continue
 		}
+		if !strings.HasPrefix(m.Row.CurveID, *only) {
+			continue
+		}
 		h := fnv.New32a()
 		h.Write([]byte(m.Row.CurveID))
 		if int(h.Sum32()%uint32(*every)) != 0 {
@@ -115,6 +120,9 @@ func main() {
 			continue
 		}
 		curvesUsed++
+		if *verbose {
+			fmt.Printf("curve %s (%s, %s, %s, %d/%d, c %d–%d): %s\n", id, lo.Model, lo.Row.System, lo.Backend, lo.ISL, lo.OSL, lo.Concurrency, hi.Concurrency, fitSummary(out))
+		}
 		for _, m := range c[1 : len(c)-1] {
 			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
 				continue
@@ -207,4 +215,17 @@ func csvField(line string, i int) string {
 		return f[i]
 	}
 	return ""
+}
+
+// fitSummary is a calibration's fitted parameters and its residuals at the two ends, one line.
+func fitSummary(out *simcore.CalibrateOutput) string {
+	var p spec.Profile
+	if err := json.Unmarshal(out.ProfileJSON, &p); err != nil || len(p.Entries) == 0 {
+		return "?"
+	}
+	s := fmt.Sprintf("%+v", p.Entries[0].Parameters)
+	for _, r := range out.Fit {
+		s += fmt.Sprintf(" | TTFT %.0f→%.0f (meas %.0f) TPOT %.2f→%.2f (meas %.2f)", r.Uncalibrated.TTFT, r.Calibrated.TTFT, r.Measured.TTFT, r.Uncalibrated.TPOT, r.Calibrated.TPOT, r.Measured.TPOT)
+	}
+	return s
 }
