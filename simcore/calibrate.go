@@ -13,6 +13,7 @@ import (
 	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/canon"
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/measure"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/report"
@@ -145,6 +146,9 @@ type measuredPoint struct {
 	// read the drawn trace, and in.Files with that trace added.
 	drawSets []string
 	files    fs.FS
+	// stopWindows is where the replays stop (replay.StopRule.Windows): 0 until the first
+	// replay settles it, -1 for a replay that runs to the end.
+	stopWindows int
 }
 
 // replaySets are the --set assignments of the replay: the workload's, then the drawn
@@ -357,15 +361,51 @@ func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metr
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.replaySets(), Files: p.files, FixedWallTimeMs: &zero}
 	c := q.Correction()
 	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
-	out, err := predictTuned(in, t, nil, nil)
+	var stop *replay.StopRule
+	if p.stopWindows >= 0 {
+		stop = replayStop(p.m, p.stopWindows)
+	}
+	out, err := predictTuned(in, t, func(plan *replay.Plan) { plan.Stop = stop }, nil)
 	if err != nil {
 		return calibration.Metrics{}, rowError(p.m, &CalibrateInput{}, err)
 	}
-	x := summaryMetrics(out.Summary)
+	if stop != nil && p.stopWindows == 0 {
+		// The first replay (the default model's) decides where every later one stops, so
+		// their means move smoothly with the parameters; one that ran to the end stops no
+		// later one (-1).
+		p.stopWindows = -1
+		if stop.Stopped {
+			p.stopWindows = stop.Settled
+		}
+	}
+	x := replayMetrics(out.Summary, stop)
 	if x.TTFT <= 0 || x.TPOT <= 0 {
 		return calibration.Metrics{}, &measure.Error{File: p.m.File, Field: p.m.ID, Msg: "its replay completed no request with a first token and a second; check the lengths"}
 	}
 	return x, nil
+}
+
+// replayStop is the stopping rule of a measurement's replay (docs/calibration.md, "Stopping
+// a replay early"): a closed loop stops once its means settle (windows = 0) or after that
+// many windows; an open loop runs to the end (nil).
+func replayStop(m *measure.Measurement, windows int) *replay.StopRule {
+	if m.Concurrency == 0 {
+		return nil
+	}
+	return &replay.StopRule{Window: m.Concurrency, MinWindows: calibration.StopMinWindows, Tolerance: calibration.StopTolerance,
+		Total: calibration.ReplayRequests(m), Windows: windows}
+}
+
+// replayMetrics are a replay's means: the summary's, or when the stopping rule stopped it,
+// the whole replay's TTFT, TPOT and E2E it estimates (the throughput stays the replayed
+// requests').
+func replayMetrics(s map[string]any, stop *replay.StopRule) calibration.Metrics {
+	x := summaryMetrics(s)
+	if stop != nil && stop.Stopped {
+		e := stop.Means()
+		x.TTFT, x.TPOT, x.E2E = e.TTFT, e.TPOT, e.E2E
+	}
+	return x
 }
 
 // summaryMetrics reads the fitted means from a prediction's summary.

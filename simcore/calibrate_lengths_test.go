@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore/calibration"
+	"aisimulate/simcore/internal/replay"
 	"aisimulate/simcore/measure"
 	"aisimulate/simcore/spec"
 )
@@ -39,11 +40,12 @@ func TestCalibrationReplaysTheLengthDraw(t *testing.T) {
 		m := &ms[i]
 		in := Input{ConfigName: m.ID, ConfigYAML: spec.EmitYAML(calibration.RowConfig(m)), Sets: calibration.DrawnTrafficSets(m, "t.jsonl"),
 			Files: overlayFS{name: "t.jsonl", data: calibration.DrawnTrace(m, 0.8)}, FixedWallTimeMs: &zero}
-		out, err := Predict(in)
+		stop := replayStop(m, 0)
+		out, err := predictTuned(in, nil, func(p *replay.Plan) { p.Stop = stop }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, got := summaryMetrics(out.Summary), drawn.Fit[i].Uncalibrated
+		want, got := replayMetrics(out.Summary, stop), drawn.Fit[i].Uncalibrated
 		if got != want {
 			t.Errorf("%s: replayed %+v, the drawn trace predicts %+v", m.ID, got, want)
 		}

@@ -156,8 +156,9 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 		t0 = in.Clock()
 	}
 	res := replay.Run(plan)
-	if plan.CutoffMs == 0 {
-		// Without a virtual-time cutoff every request must reach a terminal state; anything
+	if plan.CutoffMs == 0 && (plan.Stop == nil || !plan.Stop.Stopped) {
+		// Without a virtual-time cutoff (or a stop rule that stopped the run: calibration's
+		// replays) every request must reach a terminal state; anything
 		// else is a simulator defect, reported instead of a silently wrong prediction.
 		pending := 0
 		for i := 0; i < res.Outcomes.Len(); i++ {

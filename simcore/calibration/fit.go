@@ -46,12 +46,14 @@ var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, Decode
 var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
-// stops early once a step lowers the loss by less than minGain of it. modelIterations bounds
+// stops early once a step lowers the loss by less than minGain of it, or when a step is not
+// confirmed after one that gained less than settledGain of it. modelIterations bounds
 // the Gauss–Newton iterations on the linear model between two replays (they cost no replay).
 const (
 	maxIterations   = 6
 	maxHalvings     = 2
 	minGain         = 0.01
+	settledGain     = 0.25
 	modelIterations = 30
 )
 
@@ -102,6 +104,7 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		return nil, err
 	}
 	relinearised := false
+	lastGain := 1.0 // the relative gain of the last confirmed step
 	for it := 0; it < maxIterations; it++ {
 		delta := m.solve(points, at, theta, floor, active)
 		var next Params
@@ -123,8 +126,10 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 			nextLoss = lossOf(points, got)
 		}
 		if nextLoss >= loss {
-			// The model led nowhere: linearise again here, once.
-			if relinearised {
+			// The model led nowhere: linearise again here, once — unless the last confirmed
+			// step already gained less than settledGain of the loss, so the fit has reached
+			// what the replays resolve and a new linearisation would only measure their noise.
+			if relinearised || lastGain < settledGain {
 				break
 			}
 			relinearised = true
@@ -135,6 +140,7 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		}
 		m.secant(sub(next, theta), at, got)
 		gain := loss - nextLoss
+		lastGain = gain / loss
 		theta, at, loss = next, got, nextLoss
 		if gain < minGain*(loss+gain)+1e-12 {
 			break

@@ -32,6 +32,15 @@ func ReplayRequests(m *measure.Measurement) int {
 	return min(max(n, m.Concurrency), MaxReplayRequests)
 }
 
+// The replay's stopping rule (replay.StopRule, docs/calibration.md, "Stopping a replay
+// early"): windows of one wave (the concurrency), at least StopMinWindows of them (the
+// warm-up wave, then two to compare), settled when two consecutive windows' mean TTFT and
+// TPOT agree within StopTolerance.
+const (
+	StopMinWindows = 3
+	StopTolerance  = 0.01
+)
+
 // Traffic is the traffic section that replays m's workload (docs/calibration.md,
 // "Replaying a measurement"): synthetic requests of its mean ISL and OSL, its closed-loop
 // concurrency or Poisson rate, and ReplayRequests of them.

@@ -658,6 +658,10 @@ func (c *cluster) terminal(r *engine.Request) {
 	f := c.visible(r)
 	if r.Status == engine.Completed {
 		c.gaps = append(c.gaps, r.FlushGaps()...)
+		if st := c.plan.Stop; st != nil && st.observe(r) {
+			// Settled: start nothing more; what is in flight stays pending.
+			c.pastCutoff = true
+		}
 	} else {
 		r.FlushGaps()
 	}

@@ -27,6 +27,8 @@ type Plan struct {
 	ShareEverything bool
 	// Planner is nil when the planner is disabled.
 	Planner *PlannerPlan
+	// Stop, when set, ends a closed-loop replay once its means have settled (StopRule).
+	Stop *StopRule
 }
 
 // PoolPlan is one pool's workers.
