@@ -57,6 +57,27 @@ func (l *Lengths) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Validate checks a draw built outside the configuration (a measurement's) with the
+// configuration's limits; errors name path.
+func (l Lengths) Validate(path string) *Error {
+	if l.Constant() {
+		return nil
+	}
+	d := &decoder{}
+	decodeLengths(d, path, l.tree())
+	return d.err
+}
+
+// MeanFactor is the mean of the draw as a multiple of L, ignoring the floor of one token and
+// the integer rounding: (min_ratio + max_ratio)/2 for uniform, 1 otherwise (the normal is
+// truncated symmetrically).
+func (l *Lengths) MeanFactor() float64 {
+	if l.Distribution == LengthsUniform && !l.Constant() {
+		return (l.MinRatio + l.MaxRatio) / 2
+	}
+	return 1
+}
+
 // tree is the draw as a configuration mapping: distribution and the keys it accepts.
 func (l *Lengths) tree() map[string]any {
 	m := map[string]any{"distribution": l.Distribution}
