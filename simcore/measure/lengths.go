@@ -107,9 +107,13 @@ func readSGLangLengths(o object, m *Measurement) error {
 }
 
 // DrawLengths are the lengths a replay of m draws around (docs/calibration.md, "Length
-// draws"): the client's settings when the file records them (DrawISL, DrawOSL), else the
-// mean lengths divided by the draw's mean factor (a one-sided draw's mean lies below L).
+// draws"): with constant lengths its mean lengths; else the client's settings when the file
+// records them (DrawISL, DrawOSL), or the mean lengths divided by the draw's mean factor (a
+// one-sided draw's mean lies below L).
 func (m *Measurement) DrawLengths() (isl, osl int) {
+	if m.Lengths.Constant() {
+		return m.ISL, m.OSL
+	}
 	if m.DrawISL > 0 {
 		return m.DrawISL, m.DrawOSL
 	}

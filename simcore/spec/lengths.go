@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 )
 
@@ -38,7 +37,7 @@ type Lengths struct {
 // MarshalJSON writes the distribution and only the keys it accepts (lengthsAllowed), so the
 // written form reads back through the configuration's decoder.
 func (l Lengths) MarshalJSON() ([]byte, error) {
-	return json.Marshal(l.tree())
+	return json.Marshal(l.Tree())
 }
 
 // UnmarshalJSON reads the written form with the configuration's decoder and limits.
@@ -64,7 +63,7 @@ func (l Lengths) Validate(path string) *Error {
 		return nil
 	}
 	d := &decoder{}
-	decodeLengths(d, path, l.tree())
+	decodeLengths(d, path, l.Tree())
 	return d.err
 }
 
@@ -78,8 +77,9 @@ func (l *Lengths) MeanFactor() float64 {
 	return 1
 }
 
-// tree is the draw as a configuration mapping: distribution and the keys it accepts.
-func (l *Lengths) tree() map[string]any {
+// Tree is the draw as a configuration mapping (traffic.source.synthetic.lengths):
+// distribution and the keys it accepts.
+func (l *Lengths) Tree() map[string]any {
 	m := map[string]any{"distribution": l.Distribution}
 	values := map[string]float64{"min_ratio": l.MinRatio, "max_ratio": l.MaxRatio, "input_stddev_ratio": l.InputStddevRatio, "output_stddev_ratio": l.OutputStddevRatio}
 	for _, k := range lengthsAllowed[l.Distribution] {
@@ -99,8 +99,11 @@ var lengthsKeys = []string{"distribution", "min_ratio", "max_ratio", "input_stdd
 
 // Constant reports whether every request gets exactly its configured lengths: the constant
 // distribution, a uniform range of one point (min_ratio = max_ratio = 1) or a normal of no
-// spread.
+// spread. A nil draw (a profile scope's) is constant.
 func (l *Lengths) Constant() bool {
+	if l == nil {
+		return true
+	}
 	switch l.Distribution {
 	case LengthsUniform:
 		return l.MinRatio == 1 && l.MaxRatio == 1
@@ -131,8 +134,8 @@ func (l *Lengths) MaxFactor() float64 {
 	return 2
 }
 
-// String describes the draw for messages: "constant", "uniform [0.8, 1]·L",
-// "normal σ 0.1·ISL, 0·OSL".
+// String describes the draw for messages and scope matching (nil is "constant"):
+// "constant", "uniform [0.8, 1]·L", "normal σ 0.1·ISL, 0·OSL".
 func (l *Lengths) String() string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	switch {
@@ -142,20 +145,6 @@ func (l *Lengths) String() string {
 		return fmt.Sprintf("uniform [%s, %s]·L", g(l.MinRatio), g(l.MaxRatio))
 	}
 	return fmt.Sprintf("normal σ %s·ISL, %s·OSL", g(l.InputStddevRatio), g(l.OutputStddevRatio))
-}
-
-// SameLengths reports whether a and b (nil = constant) draw alike: both constant, or the same
-// distribution with the same ratios to within 1e-9.
-func SameLengths(a, b *Lengths) bool {
-	if a == nil || b == nil {
-		return (a == nil || a.Constant()) && (b == nil || b.Constant())
-	}
-	if a.Constant() || b.Constant() {
-		return a.Constant() && b.Constant()
-	}
-	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9 }
-	return a.Distribution == b.Distribution && near(a.MinRatio, b.MinRatio) && near(a.MaxRatio, b.MaxRatio) &&
-		near(a.InputStddevRatio, b.InputStddevRatio) && near(a.OutputStddevRatio, b.OutputStddevRatio)
 }
 
 // decodeLengths decodes a lengths mapping at path (the synthetic source's, a profile scope's

@@ -75,23 +75,3 @@ func TestLengthsJSONRoundTrip(t *testing.T) {
 		t.Errorf("bad written form: %v", err)
 	}
 }
-
-func TestSameLengths(t *testing.T) {
-	u := &Lengths{Distribution: LengthsUniform, MinRatio: 0.8, MaxRatio: 1}
-	for _, c := range []struct {
-		a, b *Lengths
-		want bool
-	}{
-		{nil, nil, true},
-		{nil, &Lengths{}, true},
-		{nil, &Lengths{Distribution: LengthsUniform, MinRatio: 1, MaxRatio: 1}, true},
-		{nil, u, false},
-		{u, &Lengths{Distribution: LengthsUniform, MinRatio: 0.8, MaxRatio: 1}, true},
-		{u, &Lengths{Distribution: LengthsUniform, MinRatio: 0.9, MaxRatio: 1}, false},
-		{u, &Lengths{Distribution: LengthsNormal, InputStddevRatio: 0.1}, false},
-	} {
-		if got := SameLengths(c.a, c.b); got != c.want {
-			t.Errorf("SameLengths(%v, %v) = %v", c.a, c.b, got)
-		}
-	}
-}
