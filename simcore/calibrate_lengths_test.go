@@ -73,7 +73,10 @@ func TestCalibrationReplaysTheLengthDraw(t *testing.T) {
 	if compact := strings.Join(strings.Fields(string(drawn.ProfileJSON)), ""); !strings.Contains(compact, `"lengths":{"distribution":"uniform","max_ratio":1.0,"min_ratio":0.8}`) {
 		t.Errorf("profile JSON:\n%s", drawn.ProfileJSON)
 	}
-	if strings.Contains(string(constant.ProfileJSON), "lengths") {
+	if !strings.Contains(drawn.Table, "entry 0: meta-llama/Meta-Llama-3.1-8B on h200_sxm, vllm 0.11.0, aggregated, lengths uniform [0.8, 1]·L\n") {
+		t.Errorf("the fit report does not name the draw:\n%s", drawn.Table)
+	}
+	if strings.Contains(string(constant.ProfileJSON), "lengths") || strings.Contains(constant.Table, "lengths") {
 		t.Error("a constant-length profile names lengths")
 	}
 }
