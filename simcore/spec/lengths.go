@@ -156,13 +156,7 @@ func decodeLengths(d *decoder, path string, v any) Lengths {
 	if !d.ok() {
 		return l
 	}
-	var rejected []string
-	for _, k := range lengthsKeys[1:] {
-		if o.set(k) && !contains(lengthsAllowed[l.Distribution], k) {
-			rejected = append(rejected, k)
-		}
-	}
-	if len(rejected) > 0 {
+	if rejected := o.setOutside(lengthsKeys[1:], lengthsAllowed[l.Distribution]); len(rejected) > 0 {
 		allowed := "none"
 		if a := lengthsAllowed[l.Distribution]; len(a) > 0 {
 			allowed = pyList(a)

@@ -178,13 +178,7 @@ func decodeLoad(d *decoder, v any) Load {
 	if !d.ok() {
 		return l
 	}
-	var rejected []string
-	for _, k := range loadKeys[1:] {
-		if o.set(k) && !contains(loadAllowed[l.Type], k) {
-			rejected = append(rejected, k)
-		}
-	}
-	if len(rejected) > 0 {
+	if rejected := o.setOutside(loadKeys[1:], loadAllowed[l.Type]); len(rejected) > 0 {
 		d.failf("traffic.load", "traffic.load.type='%s' does not accept %s; allowed fields: %s", l.Type, pyList(rejected), strings.Join(loadAllowed[l.Type], ", "))
 		return l
 	}
