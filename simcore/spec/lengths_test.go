@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -74,4 +75,33 @@ func TestLengthsJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"distribution": "uniform", "min_ratio": 3}`), &l); err == nil || err.Error() != "lengths.min_ratio: must be at most 1, got 3" {
 		t.Errorf("bad written form: %v", err)
 	}
+}
+
+// ParseLengths (calibrate's --lengths) either refuses its text with a located message or
+// returns a draw the configuration's limits accept, whose written form reads back the same.
+func FuzzParseLengths(f *testing.F) {
+	for _, s := range []string{"{distribution: uniform, min_ratio: 0.8}", "{distribution: normal, input_stddev_ratio: 0.1}", "distribution: constant", "[1]", "{distribution: uniform, max_ratio: .inf}", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		l, err := ParseLengths("--lengths", []byte(text))
+		if err != nil {
+			var se *Error
+			if !errors.As(err, &se) || se.Msg == "" {
+				t.Fatalf("error %T %v is not a located *spec.Error", err, err)
+			}
+			return
+		}
+		if e := l.Validate("lengths"); e != nil {
+			t.Fatalf("accepted %+v, which Validate refuses: %v", l, e)
+		}
+		if l.Constant() {
+			return
+		}
+		b, jerr := json.Marshal(l)
+		var back Lengths
+		if jerr != nil || json.Unmarshal(b, &back) != nil || back != l {
+			t.Fatalf("%+v writes %s and reads back %+v", l, b, back)
+		}
+	})
 }
