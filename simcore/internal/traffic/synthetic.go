@@ -49,7 +49,8 @@ func Synthetic(t spec.Traffic, blockSize int) Workload {
 	var segBuf []Segment
 	clock := 0.0
 	w := Workload{Sessions: count, OpenLoop: load.Type != spec.LoadConcurrency, Concurrency: load.Concurrency, SingleTurn: turns == 1}
-	// Every turn is alike: its shared prefix is known, its sequence isl + osl.
+	// Without a length draw every turn is alike: its shared prefix is known, its sequence
+	// isl + osl.
 	sharedTokens := min(isl, prefixBlocks*blockSize)
 	one := Sizes{}
 	draw := newLengthDraw(src)
