@@ -26,7 +26,7 @@ func checkHoldsLoad(p *measuredPoint) error {
 	if m.Concurrency == 0 || m.OSL < 2 {
 		return nil
 	}
-	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.replaySets(), Files: p.files}
+	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files}
 	plan, _, err := lower(p.cfg, &in)
 	if err != nil {
 		return rowError(m, &CalibrateInput{}, err)
