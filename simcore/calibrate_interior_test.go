@@ -2,14 +2,12 @@ package simcore
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/measure"
-	"aisimulate/simcore/spec"
 )
 
 // Calibrated interpolation on the round-trip cluster (TestCalibrationRecoversAPerturbation's):
@@ -17,21 +15,8 @@ import (
 // the loads between (4 to 48) within 5 % in mean TTFT and 3 % in TPOT. It fails when a fitted
 // parameter leaves the region both ends confirm and the middle blows up.
 func TestCalibratedInteriorFollowsTheCluster(t *testing.T) {
-	truth := calibration.Identity
-	truth[calibration.PrefillScale], truth[calibration.DecodeScale] = 1.3, 1.15
-	truth[calibration.DecodePassMs], truth[calibration.FrontendMs] = 0.5, 25
-	var files []NamedFile
-	for _, c := range []int{2, 64} {
-		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRun(t, truth, c, 1024, 128)})
-	}
-	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(roundTripConfig), Measurements: files})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, perr := spec.LoadProfile(out.ProfileJSON)
-	if perr != nil {
-		t.Fatal(perr)
-	}
+	truth := roundTripTruth()
+	_, _, prof := calibrateCluster(t, truth, 2, 64)
 	got := calibration.FromProfile(prof.Entries[0].Parameters)
 	for _, c := range []int{4, 16, 24, 48} {
 		ms, err := measure.Read("between.json", clusterRun(t, truth, c, 1024, 128))

@@ -50,21 +50,21 @@ func clusterRunOn(t *testing.T, config string, truth calibration.Params, conc, i
 		n, conc, n, n*isl, n*osl, x.TTFT, x.TPOT, x.E2E, x.OutputThroughput))
 }
 
-// Round trip: a cluster whose prefill is 30 % slower, decode 15 % slower with 0.5 ms more
-// per decode pass and 25 ms more frontend latency than the default model is measured at
-// four loads. Calibrating on those measurements recovers what they determine: the prefill
-// scale within 3 %, the time added before the first token (frontend + prefill pass) within
-// 5 ms, and the decode pass time of every measured batch within 2 % (the decode of an 8B
-// model on an H200 is weight-bound, so its scale and its per-pass time are one direction to
-// the measurements: 1.15 × and +0.5 ms come back as about 1.0 × and +1.4 ms). The calibrated
-// model predicts a load it never saw (concurrency 24) within 3 % in mean TTFT and TPOT, where
-// the default model is 10–40 % off.
-func TestCalibrationRecoversAPerturbation(t *testing.T) {
+// roundTripTruth is the round-trip cluster's perturbation of the default model: prefill
+// ×1.3, decode ×1.15 + 0.5 ms per pass, 25 ms more frontend latency.
+func roundTripTruth() calibration.Params {
 	truth := calibration.Identity
 	truth[calibration.PrefillScale], truth[calibration.DecodeScale] = 1.3, 1.15
 	truth[calibration.DecodePassMs], truth[calibration.FrontendMs] = 0.5, 25
+	return truth
+}
+
+// calibrateCluster measures the cluster perturbed by truth at the loads (1024/128 tokens) and
+// calibrates the round-trip deployment on those measurements.
+func calibrateCluster(t *testing.T, truth calibration.Params, loads ...int) ([]NamedFile, *CalibrateOutput, *spec.Profile) {
+	t.Helper()
 	var files []NamedFile
-	for _, c := range []int{2, 8, 32, 64} {
+	for _, c := range loads {
 		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRun(t, truth, c, 1024, 128)})
 	}
 	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(roundTripConfig), Measurements: files})
@@ -75,6 +75,21 @@ func TestCalibrationRecoversAPerturbation(t *testing.T) {
 	if perr != nil {
 		t.Fatal(perr)
 	}
+	return files, out, prof
+}
+
+// Round trip: a cluster whose prefill is 30 % slower, decode 15 % slower with 0.5 ms more
+// per decode pass and 25 ms more frontend latency than the default model is measured at
+// four loads. Calibrating on those measurements recovers what they determine: the prefill
+// scale within 3 %, the time added before the first token (frontend + prefill pass) within
+// 5 ms, and the decode pass time of every measured batch within 2 % (the decode of an 8B
+// model on an H200 is weight-bound, so its scale and its per-pass time are one direction to
+// the measurements: 1.15 × and +0.5 ms come back as about 1.0 × and +1.4 ms). The calibrated
+// model predicts a load it never saw (concurrency 24) within 3 % in mean TTFT and TPOT, where
+// the default model is 10–40 % off.
+func TestCalibrationRecoversAPerturbation(t *testing.T) {
+	truth := roundTripTruth()
+	files, out, prof := calibrateCluster(t, truth, 2, 8, 32, 64)
 	if len(prof.Entries) != 1 {
 		t.Fatalf("%d entries, want 1 (one deployment)", len(prof.Entries))
 	}

@@ -98,7 +98,7 @@ func (s *StopRule) observe(r *engine.Request) bool {
 		s.steadyN += s.winN
 		s.steadyTN += s.winTPOTN
 	}
-	settled := s.windows >= max(s.MinWindows, 2) && close(cur[0], s.last[0], s.Tolerance) && close(cur[1], s.last[1], s.Tolerance)
+	settled := s.windows >= max(s.MinWindows, 2) && within(cur[0], s.last[0], s.Tolerance) && within(cur[1], s.last[1], s.Tolerance)
 	if s.Windows > 0 {
 		settled = s.windows >= s.Windows
 	}
@@ -107,8 +107,8 @@ func (s *StopRule) observe(r *engine.Request) bool {
 	return settled
 }
 
-// close reports whether a and b differ by at most tol of a.
-func close(a, b, tol float64) bool {
+// within reports whether a and b differ by at most tol of a.
+func within(a, b, tol float64) bool {
 	d := a - b
 	if d < 0 {
 		d = -d
