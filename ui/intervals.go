@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"aisimulate/simcore/report"
+	"aisimulate/wasm/jsapi/recview"
 )
 
 // Intervals are the 80 % intervals of prediction.json's `intervals` object by summary key
@@ -28,18 +29,27 @@ func ParseIntervals(predictionJSON string) Intervals {
 	return iv
 }
 
-// IntervalCell is the ranked table's interval cell: "lo–hi", prefixed "≈ " when the rank is
-// within the model's error of rank 1, "–" without an interval.
-func IntervalCell(iv *[2]float64, within bool) string {
+// IntervalCell is the ranked table's interval cell of a row: "lo–hi", prefixed "≈ " when the
+// rank is within the model's error of rank 1 and followed by CalibratedMark when the band is
+// a calibration profile's; "–" without an interval.
+func IntervalCell(row recview.Row) string {
+	iv := row.Interval
 	if iv == nil {
 		return "–"
 	}
 	s := FormatNum(iv[0]) + "–" + FormatNum(iv[1])
-	if within {
+	if row.WithinError {
 		s = "≈ " + s
+	}
+	if row.Calibrated {
+		s += " " + CalibratedMark
 	}
 	return s
 }
+
+// CalibratedMark follows the interval of a candidate a calibration profile applied to (its
+// metrics are calibrated and its band is the profile's, docs/web.md, "Recommend").
+const CalibratedMark = "cal"
 
 // BandText is a card's band line: "80 %: lo–hi" in the cards' number format.
 func BandText(band [2]float64) string {

@@ -127,6 +127,10 @@ func (a *App) RunRecommend() {
 	opts := js.Global().Get("Object").New()
 	opts.Set("files", a.filesJS())
 	opts.Set("configName", recConfigName)
+	if len(a.cal.profiles) > 0 {
+		opts.Set("calibrations", a.profilesJS())
+		opts.Set("strictCalibration", a.cal.strict)
+	}
 	var onProgress, onOK, onErr js.Func
 	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		p := args[0]
@@ -356,6 +360,7 @@ func (a *App) renderRecConfig() *vecty.HTML {
 			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("rec-editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.recErrMessage()))),
 		),
 		a.renderFiles(),
+		a.renderCalibration(),
 	)
 }
 
@@ -423,6 +428,7 @@ func (a *App) renderRecResults() *vecty.HTML {
 					download("recommendations.yaml", "application/yaml", YAMLBundle(res.configs))
 				})), vecty.Text("Download recommendations.yaml ("+countText(len(res.configs), "configuration")+")"))),
 			),
+			renderRecCalibration(res.view),
 			elem.Div(vecty.Markup(vecty.Class("chart-box", "pareto"), prop.ID("rec-chart"), onChart, vecty.UnsafeHTML(res.chart))),
 			a.renderRecTable(res),
 		}
@@ -433,6 +439,21 @@ func (a *App) renderRecResults() *vecty.HTML {
 		vecty.If(a.notice != "", elem.Div(vecty.Markup(vecty.Class("notice")), vecty.Text(a.notice))),
 		body,
 	)
+}
+
+// renderRecCalibration says that the result is calibrated, with which profiles (their
+// hashes; the whole SHA-256 in the tooltip) and for how many candidates; nothing when it is
+// not.
+func renderRecCalibration(v *recview.View) vecty.ComponentOrHTML {
+	if v.Calibration == nil {
+		return vecty.List{}
+	}
+	var full []string
+	for _, p := range v.Calibration.Profiles {
+		full = append(full, p.File+": sha256 "+p.SHA256)
+	}
+	return elem.Paragraph(vecty.Markup(vecty.Class("calibrated-note"), prop.ID("rec-calibration"), vecty.Attribute("title", strings.Join(full, "\n"))),
+		vecty.Text(RecommendCalibrationText(v.Calibration, len(v.Points))))
 }
 
 // renderRecTable is the ranked table: rank with a box that picks the row for the
@@ -472,7 +493,7 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary)),
 			num(strconv.Itoa(row.UsedGPUs)),
 			num(OptionalNum(row.Score)),
-			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row.Interval, row.WithinError))),
+			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row))),
 		}
 		for _, m := range recview.RowMetrics {
 			cells = append(cells, num(OptionalNum(row.Metrics[m.Key])))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/wasm/jsapi/recview"
 )
 
 func knob(t *testing.T, d *Doc, id string) Knob {
@@ -403,12 +404,15 @@ func TestParseIntervalsReadsTheBands(t *testing.T) {
 }
 
 func TestIntervalCell(t *testing.T) {
-	if got := IntervalCell(nil, false); got != "–" {
+	if got := IntervalCell(recview.Row{WithinError: true, Calibrated: true}); got != "–" {
 		t.Errorf("no interval: %q", got)
 	}
 	iv := [2]float64{10.5, 30.25}
-	if got, want := IntervalCell(&iv, true), "≈ "+FormatNum(10.5)+"–"+FormatNum(30.25); got != want {
+	if got, want := IntervalCell(recview.Row{Interval: &iv, WithinError: true}), "≈ "+FormatNum(10.5)+"–"+FormatNum(30.25); got != want {
 		t.Errorf("within error: %q, want %q", got, want)
+	}
+	if got, want := IntervalCell(recview.Row{Interval: &iv, Calibrated: true}), FormatNum(10.5)+"–"+FormatNum(30.25)+" cal"; got != want {
+		t.Errorf("calibrated: %q, want %q", got, want)
 	}
 }
 
