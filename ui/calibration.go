@@ -92,8 +92,8 @@ func RecommendCalibrationText(c *recview.Calibration, simulated int) string {
 		names[i] = p.File + " (sha256 " + shortHash(p.SHA256) + ")"
 	}
 	s := "Calibrated with " + strings.Join(names, ", ") + ": " + strconv.Itoa(c.CalibratedCandidates) + " of " +
-		countText(simulated, "simulated candidate") + " predicted with a profile, their metrics calibrated and their 80 % intervals the profile's (" +
-		CalibratedMark + " in the table)"
+		countText(simulated, "simulated candidate") + " predicted with a profile, their metrics calibrated and their 80 % intervals the profile's (marked \"" +
+		CalibratedMark + "\" in the table)"
 	if c.Strict {
 		return s + "; strict: a candidate no profile covers is unsupported."
 	}

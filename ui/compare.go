@@ -58,7 +58,7 @@ func CompareRows(v *recview.View, a, b recview.Row) []CompareLine {
 		{Label: "deployment", A: a.Summary, B: b.Summary},
 		{Label: "GPUs", A: strconv.Itoa(a.UsedGPUs), B: strconv.Itoa(b.UsedGPUs), Change: ChangeText(gb, ga)},
 		num(ScoreHeading(v), a.Score, b.Score),
-		{Label: "80 % interval", A: IntervalCell(a), B: IntervalCell(b)},
+		{Label: "80 % interval", A: IntervalCell(a.Interval, a.WithinError), B: IntervalCell(b.Interval, b.WithinError)},
 	}
 	for _, m := range recview.RowMetrics {
 		lines = append(lines, num(m.Heading, a.Metrics[m.Key], b.Metrics[m.Key]))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"aisimulate/simcore/report"
-	"aisimulate/wasm/jsapi/recview"
 )
 
 // Intervals are the 80 % intervals of prediction.json's `intervals` object by summary key
@@ -29,29 +28,33 @@ func ParseIntervals(predictionJSON string) Intervals {
 	return iv
 }
 
-// IntervalCell is the ranked table's interval cell of a row: "lo–hi", prefixed "≈ " when the
-// rank is within the model's error of rank 1 and followed by CalibratedMark when the band is
-// a calibration profile's; "–" without an interval.
-func IntervalCell(row recview.Row) string {
-	iv := row.Interval
+// IntervalCell is the ranked table's interval cell: "lo–hi", prefixed "≈ " when the rank is
+// within the model's error of rank 1, "–" without an interval.
+func IntervalCell(iv *[2]float64, within bool) string {
 	if iv == nil {
 		return "–"
 	}
 	s := FormatNum(iv[0]) + "–" + FormatNum(iv[1])
-	if row.WithinError {
+	if within {
 		s = "≈ " + s
-	}
-	if row.Calibrated {
-		s += " " + CalibratedMark
 	}
 	return s
 }
-
-// CalibratedMark follows the interval of a candidate a calibration profile applied to (its
-// metrics are calibrated and its band is the profile's, docs/web.md, "Recommend").
-const CalibratedMark = "cal"
 
 // BandText is a card's band line: "80 %: lo–hi" in the cards' number format.
 func BandText(band [2]float64) string {
 	return "80 %: " + FormatNum(band[0]) + "–" + FormatNum(band[1])
 }
+
+// BandRange is a band as "lo–hi" in the cards' number format ("" for none): the ranked
+// table's line under a metric.
+func BandRange(band *[2]float64) string {
+	if band == nil {
+		return ""
+	}
+	return FormatNum(band[0]) + "–" + FormatNum(band[1])
+}
+
+// CalibratedMark is the last part of the deployment summary of a ranked candidate that a
+// calibration profile applied to (docs/web.md, "Recommend").
+const CalibratedMark = "calibrated"

@@ -490,13 +490,15 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 					vecty.Attribute("aria-label", "compare rank "+strconv.Itoa(row.Rank)),
 					event.Click(func(*vecty.Event) { a.togglePick(id) }).StopPropagation())),
 				vecty.Text(strconv.Itoa(row.Rank))),
-			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary)),
+			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary),
+				vecty.If(row.Calibrated, vecty.Text(" · "), elem.Span(vecty.Markup(vecty.Class("part", "cal"),
+					vecty.Attribute("title", "predicted with the calibration profile: calibrated metrics, the profile's 80 % bands")), vecty.Text(CalibratedMark)))),
 			num(strconv.Itoa(row.UsedGPUs)),
 			num(OptionalNum(row.Score)),
-			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row))),
+			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row.Interval, row.WithinError))),
 		}
 		for _, m := range recview.RowMetrics {
-			cells = append(cells, num(OptionalNum(row.Metrics[m.Key])))
+			cells = append(cells, metricCell(row, m.Key))
 		}
 		if priced {
 			cells = append(cells, num(OptionalNum(row.CostPerHour)), num(OptionalNum(row.CostPerMTok)))
@@ -516,6 +518,14 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 		vecty.If(v.WithinError != "", elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-within-error")), vecty.Text(v.WithinError))),
 		a.renderCompare(v),
 	)
+}
+
+// metricCell is a table metric of a row: its value and, under it, its 80 % band when the
+// prediction has one (BandRange).
+func metricCell(row recview.Row, key string) *vecty.HTML {
+	band := row.Bands[key]
+	return elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Metrics[key])),
+		vecty.If(band != nil, elem.Div(vecty.Markup(vecty.Class("band"), vecty.Data("key", key), vecty.Attribute("title", "80 % interval")), vecty.Text(BandRange(band)))))
 }
 
 // summaryParts is a deployment summary ("aggregated · vllm · h200_sxm · 1× TP2") with each

@@ -181,9 +181,12 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		for j, n := range res.Objectives {
 			obj[n] = finite(c.Objectives[j])
 		}
-		m := map[string]*float64{}
+		m, bands := map[string]*float64{}, map[string]*[2]float64{}
 		for _, k := range recview.RowMetrics {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
+			if lo, hi, ok := report.IntervalOf(c.Intervals, k.Key); ok {
+				bands[k.Key] = &[2]float64{lo, hi}
+			}
 		}
 		var iv *[2]float64
 		if lo, hi, ok := recommend.ObjectiveInterval(c, res.Objectives, 0); ok {
@@ -191,7 +194,7 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		}
 		vr := recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
 			Interval: iv, WithinError: within[c], Calibrated: c.Intervals[report.KeyIntervalSource] == report.IntervalSourceCalibration,
-			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
+			UsedGPUs: c.UsedGPUs, Metrics: m, Bands: bands, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
 		if c.Cost != nil {
 			vr.CostPerHour, vr.CostPerMTok = finite(c.Cost.USDPerHour), finite(c.Cost.USDPerMTok)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/report"
 	"aisimulate/wasm/jsapi/recview"
 )
 
@@ -63,9 +64,9 @@ func TestCalibratedRecommendationMatchesSimcore(t *testing.T) {
 	if c.CalibratedCandidates != doc.Provenance.Calibration.CalibratedCandidates || c.CalibratedCandidates == 0 {
 		t.Errorf("calibrated candidates %d, provenance says %d", c.CalibratedCandidates, doc.Provenance.Calibration.CalibratedCandidates)
 	}
-	source := map[string]any{}
+	source, intervals := map[string]any{}, map[string]map[string]any{}
 	for _, cand := range doc.Candidates {
-		source[cand.ID] = cand.Intervals["source"]
+		source[cand.ID], intervals[cand.ID] = cand.Intervals["source"], cand.Intervals
 	}
 	calibratedRows := 0
 	for _, r := range v.Rows {
@@ -74,6 +75,12 @@ func TestCalibratedRecommendationMatchesSimcore(t *testing.T) {
 		}
 		if r.Calibrated {
 			calibratedRows++
+		}
+		// The row's bands are its candidate's intervals of the table's metrics.
+		ttft := report.TTFT.Key(report.Mean)
+		lo, hi, ok := report.IntervalOf(intervals[r.CandidateID], ttft)
+		if b := r.Bands[ttft]; !ok || b == nil || b[0] != lo || b[1] != hi {
+			t.Errorf("row %d band of %s = %v, intervals say %v–%v (%v)", r.Rank, ttft, b, lo, hi, ok)
 		}
 	}
 	if calibratedRows == 0 {

@@ -58,8 +58,11 @@ type Row struct {
 	// and Interval is the profile's band (intervals.source "calibration").
 	Calibrated bool `json:"calibrated"`
 	UsedGPUs   int  `json:"used_gpus"`
-	// Metrics are the RowMetrics of the candidate's summary.
-	Metrics map[string]*float64 `json:"metrics"`
+	// Metrics are the RowMetrics of the candidate's summary; Bands the 80 % intervals
+	// [p10, p90] of those that have one (prediction.json's `intervals`, the profile's bands
+	// when Calibrated, docs/uncertainty.md).
+	Metrics map[string]*float64    `json:"metrics"`
+	Bands   map[string]*[2]float64 `json:"bands"`
 	// File is recommendations/NNNN.yaml; Config its text.
 	File    string `json:"file"`
 	Config  string `json:"config"`
