@@ -111,11 +111,11 @@ func TestRecommendArtifactsNothingFeasible(t *testing.T) {
 func TestRecommendArtifactsBadParameters(t *testing.T) {
 	yaml := smallRecommendation(t)
 	for q, want := range map[string]string{
-		"artifacts=1&artifacts_top=0":     `artifacts_top="0": must be a whole number from 1 to 9999`,
-		"artifacts=1&artifacts_top=10000": `artifacts_top="10000": must be a whole number from 1 to 9999`,
-		"artifacts=1&artifacts_top=two":   `artifacts_top="two": must be a whole number`,
-		"artifacts=1&artifacts_top=-1":    `artifacts_top="-1": must be a whole number`,
-		"artifacts_top=2":                 "artifacts_top without artifacts=1 would do nothing",
+		"artifacts=1&artifacts_top=0":                         `artifacts_top="0": must be a whole number from 1 to 9999`,
+		"artifacts=1&artifacts_top=10000":                     `artifacts_top="10000": must be a whole number from 1 to 9999`,
+		"artifacts=1&artifacts_top=two":                       `artifacts_top="two": must be a whole number`,
+		"artifacts=1&artifacts_top=-1":                        `artifacts_top="-1": must be a whole number`,
+		"artifacts_top=2":                                     "artifacts_top without artifacts=1 would do nothing",
 		"artifacts=1&artifacts_top=" + url.QueryEscape("1e3"): `artifacts_top="1e3"`,
 	} {
 		w := serve(t, &Server{MaxProgress: 1}, "POST", "/v1/recommend?"+q, "application/yaml", yaml)
