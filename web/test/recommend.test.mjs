@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout, unzip, readDeploy } from "./lib.mjs";
+import { ROOT, CLI, FIXED_WALL, runCLI, runCalibrate, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout, unzip, readDeploy } from "./lib.mjs";
 
 const EXAMPLES = path.join(ROOT, "examples");
 const SMALL = "recommend-small.yaml";
@@ -589,6 +589,39 @@ test("a calibrated recommendation equals the CLI's recommend --calibration in no
     const got = fs.readFileSync(await dl.path(), "utf8");
     assertSameText(got.replace(WALL_RE, "$10.0"), ref.json.replace(WALL_RE, "$10.0"), "the view's calibrated recommendation.json");
     assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+// Benchmark files given in the Recommend view are fitted without a configuration
+// (docs/web.md, "Recommend", "Calibration"): measured-runs CSV rows, which carry their
+// deployment, give the CLI's `calibrate --measurements runs.csv` profile, applied as
+// calibration.json; a file that records no deployment is refused with the core's message and
+// a line sending it to the Predict view.
+test("the Recommend view fits measured-runs CSV rows without a configuration and sends other benchmark files to the Predict view", { timeout: 180000 }, async () => {
+  const csvDir = path.join(ROOT, "simcore/measure/testdata");
+  const cal = await runCalibrate(["--measurements", "runs.csv"], csvDir);
+  assert.equal(cal.code, 0, cal.stderr);
+  const p = await browser.ctx.newPage();
+  try {
+    await p.goto(srv.url);
+    await p.click("#tab-recommend");
+    await p.waitForSelector("#rec-yaml");
+    await p.setInputFiles("#calibration-upload", { name: "runs.csv", mimeType: "text/csv", buffer: fs.readFileSync(path.join(csvDir, "runs.csv")) });
+    await p.waitForSelector("#calibration-fit", { timeout: 120000 });
+    assert.match(await p.textContent("#calibration-profiles li"), /^calibration\.json/);
+    const fitted = await p.evaluate(async (csv) => (await window.aisimulate.calibrate(null, { measurements: [{ name: "runs.csv", data: csv }] })).profileJson,
+      fs.readFileSync(path.join(csvDir, "runs.csv"), "utf8"));
+    assertSameText(fitted, cal.profile, "calibration.json of runs.csv without a configuration");
+    await p.setInputFiles("#calibration-upload", { name: "vllm-c8.json", mimeType: "application/json",
+      buffer: fs.readFileSync(path.join(EXAMPLES, "calibration/vllm-c8.json")) });
+    await p.waitForSelector("#calibration-error", { timeout: 60000 });
+    const err = await p.textContent("#calibration-error");
+    assert.match(err, /^vllm-c8\.json: .*pass it with --config/);
+    assert.match(err, /calibrate this file in the Predict view, with the configuration of the deployment it measured/);
+    // The list still holds the CSV's profile only.
+    assert.equal((await p.$$("#calibration-profiles li")).length, 1);
   } finally {
     await p.close();
   }
