@@ -10,7 +10,7 @@ import (
 	"aisimulate/wasm/jsapi/recview"
 )
 
-// Profile is a calibration profile the Predict view applies (docs/calibration.md): its name
+// Profile is a calibration profile the page applies in both views (docs/calibration.md): its name
 // (as prediction.json's calibration section names it) and its bytes.
 type Profile struct {
 	Name string
