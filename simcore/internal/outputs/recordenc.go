@@ -41,7 +41,7 @@ func AppendRecordBoth(dst, pretty []byte, res *replay.Result, r *engine.Outcome,
 func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) {
 	h = historyOf(res, r, h)
 	tok := r.Tokens
-	o := recordLayout
+	o := &layouts.record
 	readm := 0
 	for i := range h.Admissions {
 		if admissionOrdinal(h.Admissions, i) > 0 {
@@ -57,7 +57,7 @@ func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool
 			w.raw(&elementSeparator)
 		}
 		po := admissionOrdinal(h.Admissions, i)
-		e := admissionLayout
+		e := &layouts.admission
 		w.member(e, kAdmissionOrdinal)
 		w.int(int64(i))
 		w.optFloat(e, kAtMs, true, a.At)
@@ -89,6 +89,8 @@ func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool
 	if r.PlayRef != 0 {
 		w.member(o, kPlayID)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.PlayRef))
+	} else {
+		w.skip()
 	}
 	w.optFloat(o, kPrefillAdmitMs, disagg && r.FirstAdmit >= 0, r.FirstAdmit)
 	w.optInt(o, kPrefillRouteOverlapTokens, r.HasRouteOverlap, r.PrefillOverlapTokens)
@@ -106,6 +108,8 @@ func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool
 	if r.RequestRef != 0 {
 		w.member(o, kRequestID)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.RequestRef))
+	} else {
+		w.skip()
 	}
 	w.optInt(o, kRequestedOutputLength, true, r.O)
 	w.optInt(o, kReusedInputTokens, true, r.Reuse)
@@ -152,7 +156,7 @@ func admissionOrdinal(as []engine.Admission, i int) int {
 // route appends one routing_history element of a request of l input tokens.
 func (w *recordWriter) route(rt engine.Route, l int) {
 	placed := rt.Worker >= 0
-	e := routeLayout
+	e := &layouts.route
 	w.optInt(e, kBestAvailableOverlapBlocks, rt.HasOverlap, rt.BestOverlap)
 	w.optInt(e, kDPRank, placed, int(rt.Rank))
 	w.optInt(e, kLogicalWorkerID, placed, int(rt.Worker))
@@ -183,17 +187,15 @@ func (w *recordWriter) route(rt engine.Route, l int) {
 // recordWriter appends the members of a record, compact to b and, when pretty is set, laid
 // out pretty to p as well; the first non-finite float is its error. Values are formatted into
 // b only; b[laid:] are value bytes not yet copied to p. Keys and nulls are not written at
-// once: they are the pending run, text of one objectLayout (run, c0:c1 of its compact text
-// and p0:p1 of its pretty text), written when a value or a structural string follows
-// (emit), so consecutive keys and nulls are one append per layout.
+// once: they are the pending run, c0:c1 of layouts.compact and p0:p1 of layouts.pretty,
+// written when a value or a structural string follows (emit), so consecutive keys and nulls
+// are one append per layout. A member continues the run when the run ends where it starts.
 type recordWriter struct {
-	b, p   []byte
-	pretty bool
-	laid   int
-	err    error
-	at     string // the key being written, for the error
-	// run is the object of the pending run (nil: none).
-	run            *objectLayout
+	b, p           []byte
+	pretty         bool
+	laid           int
+	err            error
+	at             string // the key being written, for the error
 	c0, c1, p0, p1 int
 	// floats are the last floats written (end 0: none), nextFloat the one to replace.
 	floats    [4]recentFloat
@@ -206,47 +208,49 @@ func (w *recordWriter) emit() {
 	if w.pretty && w.laid < len(w.b) {
 		w.p = append(w.p, w.b[w.laid:]...)
 	}
-	if w.run != nil {
-		w.b = append(w.b, w.run.compact[w.c0:w.c1]...)
+	if w.c0 < w.c1 {
+		w.b = append(w.b, layouts.compact[w.c0:w.c1]...)
 		if w.pretty {
-			w.p = append(w.p, w.run.pretty[w.p0:w.p1]...)
+			w.p = append(w.p, layouts.pretty[w.p0:w.p1]...)
 		}
-		w.run = nil
+		w.c0, w.p0 = w.c1, w.p1
 	}
 	w.laid = len(w.b)
 }
 
-// extend adds the text of o from member m's start to c1 (compact) and p1 (pretty) to the
-// pending run: it continues the run when the run ends where m starts, else the run is written
-// and a new one starts.
-func (w *recordWriter) extend(o *objectLayout, m, c1, p1 int) {
-	if w.run != o || w.c1 != o.c[m].start {
-		w.emit()
-		w.run, w.c0, w.p0 = o, o.c[m].start, o.p[m].start
-	}
-	w.c1, w.p1 = c1, p1
-}
-
-// member writes the key of member m of o; its value follows.
+// member writes the key of member m of o, and the pending run before it; the value follows.
 func (w *recordWriter) member(o *objectLayout, m int) {
-	w.extend(o, m, o.c[m].key, o.p[m].key)
+	s := &o.at[m]
+	if w.c1 != s.cStart {
+		w.c0, w.p0 = s.cStart, s.pStart // the run is empty (see null)
+	}
+	w.c1, w.p1 = s.cKey, s.pKey
 	w.emit()
 	w.at = o.names[m]
 }
 
-// null writes member m of o with the value null.
+// null writes member m of o with the value null: it extends the pending run, or starts one
+// at m when the run ends elsewhere. The run is empty then (a value, a structural string or
+// skip wrote it), so null never writes and is inlined.
 func (w *recordWriter) null(o *objectLayout, m int) {
-	w.extend(o, m, o.c[m].null, o.p[m].null)
+	s := &o.at[m]
+	if w.c1 != s.cStart {
+		w.c0, w.p0 = s.cStart, s.pStart
+	}
+	w.c1, w.p1 = s.cNull, s.pNull
 }
+
+// skip leaves out a member the record does not have (play_id, request_id): the pending run,
+// which ends before it, is written.
+func (w *recordWriter) skip() { w.emit() }
 
 // close ends the object o, whose members are written.
 func (w *recordWriter) close(o *objectLayout) {
-	last := len(o.c) - 1
-	if w.run != o || w.c1 != o.c[last].null {
-		w.emit()
-		w.run, w.c0, w.p0 = o, o.c[last].null, o.p[last].null
+	last := &o.at[len(o.at)-1]
+	if w.c1 != last.cNull {
+		w.c0, w.p0 = last.cNull, last.pNull // the run is empty (see null)
 	}
-	w.c1, w.p1 = len(o.compact), len(o.pretty)
+	w.c1, w.p1 = o.cEnd, o.pEnd
 }
 
 // raw writes a structural string, its compact and pretty forms.
@@ -275,7 +279,14 @@ func (w *recordWriter) listClose(n int) {
 	}
 }
 
-func (w *recordWriter) int(x int64) { w.b = strconv.AppendInt(w.b, x, 10) }
+// int writes x; a single digit, the common case (counts, ranks, ordinals), without a call.
+func (w *recordWriter) int(x int64) {
+	if uint64(x) < 10 {
+		w.b = append(w.b, byte('0'+x))
+		return
+	}
+	w.b = strconv.AppendInt(w.b, x, 10)
+}
 
 // float writes x, copying the bytes of an earlier float of the record with the same bits
 // (a record repeats a few times: arrival_time_ms is dispatched_at_ms, e2e_latency_ms is

@@ -7,25 +7,49 @@ package outputs
 // canonical (sorted) order, so the members a record writes one after another with no value
 // between them (nulls, then the key of the next member that has one) are one substring of
 // the text: writing them is one append per layout (recordWriter.member), and a null costs
-// no append of its own. Made once per object kind.
+// no append of its own. The texts of all objects are one string per layout (layouts), so a
+// place in them is one offset.
 type objectLayout struct {
-	compact, pretty string
-	// c and p are the members' places in compact and pretty, indexed by member.
-	c, p []memberSpan
+	// at are the members' places in layouts' texts, indexed by member.
+	at []memberSpan
+	// end is the end of the object's closing text (after the last member's null) in both texts.
+	cEnd, pEnd int
 	// names are the member keys, for the error naming a non-finite value.
 	names []string
 }
 
-// memberSpan is where a member lies in a layout's text: from start (its comma, or the
-// object's opening brace for the first member) to null (after its null value); its value
-// starts at key. The object's closing text runs from the last member's null to the end.
-type memberSpan struct{ start, key, null int }
+// memberSpan is where a member lies in the compact (c) and pretty (p) texts: from Start (its
+// comma, or the object's opening brace for the first member) to Null (after its null value);
+// its value starts at Key. The object's closing text runs from the last member's Null to the
+// object's end.
+type memberSpan struct{ cStart, cKey, cNull, pStart, pKey, pNull int }
 
-// newObjectLayout lays out an object whose members, the names in sorted order, sit at depth
-// (1 for the record's members, 3 for those of a history element).
-func newObjectLayout(depth int, names []string) *objectLayout {
-	o := &objectLayout{names: names, c: make([]memberSpan, len(names)), p: make([]memberSpan, len(names))}
-	c, p := "{", "{"
+// recordLayouts are the objects of a record and their texts.
+type recordLayouts struct {
+	// compact and pretty are the texts of record, admission and route, one after another,
+	// each followed by a byte no text starts with ('\x00'), so no object's text ends where
+	// another's member starts.
+	compact, pretty          string
+	record, admission, route objectLayout
+}
+
+// layouts are the record's objects (docs/semantics/outputs.md §6.3): the record's members sit
+// at depth 1, those of a history element at depth 3.
+var layouts = newLayouts(recordNames[:], admissionNames[:], routeNames[:])
+
+// newLayouts lays out the objects of a record, their member names each in sorted order.
+func newLayouts(record, admission, route []string) *recordLayouts {
+	l := &recordLayouts{}
+	l.record = l.add(1, record)
+	l.admission = l.add(3, admission)
+	l.route = l.add(3, route)
+	return l
+}
+
+// add appends the texts of an object whose members, names in sorted order, sit at depth.
+func (l *recordLayouts) add(depth int, names []string) objectLayout {
+	o := objectLayout{names: names, at: make([]memberSpan, len(names))}
+	c, p := l.compact+"{", l.pretty+"{"
 	for i, name := range names {
 		if name == "" {
 			panic("outputs: a record member has no name")
@@ -34,18 +58,20 @@ func newObjectLayout(depth int, names []string) *objectLayout {
 			if names[i-1] >= name { // a name missing from the list is empty
 				panic("outputs: record members out of canonical order: " + name)
 			}
+			o.at[i].cStart, o.at[i].pStart = len(c), len(p)
 			c, p = c+",", p+","
-		}
-		if i > 0 {
-			o.c[i].start, o.p[i].start = len(c)-1, len(p)-1
+		} else {
+			o.at[i].cStart, o.at[i].pStart = len(c)-1, len(p)-1
 		}
 		c += `"` + name + `":`
 		p += "\n" + recordIndent + indentOf(depth) + `"` + name + `": `
-		o.c[i].key, o.p[i].key = len(c), len(p)
+		o.at[i].cKey, o.at[i].pKey = len(c), len(p)
 		c, p = c+"null", p+"null"
-		o.c[i].null, o.p[i].null = len(c), len(p)
+		o.at[i].cNull, o.at[i].pNull = len(c), len(p)
 	}
-	o.compact, o.pretty = c+"}", p+"\n"+recordIndent+indentOf(depth-1)+"}"
+	c, p = c+"}", p+"\n"+recordIndent+indentOf(depth-1)+"}"
+	o.cEnd, o.pEnd = len(c), len(p)
+	l.compact, l.pretty = c+"\x00", p+"\x00"
 	return o
 }
 
@@ -109,10 +135,7 @@ const (
 	recordMembers
 )
 
-// recordLayout is the record object.
-var recordLayout = newObjectLayout(1, recordNames[:])
-
-// recordNames are its member keys by index (an index out of range does not compile; one left out
+// recordNames are the member keys of the record by index (an index out of range does not compile; one left out
 // is empty, refused by newObjectLayout).
 var recordNames = [recordMembers]string{
 	kAdmissionCount:            "admission_count",
@@ -164,10 +187,7 @@ const (
 	admissionMembers
 )
 
-// admissionLayout is an admission_history element.
-var admissionLayout = newObjectLayout(3, admissionNames[:])
-
-// admissionNames are its member keys by index (an index out of range does not compile; one left out
+// admissionNames are the member keys of an admission_history element by index (an index out of range does not compile; one left out
 // is empty, refused by newObjectLayout).
 var admissionNames = [admissionMembers]string{
 	kAdmissionOrdinal:           "admission_ordinal",
@@ -196,10 +216,7 @@ const (
 	routeMembers
 )
 
-// routeLayout is a routing_history element.
-var routeLayout = newObjectLayout(3, routeNames[:])
-
-// routeNames are its member keys by index (an index out of range does not compile; one left out
+// routeNames are the member keys of a routing_history element by index (an index out of range does not compile; one left out
 // is empty, refused by newObjectLayout).
 var routeNames = [routeMembers]string{
 	kBestAvailableOverlapBlocks: "best_available_overlap_blocks",
