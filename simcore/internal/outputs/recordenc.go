@@ -9,29 +9,21 @@ import (
 	"aisimulate/simcore/internal/replay"
 )
 
-// AppendRecord appends the compact canonical JSON (simcore/canon) of the per-request record
-// of r (docs/semantics/outputs.md §6.3) to dst: the bytes canon.Compact makes of the record
-// object, written field by field in sorted key order with strconv's appenders, so a captured
-// run allocates nothing per record (a map per record, sorted and encoded, cost a
-// millisecond per request in WebAssembly, most of it the collector's). TestAppendRecordIsCanon
-// checks it against the record built as a map, on random outcomes covering every branch.
-// h is scratch space for r's history, reused from record to record.
-func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, error) {
-	w := recordWriter{b: dst}
-	w.record(res, r, disagg, h)
-	w.emit()
-	return w.b, w.err
-}
-
-// AppendRecordBoth appends the record of r both ways in one pass: compact to dst (the bytes
-// AppendRecord makes) and laid out pretty to pretty (the bytes canon.AppendPrettyCompact makes
+// AppendRecordBoth appends the per-request record of r (docs/semantics/outputs.md §6.3) both
+// ways in one pass: compact to dst (the bytes canon.Compact makes of the record object,
+// written field by field in sorted key order, so a captured run allocates nothing per record:
+// a map per record, sorted and encoded, cost a millisecond per request in WebAssembly) and
+// laid out pretty to pretty (the bytes canon.AppendPrettyCompact makes
 // of them with the prefix recordIndent, an element of prediction.json's per_request). Each
 // value is formatted once, into the compact bytes, and copied to the pretty ones; keys, nulls
 // and structure come from texts made once per object kind (objectLayout), the keys and nulls
 // between two values in one append per layout, so the pretty layout needs no scan of the
 // compact bytes.
+//
+// TestAppendRecordIsCanon checks both against the record built as a map, on random outcomes
+// covering every branch. h is scratch space for r's history, reused from record to record.
 func AppendRecordBoth(dst, pretty []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, []byte, error) {
-	w := recordWriter{b: dst, p: pretty, pretty: true, laid: len(dst)}
+	w := recordWriter{b: dst, p: pretty, laid: len(dst)}
 	w.record(res, r, disagg, h)
 	w.emit()
 	return w.b, w.p, w.err
@@ -184,18 +176,17 @@ func (w *recordWriter) route(rt engine.Route, l int) {
 	w.close(e)
 }
 
-// recordWriter appends the members of a record, compact to b and, when pretty is set, laid
-// out pretty to p as well; the first non-finite float is its error. Values are formatted into
+// recordWriter appends the members of a record, compact to b and laid out pretty to p; the
+// first non-finite float is its error. Values are formatted into
 // b only; b[laid:] are value bytes not yet copied to p. Keys and nulls are not written at
 // once: they are the pending run, c0:c1 of layouts.compact and p0:p1 of layouts.pretty,
 // written when a value or a structural string follows (emit), so consecutive keys and nulls
 // are one append per layout. A member continues the run when the run ends where it starts.
 type recordWriter struct {
 	b, p           []byte
-	pretty         bool
 	laid           int
 	err            error
-	at             string // the key being written, for the error
+	key            int // the end of the key being written in layouts.compact, for the error
 	c0, c1, p0, p1 int
 	// floats are the last floats written (end 0: none), nextFloat the one to replace.
 	floats    [4]recentFloat
@@ -205,14 +196,12 @@ type recordWriter struct {
 // emit copies the value bytes written since the last emit to the pretty layout, then writes
 // the pending run.
 func (w *recordWriter) emit() {
-	if w.pretty && w.laid < len(w.b) {
+	if w.laid < len(w.b) {
 		w.p = append(w.p, w.b[w.laid:]...)
 	}
 	if w.c0 < w.c1 {
 		w.b = append(w.b, layouts.compact[w.c0:w.c1]...)
-		if w.pretty {
-			w.p = append(w.p, layouts.pretty[w.p0:w.p1]...)
-		}
+		w.p = append(w.p, layouts.pretty[w.p0:w.p1]...)
 		w.c0, w.p0 = w.c1, w.p1
 	}
 	w.laid = len(w.b)
@@ -226,7 +215,7 @@ func (w *recordWriter) member(o *objectLayout, m int) {
 	}
 	w.c1, w.p1 = s.cKey, s.pKey
 	w.emit()
-	w.at = o.names[m]
+	w.key = s.cKey
 }
 
 // null writes member m of o with the value null: it extends the pending run, or starts one
@@ -257,9 +246,7 @@ func (w *recordWriter) close(o *objectLayout) {
 func (w *recordWriter) raw(s *structural) {
 	w.emit()
 	w.b = append(w.b, s.compact...)
-	if w.pretty {
-		w.p = append(w.p, s.pretty...)
-	}
+	w.p = append(w.p, s.pretty...)
 	w.laid = len(w.b)
 }
 
@@ -302,7 +289,7 @@ func (w *recordWriter) float(x float64) {
 	start := len(w.b)
 	b, err := canon.AppendFloat(w.b, x)
 	if err != nil && w.err == nil {
-		w.err = &canon.NonFiniteError{Path: w.at}
+		w.err = &canon.NonFiniteError{Path: layouts.keyBefore(w.key)}
 	}
 	w.b = b
 	if err == nil {

@@ -1,5 +1,7 @@
 package outputs
 
+import "strings"
+
 // objectLayout is an object of the per-request record (the record itself, or an element of
 // its admission_history or routing_history) written with every member null, in both layouts:
 // compact, and pretty as it sits inside a per_request element of prediction.json
@@ -14,8 +16,6 @@ type objectLayout struct {
 	at []memberSpan
 	// end is the end of the object's closing text (after the last member's null) in both texts.
 	cEnd, pEnd int
-	// names are the member keys, for the error naming a non-finite value.
-	names []string
 }
 
 // memberSpan is where a member lies in the compact (c) and pretty (p) texts: from Start (its
@@ -48,7 +48,7 @@ func newLayouts(record, admission, route []string) *recordLayouts {
 
 // add appends the texts of an object whose members, names in sorted order, sit at depth.
 func (l *recordLayouts) add(depth int, names []string) objectLayout {
-	o := objectLayout{names: names, at: make([]memberSpan, len(names))}
+	o := objectLayout{at: make([]memberSpan, len(names))}
 	c, p := l.compact+"{", l.pretty+"{"
 	for i, name := range names {
 		if name == "" {
@@ -73,6 +73,12 @@ func (l *recordLayouts) add(depth int, names []string) objectLayout {
 	o.cEnd, o.pEnd = len(c), len(p)
 	l.compact, l.pretty = c+"\x00", p+"\x00"
 	return o
+}
+
+// keyBefore is the name of the member whose key ends at key in the compact text (`"name":`).
+func (l *recordLayouts) keyBefore(key int) string {
+	open := strings.LastIndexByte(l.compact[:key-2], '"')
+	return l.compact[open+1 : key-2]
 }
 
 // indentOf is the indentation of depth in the pretty layout.
