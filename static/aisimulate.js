@@ -19,11 +19,13 @@
 // dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
 //
 //   const {profileJson, table, stdoutJson} =
-//     await aisimulate.calibrate(yamlText | null, {measurements, files, configName})
+//     await aisimulate.calibrate(yamlText | null, {measurements, files, configName, lengths})
 //
 // calibrate runs `aisimulate calibrate` in the page: measurements are benchmark files (AIPerf,
 // vllm bench serve, SGLang bench_serving, measured-runs CSV) as [{name, data}] or File
-// objects; profileJson is calibration.json, table the fit report. Errors as predict's.
+// objects; lengths is calibrate's --lengths text (the length draw of files that record none,
+// docs/calibration.md); profileJson is calibration.json, table the fit report. Errors as
+// predict's.
 //
 //   const {recommendationJson, recommendationCsv, configs, feasible, view} =
 //     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress})
@@ -144,6 +146,7 @@
       files: await normFiles(o.files),
       configName: o.configName || "prediction.yaml",
     };
+    if (typeof o.lengths === "string") opts.lengths = o.lengths;
     const r = await call("calibrate", typeof yamlText === "string" ? yamlText : null, opts);
     if (!r.ok) {
       const e = new Error(r.error.message);
