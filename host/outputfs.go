@@ -54,7 +54,11 @@ func (o *outputFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMo
 		o.mu.Unlock()
 	}
 	if errno == 0 && flag&(experimentalsys.O_WRONLY|experimentalsys.O_RDWR) != 0 {
-		f = &outputFile{File: f, fs: o, hostPath: filepath.Join(o.root, filepath.FromSlash(p)), writeAt: writeAtHost, noSpace: fileSystemFull}
+		of := &outputFile{File: f, fs: o, hostPath: filepath.Join(o.root, filepath.FromSlash(p)), writeAt: writeAtHost, noSpace: fileSystemFull}
+		if ino, ierr := f.Ino(); flag&experimentalsys.O_CREAT != 0 && ierr == 0 {
+			of.own = openOwn(of.hostPath, ino)
+		}
+		f = of
 	}
 	return f, errno
 }

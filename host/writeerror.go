@@ -13,8 +13,9 @@ import (
 // WASI in wazero v1.12.0 has no errno for a full disk: a write failing with ENOSPC (or
 // EDQUOT, EFBIG) reaches the module as EIO, which Go's wasip1 runtime prints as "I/O error".
 // The host's output files learn the real reason by retrying the failed write once on a file
-// of their own, remember it, and the module's stderr has "I/O error" replaced by it
-// (docs/robustness.md, "Output files").
+// of their own (a close or fsync: by doing it first on a descriptor of their own), remember
+// it, and the module's stderr has "I/O error" replaced by it (docs/robustness.md, "Output
+// files").
 
 // guestEIOText is how Go's wasip1 runtime spells EIO (syscall.EIO.Error() in the module).
 var guestEIOText = []byte("I/O error")
@@ -31,17 +32,77 @@ type outputFile struct {
 	// noSpace reports whether the file system holding hostPath has no space left
 	// (fileSystemFull; a test injects one).
 	noSpace func(hostPath string) bool
+	// own is the host's own descriptor of the file (openOwn), nil when it could not be opened.
+	own *ownFile
 }
 
-// Close implements experimentalsys.File: a close that fails with EIO (a network file system
-// may report a full disk only there, when it flushes) is explained like a failed write.
-func (f *outputFile) Close() experimentalsys.Errno { return f.explain(f.File.Close()) }
+// ownFile is a descriptor of an output file the host opened itself, right after the module
+// created the file, so the errors the file system reports at close or fsync (a network file
+// system reports a full disk or a quota there, when it flushes; every descriptor opened before
+// the failed write-back sees the error) reach the host with their real errno, which wazero
+// would pass on as EIO. sync and close are its methods (a test injects failing ones).
+type ownFile struct {
+	sync, close func() error
+}
 
-// Sync implements experimentalsys.File (fsync), explained as Close.
-func (f *outputFile) Sync() experimentalsys.Errno { return f.explain(f.File.Sync()) }
+// openOwn opens the host's own descriptor of hostPath, which the module has just created as
+// the file whose inode is ino; nil when it cannot (then an EIO at close is explained by
+// statfs alone, explain).
+func openOwn(hostPath string, ino uint64) *ownFile {
+	f, err := os.OpenFile(hostPath, os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	if !sameInode(f, ino) { // replaced in between: not the module's file
+		f.Close()
+		return nil
+	}
+	return &ownFile{sync: f.Sync, close: f.Close}
+}
 
-// Datasync implements experimentalsys.File (fdatasync), explained as Close.
-func (f *outputFile) Datasync() experimentalsys.Errno { return f.explain(f.File.Datasync()) }
+// Close implements experimentalsys.File: the host's own descriptor is closed first, so a
+// failure of the file system's flush is seen with its real reason; a close that fails with
+// EIO and no reason is explained like a failed write.
+func (f *outputFile) Close() experimentalsys.Errno {
+	if f.own == nil {
+		return f.explain(f.File.Close())
+	}
+	err := f.own.close()
+	f.own = nil
+	return f.hostFirst(err, f.File.Close())
+}
+
+// Sync implements experimentalsys.File (fsync), as Close: on the host's descriptor first.
+func (f *outputFile) Sync() experimentalsys.Errno {
+	if f.own == nil {
+		return f.explain(f.File.Sync())
+	}
+	return f.hostFirst(f.own.sync(), f.File.Sync())
+}
+
+// Datasync implements experimentalsys.File (fdatasync), as Sync (an fsync on the host's
+// descriptor, which covers the data).
+func (f *outputFile) Datasync() experimentalsys.Errno {
+	if f.own == nil {
+		return f.explain(f.File.Datasync())
+	}
+	return f.hostFirst(f.own.sync(), f.File.Datasync())
+}
+
+// hostFirst is the result of a close or fsync done on the host's descriptor (err) and then on
+// the module's (errno): the host's failure is remembered with its reason, and it fails the
+// call even when the module's descriptor saw nothing (the file system may report an error
+// once), so a failed flush never passes as written.
+func (f *outputFile) hostFirst(err error, errno experimentalsys.Errno) experimentalsys.Errno {
+	if err == nil {
+		return f.explain(errno)
+	}
+	f.fs.rememberWriteError(err)
+	if errno == 0 {
+		errno = experimentalsys.UnwrapOSError(err)
+	}
+	return errno
+}
 
 // explain remembers ENOSPC as the reason of an EIO from close or fsync when the file's file
 // system has no space left: the write that failed is gone, so the file system is asked.

@@ -137,3 +137,71 @@ func TestFullDiskAtCloseOrSync(t *testing.T) {
 		}
 	}
 }
+
+// A quota (or any reason) the file system reports when it flushes, at close or fsync, is seen
+// on the host's own descriptor with its real errno: the module's "I/O error" reads "disk quota
+// exceeded", and the call fails even when the module's own descriptor saw no error.
+func TestQuotaAtCloseOrSync(t *testing.T) {
+	quota := func() error { return &os.PathError{Op: "close", Path: "out.tmp", Err: syscall.EDQUOT} }
+	for _, guestEIO := range []bool{true, false} {
+		for name, op := range map[string]func(experimentalsys.File) experimentalsys.Errno{
+			"close":    func(f experimentalsys.File) experimentalsys.Errno { return f.Close() },
+			"fsync":    func(f experimentalsys.File) experimentalsys.Errno { return f.Sync() },
+			"datasync": func(f experimentalsys.File) experimentalsys.Errno { return f.Datasync() },
+		} {
+			o := newOutputFS(t.TempDir())
+			f, errno := o.OpenFile("out.tmp", experimentalsys.O_CREAT|experimentalsys.O_EXCL|experimentalsys.O_WRONLY, 0)
+			if errno != 0 {
+				t.Fatal(errno)
+			}
+			of := f.(*outputFile)
+			if of.own == nil {
+				t.Fatal("no host descriptor for a created output file")
+			}
+			realOwn := of.own
+			of.own = &ownFile{sync: quota, close: func() error { realOwn.close(); return quota() }}
+			if guestEIO {
+				of.File = eioCloseFile{of.File}
+			}
+			of.noSpace = func(string) bool { return true } // a quota, not a full disk, is the reason
+			if errno := op(f); errno == 0 {
+				t.Fatalf("%s (module's descriptor failing %v): the call succeeded", name, guestEIO)
+			}
+			if got := o.writeError(); got != syscall.EDQUOT {
+				t.Errorf("%s (module's descriptor failing %v): remembered %v, want EDQUOT", name, guestEIO, got)
+			}
+			var out bytes.Buffer
+			writeErrorText{w: &out, fs: o}.Write([]byte("close x: I/O error\n"))
+			if want := "close x: disk quota exceeded\n"; out.String() != want {
+				t.Errorf("%s: stderr %q, want %q", name, out.String(), want)
+			}
+			if name != "close" {
+				of.own = realOwn
+				f.Close()
+			}
+		}
+	}
+}
+
+// The host's descriptor is opened for the created file and closed with it; a close that
+// fails nowhere succeeds and leaves nothing remembered.
+func TestOwnDescriptorClosedWithFile(t *testing.T) {
+	o := newOutputFS(t.TempDir())
+	f, errno := o.OpenFile("out.tmp", experimentalsys.O_CREAT|experimentalsys.O_EXCL|experimentalsys.O_WRONLY, 0)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	of := f.(*outputFile)
+	closed := false
+	realClose := of.own.close
+	of.own.close = func() error { closed = true; return realClose() }
+	if _, errno := f.Write([]byte("x")); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := f.Sync(); errno != 0 {
+		t.Fatalf("fsync: %v", errno)
+	}
+	if errno := f.Close(); errno != 0 || !closed || of.own != nil || o.writeError() != 0 {
+		t.Fatalf("close: %v, host descriptor closed %v (own %v), remembered %v", errno, closed, of.own, o.writeError())
+	}
+}

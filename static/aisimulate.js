@@ -28,7 +28,8 @@
 // predict's.
 //
 //   const {recommendationJson, recommendationCsv, configs, feasible, view} =
-//     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress})
+//     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress,
+//                                           calibrations, strictCalibration})
 //
 // recommend runs `aisimulate recommend`: the search coordinator runs in the simulation worker,
 // each round's candidate evaluations on a pool of Web Workers (poolSize, default
@@ -38,6 +39,8 @@
 // Recommend view draws (ranked rows, one chart point per simulated candidate). onProgress
 // receives {trials, total, best, poolSize, pointsJson} after every round (best null until a
 // candidate is feasible; pointsJson the chart points of the round's simulated candidates).
+// calibrations and strictCalibration are predict's, as `recommend --calibration` and
+// --strict-calibration: every evaluation request carries the profiles to its pool worker.
 //
 //   const {names, zip} = await aisimulate.deployment(kind, ...)
 //     kind "prediction": (yamlText, predictionJson, {configName, sets}) → deploy/0001/
@@ -245,6 +248,8 @@
     const body = async () => {
       const startOpts = { files, sets: Array.isArray(o.sets) ? o.sets.map(String) : [], configName: o.configName || "recommendation.yaml" };
       if (typeof o.fixedWallTimeMs === "number") startOpts.fixedWallTimeMs = o.fixedWallTimeMs;
+      if (o.calibrations) startOpts.calibrations = await normNamed(o.calibrations, "calibration profile");
+      if (o.strictCalibration) startOpts.strictCalibration = true;
       const st = await call("recommendStart", yamlText, startOpts);
       if (!st.ok) throw coreError(st.error);
       run.sessionId = st.id;

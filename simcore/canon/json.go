@@ -254,86 +254,56 @@ func (e *encoder) object(m map[string]any, depth int) error {
 	return nil
 }
 
-// appendFloat lays out a finite float per docs/semantics/outputs.md §2.1.
+// appendFloat lays out a finite float per docs/semantics/outputs.md §2.1: strconv's shortest
+// 'e' text, [-]d[.ddd]e±XX, which is already the canonical exponential form, is laid out
+// positionally in place when the exponent is in [-4, 16). The digits are moved in one copy
+// (strconv's 'f' format, formerly used here, appends its fraction a digit at a time, the
+// larger part of formatting a time in WebAssembly: docs/performance.md). TestFloatLayout checks
+// it against the rule written plainly, on millions of floats.
 func appendFloat(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, "0.0"...) // also negative zero [decision]
 	}
-	// Positional range, the common case: the shortest digits of strconv's 'f' format are those
-	// of its 'e' format, laid out positionally, so they are written directly, with ".0" after
-	// a whole number (its 'f' text has no point). The shortest text of a float is at least
-	// 1e-4 exactly when the float is at least the float nearest 1e-4 (parsing is monotonic and
-	// that float's shortest text is "0.0001"), and below 1e16 exactly when the float is
-	// (1e16 is a float), so the decimal exponent is in [-4, 16) exactly in this range.
-	if a := math.Abs(f); a >= 1e-4 && a < 1e16 {
-		dst = strconv.AppendFloat(dst, f, 'f', -1, 64)
-		if f == math.Trunc(f) {
-			dst = append(dst, '.', '0')
-		}
+	s := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
+	if dst[s] == '-' {
+		s++
+	}
+	// The exponent E, read from the end: e, its sign, two or three digits.
+	i, exp, scale := len(dst)-1, 0, 1
+	for ; dst[i] != '+' && dst[i] != '-'; i-- {
+		exp += int(dst[i]-'0') * scale
+		scale *= 10
+	}
+	if dst[i] == '-' {
+		exp = -exp
+	}
+	if exp < -4 || exp >= 16 {
 		return dst
 	}
-	var scratch [32]byte
-	s := strconv.AppendFloat(scratch[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	if s[0] == '-' {
-		dst = append(dst, '-')
-		s = s[1:]
+	// The digits d1…dn: dst[s], then dst[s+2:s+1+n] after the point when n > 1.
+	n := i - 1 - s - 1 // the bytes before 'e' less the point
+	if n < 1 {
+		n = 1 // a single digit has no point
 	}
-	ePos := 0
-	for ePos < len(s) && s[ePos] != 'e' {
-		ePos++
-	}
-	mant := s[:ePos]
-	exp := 0
-	neg := s[ePos+1] == '-'
-	for _, c := range s[ePos+2:] {
-		exp = exp*10 + int(c-'0')
-	}
-	if neg {
-		exp = -exp
-	}
-	// digits d1..dn without the decimal point
-	var digBuf [24]byte
-	digits := append(digBuf[:0], mant[0])
-	if len(mant) > 2 {
-		digits = append(digits, mant[2:]...)
-	}
-	n := len(digits)
-	if exp >= -4 && exp < 16 {
-		if exp < 0 {
-			dst = append(dst, '0', '.')
-			for i := 0; i < -exp-1; i++ {
-				dst = append(dst, '0')
-			}
-			return append(dst, digits...)
+	switch {
+	case exp < 0: // 0.000d1…dn, -E-1 zeros after the point
+		var digits [24]byte
+		digits[0] = dst[s]
+		copy(digits[1:n], dst[s+2:])
+		dst = append(dst[:s], "0.000"[:1-exp]...)
+		return append(dst, digits[:n]...)
+	case exp < n-1: // d1…d(E+1).d(E+2)…dn: the E digits after the point move before it
+		copy(dst[s+1:], dst[s+2:s+2+exp])
+		dst[s+1+exp] = '.'
+		return dst[:s+1+n]
+	default: // a whole number: d1…dn, E+1-n zeros, .0
+		if n > 1 {
+			copy(dst[s+1:], dst[s+2:s+1+n])
 		}
-		intLen := exp + 1
-		if intLen >= n {
-			dst = append(dst, digits...)
-			for i := n; i < intLen; i++ {
-				dst = append(dst, '0')
-			}
-			return append(dst, '.', '0')
-		}
-		dst = append(dst, digits[:intLen]...)
-		dst = append(dst, '.')
-		return append(dst, digits[intLen:]...)
+		dst = append(dst[:s+n], "000000000000000"[:exp+1-n]...)
+		return append(dst, '.', '0')
 	}
-	dst = append(dst, digits[0])
-	if n > 1 {
-		dst = append(dst, '.')
-		dst = append(dst, digits[1:]...)
-	}
-	dst = append(dst, 'e')
-	if exp < 0 {
-		dst = append(dst, '-')
-		exp = -exp
-	} else {
-		dst = append(dst, '+')
-	}
-	if exp < 10 {
-		dst = append(dst, '0')
-	}
-	return strconv.AppendInt(dst, int64(exp), 10)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -373,7 +375,81 @@ func FuzzFloat(f *testing.F) {
 		if v == 0 && s != "0.0" {
 			t.Fatalf("zero written as %q", s)
 		}
+		if want := floatRule(v); s != want {
+			t.Fatalf("%v (bits %#x) written as %q, the rule gives %q", v, bits, s, want)
+		}
 	})
+}
+
+// floatRule is docs/semantics/outputs.md §2.1 written plainly: the shortest digits and the
+// exponent from strconv's 'e' format, laid out by the rule with strings.
+func floatRule(v float64) string {
+	if v == 0 {
+		return "0.0"
+	}
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	mant, expText, _ := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	exp, _ := strconv.Atoi(expText)
+	digits := strings.Replace(mant, ".", "", 1)
+	n := len(digits)
+	switch {
+	case exp < -4 || exp >= 16:
+		out := digits[:1]
+		if n > 1 {
+			out += "." + digits[1:]
+		}
+		esign := "+"
+		if exp < 0 {
+			esign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%s%se%s%02d", sign, out, esign, exp)
+	case exp < 0:
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	case exp+1 >= n:
+		return sign + digits + strings.Repeat("0", exp+1-n) + ".0"
+	default:
+		return sign + digits[:exp+1] + "." + digits[exp+1:]
+	}
+}
+
+// The float layout equals the rule on millions of floats: random bit patterns (every
+// exponent), times as a simulation writes them (uniform over several decades, whole numbers,
+// few decimals) and the edges of the positional range and of the digit counts.
+func TestFloatLayout(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	check := func(v float64) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return
+		}
+		if got, want := string(appendFloat([]byte("x"), v)[1:]), floatRule(v); got != want {
+			t.Fatalf("%v (bits %#x): %q, the rule gives %q", v, math.Float64bits(v), got, want)
+		}
+	}
+	n := 1_000_000
+	if testing.Short() {
+		n = 200_000
+	}
+	for range n {
+		check(math.Float64frombits(rnd.Uint64()))
+		check(rnd.Float64() * math.Pow(10, float64(rnd.IntN(26)-8)))
+		check(-rnd.Float64() * math.Pow(10, float64(rnd.IntN(26)-8)))
+		check(float64(rnd.Int64N(1 << 54)))
+		check(float64(rnd.IntN(1_000_000)) / math.Pow(10, float64(rnd.IntN(8))))
+	}
+	for e := -330; e <= 310; e++ {
+		p := math.Pow(10, float64(e))
+		for _, v := range []float64{p, math.Nextafter(p, 0), math.Nextafter(p, math.Inf(1)), 2 * p, 9.5 * p, 1.25 * p, 123456789012345.67 * p / 1e14} {
+			check(v)
+			check(-v)
+		}
+	}
+	for _, v := range []float64{5e-324, math.SmallestNonzeroFloat64 * 3, math.MaxFloat64, 1e-4, 9.999999999999999e-05, 1e16, 9999999999999998, 1 << 53, 1<<53 + 2} {
+		check(v)
+		check(-v)
+	}
 }
 
 // FuzzString checks strings decode back (valid UTF-8) and the output is ASCII.

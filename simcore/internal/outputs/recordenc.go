@@ -9,29 +9,23 @@ import (
 	"aisimulate/simcore/internal/replay"
 )
 
-// AppendRecord appends the compact canonical JSON (simcore/canon) of the per-request record
-// of r (docs/semantics/outputs.md §6.3) to dst: the bytes canon.Compact makes of the record
-// object, written field by field in sorted key order with strconv's appenders, so a captured
-// run allocates nothing per record (a map per record, sorted and encoded, cost a
-// millisecond per request in WebAssembly, most of it the collector's). TestAppendRecordIsCanon
-// checks it against the record built as a map, on random outcomes covering every branch.
-// h is scratch space for r's history, reused from record to record.
-func AppendRecord(dst []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, error) {
-	w := recordWriter{b: dst}
-	w.record(res, r, disagg, h)
-	return w.b, w.err
-}
-
-// AppendRecordBoth appends the record of r both ways in one pass: compact to dst (the bytes
-// AppendRecord makes) and laid out pretty to pretty (the bytes canon.AppendPrettyCompact makes
+// AppendRecordBoth appends the per-request record of r (docs/semantics/outputs.md §6.3) both
+// ways in one pass: compact to dst (the bytes canon.Compact makes of the record object,
+// written field by field in sorted key order, so a captured run allocates nothing per record:
+// a map per record, sorted and encoded, cost a millisecond per request in WebAssembly) and
+// laid out pretty to pretty (the bytes canon.AppendPrettyCompact makes
 // of them with the prefix recordIndent, an element of prediction.json's per_request). Each
-// value is formatted once, into the compact bytes, and copied to the pretty ones; keys and
-// structure come from strings made once per key (recordKey), so the pretty layout needs no
-// scan of the compact bytes.
+// value is formatted once, into the compact bytes, and copied to the pretty ones; keys, nulls
+// and structure come from texts made once per object kind (objectLayout), the keys and nulls
+// between two values in one append per layout, so the pretty layout needs no scan of the
+// compact bytes.
+//
+// TestAppendRecordIsCanon checks both against the record built as a map, on random outcomes
+// covering every branch. h is scratch space for r's history, reused from record to record.
 func AppendRecordBoth(dst, pretty []byte, res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) ([]byte, []byte, error) {
-	w := recordWriter{b: dst, p: pretty, pretty: true, laid: len(dst)}
+	w := recordWriter{b: dst, p: pretty, laid: len(dst)}
 	w.record(res, r, disagg, h)
-	w.flush()
+	w.emit()
 	return w.b, w.p, w.err
 }
 
@@ -39,80 +33,61 @@ func AppendRecordBoth(dst, pretty []byte, res *replay.Result, r *engine.Outcome,
 func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool, h *engine.History) {
 	h = historyOf(res, r, h)
 	tok := r.Tokens
-	w.b = append(w.b, '{')
+	o := &layouts.record
 	readm := 0
 	for i := range h.Admissions {
 		if admissionOrdinal(h.Admissions, i) > 0 {
 			readm++
 		}
 	}
-	w.key(&kAdmissionCount, true)
+	w.member(o, kAdmissionCount)
 	w.int(int64(len(h.Admissions)))
-	w.key(&kAdmissionHistory, false)
+	w.member(o, kAdmissionHistory)
 	w.listOpen(len(h.Admissions))
 	for i, a := range h.Admissions {
 		if i > 0 {
 			w.raw(&elementSeparator)
 		}
 		po := admissionOrdinal(h.Admissions, i)
-		w.b = append(w.b, '{')
-		w.key(&kAdmissionOrdinal, true)
+		e := &layouts.admission
+		w.member(e, kAdmissionOrdinal)
 		w.int(int64(i))
-		w.key(&kAtMs, false)
-		w.float(a.At)
-		w.key(&kIsReadmission, false)
+		w.optFloat(e, kAtMs, true, a.At)
+		w.member(e, kIsReadmission)
 		w.b = strconv.AppendBool(w.b, po > 0)
-		w.key(&kPool, false)
+		w.member(e, kAdmissionPool)
 		w.b = canon.AppendString(w.b, engine.Pool(a.Pool).String())
-		w.key(&kPoolAdmissionOrdinal, false)
-		w.int(int64(po))
-		w.key(&kAdmissionReusedInputTokens, false)
-		w.int(int64(a.Reused))
-		w.raw(&elementClose)
+		w.optInt(e, kPoolAdmissionOrdinal, true, po)
+		w.optInt(e, kAdmissionReusedInputTokens, true, a.Reused)
+		w.close(e)
 	}
 	w.listClose(len(h.Admissions))
-	w.key(&kArrivalTimeMs, false)
-	w.float(r.Arrival)
+	w.optFloat(o, kArrivalTimeMs, true, r.Arrival)
 	decodeSeen := disagg && (r.DecodeAdmit > 0 || r.DecodeReused > 0)
-	w.key(&kDecodeAdmitMs, false)
-	w.optFloat(decodeSeen, r.DecodeAdmit)
-	w.key(&kDecodeReusedInputTokens, false)
-	w.optInt(decodeSeen, r.DecodeReused)
-	w.key(&kDecodeRouteOverlapTokens, false)
-	w.null()
-	w.key(&kDecodeWorkerIdx, false)
-	w.optInt(r.WorkerID >= 0, int(r.WorkerID))
-	w.key(&kDestinationActivatedMs, false)
-	w.optFloat(disagg && r.DestActivated > 0, r.DestActivated)
-	w.key(&kDestinationReservedMs, false)
-	w.optFloat(disagg && r.DestReserved > 0, r.DestReserved)
-	w.key(&kDispatchedAtMs, false)
-	w.float(r.Arrival)
-	w.key(&kE2eLatencyMs, false)
-	w.optFloat(tok >= 1, max(0, r.LastToken-r.Arrival))
-	w.key(&kFirstAdmitMs, false)
-	w.optFloat(r.FirstAdmit >= 0, r.FirstAdmit)
-	w.key(&kFirstTokenMs, false)
-	w.optFloat(tok >= 1, r.FirstToken)
-	w.key(&kInputLength, false)
-	w.int(int64(r.L))
-	w.key(&kItlMs, false)
-	w.optFloat(tok >= 2, max(0, r.LastToken-r.FirstToken)/float64(tok-1))
-	w.key(&kLastTokenMs, false)
-	w.optFloat(tok >= 1, r.LastToken)
-	w.key(&kOutputLength, false)
-	w.int(int64(tok))
+	w.optFloat(o, kDecodeAdmitMs, decodeSeen, r.DecodeAdmit)
+	w.optInt(o, kDecodeReusedInputTokens, decodeSeen, r.DecodeReused)
+	w.null(o, kDecodeRouteOverlapTokens)
+	w.optInt(o, kDecodeWorkerIdx, r.WorkerID >= 0, int(r.WorkerID))
+	w.optFloat(o, kDestinationActivatedMs, disagg && r.DestActivated > 0, r.DestActivated)
+	w.optFloat(o, kDestinationReservedMs, disagg && r.DestReserved > 0, r.DestReserved)
+	w.optFloat(o, kDispatchedAtMs, true, r.Arrival)
+	w.optFloat(o, kE2eLatencyMs, tok >= 1, max(0, r.LastToken-r.Arrival))
+	w.optFloat(o, kFirstAdmitMs, r.FirstAdmit >= 0, r.FirstAdmit)
+	w.optFloat(o, kFirstTokenMs, tok >= 1, r.FirstToken)
+	w.optInt(o, kInputLength, true, r.L)
+	w.optFloat(o, kItlMs, tok >= 2, max(0, r.LastToken-r.FirstToken)/float64(tok-1))
+	w.optFloat(o, kLastTokenMs, tok >= 1, r.LastToken)
+	w.optInt(o, kOutputLength, true, tok)
 	if r.PlayRef != 0 {
-		w.key(&kPlayID, false)
+		w.member(o, kPlayID)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.PlayRef))
+	} else {
+		w.skip()
 	}
-	w.key(&kPrefillAdmitMs, false)
-	w.optFloat(disagg && r.FirstAdmit >= 0, r.FirstAdmit)
-	w.key(&kPrefillRouteOverlapTokens, false)
-	w.optInt(r.HasRouteOverlap, r.PrefillOverlapTokens)
-	w.key(&kPrefillWorkerIdx, false)
-	w.optInt(disagg && (r.FirstAdmit >= 0 || r.PrefillWorker >= 0), int(r.PrefillWorker))
-	w.key(&kPressureRecordOrdinals, false)
+	w.optFloat(o, kPrefillAdmitMs, disagg && r.FirstAdmit >= 0, r.FirstAdmit)
+	w.optInt(o, kPrefillRouteOverlapTokens, r.HasRouteOverlap, r.PrefillOverlapTokens)
+	w.optInt(o, kPrefillWorkerIdx, disagg && (r.FirstAdmit >= 0 || r.PrefillWorker >= 0), int(r.PrefillWorker))
+	w.member(o, kPressureRecordOrdinals)
 	w.listOpen(len(h.Pressure))
 	for i, x := range h.Pressure {
 		if i > 0 {
@@ -121,17 +96,16 @@ func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool
 		w.int(int64(x))
 	}
 	w.listClose(len(h.Pressure))
-	w.key(&kReadmissionCount, false)
-	w.int(int64(readm))
+	w.optInt(o, kReadmissionCount, true, readm)
 	if r.RequestRef != 0 {
-		w.key(&kRequestID, false)
+		w.member(o, kRequestID)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.RequestRef))
+	} else {
+		w.skip()
 	}
-	w.key(&kRequestedOutputLength, false)
-	w.int(int64(r.O))
-	w.key(&kReusedInputTokens, false)
-	w.int(int64(r.Reuse))
-	w.key(&kRoutingHistory, false)
+	w.optInt(o, kRequestedOutputLength, true, r.O)
+	w.optInt(o, kReusedInputTokens, true, r.Reuse)
+	w.member(o, kRoutingHistory)
 	w.listOpen(len(h.Routes))
 	for i, rt := range h.Routes {
 		if i > 0 {
@@ -140,30 +114,24 @@ func (w *recordWriter) record(res *replay.Result, r *engine.Outcome, disagg bool
 		w.route(rt, r.L)
 	}
 	w.listClose(len(h.Routes))
-	w.key(&kSessionID, false)
 	if r.SessionRef != 0 {
+		w.member(o, kSessionID)
 		w.b = canon.AppendString(w.b, lookup(res.Strings, r.SessionRef))
 	} else {
-		w.null()
+		w.null(o, kSessionID)
 	}
 	sourceSeen := disagg && (r.SourceHeld > 0 || r.SourceReleased > 0)
-	w.key(&kSourceHeldMs, false)
-	w.optFloat(sourceSeen, r.SourceHeld)
-	w.key(&kSourceReleasedMs, false)
-	w.optFloat(sourceSeen, r.SourceReleased)
-	w.key(&kTerminalStatus, false)
+	w.optFloat(o, kSourceHeldMs, sourceSeen, r.SourceHeld)
+	w.optFloat(o, kSourceReleasedMs, sourceSeen, r.SourceReleased)
+	w.member(o, kTerminalStatus)
 	w.b = canon.AppendString(w.b, r.Status.String())
-	w.key(&kTerminalTimeMs, false)
-	w.float(r.Terminal)
-	w.key(&kTtftMs, false)
-	w.optFloat(tok >= 1, max(0, r.FirstToken-r.Arrival))
-	w.key(&kTtstMs, false)
-	w.optFloat(tok >= 2, max(0, r.SecondToken-r.FirstToken))
-	w.key(&kTurnIndex, false)
-	w.optInt(r.HasTurn, int(r.Turn))
-	w.key(&kUUID, false)
+	w.optFloat(o, kTerminalTimeMs, true, r.Terminal)
+	w.optFloat(o, kTtftMs, tok >= 1, max(0, r.FirstToken-r.Arrival))
+	w.optFloat(o, kTtstMs, tok >= 2, max(0, r.SecondToken-r.FirstToken))
+	w.optInt(o, kTurnIndex, r.HasTurn, int(r.Turn))
+	w.member(o, kUUID)
 	w.b = appendUUID(w.b, r.Ordinal)
-	w.raw(&recordClose)
+	w.close(o)
 }
 
 // admissionOrdinal is admission i's ordinal among the admissions in its pool.
@@ -180,89 +148,105 @@ func admissionOrdinal(as []engine.Admission, i int) int {
 // route appends one routing_history element of a request of l input tokens.
 func (w *recordWriter) route(rt engine.Route, l int) {
 	placed := rt.Worker >= 0
-	w.b = append(w.b, '{')
-	w.key(&kBestAvailableOverlapBlocks, true)
-	w.optInt(rt.HasOverlap, rt.BestOverlap)
-	w.key(&kDPRank, false)
-	w.optInt(placed, int(rt.Rank))
-	w.key(&kLogicalWorkerID, false)
-	w.optInt(placed, int(rt.Worker))
-	w.key(&kOutcome, false)
+	e := &layouts.route
+	w.optInt(e, kBestAvailableOverlapBlocks, rt.HasOverlap, rt.BestOverlap)
+	w.optInt(e, kDPRank, placed, int(rt.Rank))
+	w.optInt(e, kLogicalWorkerID, placed, int(rt.Worker))
+	w.member(e, kOutcome)
 	if rt.Queued {
 		w.b = canon.AppendString(w.b, "queued")
 	} else {
 		w.b = canon.AppendString(w.b, "immediate")
 	}
-	w.key(&kOverlapRegretBlocks, false)
-	w.optInt(rt.HasOverlap, rt.BestOverlap-rt.Overlap)
-	w.key(&kPlacementReplicaID, false)
-	w.null()
-	w.key(&kPool, false)
+	w.optInt(e, kOverlapRegretBlocks, rt.HasOverlap, rt.BestOverlap-rt.Overlap)
+	w.null(e, kPlacementReplicaID)
+	w.member(e, kRoutePool)
 	w.b = canon.AppendString(w.b, engine.Pool(rt.Pool).String())
-	w.key(&kQueueEnteredAtMs, false)
-	w.optFloat(rt.Queued, rt.EnteredAt)
-	w.key(&kQueueWaitMs, false)
+	w.optFloat(e, kQueueEnteredAtMs, rt.Queued, rt.EnteredAt)
 	switch {
 	case !rt.Queued:
-		w.float(0)
+		w.optFloat(e, kQueueWaitMs, true, 0)
 	default:
-		w.optFloat(placed, max(0, rt.ReleasedAt-rt.EnteredAt))
+		w.optFloat(e, kQueueWaitMs, placed, max(0, rt.ReleasedAt-rt.EnteredAt))
 	}
-	w.key(&kReleasedAtMs, false)
-	w.optFloat(rt.Queued && placed, rt.ReleasedAt)
-	w.key(&kReportedOverlapTokens, false)
-	w.optInt(rt.HasOverlap, min(l, rt.Overlap*rt.BlockSize))
-	w.key(&kSchedulerID, false)
-	w.optInt(placed, int(rt.Scheduler))
-	w.key(&kSelectedOverlapBlocks, false)
-	w.optInt(rt.HasOverlap, rt.Overlap)
-	w.raw(&elementClose)
+	w.optFloat(e, kReleasedAtMs, rt.Queued && placed, rt.ReleasedAt)
+	w.optInt(e, kReportedOverlapTokens, rt.HasOverlap, min(l, rt.Overlap*rt.BlockSize))
+	w.optInt(e, kSchedulerID, placed, int(rt.Scheduler))
+	w.optInt(e, kSelectedOverlapBlocks, rt.HasOverlap, rt.Overlap)
+	w.close(e)
 }
 
-// recordWriter appends the members of a record, compact to b and, when pretty is set, laid
-// out pretty to p as well; the first non-finite float is its error. Values are formatted into
-// b only; b[laid:] are value bytes not yet copied to p, copied before the next key or
-// structural string.
+// recordWriter appends the members of a record, compact to b and laid out pretty to p; the
+// first non-finite float is its error. Values are formatted into
+// b only; b[laid:] are value bytes not yet copied to p. Keys and nulls are not written at
+// once: they are the pending run, c0:c1 of layouts.compact and p0:p1 of layouts.pretty,
+// written when a value or a structural string follows (emit), so consecutive keys and nulls
+// are one append per layout. A member continues the run when the run ends where it starts.
 type recordWriter struct {
-	b, p   []byte
-	pretty bool
-	laid   int
-	err    error
-	at     string // the key being written, for the error
+	b, p           []byte
+	laid           int
+	err            error
+	key            int // the end of the key being written in layouts.compact, for the error
+	c0, c1, p0, p1 int
 	// floats are the last floats written (end 0: none), nextFloat the one to replace.
 	floats    [4]recentFloat
 	nextFloat int
 }
 
-// flush copies the value bytes written since the last key or structure to the pretty layout.
-func (w *recordWriter) flush() {
-	if w.pretty {
+// emit copies the value bytes written since the last emit to the pretty layout, then writes
+// the pending run.
+func (w *recordWriter) emit() {
+	if w.laid < len(w.b) {
 		w.p = append(w.p, w.b[w.laid:]...)
 	}
-}
-
-// key starts the member k (a comma before every member but the first).
-func (w *recordWriter) key(k *recordKey, first bool) {
-	skip := 1 // the comma of both forms
-	if !first {
-		skip = 0
-	}
-	w.flush()
-	w.b = append(w.b, k.compact[skip:]...)
-	if w.pretty {
-		w.p = append(w.p, k.pretty[skip:]...)
+	if w.c0 < w.c1 {
+		w.b = append(w.b, layouts.compact[w.c0:w.c1]...)
+		w.p = append(w.p, layouts.pretty[w.p0:w.p1]...)
+		w.c0, w.p0 = w.c1, w.p1
 	}
 	w.laid = len(w.b)
-	w.at = k.name
+}
+
+// member writes the key of member m of o, and the pending run before it; the value follows.
+func (w *recordWriter) member(o *objectLayout, m int) {
+	s := &o.at[m]
+	if w.c1 != s.cStart {
+		w.c0, w.p0 = s.cStart, s.pStart // the run is empty (see null)
+	}
+	w.c1, w.p1 = s.cKey, s.pKey
+	w.emit()
+	w.key = s.cKey
+}
+
+// null writes member m of o with the value null: it extends the pending run, or starts one
+// at m when the run ends elsewhere. The run is empty then (a value, a structural string or
+// skip wrote it), so null never writes and is inlined.
+func (w *recordWriter) null(o *objectLayout, m int) {
+	s := &o.at[m]
+	if w.c1 != s.cStart {
+		w.c0, w.p0 = s.cStart, s.pStart
+	}
+	w.c1, w.p1 = s.cNull, s.pNull
+}
+
+// skip leaves out a member the record does not have (play_id, request_id): the pending run,
+// which ends before it, is written.
+func (w *recordWriter) skip() { w.emit() }
+
+// close ends the object o, whose members are written.
+func (w *recordWriter) close(o *objectLayout) {
+	last := &o.at[len(o.at)-1]
+	if w.c1 != last.cNull {
+		w.c0, w.p0 = last.cNull, last.pNull // the run is empty (see null)
+	}
+	w.c1, w.p1 = o.cEnd, o.pEnd
 }
 
 // raw writes a structural string, its compact and pretty forms.
-func (w *recordWriter) raw(s *recordKey) {
-	w.flush()
+func (w *recordWriter) raw(s *structural) {
+	w.emit()
 	w.b = append(w.b, s.compact...)
-	if w.pretty {
-		w.p = append(w.p, s.pretty...)
-	}
+	w.p = append(w.p, s.pretty...)
 	w.laid = len(w.b)
 }
 
@@ -282,8 +266,14 @@ func (w *recordWriter) listClose(n int) {
 	}
 }
 
-func (w *recordWriter) null()       { w.b = append(w.b, "null"...) }
-func (w *recordWriter) int(x int64) { w.b = strconv.AppendInt(w.b, x, 10) }
+// int writes x; a single digit, the common case (counts, ranks, ordinals), without a call.
+func (w *recordWriter) int(x int64) {
+	if uint64(x) < 10 {
+		w.b = append(w.b, byte('0'+x))
+		return
+	}
+	w.b = strconv.AppendInt(w.b, x, 10)
+}
 
 // float writes x, copying the bytes of an earlier float of the record with the same bits
 // (a record repeats a few times: arrival_time_ms is dispatched_at_ms, e2e_latency_ms is
@@ -299,7 +289,7 @@ func (w *recordWriter) float(x float64) {
 	start := len(w.b)
 	b, err := canon.AppendFloat(w.b, x)
 	if err != nil && w.err == nil {
-		w.err = &canon.NonFiniteError{Path: w.at}
+		w.err = &canon.NonFiniteError{Path: layouts.keyBefore(w.key)}
 	}
 	w.b = b
 	if err == nil {
@@ -314,21 +304,23 @@ type recentFloat struct {
 	start, end int
 }
 
-// optInt writes x when ok, else null.
-func (w *recordWriter) optInt(ok bool, x int) {
+// optInt writes member m of o: x when ok, else null.
+func (w *recordWriter) optInt(o *objectLayout, m int, ok bool, x int) {
 	if ok {
+		w.member(o, m)
 		w.int(int64(x))
 	} else {
-		w.null()
+		w.null(o, m)
 	}
 }
 
-// optFloat writes x when ok, else null.
-func (w *recordWriter) optFloat(ok bool, x float64) {
+// optFloat writes member m of o: x when ok, else null.
+func (w *recordWriter) optFloat(o *objectLayout, m int, ok bool, x float64) {
 	if ok {
+		w.member(o, m)
 		w.float(x)
 	} else {
-		w.null()
+		w.null(o, m)
 	}
 }
 

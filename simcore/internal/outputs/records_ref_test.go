@@ -14,7 +14,7 @@ import (
 )
 
 // The per-request record of docs/semantics/outputs.md §6.3 built as a value, field by field
-// as the document describes it: the reference AppendRecord is checked against
+// as the document describes it: the reference AppendRecordBoth is checked against
 // (TestAppendRecordIsCanon).
 
 func nullable(ok bool, v any) any {
@@ -146,7 +146,7 @@ func UUID(ordinal int32) string {
 	return s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32]
 }
 
-// AppendRecord writes the bytes canon.Compact makes of the record built as a value, for
+// AppendRecordBoth writes the bytes canon.Compact makes of the record built as a value, for
 // random outcomes and histories covering every branch: aggregated and disaggregated, every
 // status, with and without tokens, turns, session, request and play ids (strings needing
 // escapes), queued and immediate routes, placed or not, with and without overlap, and
@@ -208,7 +208,7 @@ func TestAppendRecordIsCanon(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if buf, err = AppendRecord(buf[:0], res, r, disagg, &scratch); err != nil || !bytes.Equal(buf, want) {
+		if buf, _, err = AppendRecordBoth(buf[:0], nil, res, r, disagg, &scratch); err != nil || !bytes.Equal(buf, want) {
 			t.Fatalf("record %d (disagg %v): %v\n got %s\nwant %s", n, disagg, err, buf, want)
 		}
 		pretty, _ := canon.Pretty(record(res, r, disagg))
@@ -237,7 +237,7 @@ func TestAppendUUID(t *testing.T) {
 // A non-finite time cannot be written: the error names its key.
 func TestAppendRecordNonFinite(t *testing.T) {
 	r := &engine.Outcome{Ordinal: 1, Arrival: math.Inf(1)}
-	_, err := AppendRecord(nil, &replay.Result{}, r, false, &engine.History{})
+	_, _, err := AppendRecordBoth(nil, nil, &replay.Result{}, r, false, &engine.History{})
 	var nf *canon.NonFiniteError
 	if !errors.As(err, &nf) || nf.Path != "arrival_time_ms" {
 		t.Fatalf("error %v", err)
