@@ -18,18 +18,25 @@ fff,row_trt_c4096_rec,4096,trtllm,1.1.0,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg
 ggg,row_trt_c4096,4096,trtllm,1.1.0,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,8192,1024,nvfp4,nvfp4,,,,,,,,,4,1,1,1,4,,,16,1,1,4,4,4000,40,2026-03-01
 `
 
-// Unrecorded worker counts: the decode pool holds every in-flight request's TensorRT-LLM
-// footprint (ISL + OSL per request), and the prefill pool is the fewest workers whose
-// throughput × 0.9 keeps up with that pool's request rate. Recorded counts are kept.
-func TestDisaggWorkerRepair(t *testing.T) {
+// disaggRows reads unrecordedWorkers and builds its row i.
+func disaggRows(t *testing.T, i int) ([]Row, *Timings) {
+	t.Helper()
 	rs, err := Read(strings.NewReader(unrecordedWorkers))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm, err := Build(&rs[0], perf.DefaultCalibration())
+	tm, err := Build(&rs[i], perf.DefaultCalibration())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rs, tm
+}
+
+// Unrecorded worker counts: the decode pool holds every in-flight request's TensorRT-LLM
+// footprint (ISL + OSL per request), and the prefill pool is the fewest workers whose
+// throughput × 0.9 keeps up with that pool's request rate. Recorded counts are kept.
+func TestDisaggWorkerRepair(t *testing.T) {
+	rs, tm := disaggRows(t, 0)
 	r := &rs[0]
 	perWorker := tm.KVTokens / int64(r.ISL+r.OSL)
 	if want := (r.Concurrency + int(perWorker) - 1) / int(perWorker); tm.DecodeWorkers != want || want < 2 {
@@ -62,14 +69,7 @@ func TestDisaggWorkerRepair(t *testing.T) {
 // deployment at that load does; a row that records its pools keeps its layout, and so does a
 // row below that load (TestDisaggWorkerRepair).
 func TestDisaggDataParallelAttentionRepair(t *testing.T) {
-	rs, err := Read(strings.NewReader(unrecordedWorkers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm, err := Build(&rs[2], perf.DefaultCalibration())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, tm := disaggRows(t, 2)
 	wantP := spec.Parallelism{Replicas: 1, Tensor: 1, Pipeline: 1, AttentionData: 4, MoeTensor: 1, MoeExpert: 4}
 	wantD := spec.Parallelism{Replicas: 1, Tensor: 1, Pipeline: 1, AttentionData: 16, MoeTensor: 1, MoeExpert: 16}
 	if tm.PrefillPar != wantP || tm.DecodePar != wantD {
