@@ -37,11 +37,9 @@ type CalibrateInput struct {
 	Measurements []NamedFile
 	// Files opens local model directories the configuration names (as Input.Files).
 	Files fs.FS
-	// LengthSpread, in (0, 1), replays every closed-loop measurement with request lengths
-	// drawn uniformly in [LengthSpread·L, L] (calibration.Lengths) instead of constant
-	// lengths; 0 replays constant lengths. An experiment's knob (tools/calibinterp), not a
-	// command-line flag: docs/calibration.md, "Calibrated interpolation".
-	LengthSpread float64
+	// Lengths is the length draw of the measurements whose files record none (--lengths;
+	// docs/calibration.md, "Length draws"); the zero value is constant lengths.
+	Lengths spec.Lengths
 }
 
 // CalibrateOutput is the result of a calibration.
@@ -67,9 +65,6 @@ const RowConfigDir = "configs"
 func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 	if len(in.Measurements) == 0 {
 		return nil, &spec.Error{Path: "--measurements", Msg: "give at least one measurement file"}
-	}
-	if in.LengthSpread < 0 || in.LengthSpread >= 1 {
-		return nil, &spec.Error{Path: "length spread", Msg: "must be in (0, 1), or 0 for constant lengths"}
 	}
 	var points []*measuredPoint
 	inputs := map[string]spec.ProfileInput{}
@@ -138,16 +133,7 @@ type measuredPoint struct {
 	cfg        *spec.Config
 	scope      spec.ProfileScope
 	key        string // the scope's canonical JSON: the deployment it belongs to
-	// drawSets and files replay drawn lengths (CalibrateInput.LengthSpread): the sets that
-	// read the drawn trace, and in.Files with that trace added.
-	drawSets []string
-	files    fs.FS
-}
-
-// replaySets are the --set assignments of the replay: the workload's, then the drawn
-// trace's.
-func (p *measuredPoint) replaySets() []string {
-	return append(append([]string(nil), p.sets...), p.drawSets...)
+	files      fs.FS
 }
 
 // prepareMeasurement pairs a measurement with its replay configuration: the --config
@@ -156,6 +142,9 @@ func (p *measuredPoint) replaySets() []string {
 // mode) is refused naming the file and the field.
 func prepareMeasurement(in *CalibrateInput, m *measure.Measurement) (*measuredPoint, error) {
 	p := &measuredPoint{m: m}
+	if err := applyLengths(m, in.Lengths); err != nil {
+		return nil, err
+	}
 	switch {
 	case in.ConfigYAML != nil:
 		p.configName, p.configYAML, p.sets = in.ConfigName, in.ConfigYAML, calibration.TrafficSets(m)
@@ -165,15 +154,7 @@ func prepareMeasurement(in *CalibrateInput, m *measure.Measurement) (*measuredPo
 		return nil, &measure.Error{File: m.File, Msg: "the file does not record the deployment it measured (GPU, backend, parallelism); pass it with --config"}
 	}
 	p.files = in.Files
-	if in.LengthSpread != 0 {
-		if m.Concurrency == 0 {
-			return nil, &measure.Error{File: m.File, Field: m.ID, Msg: "a length spread replays a closed loop; this measurement is of an open loop"}
-		}
-		name := drawnTraceDir + "/" + safeFileName(m.Name()) + ".jsonl"
-		p.files = overlayFS{base: in.Files, name: name, data: calibration.DrawnTrace(m, in.LengthSpread)}
-		p.drawSets = calibration.DrawnTrafficSets(m, name)
-	}
-	cfg, err := spec.LoadConfig(p.configYAML, p.replaySets())
+	cfg, err := spec.LoadConfig(p.configYAML, p.sets)
 	if err != nil {
 		return nil, rowError(m, in, err)
 	}
@@ -192,6 +173,20 @@ func prepareMeasurement(in *CalibrateInput, m *measure.Measurement) (*measuredPo
 	key, _ := json.Marshal(p.scope)
 	p.key = string(key)
 	return p, nil
+}
+
+// applyLengths gives a measurement whose file records no length draw the --lengths one
+// (docs/calibration.md, "Length draws"). A file that records a draw other than a given
+// --lengths is refused: one of the two is wrong about how the run was measured.
+func applyLengths(m *measure.Measurement, l spec.Lengths) error {
+	if !m.LengthsRecorded {
+		m.Lengths = l
+		return nil
+	}
+	if !l.Constant() && l.String() != m.Lengths.String() {
+		return &measure.Error{File: m.File, Field: m.ID, Msg: "the file records the length draw " + m.Lengths.String() + " but --lengths gives " + l.String() + "; calibrate this file without --lengths"}
+	}
+	return nil
 }
 
 // rowError places an error of a CSV row's own configuration at the row.
@@ -322,7 +317,7 @@ func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput) (*s
 // tighter of its roles' floors (perf.Default.CorrectionFloor) and the removal of at most
 // the whole default hand-off latency.
 func physicalFloor(p *measuredPoint) (calibration.Params, error) {
-	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.replaySets(), Files: p.files}
+	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files}
 	plan, _, err := lower(p.cfg, &in)
 	if err != nil {
 		return calibration.Params{}, rowError(p.m, &CalibrateInput{}, err)
@@ -351,7 +346,7 @@ func physicalFloor(p *measuredPoint) (calibration.Params, error) {
 // parameters and returns the replay's means.
 func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metrics, error) {
 	zero := 0.0
-	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.replaySets(), Files: p.files, FixedWallTimeMs: &zero}
+	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files, FixedWallTimeMs: &zero}
 	c := q.Correction()
 	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
 	out, err := predictTuned(in, t, nil, nil)

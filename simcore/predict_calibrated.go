@@ -124,7 +124,7 @@ func (c *calibrated) prepare(cfg *spec.Config, in *Input) (*tuning, error) {
 		}
 		f := c.files[m.Profile]
 		if !m.InScope() {
-			c.warnings = append(c.warnings, f.Name+": role "+role+" is outside the scope of "+entryPath(m.Entry, "scope")+" (differs in "+strings.Join(m.Mismatched, ", ")+"); its parameters are applied anyway and its bands doubled (docs/calibration.md)")
+			c.warnings = append(c.warnings, f.Name+": role "+role+" is outside the scope of "+entryPath(m.Entry, "scope")+" (differs in "+strings.Join(m.Mismatched, ", ")+lengthsDetail(m, f.Profile.Entries[m.Entry].Scope, scope)+"); its parameters are applied anyway and its bands doubled (docs/calibration.md)")
 		}
 		p := calibration.FromProfile(f.Profile.Entries[m.Entry].Parameters)
 		c.matches[role] = m
@@ -178,6 +178,16 @@ func (c *calibrated) finish(cfg *spec.Config, summary map[string]any) error {
 	return nil
 }
 
+// lengthsDetail says how the length draws differ when a match's scope differs in them: a
+// profile fitted on one draw is only right for predictions of that draw (docs/calibration.md,
+// "Length draws").
+func lengthsDetail(m calibration.Match, entry, deployment spec.ProfileScope) string {
+	if !m.MismatchesAny([]string{"lengths"}) {
+		return ""
+	}
+	return ": the prediction draws lengths " + deployment.Lengths.String() + ", the entry was fitted on " + entry.Lengths.String()
+}
+
 // strictError is the error of a strict calibration with warnings, nil otherwise.
 func (c *calibrated) strictError() error {
 	if !c.strict || len(c.warnings) == 0 {
@@ -187,7 +197,9 @@ func (c *calibrated) strictError() error {
 }
 
 // workloadOf is the workload a prediction's validity domain is checked against: the
-// configured concurrency or rate, and the mean lengths the run had.
+// configured concurrency or rate, and the mean lengths the run had, or for a synthetic source
+// that draws its lengths the configured lengths the draw is around (as the domain records
+// them, calibration.Domain).
 func workloadOf(cfg *spec.Config, summary map[string]any) calibration.Workload {
 	f := func(k string) float64 { v, _ := report.Number(summary[k]); return v }
 	var w calibration.Workload
@@ -195,6 +207,10 @@ func workloadOf(cfg *spec.Config, summary map[string]any) calibration.Workload {
 		w.Concurrency = float64(l.Concurrency)
 	} else if l.RequestsPerSecond != nil {
 		w.RequestRate = *l.RequestsPerSecond
+	}
+	if src := cfg.Traffic.Source; !src.Lengths.Constant() {
+		w.ISL, w.OSL = float64(src.InputTokens), float64(src.OutputTokens)
+		return w
 	}
 	if n := f(report.KeyNumRequests); n > 0 {
 		w.ISL = float64(int(f(report.KeyTotalInputTokens)/n + 0.5))

@@ -33,6 +33,7 @@ func deploymentScope(cfg *spec.Config, files fs.FS) (spec.ProfileScope, error) {
 	if e.BackendVersion != nil {
 		s.BackendVersion = *e.BackendVersion
 	}
+	s.Lengths = cfg.Traffic.Source.Lengths.Canonical()
 	for name, w := range roleWorkers(e) {
 		p := w.Parallelism
 		s.Roles[name] = spec.ProfileRole{Tensor: p.Tensor, Pipeline: p.Pipeline, AttentionData: p.AttentionData, MoeTensor: p.MoeTensor, MoeExpert: p.MoeExpert}

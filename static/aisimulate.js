@@ -19,14 +19,17 @@
 // dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
 //
 //   const {profileJson, table, stdoutJson} =
-//     await aisimulate.calibrate(yamlText | null, {measurements, files, configName})
+//     await aisimulate.calibrate(yamlText | null, {measurements, files, configName, lengths})
 //
 // calibrate runs `aisimulate calibrate` in the page: measurements are benchmark files (AIPerf,
 // vllm bench serve, SGLang bench_serving, measured-runs CSV) as [{name, data}] or File
-// objects; profileJson is calibration.json, table the fit report. Errors as predict's.
+// objects; lengths is calibrate's --lengths text (the length draw of files that record none,
+// docs/calibration.md); profileJson is calibration.json, table the fit report. Errors as
+// predict's.
 //
 //   const {recommendationJson, recommendationCsv, configs, feasible, view} =
-//     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress})
+//     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress,
+//                                           calibrations, strictCalibration})
 //
 // recommend runs `aisimulate recommend`: the search coordinator runs in the simulation worker,
 // each round's candidate evaluations on a pool of Web Workers (poolSize, default
@@ -36,6 +39,8 @@
 // Recommend view draws (ranked rows, one chart point per simulated candidate). onProgress
 // receives {trials, total, best, poolSize, pointsJson} after every round (best null until a
 // candidate is feasible; pointsJson the chart points of the round's simulated candidates).
+// calibrations and strictCalibration are predict's, as `recommend --calibration` and
+// --strict-calibration: every evaluation request carries the profiles to its pool worker.
 //
 //   const {names, zip} = await aisimulate.deployment(kind, ...)
 //     kind "prediction": (yamlText, predictionJson, {configName, sets}) → deploy/0001/
@@ -144,6 +149,7 @@
       files: await normFiles(o.files),
       configName: o.configName || "prediction.yaml",
     };
+    if (typeof o.lengths === "string") opts.lengths = o.lengths;
     const r = await call("calibrate", typeof yamlText === "string" ? yamlText : null, opts);
     if (!r.ok) {
       const e = new Error(r.error.message);
@@ -242,6 +248,8 @@
     const body = async () => {
       const startOpts = { files, sets: Array.isArray(o.sets) ? o.sets.map(String) : [], configName: o.configName || "recommendation.yaml" };
       if (typeof o.fixedWallTimeMs === "number") startOpts.fixedWallTimeMs = o.fixedWallTimeMs;
+      if (o.calibrations) startOpts.calibrations = await normNamed(o.calibrations, "calibration profile");
+      if (o.strictCalibration) startOpts.strictCalibration = true;
       const st = await call("recommendStart", yamlText, startOpts);
       if (!st.ok) throw coreError(st.error);
       run.sessionId = st.id;

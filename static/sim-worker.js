@@ -11,7 +11,7 @@
 // the same names) and, in the evaluation pool (workers named "aisimulate-pool", which skip the
 // warm-up), op "files" {runId, files} (the uploads of a run, kept for its evaluations) and op
 // "evaluate" {runId, request} → the outcome JSON of aisimulateCore.evaluate. Op "calibrate"
-// {args: [yaml, {measurements, files, configName}]} → aisimulateCore.calibrate's result.
+// {args: [yaml, {measurements, files, configName, lengths}]} → aisimulateCore.calibrate's result.
 // The base URL of the assets is self.AISIMULATE_BASE when set (embed.js, cross-origin) or the
 // worker's own location.
 "use strict";

@@ -3,11 +3,14 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 
 	"aisimulate/simcore/report"
+	"aisimulate/wasm/jsapi/recview"
 )
 
-// Profile is a calibration profile the Predict view applies (docs/calibration.md): its name
+// Profile is a calibration profile the page applies in both views (docs/calibration.md): its name
 // (as prediction.json's calibration section names it) and its bytes.
 type Profile struct {
 	Name string
@@ -65,4 +68,34 @@ func ParseCalibrated(predictionJSON string) *Calibrated {
 // the card's unit (scale converts it as the card's value was converted).
 func UncalibratedText(v, scale float64) string {
 	return "uncalibrated " + FormatNum(v*scale)
+}
+
+// shortHash is the first 12 hex digits of a SHA-256, enough to tell profiles apart on screen
+// (the whole hash is in recommendation.json and in the line's tooltip).
+func shortHash(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12] + "…"
+	}
+	return sha
+}
+
+// RecommendCalibrationText is the Recommend view's line about a calibrated recommendation
+// (recommendation.json's provenance.calibration, docs/recommend.md, "Calibration"): the
+// profiles by name and hash, how many of the simulated candidates a profile applied to, and
+// what happened to the others; "" when the recommendation is not calibrated.
+func RecommendCalibrationText(c *recview.Calibration, simulated int) string {
+	if c == nil {
+		return ""
+	}
+	names := make([]string, len(c.Profiles))
+	for i, p := range c.Profiles {
+		names[i] = p.File + " (sha256 " + shortHash(p.SHA256) + ")"
+	}
+	s := "Calibrated with " + strings.Join(names, ", ") + ": " + strconv.Itoa(c.CalibratedCandidates) + " of " +
+		countText(simulated, "simulated candidate") + " predicted with a profile, their metrics calibrated and their 80 % intervals the profile's (marked \"" +
+		CalibratedMark + "\" in the table)"
+	if c.Strict {
+		return s + "; strict: a candidate no profile covers is unsupported."
+	}
+	return s + "; the others (another model, GPU, backend or mode) on the default model."
 }

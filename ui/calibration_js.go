@@ -13,8 +13,9 @@ import (
 	"github.com/hexops/vecty/prop"
 )
 
-// calibrationState is the Predict view's calibration (docs/web.md, "Calibration"): the
-// profiles applied to every run, --strict-calibration, and the state of an in-page fit.
+// calibrationState is the page's calibration (docs/web.md, "Calibration"), one for both
+// views: the profiles applied to every prediction and recommendation, --strict-calibration,
+// and the state of an in-page fit.
 type calibrationState struct {
 	profiles []Profile
 	strict   bool
@@ -32,8 +33,10 @@ var readFilesJS = js.Global().Get("Function").New("list", `
   return Promise.all(Array.from(list).map(async (f) => ({ name: f.name, data: new Uint8Array(await f.arrayBuffer()) })));`)
 
 // onCalibrationFiles takes uploaded calibration files: profiles are applied as they are;
-// benchmark results are calibrated in the page on the configuration's deployment
-// (aisimulate.calibrate, the CLI's `calibrate --config`) and their profile is applied.
+// benchmark results are calibrated in the page (aisimulate.calibrate) and their profile is
+// applied — in the Predict view on its configuration's deployment (`calibrate --config`), in
+// the Recommend view without one (`calibrate` alone: measured-runs CSV rows carry their
+// deployment; a sweep is no single deployment to fit on).
 func (a *App) onCalibrationFiles(e *vecty.Event) {
 	list := e.Target.Get("files")
 	var cb js.Func
@@ -63,8 +66,13 @@ func (a *App) onCalibrationFiles(e *vecty.Event) {
 }
 
 // calibrateInPage fits a profile to benchmark files with the core's calibrate and applies
-// it, named calibration.json (calibration-2.json, … for later fits).
+// it, named calibration.json (calibration-2.json, … for later fits). In the Recommend view
+// the fit has no configuration, and a file that needs one is sent to the Predict view.
 func (a *App) calibrateInPage(measurements []any) {
+	config := js.ValueOf(a.yamlText)
+	if a.view == viewRecommend {
+		config = js.Null()
+	}
 	a.cal.fitting, a.cal.fitErr, a.cal.fitTable = true, "", ""
 	opts := js.Global().Get("Object").New()
 	opts.Set("measurements", js.ValueOf(measurements))
@@ -88,10 +96,13 @@ func (a *App) calibrateInPage(measurements []any) {
 		defer release()
 		a.cal.fitting = false
 		a.cal.fitErr = args[0].Get("message").String()
+		if config.IsNull() {
+			a.cal.fitErr += " " + recommendFitHint
+		}
 		vecty.Rerender(a)
 		return nil
 	})
-	js.Global().Get("aisimulate").Call("calibrate", a.yamlText, opts).Call("then", onOK, onErr)
+	js.Global().Get("aisimulate").Call("calibrate", config, opts).Call("then", onOK, onErr)
 }
 
 // profilesJS is the profiles as aisimulate.predict's calibrations option: [{name, data}].
@@ -108,9 +119,15 @@ func (a *App) profilesJS() js.Value {
 	return arr
 }
 
-// renderCalibration is the Predict view's calibration control: upload a profile or the
+// recommendFitHint follows the error of an in-page fit in the Recommend view (which fits
+// without a configuration).
+const recommendFitHint = "In the Recommend view benchmark files are fitted without a deployment; calibrate this file in the Predict view, " +
+	"with the configuration of the deployment it measured: the profile then applies here too."
+
+// renderCalibration is the calibration control of both views: upload a profile or the
 // benchmark files themselves, the profiles applied (each removable), strict mode, the fit
-// report of an in-page calibration and the last calibrated run's warnings.
+// report of an in-page calibration and, in the Predict view, the last calibrated run's
+// warnings (the Recommend view states its calibration with its results).
 func (a *App) renderCalibration() *vecty.HTML {
 	items := vecty.List{}
 	for i, p := range a.cal.profiles {
@@ -125,9 +142,14 @@ func (a *App) renderCalibration() *vecty.HTML {
 		))
 	}
 	status := ""
+	intro := " A calibration profile (calibration.json), or your benchmark results (AIPerf, vllm bench serve, SGLang bench_serving, measured-runs CSV) to calibrate on this deployment here."
+	if a.view == viewRecommend {
+		intro = " A calibration profile (calibration.json), or measured-runs CSV rows to calibrate here. Profiles apply to every candidate they cover, and to both views."
+	}
 	switch c := a.cal.calibrated; {
 	case a.cal.fitting:
 		status = "Calibrating on the uploaded benchmark results…"
+	case a.view == viewRecommend:
 	case c != nil && len(c.Warnings) > 0:
 		status = "Last run: " + strings.Join(c.Warnings, " ")
 	case c != nil:
@@ -139,7 +161,7 @@ func (a *App) renderCalibration() *vecty.HTML {
 			elem.Input(vecty.Markup(prop.ID("calibration-upload"), prop.Type(prop.TypeFile), vecty.Property("multiple", true),
 				vecty.Attribute("accept", ".json,.jsonl,.csv"), vecty.Class("hidden"), event.Change(a.onCalibrationFiles))),
 		),
-		elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(" A calibration profile (calibration.json), or your benchmark results (AIPerf, vllm bench serve, SGLang bench_serving, measured-runs CSV) to calibrate on this deployment here.")),
+		elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(intro)),
 		vecty.If(len(items) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list"), prop.ID("calibration-profiles")), items)),
 		vecty.If(len(items) > 0, elem.Label(vecty.Markup(vecty.Class("check")),
 			elem.Input(vecty.Markup(prop.ID("strict-calibration"), prop.Type(prop.TypeCheckbox), vecty.Property("checked", a.cal.strict),

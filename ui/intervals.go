@@ -43,5 +43,18 @@ func IntervalCell(iv *[2]float64, within bool) string {
 
 // BandText is a card's band line: "80 %: lo–hi" in the cards' number format.
 func BandText(band [2]float64) string {
-	return "80 %: " + FormatNum(band[0]) + "–" + FormatNum(band[1])
+	return "80 %: " + BandRange(&band)
 }
+
+// BandRange is a band as "lo–hi" in the cards' number format ("" for none): the ranked
+// table's line under a metric.
+func BandRange(band *[2]float64) string {
+	if band == nil {
+		return ""
+	}
+	return FormatNum(band[0]) + "–" + FormatNum(band[1])
+}
+
+// CalibratedMark is the last part of the deployment summary of a ranked candidate that a
+// calibration profile applied to (docs/web.md, "Recommend").
+const CalibratedMark = "calibrated"

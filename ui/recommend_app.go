@@ -127,6 +127,10 @@ func (a *App) RunRecommend() {
 	opts := js.Global().Get("Object").New()
 	opts.Set("files", a.filesJS())
 	opts.Set("configName", recConfigName)
+	if len(a.cal.profiles) > 0 {
+		opts.Set("calibrations", a.profilesJS())
+		opts.Set("strictCalibration", a.cal.strict)
+	}
 	var onProgress, onOK, onErr js.Func
 	onProgress = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		p := args[0]
@@ -356,6 +360,7 @@ func (a *App) renderRecConfig() *vecty.HTML {
 			vecty.If(editorErr, elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("rec-editor-error"), vecty.Attribute("role", "alert")), vecty.Text(a.recErrMessage()))),
 		),
 		a.renderFiles(),
+		a.renderCalibration(),
 	)
 }
 
@@ -423,6 +428,7 @@ func (a *App) renderRecResults() *vecty.HTML {
 					download("recommendations.yaml", "application/yaml", YAMLBundle(res.configs))
 				})), vecty.Text("Download recommendations.yaml ("+countText(len(res.configs), "configuration")+")"))),
 			),
+			renderRecCalibration(res.view),
 			elem.Div(vecty.Markup(vecty.Class("chart-box", "pareto"), prop.ID("rec-chart"), onChart, vecty.UnsafeHTML(res.chart))),
 			a.renderRecTable(res),
 		}
@@ -433,6 +439,21 @@ func (a *App) renderRecResults() *vecty.HTML {
 		vecty.If(a.notice != "", elem.Div(vecty.Markup(vecty.Class("notice")), vecty.Text(a.notice))),
 		body,
 	)
+}
+
+// renderRecCalibration says that the result is calibrated, with which profiles (their
+// hashes; the whole SHA-256 in the tooltip) and for how many candidates; nothing when it is
+// not.
+func renderRecCalibration(v *recview.View) vecty.ComponentOrHTML {
+	if v.Calibration == nil {
+		return vecty.List{}
+	}
+	var full []string
+	for _, p := range v.Calibration.Profiles {
+		full = append(full, p.File+": sha256 "+p.SHA256)
+	}
+	return elem.Paragraph(vecty.Markup(vecty.Class("calibrated-note"), prop.ID("rec-calibration"), vecty.Attribute("title", strings.Join(full, "\n"))),
+		vecty.Text(RecommendCalibrationText(v.Calibration, len(v.Points))))
 }
 
 // renderRecTable is the ranked table: rank with a box that picks the row for the
@@ -469,13 +490,15 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 					vecty.Attribute("aria-label", "compare rank "+strconv.Itoa(row.Rank)),
 					event.Click(func(*vecty.Event) { a.togglePick(id) }).StopPropagation())),
 				vecty.Text(strconv.Itoa(row.Rank))),
-			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary)),
+			elem.TableData(vecty.Markup(vecty.Class("summary")), summaryParts(row.Summary),
+				vecty.If(row.Calibrated, vecty.Text(" · "), elem.Span(vecty.Markup(vecty.Class("part", "cal"),
+					vecty.Attribute("title", "predicted with the calibration profile: calibrated metrics, the profile's 80 % bands")), vecty.Text(CalibratedMark)))),
 			num(strconv.Itoa(row.UsedGPUs)),
 			num(OptionalNum(row.Score)),
 			elem.TableData(vecty.Markup(vecty.Class("num"), vecty.Class("interval")), vecty.Text(IntervalCell(row.Interval, row.WithinError))),
 		}
 		for _, m := range recview.RowMetrics {
-			cells = append(cells, num(OptionalNum(row.Metrics[m.Key])))
+			cells = append(cells, metricCell(row, m.Key))
 		}
 		if priced {
 			cells = append(cells, num(OptionalNum(row.CostPerHour)), num(OptionalNum(row.CostPerMTok)))
@@ -495,6 +518,14 @@ func (a *App) renderRecTable(res *recommendResult) *vecty.HTML {
 		vecty.If(v.WithinError != "", elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("rec-within-error")), vecty.Text(v.WithinError))),
 		a.renderCompare(v),
 	)
+}
+
+// metricCell is a table metric of a row: its value and, under it, its 80 % band when the
+// prediction has one (BandRange).
+func metricCell(row recview.Row, key string) *vecty.HTML {
+	band := row.Bands[key]
+	return elem.TableData(vecty.Markup(vecty.Class("num")), vecty.Text(OptionalNum(row.Metrics[key])),
+		vecty.If(band != nil, elem.Div(vecty.Markup(vecty.Class("band"), vecty.Data("key", key), vecty.Attribute("title", "80 % interval")), vecty.Text(BandRange(band)))))
 }
 
 // summaryParts is a deployment summary ("aggregated · vllm · h200_sxm · 1× TP2") with each

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/wasm/jsapi/recview"
 )
 
 func knob(t *testing.T, d *Doc, id string) Knob {
@@ -439,5 +440,36 @@ func TestCalibrationHelpers(t *testing.T) {
 	}
 	if s := UncalibratedText(1500, 0.001); s != "uncalibrated "+FormatNum(1.5) {
 		t.Errorf("UncalibratedText = %q", s)
+	}
+}
+
+// A band reads as the cards' numbers; none is empty.
+func TestBandRange(t *testing.T) {
+	if got := BandRange(nil); got != "" {
+		t.Errorf("no band: %q", got)
+	}
+	if got, want := BandRange(&[2]float64{10.5, 1234.5}), FormatNum(10.5)+"–"+FormatNum(1234.5); got != want {
+		t.Errorf("band %q, want %q", got, want)
+	}
+}
+
+// The Recommend view's calibration line names every profile with a 12-digit hash prefix,
+// counts the calibrated candidates and says what happened to the others (strict or not);
+// an uncalibrated result has no line.
+func TestRecommendCalibrationText(t *testing.T) {
+	if got := RecommendCalibrationText(nil, 5); got != "" {
+		t.Errorf("uncalibrated: %q", got)
+	}
+	c := &recview.Calibration{Profiles: []recview.ProfileRef{{File: "a.json", SHA256: "0123456789abcdef0123"}, {File: "b.json", SHA256: "ff"}},
+		CalibratedCandidates: 3}
+	got := RecommendCalibrationText(c, 7)
+	want := `Calibrated with a.json (sha256 0123456789ab…), b.json (sha256 ff): 3 of 7 simulated candidates predicted with a profile, ` +
+		`their metrics calibrated and their 80 % intervals the profile's (marked "calibrated" in the table); the others (another model, GPU, backend or mode) on the default model.`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	c.Strict = true
+	if got := RecommendCalibrationText(c, 1); !strings.Contains(got, ": 3 of 1 simulated candidate predicted") || !strings.HasSuffix(got, "; strict: a candidate no profile covers is unsupported.") {
+		t.Errorf("strict: %s", got)
 	}
 }

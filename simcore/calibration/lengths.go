@@ -3,14 +3,12 @@ package calibration
 import (
 	"fmt"
 	"strings"
-
-	"aisimulate/simcore/measure"
-	"aisimulate/simcore/spec"
 )
 
-// Lengths are the prompt and output lengths of n replayed requests drawn as serving
-// benchmarks with a random range ratio draw them (docs/calibration.md, "Calibrated
-// interpolation"): uniform integers in [⌊spread·L⌋, L] for L = isl and osl, prompt and output
+// Lengths are the prompt and output lengths of n requests drawn as serving benchmarks with a
+// one-sided random range ratio draw them, for the accuracy harness's -spread traces
+// (tools/calibrate/rows; the simulator's own draw is the synthetic source's, docs/config.md,
+// "Request length draws"): uniform integers in [⌊spread·L⌋, L] for L = isl and osl, prompt and output
 // drawn in turn from one fixed-seed splitmix64 generator, so every run and every target sees
 // the same lengths. A spread outside (0, 1) gives the constant lengths.
 func Lengths(isl, osl, n int, spread float64) (in, out []int) {
@@ -60,20 +58,4 @@ func Trace(in, out []int) []byte {
 		b.WriteString("]}\n")
 	}
 	return []byte(b.String())
-}
-
-// DrawnTrace is the trace that replays m's closed loop with drawn lengths: ReplayRequests
-// requests of Lengths around m's mean ISL and OSL.
-func DrawnTrace(m *measure.Measurement, spread float64) []byte {
-	return Trace(Lengths(m.ISL, m.OSL, ReplayRequests(m), spread))
-}
-
-// DrawnTrafficSets are the --set assignments that replay m's closed loop from the trace at
-// path (DrawnTrace) instead of constant lengths.
-func DrawnTrafficSets(m *measure.Measurement, path string) []string {
-	return []string{
-		fmt.Sprintf("traffic.source={type: %s, format: mooncake, paths: [%q], block_size: %d}", spec.SourceTrace, path, TraceBlockSize),
-		fmt.Sprintf("traffic.load={type: %s, concurrency: %d}", spec.LoadConcurrency, m.Concurrency),
-		"traffic.stop={}", // a trace runs to its end
-	}
 }

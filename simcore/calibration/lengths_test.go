@@ -2,11 +2,7 @@ package calibration
 
 import (
 	"slices"
-	"strings"
 	"testing"
-
-	"aisimulate/simcore/measure"
-	"aisimulate/simcore/spec"
 )
 
 // The draw is splitmix64 from its fixed seed: the first three (prompt, output) pairs of
@@ -50,26 +46,12 @@ func TestLengthsDrawUniformlyInTheSpread(t *testing.T) {
 }
 
 // The trace is one Mooncake line per request at time 0, one fresh hash id per started block
-// of TraceBlockSize tokens; DrawnTrace has ReplayRequests lines, and DrawnTrafficSets read it
-// under the measurement's closed loop without a stop count (a trace runs to its end).
-func TestDrawnTraceReplaysTheClosedLoop(t *testing.T) {
+// of TraceBlockSize tokens.
+func TestTraceWritesOneLinePerRequest(t *testing.T) {
 	got := string(Trace([]int{600, 512}, []int{5, 7}))
 	want := "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [1, 2]}\n" +
 		"{\"timestamp\": 0, \"input_length\": 512, \"output_length\": 7, \"hash_ids\": [3]}\n"
 	if got != want {
 		t.Fatalf("trace:\n%s\nwant:\n%s", got, want)
-	}
-	m := &measure.Measurement{ID: "r", Concurrency: 6, ISL: 1024, OSL: 128}
-	if n := strings.Count(string(DrawnTrace(m, 0.8)), "\n"); n != 60 {
-		t.Errorf("drawn trace of concurrency 6: %d requests, want 60", n)
-	}
-	cfg, err := spec.LoadConfig([]byte("engine: {model: meta-llama/Meta-Llama-3.1-8B, hardware: h200_sxm, backend: vllm, workers: {aggregated: {}}}\n"), DrawnTrafficSets(m, "d.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := cfg.Traffic
-	if tr.Source.Type != spec.SourceTrace || !slices.Equal(tr.Source.Paths, []string{"d.jsonl"}) || tr.Source.BlockSize == nil || *tr.Source.BlockSize != TraceBlockSize ||
-		tr.Load.Type != spec.LoadConcurrency || tr.Load.Concurrency != 6 {
-		t.Errorf("traffic %+v", tr)
 	}
 }

@@ -46,18 +46,19 @@ var scopeFields = []struct {
 	weight int
 	get    func(s spec.ProfileScope, role string) string
 }{
-	{"model", 64, func(s spec.ProfileScope, _ string) string { return s.Model }},
-	{"hardware", 32, func(s spec.ProfileScope, _ string) string { return s.Hardware }},
-	{"backend", 16, func(s spec.ProfileScope, _ string) string { return s.Backend }},
-	{"mode", 8, func(s spec.ProfileScope, _ string) string { return s.Mode }},
+	{"model", 128, func(s spec.ProfileScope, _ string) string { return s.Model }},
+	{"hardware", 64, func(s spec.ProfileScope, _ string) string { return s.Hardware }},
+	{"backend", 32, func(s spec.ProfileScope, _ string) string { return s.Backend }},
+	{"mode", 16, func(s spec.ProfileScope, _ string) string { return s.Mode }},
+	{"lengths", 8, func(s spec.ProfileScope, _ string) string { return s.Lengths.String() }},
 	{"quantization", 4, func(s spec.ProfileScope, _ string) string { return fmt.Sprint(s.Quantization) }},
 	{"parallelism", 2, func(s spec.ProfileScope, role string) string { return fmt.Sprint(s.Roles[role]) }},
 	{"backend_version", 1, func(s spec.ProfileScope, _ string) string { return s.BackendVersion }},
 }
 
 // Best is the entry of the profiles whose scope matches the role of the deployment best:
-// the most important fields first (model, GPU, backend, mode, quantisation, the role's
-// parallelism, backend version), the first such entry on a tie. A profile always applies —
+// the most important fields first (model, GPU, backend, mode, the workload's length draw,
+// quantisation, the role's parallelism, backend version), the first such entry on a tie. A profile always applies —
 // outside its scope too, with Mismatched saying where.
 func Best(profiles []*spec.Profile, deployment spec.ProfileScope, role string) Match {
 	best, bestScore := Match{}, -1

@@ -33,15 +33,21 @@ func ReplayRequests(m *measure.Measurement) int {
 }
 
 // Traffic is the traffic section that replays m's workload (docs/calibration.md,
-// "Replaying a measurement"): synthetic requests of its mean ISL and OSL, its closed-loop
-// concurrency or Poisson rate, and ReplayRequests of them.
+// "Replaying a measurement"): synthetic requests of its mean ISL and OSL (with its client's
+// length draw, the lengths the draw is around: m.DrawLengths), its closed-loop concurrency or
+// Poisson rate, and ReplayRequests of them.
 func Traffic(m *measure.Measurement) map[string]any {
 	load := map[string]any{"type": spec.LoadConcurrency, "concurrency": integer(m.Concurrency)}
 	if m.Concurrency == 0 {
 		load = map[string]any{"type": spec.LoadPoisson, "requests_per_second": json.Number(strconv.FormatFloat(m.RequestRate, 'g', -1, 64))}
 	}
+	isl, osl := m.DrawLengths()
+	source := map[string]any{"type": spec.SourceSynthetic, "input_tokens": integer(isl), "output_tokens": integer(osl)}
+	if !m.Lengths.Constant() {
+		source["lengths"] = m.Lengths.Tree()
+	}
 	return map[string]any{
-		"source": map[string]any{"type": spec.SourceSynthetic, "input_tokens": integer(m.ISL), "output_tokens": integer(m.OSL)},
+		"source": source,
 		"load":   load,
 		"stop":   map[string]any{"requests": integer(ReplayRequests(m))},
 	}
@@ -57,8 +63,8 @@ func TrafficSets(m *measure.Measurement) []string {
 	return out
 }
 
-// flow writes a flat mapping of the traffic section as YAML flow text, its keys in the
-// order trafficKeys lists them.
+// flow writes a mapping of the traffic section as YAML flow text, its keys in the order
+// trafficKeys lists them (a nested mapping, the source's lengths, likewise).
 func flow(m map[string]any) string {
 	s := "{"
 	for _, k := range trafficKeys {
@@ -66,14 +72,18 @@ func flow(m map[string]any) string {
 			if len(s) > 1 {
 				s += ", "
 			}
+			if sub, ok := v.(map[string]any); ok {
+				v = flow(sub)
+			}
 			s += fmt.Sprintf("%s: %v", k, v)
 		}
 	}
 	return s + "}"
 }
 
-// trafficKeys are the keys Traffic writes.
-var trafficKeys = []string{"type", "input_tokens", "output_tokens", "concurrency", "requests_per_second", "requests"}
+// trafficKeys are the keys Traffic writes, those of the lengths mapping among them.
+var trafficKeys = []string{"type", "input_tokens", "output_tokens", "lengths", "distribution", "min_ratio", "max_ratio",
+	"input_stddev_ratio", "output_stddev_ratio", "concurrency", "requests_per_second", "requests"}
 
 // RowConfig is the prediction configuration of a measured-runs CSV row: the deployment as
 // the row records it (sizes it leaves empty are 1; a disaggregated row without worker counts

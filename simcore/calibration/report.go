@@ -79,13 +79,17 @@ func FitJSON(rows []FitRow, entries []spec.ProfileEntry) map[string]any {
 	return map[string]any{keyMeasurements: ms, keyEntries: es}
 }
 
-// scopeText is a one-line description of a scope.
+// scopeText is a one-line description of a scope (its length draw when not constant).
 func scopeText(s spec.ProfileScope) string {
 	v := s.BackendVersion
 	if v != "" {
 		v = " " + v
 	}
-	return fmt.Sprintf("%s on %s, %s%s, %s", s.Model, s.Hardware, s.Backend, v, s.Mode)
+	lengths := ""
+	if s.Lengths != nil {
+		lengths = ", lengths " + s.Lengths.String()
+	}
+	return fmt.Sprintf("%s on %s, %s%s, %s%s", s.Model, s.Hardware, s.Backend, v, s.Mode, lengths)
 }
 
 // Table is the fit report for the terminal: per entry its scope and parameters, then per

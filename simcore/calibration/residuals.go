@@ -63,7 +63,9 @@ func Residuals(measured, calibrated []Metrics) spec.ProfileResiduals {
 }
 
 // Domain is the validity domain of measurements: the ranges of closed-loop concurrency,
-// open-loop rate, ISL and OSL they cover.
+// open-loop rate, ISL and OSL they cover (for a drawn workload the lengths the draw is
+// around, measure.Measurement.DrawLengths, which a prediction's configured lengths are
+// checked against).
 func Domain(ms []*measure.Measurement) spec.ProfileDomain {
 	var d spec.ProfileDomain
 	widen := func(r *[2]float64, v float64, first bool) {
@@ -82,8 +84,9 @@ func Domain(ms []*measure.Measurement) spec.ProfileDomain {
 			widen(&d.RequestRate, m.RequestRate, nr == 0)
 			nr++
 		}
-		widen(&d.ISL, float64(m.ISL), i == 0)
-		widen(&d.OSL, float64(m.OSL), i == 0)
+		isl, osl := m.DrawLengths()
+		widen(&d.ISL, float64(isl), i == 0)
+		widen(&d.OSL, float64(osl), i == 0)
 	}
 	return d
 }

@@ -10,7 +10,7 @@ import "slices"
 // request_latency (ms) and output_token_throughput (tokens/sec) when present,
 // input_sequence_length and output_sequence_length (tokens), request_count. Settings read:
 // input_config.endpoint.model_names[0], input_config.loadgen.concurrency or request_rate,
-// and the date of start_time.
+// the synthetic prompts' length draw (readAIPerfLengths) and the date of start_time.
 func readAIPerfJSON(file string, root map[string]any) ([]Measurement, error) {
 	o := object{file: file, m: root}
 	metrics := o
@@ -79,6 +79,9 @@ func readAIPerfJSON(file string, root map[string]any) ([]Measurement, error) {
 		return nil, cfg.fail("loadgen", "missing; the file does not record the load it was measured at")
 	}
 	if m.Concurrency, m.RequestRate, err = lg.load("request_rate", "concurrency", m.Requests); err != nil {
+		return nil, err
+	}
+	if err := readAIPerfLengths(cfg, &m); err != nil {
 		return nil, err
 	}
 	return []Measurement{m}, nil

@@ -215,7 +215,7 @@ func readCSV(file string, data []byte) ([]Measurement, error) {
 		}
 		out = append(out, Measurement{File: file, Format: FormatCSV, ID: r.ID, Date: r.MeasuredOn, Model: r.Model,
 			Backend: r.Backend, BackendVersion: r.BackendVersion, Row: r, Concurrency: r.Concurrency,
-			ISL: r.ISL, OSL: r.OSL, TTFT: r.TTFT, TPOT: r.TPOT})
+			ISL: r.ISL, OSL: r.OSL, DrawISL: r.ISL, DrawOSL: r.OSL, TTFT: r.TTFT, TPOT: r.TPOT})
 	}
 	return out, nil
 }

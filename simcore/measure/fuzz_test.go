@@ -29,6 +29,10 @@ func fuzzRead(f *testing.F, fixture string) {
 			if m.ISL < 1 || m.OSL < 1 || (m.Concurrency > 0) == (m.RequestRate > 0) || math.IsInf(m.RequestRate, 0) {
 				t.Fatalf("unusable measurement accepted: %+v", m)
 			}
+			// A recorded length draw is one the configuration accepts, around whole lengths.
+			if isl, osl := m.DrawLengths(); m.Lengths.Validate("lengths") != nil || isl < 1 || osl < 1 {
+				t.Fatalf("unusable length draw accepted: %+v", m)
+			}
 		}
 	})
 }

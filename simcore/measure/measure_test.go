@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"aisimulate/simcore/spec"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,6 +35,10 @@ func TestReadEachFormat(t *testing.T) {
 	}{
 		{"profile_export_aiperf.json", []Measurement{{File: "profile_export_aiperf.json", Format: FormatAIPerfJSON, ID: "#1", Date: "2026-03-14",
 			Model: "meta-llama/Llama-3.1-8B-Instruct", Concurrency: 8, Requests: 200, ISL: 1000, OSL: 128,
+			LengthsRecorded: true, DrawISL: 1000, DrawOSL: 128, TTFT: 120.25, TPOT: 18.5, E2E: 2480.5, OutputThroughput: 409.6}}},
+		{"profile_export_aiperf_stddev.json", []Measurement{{File: "profile_export_aiperf_stddev.json", Format: FormatAIPerfJSON, ID: "#1", Date: "2026-03-14",
+			Model: "meta-llama/Llama-3.1-8B-Instruct", Concurrency: 8, Requests: 200, ISL: 1004, OSL: 128,
+			Lengths: spec.Lengths{Distribution: spec.LengthsNormal, InputStddevRatio: 0.1}, LengthsRecorded: true, DrawISL: 1000, DrawOSL: 128,
 			TTFT: 120.25, TPOT: 18.5, E2E: 2480.5, OutputThroughput: 409.6}}},
 		{"profile_export.jsonl", []Measurement{{File: "profile_export.jsonl", Format: FormatAIPerfJSONL, ID: "#1", Date: "2026-03-14",
 			Concurrency: 2, Requests: 3, ISL: 1000, OSL: 100, TTFT: 120, TPOT: 19, E2E: 6100.0 / 3}}},
@@ -46,13 +52,49 @@ func TestReadEachFormat(t *testing.T) {
 				RequestRate: 8, Requests: 100, ISL: 2048, OSL: 256, TTFT: 260, TPOT: 31, E2E: 8165, OutputThroughput: 1570.5}}},
 		{"sglang_bench.jsonl", []Measurement{
 			{File: "sglang_bench.jsonl", Format: FormatSGLang, ID: "#1", Concurrency: 16, Requests: 160, ISL: 2048, OSL: 256,
-				TTFT: 240.8, TPOT: 10.9, E2E: 3020.4, OutputThroughput: 1356.3},
+				LengthsRecorded: true, DrawISL: 2048, DrawOSL: 256, TTFT: 240.8, TPOT: 10.9, E2E: 3020.4, OutputThroughput: 1356.3},
 			{File: "sglang_bench.jsonl", Format: FormatSGLang, ID: "#2", Concurrency: 64, Requests: 640, ISL: 2048, OSL: 256,
-				TTFT: 520.3, TPOT: 21.8, E2E: 6090.1, OutputThroughput: 2685.9}}},
+				LengthsRecorded: true, DrawISL: 2048, DrawOSL: 256, TTFT: 520.3, TPOT: 21.8, E2E: 6090.1, OutputThroughput: 2685.9}}},
 	} {
 		if diff := cmp.Diff(c.want, readFixture(t, c.file)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.file, diff)
 		}
+	}
+}
+
+// SGLang's random datasets record their draw: a range ratio below 1 is a one-sided uniform
+// around random_input_len and random_output_len (docs/calibration.md, "Length draws"); other
+// datasets record none.
+func TestReadSGLangLengths(t *testing.T) {
+	data, _ := os.ReadFile("testdata/sglang_bench.jsonl")
+	drawn := bytes.ReplaceAll(data, []byte(`"random_range_ratio": 1.0`), []byte(`"random_range_ratio": 0.8`))
+	ms, err := Read("s.jsonl", drawn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := spec.Lengths{Distribution: spec.LengthsUniform, MinRatio: 0.8, MaxRatio: 1}
+	if m := ms[0]; m.Lengths != want || !m.LengthsRecorded || m.DrawISL != 2048 || m.DrawOSL != 256 {
+		t.Errorf("drawn run: %+v, recorded %v, around %d/%d", m.Lengths, m.LengthsRecorded, m.DrawISL, m.DrawOSL)
+	}
+	if isl, osl := ms[0].DrawLengths(); isl != 2048 || osl != 256 {
+		t.Errorf("DrawLengths = %d/%d, want the recorded 2048/256", isl, osl)
+	}
+	sharegpt := bytes.ReplaceAll(drawn, []byte(`"dataset_name": "random"`), []byte(`"dataset_name": "sharegpt"`))
+	if ms, err := Read("s.jsonl", sharegpt); err != nil || ms[0].LengthsRecorded || ms[0].Lengths != (spec.Lengths{}) {
+		t.Errorf("sharegpt run records a draw: %+v, %v", ms[0], err)
+	}
+}
+
+// A file that records its means but not the lengths its client was given replays around the
+// means divided by the draw's mean factor.
+func TestDrawLengthsFromTheMeans(t *testing.T) {
+	m := Measurement{ISL: 900, OSL: 90, Lengths: spec.Lengths{Distribution: spec.LengthsUniform, MinRatio: 0.8, MaxRatio: 1}}
+	if isl, osl := m.DrawLengths(); isl != 1000 || osl != 100 {
+		t.Errorf("DrawLengths = %d/%d, want 1000/100", isl, osl)
+	}
+	m.Lengths = spec.Lengths{}
+	if isl, osl := m.DrawLengths(); isl != 900 || osl != 90 {
+		t.Errorf("constant: DrawLengths = %d/%d, want 900/90", isl, osl)
 	}
 }
 
@@ -80,6 +122,7 @@ func TestReadRefuses(t *testing.T) {
 	aiperf, _ := os.ReadFile("testdata/profile_export_aiperf.json")
 	jsonl, _ := os.ReadFile("testdata/profile_export.jsonl")
 	csv, _ := os.ReadFile("testdata/runs.csv")
+	sglang, _ := os.ReadFile("testdata/sglang_bench.jsonl")
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	w.Write(vllm)
@@ -112,6 +155,12 @@ func TestReadRefuses(t *testing.T) {
 		{"csv negative", sub(csv, ",1024,128,", ",-1024,128,"), "row llama8b_h200_vllm_agg_1024x128_c4 (line 2): isl", "must be ≥ 0"},
 		{"csv no concurrency", sub(csv, "_c4,4,", "_c4,,"), "row llama8b_h200_vllm_agg_1024x128_c4: concurrency", "missing"},
 		{"csv missing column", sub(csv, "silicon_tpot_ms", "tpot"), "", ""},
+		{"aiperf stddev above the mean", sub(aiperf, `"input_tokens": {"mean": 1000}`, `"input_tokens": {"mean": 1000, "stddev": 1500}`), "input_config.input.prompt.input_tokens.stddev", "must be at most 1"},
+		{"aiperf output stddev above the mean", sub(aiperf, `"output_tokens": {"mean": 128}`, `"output_tokens": {"mean": 128, "stddev": 200}`), "input_config.input.prompt.output_tokens.stddev", "divided by the mean: must be at most 1, got 1.5625"},
+		{"aiperf negative stddev", sub(aiperf, `"output_tokens": {"mean": 128}`, `"output_tokens": {"mean": 128, "stddev": -1}`), "input_config.input.prompt.output_tokens.stddev", "must be ≥ 0"},
+		{"aiperf stddev as text", sub(aiperf, `"input_tokens": {"mean": 1000}`, `"input_tokens": {"mean": 1000, "stddev": "100"}`), "input_config.input.prompt.input_tokens.stddev", "is not a finite number"},
+		{"sglang negative range ratio", sub(sglang, `"random_range_ratio": 1.0`, `"random_range_ratio": -0.5`), "line 1: random_range_ratio", "must be ≥ 0"},
+		{"sglang ratio without its length", sub(sglang, `"random_input_len": 2048, `, ``), "line 1: random_input_len", "missing"},
 		{"csv bad mode", sub(csv, ",agg,1024", ",both,1024"), "row llama8b_h200_vllm_agg_1024x128_c4 (line 2): mode", "neither"},
 	} {
 		_, err := Read(c.name, c.data)

@@ -7,6 +7,8 @@
 // as a measurement is an *Error naming the file and the field.
 package measure
 
+import "aisimulate/simcore/spec"
+
 // Formats a measurement file can have, as Measurement.Format and the profile's provenance
 // name them.
 const (
@@ -42,8 +44,15 @@ type Measurement struct {
 	RequestRate float64
 	// Requests is the number of completed requests (0 when not recorded).
 	Requests int
-	// ISL and OSL are the mean input and output lengths in tokens.
+	// ISL and OSL are the mean input and output lengths in tokens (a measured-runs CSV row:
+	// the lengths its client was given).
 	ISL, OSL int
+	// Lengths is how the run's client drew each request's lengths (docs/calibration.md,
+	// "Length draws"), read when LengthsRecorded; DrawISL and DrawOSL are the lengths it drew
+	// around, the client's settings, when the file records them (0 otherwise).
+	Lengths          spec.Lengths
+	LengthsRecorded  bool
+	DrawISL, DrawOSL int
 
 	// TTFT and TPOT are the mean time to first token and time per output token, ms.
 	TTFT, TPOT float64

@@ -4,7 +4,8 @@ package measure
 // writes, one run per object (--append-result appends one object per line). Fields read:
 // date (YYYYMMDD-HHMMSS), model_id, completed, total_input_tokens, total_output_tokens,
 // request_rate ("inf" or a number), max_concurrency, mean_ttft_ms, mean_tpot_ms and, when
-// present, mean_e2el_ms and output_throughput (tokens/s).
+// present, mean_e2el_ms and output_throughput (tokens/s). It does not record the client's
+// --random-range-ratio, so its length draw is calibrate's --lengths.
 func readVLLM(file string, runs []map[string]any) ([]Measurement, error) {
 	out := make([]Measurement, 0, len(runs))
 	for i, run := range runs {
@@ -34,8 +35,9 @@ func readVLLM(file string, runs []map[string]any) ([]Measurement, error) {
 // readSGLang reads SGLang bench_serving's JSONL output (python/sglang/bench_serving.py,
 // --output-file), one run per line. Fields read: completed, total_input_tokens,
 // total_output_tokens, request_rate (Infinity or a number), max_concurrency, mean_ttft_ms,
-// mean_tpot_ms, mean_e2e_latency_ms, output_throughput and, when present, model_id. The file
-// records no date and no served model: give the deployment with --config.
+// mean_tpot_ms, mean_e2e_latency_ms, output_throughput and, when present, model_id and the
+// random datasets' length draw (readSGLangLengths). The file records no date and no served
+// model: give the deployment with --config.
 func readSGLang(file string, runs []map[string]any) ([]Measurement, error) {
 	out := make([]Measurement, 0, len(runs))
 	for i, run := range runs {
@@ -46,6 +48,9 @@ func readSGLang(file string, runs []map[string]any) ([]Measurement, error) {
 			return nil, err
 		}
 		if err := readClientRun(o, &m, "mean_e2e_latency_ms"); err != nil {
+			return nil, err
+		}
+		if err := readSGLangLengths(o, &m); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -135,6 +135,18 @@ func (o *object) presentKeys(list ...string) []string {
 	return out
 }
 
+// setOutside returns the keys of list set (non-null) in this mapping that allowed does not
+// hold, in list order: the fields a discriminated mapping's type does not take.
+func (o *object) setOutside(list, allowed []string) []string {
+	var out []string
+	for _, k := range list {
+		if o.set(k) && !contains(allowed, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // limit is one numeric bound; why, when set, says where the bound comes from.
 type limit struct {
 	op  string // ">", ">=", "<", "<="

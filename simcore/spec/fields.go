@@ -76,14 +76,19 @@ var (
 	fieldMode    = field{path: "engine.mode", kind: fieldEnum, enum: Modes, search: true}
 	fieldBackend = field{path: "engine.backend", kind: fieldEnum, enum: Backends, search: true}
 
-	fieldInputTokens           = field{path: "traffic.source.synthetic.input_tokens", kind: fieldInt, def: 1024, lims: []limit{gt(0), tokenLimit}}
-	fieldOutputTokens          = field{path: "traffic.source.synthetic.output_tokens", kind: fieldInt, def: 128, lims: []limit{gt(0), tokenLimit}}
-	fieldNewInputTokensPerTurn = field{path: "traffic.source.synthetic-session.new_input_tokens_per_turn", kind: fieldInt, def: 1024, lims: []limit{gt(0), tokenLimit}}
-	fieldOutputTokensPerTurn   = field{path: "traffic.source.synthetic-session.output_tokens_per_turn", kind: fieldInt, def: 128, lims: []limit{gt(0), tokenLimit}}
-	fieldTurns                 = field{path: "traffic.source.synthetic-session.session.turns", kind: fieldInt, def: 4, lims: []limit{ge(2)}}
-	fieldSharedPrefixRatio     = field{path: "traffic.source.synthetic-session.session.shared_prefix_ratio", kind: fieldFloat, def: 0, lims: []limit{ge(0), le(1)}}
-	fieldPrefixGroups          = field{path: "traffic.source.synthetic-session.session.prefix_groups", kind: fieldInt, def: 0, lims: []limit{ge(0)}}
-	fieldInterTurnDelayMs      = field{path: "traffic.source.synthetic-session.session.inter_turn_delay_ms", kind: fieldFloat, def: 0, lims: []limit{ge(0), msLimit}}
+	fieldInputTokens              = field{path: "traffic.source.synthetic.input_tokens", kind: fieldInt, def: 1024, lims: []limit{gt(0), tokenLimit}}
+	fieldOutputTokens             = field{path: "traffic.source.synthetic.output_tokens", kind: fieldInt, def: 128, lims: []limit{gt(0), tokenLimit}}
+	fieldLengthsDistribution      = field{path: "traffic.source.synthetic.lengths.distribution", kind: fieldEnum, enum: []string{LengthsConstant, LengthsUniform, LengthsNormal}}
+	fieldLengthsMinRatio          = field{path: "traffic.source.synthetic.lengths.min_ratio", kind: fieldFloat, def: 1, lims: []limit{ge(0), le(1)}}
+	fieldLengthsMaxRatio          = field{path: "traffic.source.synthetic.lengths.max_ratio", kind: fieldFloat, def: 1, lims: []limit{ge(1), le(2)}}
+	fieldLengthsInputStddevRatio  = field{path: "traffic.source.synthetic.lengths.input_stddev_ratio", kind: fieldFloat, def: 0, lims: []limit{ge(0), le(1)}}
+	fieldLengthsOutputStddevRatio = field{path: "traffic.source.synthetic.lengths.output_stddev_ratio", kind: fieldFloat, def: 0, lims: []limit{ge(0), le(1)}}
+	fieldNewInputTokensPerTurn    = field{path: "traffic.source.synthetic-session.new_input_tokens_per_turn", kind: fieldInt, def: 1024, lims: []limit{gt(0), tokenLimit}}
+	fieldOutputTokensPerTurn      = field{path: "traffic.source.synthetic-session.output_tokens_per_turn", kind: fieldInt, def: 128, lims: []limit{gt(0), tokenLimit}}
+	fieldTurns                    = field{path: "traffic.source.synthetic-session.session.turns", kind: fieldInt, def: 4, lims: []limit{ge(2)}}
+	fieldSharedPrefixRatio        = field{path: "traffic.source.synthetic-session.session.shared_prefix_ratio", kind: fieldFloat, def: 0, lims: []limit{ge(0), le(1)}}
+	fieldPrefixGroups             = field{path: "traffic.source.synthetic-session.session.prefix_groups", kind: fieldInt, def: 0, lims: []limit{ge(0)}}
+	fieldInterTurnDelayMs         = field{path: "traffic.source.synthetic-session.session.inter_turn_delay_ms", kind: fieldFloat, def: 0, lims: []limit{ge(0), msLimit}}
 
 	fieldConcurrency       = field{path: "traffic.load.concurrency", kind: fieldInt, def: 10, lims: []limit{gt(0)}, search: true, positiveRange: true}
 	fieldRequestsPerSecond = field{path: "traffic.load.requests_per_second", kind: fieldFloat, optional: true, lims: []limit{gt(0), rateLimit}, search: true, positiveRange: true}
@@ -143,7 +148,9 @@ var roleFields = []*field{
 // fields are the other fields of the table, by full path.
 var fields = []*field{
 	&fieldMode, &fieldBackend,
-	&fieldInputTokens, &fieldOutputTokens, &fieldNewInputTokensPerTurn, &fieldOutputTokensPerTurn,
+	&fieldInputTokens, &fieldOutputTokens,
+	&fieldLengthsDistribution, &fieldLengthsMinRatio, &fieldLengthsMaxRatio, &fieldLengthsInputStddevRatio, &fieldLengthsOutputStddevRatio,
+	&fieldNewInputTokensPerTurn, &fieldOutputTokensPerTurn,
 	&fieldTurns, &fieldSharedPrefixRatio, &fieldPrefixGroups, &fieldInterTurnDelayMs,
 	&fieldConcurrency, &fieldRequestsPerSecond, &fieldSessionsPerSecond, &fieldSpeedup, &fieldLoadSeed, &fieldAgenticLanes, &fieldFraction,
 	&fieldRouterPolicy, &fieldPrefillLoadModel, &fieldOverlapScoreCredit, &fieldPrefillLoadScale, &fieldTemperature,

@@ -46,6 +46,9 @@ type ProfileScope struct {
 	Mode           string                 `json:"mode"`
 	Quantization   ProfileQuantization    `json:"quantization"`
 	Roles          map[string]ProfileRole `json:"roles"`
+	// Lengths is the length draw the measurements' clients used (docs/calibration.md,
+	// "Length draws"); nil (omitted) for constant lengths.
+	Lengths *Lengths `json:"lengths,omitempty"`
 }
 
 // ProfileQuantization is the resolved quantisation of the deployment's GEMMs, experts and

@@ -83,7 +83,7 @@ func decodeSource(d *decoder, v any) Source {
 	switch s.Type {
 	case SourceSynthetic:
 		o := d.mapping(path, m, shape{
-			keys: []string{"type", "input_tokens", "output_tokens"},
+			keys: []string{"type", "input_tokens", "output_tokens", "lengths"},
 			unsupported: map[string]string{
 				"images":               "images need an encoder role, which only the analytical engine stack has",
 				"cached_prefix_tokens": "cached_prefix_tokens is not supported by this simulator",
@@ -91,6 +91,15 @@ func decodeSource(d *decoder, v any) Source {
 		})
 		s.InputTokens = int(o.intField(&fieldInputTokens))
 		s.OutputTokens = int(o.intField(&fieldOutputTokens))
+		if o.set("lengths") {
+			s.Lengths = decodeLengths(d, o.p("lengths"), o.m["lengths"])
+			if d.ok() {
+				checkLengthsFit(d, o.p("lengths"), &s.Lengths, s.InputTokens, s.OutputTokens)
+			}
+			if s.Lengths.Constant() {
+				s.Lengths = Lengths{} // one form of constant lengths
+			}
+		}
 	case SourceSyntheticSession:
 		o := d.mapping(path, m, shape{keys: []string{"type", "new_input_tokens_per_turn", "output_tokens_per_turn", "session"}})
 		s.NewInputTokensPerTurn = int(o.intField(&fieldNewInputTokensPerTurn))
@@ -169,13 +178,7 @@ func decodeLoad(d *decoder, v any) Load {
 	if !d.ok() {
 		return l
 	}
-	var rejected []string
-	for _, k := range loadKeys[1:] {
-		if o.set(k) && !contains(loadAllowed[l.Type], k) {
-			rejected = append(rejected, k)
-		}
-	}
-	if len(rejected) > 0 {
+	if rejected := o.setOutside(loadKeys[1:], loadAllowed[l.Type]); len(rejected) > 0 {
 		d.failf("traffic.load", "traffic.load.type='%s' does not accept %s; allowed fields: %s", l.Type, pyList(rejected), strings.Join(loadAllowed[l.Type], ", "))
 		return l
 	}

@@ -48,6 +48,9 @@ type Source struct {
 	// synthetic
 	InputTokens  int
 	OutputTokens int
+	// Lengths is how each request's lengths vary around InputTokens and OutputTokens
+	// (the zero value: constant).
+	Lengths Lengths
 	// synthetic-session
 	NewInputTokensPerTurn int
 	OutputTokensPerTurn   int

@@ -145,7 +145,7 @@ func TestTrafficRules(t *testing.T) {
 		{name: "poisson rate 1e-9", yaml: seedYAML, sets: []string{"traffic.load={type: poisson, requests_per_second: 1e-9}"}},
 		{name: "virtual time 1e300", yaml: seedYAML, sets: []string{"traffic.stop={requests: 5, max_virtual_time_seconds: 1e300}"}, path: "traffic.stop.max_virtual_time_seconds", frag: "must be at most 1000000000 (about 31.7 years"},
 		{name: "synthetic output_tokens float", yaml: seedYAML, sets: []string{"traffic.source.output_tokens=2.5"}, path: "traffic.source.synthetic.output_tokens", frag: "must be an integer, got 2.5"},
-		{name: "synthetic unknown key", yaml: seedYAML, sets: []string{"traffic.source.foo=1"}, path: "traffic.source.synthetic", frag: `unknown key "foo"; allowed keys: input_tokens, output_tokens, type`},
+		{name: "synthetic unknown key", yaml: seedYAML, sets: []string{"traffic.source.foo=1"}, path: "traffic.source.synthetic", frag: `unknown key "foo"; allowed keys: input_tokens, lengths, output_tokens, type`},
 		{name: "synthetic session key", yaml: seedYAML, sets: []string{"traffic.source.session={turns: 2}"}, path: "traffic.source.synthetic", frag: `unknown key "session"`},
 		{name: "synthetic images", yaml: seedYAML, sets: []string{"traffic.source.images={height: 1, width: 1}"}, path: "traffic.source.synthetic.images", frag: "encoder role"},
 		{name: "synthetic images null", yaml: seedYAML, sets: []string{"traffic.source.images=null"}},

@@ -7,9 +7,10 @@
 //	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-v] MEASURED.csv
 //
 // -spread S (in (0, 1)) replays every row, in the fit and in the predictions between, with
-// request lengths drawn uniformly in [S·L, L] (calibration.Lengths, the draw of serving
-// benchmarks' random range ratio) instead of constant lengths; -predict-spread P predicts the
-// rows between with another spread than the fit's (0: constant lengths).
+// request lengths drawn uniformly in [S·L, L] (calibrate --lengths '{distribution: uniform,
+// min_ratio: S}', the draw of serving benchmarks' random range ratio) instead of constant
+// lengths; -predict-spread P predicts the rows between with another spread than the fit's
+// (0: constant lengths).
 //
 // The CSV is read, never written or copied; rows are replayed as recorded
 // (calibration.RowConfig), so curves whose recorded deployment the simulator refuses are
@@ -24,7 +25,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"aisimulate/simcore"
@@ -106,7 +106,7 @@ func main() {
 		}
 		lo, hi := c[0], c[len(c)-1]
 		csv := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
-		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}, LengthSpread: *spread})
+		out, err := simcore.Calibrate(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(csv)}}, Lengths: oneSided(*spread)})
 		if err != nil {
 			curvesFailed++
 			if *verbose {
@@ -119,13 +119,11 @@ func main() {
 			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
 				continue
 			}
-			yaml := spec.EmitYAML(calibration.RowConfig(m))
+			drawn := *m
+			drawn.Lengths = oneSided(*predictSpread)
+			yaml := spec.EmitYAML(calibration.RowConfig(&drawn))
 			zero := 0.0
 			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
-			if *predictSpread != 0 {
-				in.Sets = calibration.DrawnTrafficSets(m, "drawn.jsonl")
-				in.Files = fstest.MapFS{"drawn.jsonl": {Data: calibration.DrawnTrace(m, *predictSpread)}}
-			}
 			u, err := simcore.Predict(in)
 			if err != nil {
 				continue
@@ -207,4 +205,13 @@ func csvField(line string, i int) string {
 		return f[i]
 	}
 	return ""
+}
+
+// oneSided is the draw of a random range ratio s in (0, 1): every length uniform in [s·L, L];
+// other values are constant lengths.
+func oneSided(s float64) spec.Lengths {
+	if s <= 0 || s >= 1 {
+		return spec.Lengths{}
+	}
+	return spec.Lengths{Distribution: spec.LengthsUniform, MinRatio: s, MaxRatio: 1}
 }

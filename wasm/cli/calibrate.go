@@ -15,7 +15,7 @@ import (
 
 const calibrateUsage = `usage: aisimulate calibrate [-h] --stack dynamo [-c CONFIG] --measurements PATH
                            [--measurements PATH ...] [--output-dir OUTPUT_DIR]
-                           [--overwrite] [--format {table,json}]
+                           [--lengths YAML] [--overwrite] [--format {table,json}]
 `
 
 const calibrateHelp = calibrateUsage + `
@@ -32,6 +32,11 @@ options:
                         profile_export.jsonl, vllm bench serve --save-result JSON, SGLang
                         bench_serving JSONL, or a measured-runs CSV (detected from the
                         content); repeatable
+  --lengths YAML        how the benchmark client drew each request's lengths, for files
+                        that do not record it (vLLM's JSON, measured-runs CSV rows, AIPerf's
+                        per-request export): a traffic.source.synthetic.lengths mapping, e.g.
+                        '{distribution: uniform, min_ratio: 0.8}' for a one-sided range
+                        ratio of 0.8 (docs/calibration.md, "Length draws"); default constant
   --output-dir OUTPUT_DIR
                         where calibration.json (and, for CSV rows, configs/<row id>.yaml)
                         go (default: ./aisimulate-output)
@@ -54,11 +59,13 @@ Example:
 type calibrateOptions struct {
 	commonOptions
 	measurements []string
+	// lengths is the --lengths text ("" when not given).
+	lengths string
 }
 
 var calibrateArgs = argParser{usage: calibrateErr, flags: map[string]bool{
 	"--config": true, "--stack": true, "--measurements": true, "--output-dir": true, "--overwrite": false,
-	"--format": true, "--help": false,
+	"--format": true, "--help": false, "--lengths": true,
 }}
 
 func calibrateErr(msg string) error { return &usageError{calibrateUsage, "aisimulate calibrate", msg} }
@@ -68,6 +75,10 @@ func parseCalibrate(args []string) (*calibrateOptions, error) {
 	extra, err := calibrateArgs.parse(args, func(name, value string) error {
 		if name == "--measurements" {
 			o.measurements = append(o.measurements, value)
+			return nil
+		}
+		if name == "--lengths" {
+			o.lengths = value
 			return nil
 		}
 		_, err := o.set(name, value, calibrateErr)
@@ -103,6 +114,11 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	in := simcore.CalibrateInput{Files: osFS{}}
+	if o.lengths != "" {
+		if in.Lengths, err = spec.ParseLengths("--lengths", []byte(o.lengths)); err != nil {
+			return fail(stderr, calibrateErr(err.Error()))
+		}
+	}
 	if o.haveConfig {
 		text, err := readConfig(o.config)
 		if err != nil {

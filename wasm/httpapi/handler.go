@@ -10,9 +10,11 @@
 //	                                           prediction.json and requests.jsonl)
 //	POST /v1/predict?evaluate=1             body: a simcore.EvaluationRequest as JSON, or multipart/form-data
 //	     with a "request" part plus trace files → the candidate's outcome (simcore.Evaluate's bytes)
-//	POST /v1/recommend[?set=PATH=VALUE…][&outputs=all][&strict_calibration=1] body: recommendation YAML, or
-//	     multipart/form-data with a "config" part plus trace files and "calibration" profiles → recommendation.json (or multipart/mixed with
-//	                                           recommendation.json, .csv and recommendations/NNNN.yaml)
+//	POST /v1/recommend[?set=PATH=VALUE…][&outputs=all][&artifacts=1[&artifacts_top=N]][&strict_calibration=1]
+//	     body: recommendation YAML, or multipart/form-data with a "config" part plus trace files
+//	     and "calibration" profiles → recommendation.json (or multipart/mixed with
+//	                                           recommendation.json, .csv and recommendations/NNNN.yaml
+//	                                           with outputs=all, deploy/NNNN/ with artifacts=1)
 //
 // Errors are JSON {"error": message, "path": dotted config path or ""}: 400 bad input, 405
 // wrong method, 413 over a limit (with "limit": "body", "work", "memory" or "requests"), 500 simulator
@@ -300,34 +302,15 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	if req.CapturePerRequest {
 		parts = append(parts, outputPart{"requests.jsonl", "application/x-ndjson", res.RequestsJSONL})
 	}
-	if truthy(q.Get("artifacts")) {
+	artifacts := truthy(q.Get("artifacts"))
+	if artifacts {
 		more, ok := deploymentParts(w, jsapi.PredictionDeployment(req.ConfigName, req.YAML, req.Sets, []byte(res.PredictionJSON)))
 		if !ok {
 			return
 		}
 		parts = append(parts, more...)
 	}
-	if len(parts) == 1 {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Disposition", `inline; filename="prediction.json"`)
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, res.PredictionJSON)
-		return
-	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for _, part := range parts {
-		h := map[string][]string{
-			"Content-Type":        {part.ctype},
-			"Content-Disposition": {fmt.Sprintf(`attachment; name=%q; filename=%q`, part.name, part.name)},
-		}
-		pw, _ := mw.CreatePart(h)
-		io.WriteString(pw, part.text)
-	}
-	mw.Close()
-	w.Header().Set("Content-Type", "multipart/mixed; boundary="+mw.Boundary())
-	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	writeParts(w, parts, req.CapturePerRequest || artifacts)
 }
 
 // errBodyTimeout is the error of a body that did not arrive within BodyTimeout.

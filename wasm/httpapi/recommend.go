@@ -1,27 +1,29 @@
 package httpapi
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"mime/multipart"
 	"net/http"
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/spec"
+	"aisimulate/wasm/jsapi"
 )
 
 // recommendName names the configuration in error messages and in the evaluation requests of
 // /v1/recommend (the CLI uses its --config path).
 const recommendName = "recommendation.yaml"
 
-// recommend answers POST /v1/recommend[?set=PATH=VALUE…][&outputs=all]: a whole
-// recommendation (simcore.Recommend) of a YAML body (or a multipart "config" part plus trace
-// files), its candidates evaluated here one after the other within the work limit of one call
-// summed over all of them (docs/web.md, "Recommend"). 200 with recommendation.json, or with
-// outputs=all a multipart/mixed body of every file the CLI writes; also 200 when nothing is
-// feasible (the CLI's exit 1), the counts say so.
+// recommend answers POST /v1/recommend[?set=PATH=VALUE…][&outputs=all][&artifacts=1
+// [&artifacts_top=N]]: a whole recommendation (simcore.Recommend) of a YAML body (or a
+// multipart "config" part plus trace files and "calibration" profiles), its candidates
+// evaluated here one after the other within the work limit of one call summed over all of
+// them (docs/web.md, "Recommend"). 200 with recommendation.json, or with outputs=all or
+// artifacts=1 a multipart/mixed body (writeParts) of recommendation.json, with outputs=all
+// recommendation.csv and recommendations/NNNN.yaml, with artifacts=1 deploy/NNNN/ of the
+// first N recommendations (recommend --artifacts [--artifacts-top N]); also 200 when nothing
+// is feasible (the CLI's exit 1), the counts say so.
 func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	all := false
@@ -31,6 +33,15 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		all = true
 	default:
 		fail(w, http.StatusBadRequest, "", fmt.Sprintf("outputs=%q: use outputs=all (every file) or omit it (recommendation.json)", q.Get("outputs")))
+		return
+	}
+	artifacts := truthy(q.Get("artifacts"))
+	top, err := artifactsTop(q.Get("artifacts_top"))
+	if err == nil && q.Has("artifacts_top") && !artifacts {
+		err = errors.New("artifacts_top without artifacts=1 would do nothing: add artifacts=1 (the deployments of the first N recommendations) or drop artifacts_top")
+	}
+	if err != nil {
+		fail(w, http.StatusBadRequest, "", err.Error())
 		return
 	}
 	up, ok := s.readUpload(w, r, "config", "the YAML")
@@ -72,31 +83,21 @@ func (s *Server) recommend(w http.ResponseWriter, r *http.Request) {
 		s.failRecommend(w, err)
 		return
 	}
-	if !all {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Disposition", `inline; filename="recommendation.json"`)
-		w.WriteHeader(http.StatusOK)
-		w.Write(res.JSON)
-		return
+	parts := []outputPart{{"recommendation.json", "application/json", string(res.JSON)}}
+	if all {
+		parts = append(parts, outputPart{"recommendation.csv", "text/csv", string(res.CSV)})
+		for _, f := range res.Configs {
+			parts = append(parts, outputPart{f.Name, "application/yaml", string(f.Data)})
+		}
 	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	part := func(name, ctype string, data []byte) {
-		pw, _ := mw.CreatePart(map[string][]string{
-			"Content-Type":        {ctype},
-			"Content-Disposition": {fmt.Sprintf(`attachment; name=%q; filename=%q`, name, name)},
-		})
-		pw.Write(data)
+	if artifacts {
+		more, ok := deploymentParts(w, jsapi.RecommendationDeployment(res.JSON, top))
+		if !ok {
+			return
+		}
+		parts = append(parts, more...)
 	}
-	part("recommendation.json", "application/json", res.JSON)
-	part("recommendation.csv", "text/csv", res.CSV)
-	for _, f := range res.Configs {
-		part(f.Name, "application/yaml", f.Data)
-	}
-	mw.Close()
-	w.Header().Set("Content-Type", "multipart/mixed; boundary="+mw.Boundary())
-	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	writeParts(w, parts, all || artifacts)
 }
 
 // SearchStepsPerTrial is what one trial of the search itself (proposal, model refit,
@@ -186,16 +187,16 @@ func (m *workMeter) overWork() error {
 }
 
 // failRecommend answers a failed recommendation: a limit of this service 413, a configuration
-// error 400 at its field (the CLI's message), anything else 500.
+// error or a bad calibration profile 400 at its field with the CLI's message (jsapi.Classify:
+// `recommendation.yaml: <path>: …`, `<profile>: <field>: …`), anything else 500.
 func (s *Server) failRecommend(w http.ResponseWriter, err error) {
 	var le *simcore.EvaluatorLimitError
 	if errors.As(err, &le) {
 		tooLarge(w, le.Limit, le.Path, le.Msg)
 		return
 	}
-	var se *spec.Error
-	if errors.As(err, &se) {
-		fail(w, http.StatusBadRequest, se.Path, recommendName+": "+se.Error())
+	if e := jsapi.Classify(recommendName, err); e.Kind == jsapi.KindConfig {
+		fail(w, http.StatusBadRequest, e.Path, e.Message)
 		return
 	}
 	fail(w, http.StatusInternalServerError, "", "aisimulate recommend failed: "+err.Error())

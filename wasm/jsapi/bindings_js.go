@@ -17,7 +17,7 @@ import (
 //	aisimulateCore.predict(yamlText, {configName, sets, capturePerRequest, detail, files,
 //	    fixedWallTimeMs, onProgress, calibrations, strictCalibration}) → {ok, predictionJson,
 //	    requestsJsonl, summaryJson, stdoutJson, saturationText, overviewJson, headlineJson, error}
-//	aisimulateCore.calibrate(yamlText | null, {configName, measurements, files})
+//	aisimulateCore.calibrate(yamlText | null, {configName, measurements, files, lengths})
 //	    → {ok, profileJson, table, stdoutJson, error}
 //
 // where detail is a --detail value ("all", "memory,time") or an array of section names,
@@ -132,6 +132,9 @@ func calibrateJS(_ js.Value, args []js.Value) any {
 		req.Measurements = namedFilesFromJS(o.Get("measurements"))
 		if v := o.Get("files"); v.Type() == js.TypeObject {
 			req.Files = filesFromJS(v)
+		}
+		if v := o.Get("lengths"); v.Type() == js.TypeString {
+			req.Lengths = []byte(v.String())
 		}
 	}
 	res := Calibrate(req)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"aisimulate/simcore"
+	"aisimulate/simcore/spec"
 )
 
 // CalibrateRequest is one calibration as a JavaScript target receives it (the browser's
@@ -17,6 +18,9 @@ type CalibrateRequest struct {
 	Measurements []simcore.NamedFile
 	// Files are uploaded files the configuration names (local model directories).
 	Files map[string][]byte
+	// Lengths is the length draw of the files that record none, as calibrate's --lengths
+	// text (nil: constant lengths; docs/calibration.md, "Length draws").
+	Lengths []byte
 }
 
 // CalibrateResult is the outcome of Calibrate: the profile and the fit report, or Err.
@@ -43,6 +47,14 @@ func Calibrate(r CalibrateRequest) (res CalibrateResult) {
 		}
 	}()
 	in := simcore.CalibrateInput{ConfigName: name, ConfigYAML: r.YAML, Measurements: r.Measurements}
+	if r.Lengths != nil {
+		l, err := spec.ParseLengths("lengths", r.Lengths)
+		if err != nil {
+			se := err.(*spec.Error)
+			return CalibrateResult{Err: &Error{Kind: KindConfig, Path: se.Path, Msg: se.Msg, Message: se.Error()}}
+		}
+		in.Lengths = l
+	}
 	if len(r.Files) > 0 {
 		in.Files = NewMemFS(r.Files)
 	}

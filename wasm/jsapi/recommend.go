@@ -7,6 +7,7 @@ import (
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/recommend"
+	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 	"aisimulate/wasm/jsapi/recview"
 )
@@ -28,6 +29,10 @@ type RecommendRequest struct {
 	FixedWallTimeMs *float64
 	// Clock is a monotonic millisecond clock (performance.now in JS), nil = no clock.
 	Clock func() float64
+	// Calibrations are calibration profiles in order (recommend --calibration FILE …);
+	// StrictCalibration is --strict-calibration (docs/recommend.md, "Calibration").
+	Calibrations      []simcore.NamedFile
+	StrictCalibration bool
 }
 
 // Recommendation is one search in progress, driven from JavaScript: a thin driver of
@@ -52,7 +57,7 @@ func StartRecommendation(r RecommendRequest) (rc *Recommendation, e *Error) {
 		}
 	}()
 	in := simcore.RecommendInput{ConfigName: name, ConfigYAML: r.YAML, Sets: r.Sets, ModuleVersion: simcore.Version,
-		Clock: r.Clock, FixedWallTimeMs: r.FixedWallTimeMs}
+		Clock: r.Clock, FixedWallTimeMs: r.FixedWallTimeMs, Calibrations: r.Calibrations, StrictCalibration: r.StrictCalibration}
 	if len(r.Files) > 0 {
 		in.Files = NewMemFS(r.Files)
 	}
@@ -134,7 +139,17 @@ func (r *Recommendation) Result() (out *RecommendResult, e *Error) {
 	if err != nil {
 		return nil, classifyRecommend(r.configName, err)
 	}
-	view, err := json.Marshal(r.view(res))
+	v := r.view(res)
+	var doc struct {
+		Provenance struct {
+			Calibration *recview.Calibration `json:"calibration"`
+		} `json:"provenance"`
+	}
+	if err := json.Unmarshal(res.JSON, &doc); err != nil {
+		return nil, failure("aisimulate recommend failed: " + err.Error())
+	}
+	v.Calibration = doc.Provenance.Calibration
+	view, err := json.Marshal(v)
 	if err != nil {
 		return nil, failure("aisimulate recommend failed: " + err.Error())
 	}
@@ -166,17 +181,20 @@ func (r *Recommendation) view(res *recommend.Result) recview.View {
 		for j, n := range res.Objectives {
 			obj[n] = finite(c.Objectives[j])
 		}
-		m := map[string]*float64{}
+		m, bands := map[string]*float64{}, map[string]*[2]float64{}
 		for _, k := range recview.RowMetrics {
 			m[k.Key] = finite(recommend.SummaryNumber(c.Summary, k.Key))
+			if lo, hi, ok := report.IntervalOf(c.Intervals, k.Key); ok {
+				bands[k.Key] = &[2]float64{lo, hi}
+			}
 		}
 		var iv *[2]float64
 		if lo, hi, ok := recommend.ObjectiveInterval(c, res.Objectives, 0); ok {
 			iv = &[2]float64{lo, hi}
 		}
 		vr := recview.Row{Rank: row.Rank, CandidateID: c.ID, Score: finite(c.Score), Objectives: obj,
-			Interval: iv, WithinError: within[c],
-			UsedGPUs: c.UsedGPUs, Metrics: m, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
+			Interval: iv, WithinError: within[c], Calibrated: c.Intervals[report.KeyIntervalSource] == report.IntervalSourceCalibration,
+			UsedGPUs: c.UsedGPUs, Metrics: m, Bands: bands, File: row.File, Config: string(res.Configs[i].Data), Summary: recommend.DeploymentSummary(c.Tree)}
 		if c.Cost != nil {
 			vr.CostPerHour, vr.CostPerMTok = finite(c.Cost.USDPerHour), finite(c.Cost.USDPerMTok)
 		}

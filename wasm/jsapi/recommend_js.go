@@ -16,7 +16,8 @@ var nextRecommendation = 1
 // registerRecommend adds the recommendation entry points to aisimulateCore:
 //
 //	evaluate(requestJson, {files}) → outcomeJson
-//	recommendStart(yamlText, {configName, sets, files, fixedWallTimeMs}) → {ok, id, parallelism, total, error}
+//	recommendStart(yamlText, {configName, sets, files, fixedWallTimeMs, calibrations, strictCalibration})
+//	    → {ok, id, parallelism, total, error}
 //	recommendNext(id) → {ok, done, requests: [requestJson…], trials, total, best, error}
 //	recommendObserve(id, [outcomeJson…]) → {ok, trials, total, best, pointsJson, error}
 //	recommendResult(id) → {ok, recommendationJson, recommendationCsv, configs: [{name, data}],
@@ -85,6 +86,8 @@ func recommendStartJS(_ js.Value, args []js.Value) any {
 		if v := o.Get("files"); v.Type() == js.TypeObject {
 			req.Files = filesFromJS(v)
 		}
+		req.Calibrations = namedFilesFromJS(o.Get("calibrations"))
+		req.StrictCalibration = o.Get("strictCalibration").Truthy()
 	}
 	if perf := js.Global().Get("performance"); perf.Type() == js.TypeObject {
 		now := perf.Get("now").Call("bind", perf)

@@ -7,7 +7,7 @@ import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, startWorkerd, postEdge, parseMultipart, assertSameText, freePort } from "./lib.mjs";
+import { ROOT, CLI, startWorkerd, postEdge, parseMultipart, assertSameText, freePort, readDeploy } from "./lib.mjs";
 
 let edge;
 const e2 = fs.readFileSync(path.join(ROOT, "web/testdata/identity/01-fixed-e2.yaml"), "utf8");
@@ -107,6 +107,53 @@ test("POST /v1/recommend runs a small recommendation: the CLI's recommendation.j
   const bad = await fetch(edge.url + "/v1/recommend?set=" + encodeURIComponent("engine.model={choices: [a, b]}"), { method: "POST", body: yaml });
   assert.equal(bad.status, 400);
   assert.equal((await bad.json()).path, "engine.model");
+});
+
+// A calibrated recommendation with its deployments (docs/web.md, "Recommend"): a multipart
+// body with the worked example's profile as a "calibration" part and ?artifacts=1&artifacts_top=2
+// answers recommendation.json then deploy/0001/ and deploy/0002/, the bytes of the CLI's
+// `recommend --calibration profile.json --artifacts --artifacts-top 2`; a bad artifacts_top and
+// a bad profile are 400 naming what to fix.
+test("POST /v1/recommend with a profile and ?artifacts=1 answers the CLI's recommend --calibration --artifacts files", async () => {
+  const yaml = fs.readFileSync(path.join(ROOT, "examples/recommend-small.yaml"), "utf8");
+  const profile = fs.readFileSync(path.join(ROOT, "examples/calibration/profile.json"));
+  const set = "optimizer.max_trials=8";
+  const form = (prof) => {
+    const fd = new FormData();
+    fd.append("config", new Blob([yaml]), "recommendation.yaml");
+    fd.append("calibration", new Blob([prof]), "profile.json");
+    return fd;
+  };
+  const r = await fetch(edge.url + "/v1/recommend?artifacts=1&artifacts_top=2&set=" + encodeURIComponent(set), { method: "POST", body: form(profile) });
+  assert.equal(r.status, 200);
+  const parts = parseMultipart(r.headers.get("content-type"), await r.text());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-art-"));
+  try {
+    fs.writeFileSync(path.join(dir, "recommendation.yaml"), yaml);
+    fs.writeFileSync(path.join(dir, "profile.json"), profile);
+    const cli = await runAisimulate(["recommend", "--stack", "dynamo", "--config", "recommendation.yaml", "--set", set, "--output-dir", "out",
+      "--calibration", "profile.json", "--artifacts", "--artifacts-top", "2"], dir);
+    assert.equal(cli.code, 0, cli.stderr);
+    const deploy = readDeploy(path.join(dir, "out"));
+    const want = Object.keys(deploy).sort();
+    const names = Object.keys(parts);
+    assert.equal(names[0], "recommendation.json");
+    assert.deepEqual(names.slice(1).sort(), want);
+    assert.ok(want.some((n) => n.startsWith("deploy/0002/")) && !want.some((n) => n.startsWith("deploy/0003/")), want.join(" "));
+    assertSameText(parts["recommendation.json"], fs.readFileSync(path.join(dir, "out/recommendation.json"), "utf8"), "recommendation.json");
+    assert.match(parts["recommendation.json"], /"calibrated_candidates": [1-9]/);
+    for (const n of Object.keys(deploy)) assertSameText(parts[n], deploy[n], n);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const badTop = await fetch(edge.url + "/v1/recommend?artifacts=1&artifacts_top=0", { method: "POST", body: yaml });
+  assert.equal(badTop.status, 400);
+  assert.match((await badTop.json()).error, /^artifacts_top="0": must be a whole number from 1 to 9999/);
+  const badProfile = await fetch(edge.url + "/v1/recommend?artifacts=1", { method: "POST", body: form('{"schema_version": 1, "entries": []}') });
+  assert.equal(badProfile.status, 400);
+  const bj = await badProfile.json();
+  assert.equal(bj.path, "entries");
+  assert.match(bj.error, /^profile\.json: entries: /);
 });
 
 // The screened optimiser's screen is charged before it runs (docs/web.md, "Recommend"): 64

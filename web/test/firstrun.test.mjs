@@ -33,8 +33,13 @@ async function waitIdle(page) {
   await page.waitForFunction(() => { const b = document.querySelector("#run"); return b && !b.disabled; }, null, { timeout: 90000 });
 }
 
+// run presses Run and waits for that run's result to be rendered: the button's disabled
+// state alone can be missed (a fast run, or one refused at once, ends before the next frame
+// shows it), and then the previous run's status would be read.
 async function run(page) {
+  const before = await page.evaluate(() => performance.getEntriesByName("aisimulate-result-rendered").length);
   await page.click("#run");
+  await page.waitForFunction((n) => performance.getEntriesByName("aisimulate-result-rendered").length > n, before, { timeout: 90000 });
   await waitIdle(page);
 }
 

@@ -222,3 +222,26 @@ test("identity of a calibrated prediction and of a calibration", { timeout: 2400
 function require_dir(p) {
   return p.slice(0, p.lastIndexOf("/"));
 }
+
+// A calibration with a length draw (docs/calibration.md, "Length draws"): the CLI's
+// --lengths, node's and the page's lengths option give the same calibration.json, whose
+// scope records the draw; a bad draw is a config error naming the option everywhere.
+test("identity of a calibration with a length draw", { timeout: 240000 }, async () => {
+  const calDir = path.join(ROOT, "examples/calibration");
+  const yaml = fs.readFileSync(path.join(ROOT, "examples/quickstart.yaml"), "utf8");
+  const lengths = "{distribution: uniform, min_ratio: 0.9, max_ratio: 1.1}";
+  const names = ["vllm-c8.json", "vllm-c64.json"];
+  const cal = await runCalibrate(["--config", "../quickstart.yaml", "--lengths", lengths, ...names.flatMap((n) => ["--measurements", n])], calDir);
+  assert.equal(cal.code, 0, cal.stderr);
+  assert.match(cal.profile, /"lengths": \{\s*"distribution": "uniform",\s*"max_ratio": 1\.1,\s*"min_ratio": 0\.9\s*\}/);
+  const measurements = names.map((n) => ({ name: n, data: fs.readFileSync(path.join(calDir, n), "utf8") }));
+  const nodeCal = core.calibrate(yaml, { measurements, lengths });
+  assert.ok(nodeCal.ok, "node calibrate: " + (nodeCal.error && nodeCal.error.message));
+  assertSameText(nodeCal.profileJson, cal.profile, "node calibration.json with a length draw");
+  const webCal = await page.evaluate(async ([y, m, l]) => (await window.aisimulate.calibrate(y, { measurements: m, lengths: l })).profileJson, [yaml, measurements, lengths]);
+  assertSameText(webCal, cal.profile, "browser calibration.json with a length draw");
+  const bad = core.calibrate(yaml, { measurements, lengths: "{distribution: uniform, max_ratio: 3}" });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.kind, "config");
+  assert.equal(bad.error.message, "lengths.max_ratio: must be at most 2, got 3");
+});

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, CLI, FIXED_WALL, runCLI, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout, unzip, readDeploy } from "./lib.mjs";
+import { ROOT, CLI, FIXED_WALL, runCLI, runCalibrate, loadNodeCore, startStatic, launchChromium, assertSameText, withTimeout, unzip, readDeploy } from "./lib.mjs";
 
 const EXAMPLES = path.join(ROOT, "examples");
 const SMALL = "recommend-small.yaml";
@@ -24,11 +24,12 @@ let srv, browser, page, cli;
  * Runs bin/aisimulate recommend in dir (with --artifacts when asked); returns {code, stdout,
  * stderr, json, csv, configs, deploy}, deploy the files of deploy/ by name.
  */
-export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [], artifacts = false } = {}) {
+export function runRecommendCLI(config, { cwd = EXAMPLES, sets = [], artifacts = false, extra = [] } = {}) {
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-"));
   const args = ["recommend", "--stack", "dynamo", "--config", config, "--output-dir", outDir, "--overwrite", "--format", "json"];
   for (const s of sets) args.push("--set", s);
   if (artifacts) args.push("--artifacts");
+  args.push(...extra);
   return new Promise((resolve) => {
     execFile(CLI, args, { cwd, timeout: 180000, maxBuffer: 1 << 28,
       env: { ...process.env, AISIMULATE_FIXED_WALL_TIME_MS: String(FIXED_WALL),
@@ -494,6 +495,133 @@ test("the Recommend view: whole summaries at 1400 px, fitted axes, rank labels a
     assert.ok(scroll.page <= 400, `the page is wider than the phone: ${scroll.page}`);
     await (await p.$("#rec-results")).screenshot({ path: path.join(SHOTS, "recommend-phone.png") });
     assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+/** Drives a recommendation with the core under node as the page's coordinator does (start,
+ * then rounds of next, evaluate, observe), each round's requests evaluated last to first. */
+function recommendInNode(core, yaml, opts) {
+  const st = core.recommendStart(yaml, opts);
+  assert.ok(st.ok, "node recommendStart: " + (st.error && st.error.message));
+  for (;;) {
+    const round = core.recommendNext(st.id);
+    assert.ok(round.ok, "node recommendNext: " + (round.error && round.error.message));
+    if (round.done) break;
+    const outcomes = new Array(round.requests.length);
+    for (let i = round.requests.length - 1; i >= 0; i--) outcomes[i] = core.evaluate(round.requests[i], {});
+    const obs = core.recommendObserve(st.id, outcomes);
+    assert.ok(obs.ok, "node recommendObserve: " + (obs.error && obs.error.message));
+  }
+  const r = core.recommendResult(st.id);
+  assert.ok(r.ok, "node recommendResult: " + (r.error && r.error.message));
+  return r;
+}
+
+// A calibrated recommendation (docs/recommend.md, "Calibration"; docs/web.md, "Recommend"):
+// the small sweep with the worked example's profile, named profile.json everywhere, gives the
+// CLI's `recommend --calibration` bytes in node (the core driven as the page drives it), in
+// the page (aisimulate.recommend's calibrations, pool of 2) and in the Recommend view, where
+// the profile uploaded in the Predict view applies: the view names the profile by its hash
+// and marks the calibrated rows' intervals.
+test("a calibrated recommendation equals the CLI's recommend --calibration in node, the page and the Recommend view", { timeout: 300000 }, async () => {
+  const profile = fs.readFileSync(path.join(EXAMPLES, "calibration/profile.json"));
+  const sha = (await import("node:crypto")).createHash("sha256").update(profile).digest("hex");
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-rec-cal-"));
+  fs.writeFileSync(path.join(tmp, SMALL), SMALL_YAML);
+  fs.writeFileSync(path.join(tmp, "profile.json"), profile);
+  const ref = await runRecommendCLI(SMALL, { cwd: tmp, extra: ["--calibration", "profile.json"] });
+  fs.rmSync(tmp, { recursive: true, force: true });
+  assert.equal(ref.code, 0, "CLI recommend --calibration: " + ref.stderr);
+  const doc = JSON.parse(ref.json);
+  assert.deepEqual(doc.provenance.calibration.profiles, [{ file: "profile.json", sha256: sha }]);
+  assert.ok(doc.provenance.calibration.calibrated_candidates > 0, "the profile applies to some candidates");
+  assert.notEqual(ref.json, cli.json, "the profile changes the recommendation");
+  const calibrations = [{ name: "profile.json", data: profile.toString("utf8") }];
+
+  const node = recommendInNode(await loadNodeCore(), SMALL_YAML, { configName: SMALL, fixedWallTimeMs: FIXED_WALL, calibrations });
+  assertSameText(node.recommendationJson, ref.json, "node calibrated recommendation.json");
+  assertSameText(node.recommendationCsv, ref.csv, "node calibrated recommendation.csv");
+
+  const web = await recommendInPage(page, SMALL_YAML, { configName: SMALL, fixedWallTimeMs: FIXED_WALL, poolSize: 2, calibrations });
+  assert.ok(web.ok, web.message);
+  assertSameText(web.json, ref.json, "browser calibrated recommendation.json");
+  assertSameText(web.csv, ref.csv, "browser calibrated recommendation.csv");
+  assert.deepEqual(web.configs, ref.configs);
+  assert.equal(web.view.calibration.profiles[0].sha256, sha);
+
+  const p = await browser.ctx.newPage();
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(e.message));
+  try {
+    await p.goto(srv.url);
+    // The profile is given in the Predict view and applies in the Recommend view.
+    await p.setInputFiles("#calibration-upload", { name: "profile.json", mimeType: "application/json", buffer: profile });
+    await p.waitForSelector("#calibration-profiles li");
+    await p.click("#tab-recommend");
+    await p.waitForSelector("#rec-yaml");
+    assert.match(await p.textContent("#calibration-profiles li"), /^profile\.json/, "the Recommend view lists the Predict view's profile");
+    await p.fill("#rec-yaml", SMALL_YAML);
+    await p.dispatchEvent("#rec-yaml", "input");
+    await p.click("#rec-run");
+    await p.waitForSelector("#rec-table tbody tr", { timeout: 240000 });
+    const note = await p.textContent("#rec-calibration");
+    assert.ok(note.startsWith(`Calibrated with profile.json (sha256 ${sha.slice(0, 12)}…): ${doc.provenance.calibration.calibrated_candidates} of `), note);
+    assert.equal(await p.getAttribute("#rec-calibration", "title"), "profile.json: sha256 " + sha);
+    // The summary of a row a profile applied to ends "calibrated"; every row's TTFT and TPOT
+    // cells carry their 80 % band, the profile's for those rows.
+    const rows = await p.$$eval("#rec-table tbody tr", (trs) => trs.map((tr) => ({ id: tr.dataset.candidate,
+      cal: !!tr.querySelector("td.summary .part.cal"), bands: Object.fromEntries(Array.from(tr.querySelectorAll("td .band"), (b) => [b.dataset.key, b.textContent])) })));
+    const byId = Object.fromEntries(doc.candidates.map((c) => [c.candidate_id, c]));
+    assert.ok(rows.length > 0);
+    for (const r of rows) {
+      const iv = byId[r.id].intervals;
+      assert.equal(r.cal, iv.source === "calibration", `row ${r.id} marked ${r.cal}, intervals ${iv.source}`);
+      for (const k of ["mean_ttft_ms", "mean_tpot_ms"]) {
+        const shown = (r.bands[k] || "").split("–").map(Number);
+        const want = [iv[k].p10, iv[k].p90];
+        assert.ok(shown.length === 2 && shown.every((v, i) => Math.abs(v - want[i]) <= 0.01 * want[i]), `row ${r.id} ${k} band ${r.bands[k]}, intervals ${want}`);
+      }
+    }
+    assert.ok(rows.some((r) => r.cal), "some ranked row is calibrated");
+    const [dl] = await Promise.all([p.waitForEvent("download", { timeout: 30000 }), p.click("#dl-recommendation-json")]);
+    const got = fs.readFileSync(await dl.path(), "utf8");
+    assertSameText(got.replace(WALL_RE, "$10.0"), ref.json.replace(WALL_RE, "$10.0"), "the view's calibrated recommendation.json");
+    assert.deepEqual(errors, []);
+  } finally {
+    await p.close();
+  }
+});
+
+// Benchmark files given in the Recommend view are fitted without a configuration
+// (docs/web.md, "Recommend", "Calibration"): measured-runs CSV rows, which carry their
+// deployment, give the CLI's `calibrate --measurements runs.csv` profile, applied as
+// calibration.json; a file that records no deployment is refused with the core's message and
+// a line sending it to the Predict view.
+test("the Recommend view fits measured-runs CSV rows without a configuration and sends other benchmark files to the Predict view", { timeout: 180000 }, async () => {
+  const csvDir = path.join(ROOT, "simcore/measure/testdata");
+  const cal = await runCalibrate(["--measurements", "runs.csv"], csvDir);
+  assert.equal(cal.code, 0, cal.stderr);
+  const p = await browser.ctx.newPage();
+  try {
+    await p.goto(srv.url);
+    await p.click("#tab-recommend");
+    await p.waitForSelector("#rec-yaml");
+    await p.setInputFiles("#calibration-upload", { name: "runs.csv", mimeType: "text/csv", buffer: fs.readFileSync(path.join(csvDir, "runs.csv")) });
+    await p.waitForSelector("#calibration-fit", { timeout: 120000 });
+    assert.match(await p.textContent("#calibration-profiles li"), /^calibration\.json/);
+    const fitted = await p.evaluate(async (csv) => (await window.aisimulate.calibrate(null, { measurements: [{ name: "runs.csv", data: csv }] })).profileJson,
+      fs.readFileSync(path.join(csvDir, "runs.csv"), "utf8"));
+    assertSameText(fitted, cal.profile, "calibration.json of runs.csv without a configuration");
+    await p.setInputFiles("#calibration-upload", { name: "vllm-c8.json", mimeType: "application/json",
+      buffer: fs.readFileSync(path.join(EXAMPLES, "calibration/vllm-c8.json")) });
+    await p.waitForSelector("#calibration-error", { timeout: 60000 });
+    const err = await p.textContent("#calibration-error");
+    assert.match(err, /^vllm-c8\.json: .*pass it with --config/);
+    assert.match(err, /calibrate this file in the Predict view, with the configuration of the deployment it measured/);
+    // The list still holds the CSV's profile only.
+    assert.equal((await p.$$("#calibration-profiles li")).length, 1);
   } finally {
     await p.close();
   }

@@ -49,10 +49,18 @@ func Synthetic(t spec.Traffic, blockSize int) Workload {
 	var segBuf []Segment
 	clock := 0.0
 	w := Workload{Sessions: count, OpenLoop: load.Type != spec.LoadConcurrency, Concurrency: load.Concurrency, SingleTurn: turns == 1}
-	// Every turn is alike: its shared prefix is known, its sequence isl + osl.
+	// Without a length draw every turn is alike: its shared prefix is known, its sequence
+	// isl + osl.
 	sharedTokens := min(isl, prefixBlocks*blockSize)
 	one := Sizes{}
-	one.add(&Turn{InputLength: isl, OutputLength: osl, SharedTokens: sharedTokens, SharedKnown: true})
+	draw := newLengthDraw(src)
+	if draw != nil {
+		// A drawn request is at most the draw's longest lengths; it shares nothing (a plain
+		// synthetic source has no prefix groups).
+		one.add(&Turn{InputLength: draw.maxLength(isl), OutputLength: draw.maxLength(osl), SharedKnown: true})
+	} else {
+		one.add(&Turn{InputLength: isl, OutputLength: osl, SharedTokens: sharedTokens, SharedKnown: true})
+	}
 	n := float64(count) * float64(turns)
 	w.Sizes = Sizes{ShareableTokens: one.ShareableTokens * n, ShareableRequests: one.ShareableRequests * n, MaxSequenceTokens: one.MaxSequenceTokens}
 	w.Next = func() (Session, bool) {
@@ -83,6 +91,11 @@ func Synthetic(t spec.Traffic, blockSize int) Workload {
 			turnBuf = make([]Turn, max(turns, 1024))
 		}
 		s.Turns, turnBuf = turnBuf[:turns:turns], turnBuf[turns:]
+		isl, osl, numBlocks := isl, osl, numBlocks
+		if draw != nil {
+			isl, osl = draw.next()
+			numBlocks = (isl + blockSize - 1) / blockSize
+		}
 		for k := range s.Turns {
 			// Prefix blocks one segment each, then one stride segment for the unique blocks
 			// (one segment per block once the ids pass 2^32).

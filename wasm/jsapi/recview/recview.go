@@ -23,6 +23,25 @@ type View struct {
 	WithinError string `json:"within_error"`
 	// Points are the simulated candidates in candidate order.
 	Points []Point `json:"points"`
+	// Calibration is recommendation.json's provenance.calibration, nil when no profile was
+	// given (docs/recommend.md, "Calibration").
+	Calibration *Calibration `json:"calibration"`
+}
+
+// Calibration is the calibration a recommendation ran with, spelled as recommendation.json's
+// provenance.calibration (so it decodes from there): the profiles by name and SHA-256, whether
+// candidates outside them were refused (--strict-calibration), and how many simulated
+// candidates a profile applied to.
+type Calibration struct {
+	Profiles             []ProfileRef `json:"profiles"`
+	Strict               bool         `json:"strict"`
+	CalibratedCandidates int          `json:"calibrated_candidates"`
+}
+
+// ProfileRef names one profile: its file name as given and the SHA-256 of its bytes.
+type ProfileRef struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
 }
 
 // Row is one ranked recommendation.
@@ -35,9 +54,15 @@ type Row struct {
 	// WithinError whether it overlaps rank 1's (docs/uncertainty.md, "Recommend").
 	Interval    *[2]float64 `json:"interval"`
 	WithinError bool        `json:"within_model_error"`
-	UsedGPUs    int         `json:"used_gpus"`
-	// Metrics are the RowMetrics of the candidate's summary.
-	Metrics map[string]*float64 `json:"metrics"`
+	// Calibrated is true when a profile applied to the candidate: its metrics are calibrated
+	// and Interval is the profile's band (intervals.source "calibration").
+	Calibrated bool `json:"calibrated"`
+	UsedGPUs   int  `json:"used_gpus"`
+	// Metrics are the RowMetrics of the candidate's summary; Bands the 80 % intervals
+	// [p10, p90] of those that have one (prediction.json's `intervals`, the profile's bands
+	// when Calibrated, docs/uncertainty.md).
+	Metrics map[string]*float64    `json:"metrics"`
+	Bands   map[string]*[2]float64 `json:"bands"`
 	// File is recommendations/NNNN.yaml; Config its text.
 	File    string `json:"file"`
 	Config  string `json:"config"`
