@@ -321,7 +321,8 @@ func CleanParallelism(p spec.Parallelism) spec.Parallelism {
 // SimDisagg estimates a disaggregated row analytically: decode ranks run a steady batch of
 // ceil(conc / decode ranks) sequences at mean context isl + osl/2; prefill ranks see the first
 // wave of conc/prefill-ranks prompts at once (in passes of up to PassBudget tokens) and
-// afterwards a desynchronised stream with M/D/1 queueing at their utilisation. Every first
+// afterwards a desynchronised closed-loop stream (closedLoopPrefill: M/D/1 queueing at the
+// utilisation the loop's own throughput gives, bounded by the rank's prompt rate). Every first
 // token becomes visible after the hand-off latency handoffMs (docs/semantics/simulation.md §11.4) and the
 // frontend latency. kvTokens is a decode rank's KV capacity: a source-first backend (vLLM,
 // TensorRT-LLM: the hand-off lands before the decode rank admits it, docs/semantics/simulation.md §7, §11.3)
@@ -366,15 +367,37 @@ func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr Sur
 	}
 	wave := tk * (n + 1) / 2
 	t1 := pre.PrefillMs(1, isl, 0)
-	cycle := t1 + float64(osl-1)*tpot
-	rho := cp * t1 / cycle
-	steady := wave
-	if rho < 0.95 {
-		steady = t1 * (1 + rho/(2*(1-rho)))
-		if steady > wave {
-			steady = wave
-		}
-	}
+	steady := closedLoopPrefill(cp, t1, float64(k)/tk, float64(osl-1)*tpot)
 	ttft = 0.1*wave + 0.9*steady + handoffMs + pre.FrontendMs(isl)
 	return ttft, tpot
+}
+
+// closedLoopPrefill is the steady-state prefill time (queueing + pass) of a prompt on a
+// prefill rank that cp closed-loop clients share, after the first wave: the fixed point of
+// T = max(M/D/1(ρ), cp/μ − decode) with ρ = X/μ and X = cp/(T + decode). t1 is a lone
+// prompt's pass (the M/D/1 service time), mu the rank's prompt rate in full passes (k
+// prompts per pass of tk ms: a queue is served k at a time), decode a request's time after
+// its first token. Below saturation the wait is M/D/1's t1·(1 + ρ/(2(1 − ρ))); at saturation
+// the closed loop's own bound holds: the rank serves mu prompts per ms, so a cycle lasts cp/mu
+// and the prefill part of it is cp/mu − decode (docs/timing.md, "Row repairs"). g(T) falls as
+// T grows, so the fixed point is unique: bisection, deterministic.
+func closedLoopPrefill(cp, t1, mu, decode float64) float64 {
+	g := func(t float64) float64 {
+		rho := cp / (t + decode) / mu
+		q := t1 * (1 + 0.95/(2*0.05))
+		if rho < 0.95 {
+			q = t1 * (1 + rho/(2*(1-rho)))
+		}
+		return max(q, cp/mu-decode, t1)
+	}
+	lo, hi := t1, g(t1)
+	for i := 0; i < 64; i++ {
+		mid := (lo + hi) / 2
+		if g(mid) > mid {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
 }

@@ -112,3 +112,33 @@ func near(a, b, rel float64) bool {
 	}
 	return d <= rel*(1+b)
 }
+
+// closedLoopPrefill: a lone client waits for nothing but its own pass; a light load queues as
+// M/D/1 at the loop's own utilisation; a saturated rank holds each cycle to cp/mu, so the
+// prefill part is cp/mu − decode, and the wait grows with the clients and never exceeds
+// what the rank's rate allows.
+func TestClosedLoopPrefill(t *testing.T) {
+	const t1, decode = 100.0, 10000.0
+	mu := 8 / 400.0 // 8 prompts per 400 ms pass
+	if got := closedLoopPrefill(1, t1, mu, decode); !(got > t1 && got < 1.01*t1) {
+		t.Fatalf("one client: %.3f ms, want just over the lone pass %.0f", got, t1)
+	}
+	// 40 clients: X = 40/(T + 10000) ≈ 0.0039/ms, ρ = X/mu ≈ 0.196, M/D/1 wait ≈ t1·(1 + ρ/(2(1−ρ))).
+	got := closedLoopPrefill(40, t1, mu, decode)
+	rho := 40 / (got + decode) / mu
+	if want := t1 * (1 + rho/(2*(1-rho))); !near(got, want, 1e-9) || rho < 0.19 || rho > 0.2 {
+		t.Fatalf("40 clients: %.4f ms at ρ %.4f, want the M/D/1 fixed point %.4f", got, rho, want)
+	}
+	// 1000 clients saturate the rank (mu·decode = 200 < 1000): cycle cp/mu = 50 s.
+	if got, want := closedLoopPrefill(1000, t1, mu, decode), 1000/mu-decode; !near(got, want, 1e-9) {
+		t.Fatalf("saturated: %.3f ms, want cp/mu − decode = %.3f", got, want)
+	}
+	prev := 0.0
+	for cp := 1.0; cp <= 4096; cp *= 2 {
+		got := closedLoopPrefill(cp, t1, mu, decode)
+		if got < prev || got > max(cp/mu-decode, 10.5*t1)+1e-6 {
+			t.Fatalf("%v clients: %.3f ms after %.3f", cp, got, prev)
+		}
+		prev = got
+	}
+}

@@ -9,32 +9,41 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// A disaggregated TensorRT-LLM row without worker counts (values invented): DeepSeek-R1 FP4
-// on GB200, 8192/1024 tokens at concurrency 4096, prefill TP4 EP4, decode TP16 (EP4 × TP4).
+// Disaggregated TensorRT-LLM rows (values invented): DeepSeek-R1 FP4 on GB200, 8192/1024
+// tokens, prefill TP4 EP4, decode TP16 (EP4 × TP4); without worker counts at concurrency 1000
+// and 4096, with them at 4096.
 const unrecordedWorkers = `curve_id,id,concurrency,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms,measured_on
-eee,row_trt_c4096,4096,trtllm,1.1.0,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,8192,1024,nvfp4,nvfp4,,,,,,,,,4,1,1,1,4,,,16,1,1,4,4,4000,40,2026-03-01
+eee,row_trt_c1000,1000,trtllm,1.1.0,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,8192,1024,nvfp4,nvfp4,,,,,,,,,4,1,1,1,4,,,16,1,1,4,4,4000,40,2026-03-01
 fff,row_trt_c4096_rec,4096,trtllm,1.1.0,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,8192,1024,nvfp4,nvfp4,,,,,,,1,3,4,1,1,1,4,1,2,16,1,1,4,4,4000,40,2026-03-01
+ggg,row_trt_c4096,4096,trtllm,1.1.0,deepseek-ai/DeepSeek-R1,gb200,fp4,disagg,8192,1024,nvfp4,nvfp4,,,,,,,,,4,1,1,1,4,,,16,1,1,4,4,4000,40,2026-03-01
 `
+
+// disaggRows reads unrecordedWorkers and builds its row i.
+func disaggRows(t *testing.T, i int) ([]Row, *Timings) {
+	t.Helper()
+	rs, err := Read(strings.NewReader(unrecordedWorkers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := Build(&rs[i], perf.DefaultCalibration())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs, tm
+}
 
 // Unrecorded worker counts: the decode pool holds every in-flight request's TensorRT-LLM
 // footprint (ISL + OSL per request), and the prefill pool is the fewest workers whose
 // throughput × 0.9 keeps up with that pool's request rate. Recorded counts are kept.
 func TestDisaggWorkerRepair(t *testing.T) {
-	rs, err := Read(strings.NewReader(unrecordedWorkers))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm, err := Build(&rs[0], perf.DefaultCalibration())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs, tm := disaggRows(t, 0)
 	r := &rs[0]
 	perWorker := tm.KVTokens / int64(r.ISL+r.OSL)
-	if want := int((4096 + perWorker - 1) / perWorker); tm.DecodeWorkers != want || want < 2 {
-		t.Fatalf("decode workers %d, want ceil(4096 / %d) = %d", tm.DecodeWorkers, perWorker, want)
+	if want := (r.Concurrency + int(perWorker) - 1) / int(perWorker); tm.DecodeWorkers != want || want < 2 {
+		t.Fatalf("decode workers %d, want ceil(%d / %d) = %d", tm.DecodeWorkers, r.Concurrency, perWorker, want)
 	}
 	// The prefill count is the smallest n with n · 0.9 · worker rate ≥ decode rate.
-	b := (4096 + tm.DecodeWorkers - 1) / tm.DecodeWorkers
+	b := (r.Concurrency + tm.DecodeWorkers - 1) / tm.DecodeWorkers
 	ctx := r.ISL + r.OSL/2
 	decodeRate := float64(tm.DecodeWorkers*b) / (float64(r.OSL) * tm.Decode.DecodeMs(b, int64(b)*int64(ctx), ctx, 0))
 	workerRate := 1 / tm.Prefill.PrefillMs(1, r.ISL, 0)
@@ -52,6 +61,34 @@ func TestDisaggWorkerRepair(t *testing.T) {
 	rec, err := Build(&rs[1], perf.DefaultCalibration())
 	if err != nil || rec.PrefillWorkers != 3 || rec.DecodeWorkers != 2 {
 		t.Fatalf("recorded counts %+v %v, want 3 and 2", rec, err)
+	}
+}
+
+// From concurrency 1024 a row without worker counts runs data-parallel attention in both roles
+// over the GPUs its tensor size records (the experts over the same GPUs), as every recorded
+// deployment at that load does; a row that records its pools keeps its layout, and so does a
+// row below that load (TestDisaggWorkerRepair).
+func TestDisaggDataParallelAttentionRepair(t *testing.T) {
+	rs, tm := disaggRows(t, 2)
+	wantP := spec.Parallelism{Replicas: 1, Tensor: 1, Pipeline: 1, AttentionData: 4, MoeTensor: 1, MoeExpert: 4}
+	wantD := spec.Parallelism{Replicas: 1, Tensor: 1, Pipeline: 1, AttentionData: 16, MoeTensor: 1, MoeExpert: 16}
+	if tm.PrefillPar != wantP || tm.DecodePar != wantD {
+		t.Fatalf("prefill %+v, decode %+v; want %+v and %+v", tm.PrefillPar, tm.DecodePar, wantP, wantD)
+	}
+	if y := ConfigYAML(&rs[2], tm); !strings.Contains(y, "tensor: 1, pipeline: 1, attention_data: 16, moe_tensor: 1, moe_expert: 16}") {
+		t.Fatalf("config does not carry the decode layout:\n%s", y)
+	}
+	for _, i := range []int{0, 1} {
+		tm, err := Build(&rs[i], perf.DefaultCalibration())
+		if err != nil || tm.DecodePar.AttentionData != 1 || tm.DecodePar.Tensor != 16 || tm.PrefillPar.Tensor != 4 {
+			t.Fatalf("%s: prefill %+v, decode %+v, %v; want the recorded TP layouts", rs[i].ID, tm.PrefillPar, tm.DecodePar, err)
+		}
+	}
+	// A vLLM row keeps its layout: no recorded vLLM pool at that load runs attention DP.
+	r := rs[2]
+	r.Backend = spec.BackendVLLM
+	if tm, err := Build(&r, perf.DefaultCalibration()); err == nil && tm.DecodePar.AttentionData != 1 {
+		t.Fatalf("vLLM decode %+v", tm.DecodePar)
 	}
 }
 

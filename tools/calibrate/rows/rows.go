@@ -240,6 +240,26 @@ func fixPar(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
 	return p
 }
 
+// dpAttentionConcurrency is the concurrency from which a disaggregated TensorRT-LLM or SGLang
+// row that does not record its pools is replayed with data-parallel attention in both roles
+// (dataParallelAttention): every deployment of those backends that records its pools at this
+// load or above (43 of 43 decode pools, 42 of 43 prefill pools) runs attention DP, and the
+// rows without pools record only a tensor size (docs/timing.md, "Row repairs").
+const dpAttentionConcurrency = 1024
+
+// dataParallelAttention is p's GPUs with data-parallel attention: one attention rank per GPU
+// and the experts spread over all of them, for an MoE model whose recorded worker runs tensor-
+// parallel attention; other layouts are returned as they are.
+func dataParallelAttention(m *catalog.Model, p spec.Parallelism) spec.Parallelism {
+	p = fixPar(m, perf.CleanParallelism(p))
+	if m.Experts == 0 || p.AttentionData > 1 || p.Tensor < 2 {
+		return p
+	}
+	n := p.Tensor
+	p.Tensor, p.AttentionData, p.MoeTensor, p.MoeExpert = 1, n, 1, n
+	return p
+}
+
 // Build prices the row's roles; an error means the row is not covered.
 func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 	m, err := catalog.LookupModel(r.Model, nil)
@@ -297,11 +317,17 @@ func Build(r *Row, c *perf.Calibration) (*Timings, error) {
 		return d, mem.Tokens, nil
 	}
 	if r.Mode == "disagg" {
-		if t.Prefill, _, err = mk(r.Prefill.Par); err != nil {
+		pp, dp := r.Prefill.Par, r.Decode.Par
+		if r.Decode.Workers < 1 && r.Concurrency >= dpAttentionConcurrency && r.Backend != spec.BackendVLLM {
+			// Pools not recorded at a load where every recorded deployment ran
+			// data-parallel attention in both roles.
+			pp, dp = dataParallelAttention(m, pp), dataParallelAttention(m, dp)
+		}
+		if t.Prefill, _, err = mk(pp); err != nil {
 			return nil, err
 		}
 		t.PrefillPar, t.PrefillFraction = t.lastPar, t.lastFraction
-		if t.Decode, t.KVTokens, err = mk(r.Decode.Par); err != nil {
+		if t.Decode, t.KVTokens, err = mk(dp); err != nil {
 			return nil, err
 		}
 		t.DecodePar, t.DecodeFraction = t.lastPar, t.lastFraction
