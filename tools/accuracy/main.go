@@ -6,6 +6,11 @@
 //
 //	go run ./tools/accuracy [-surrogate] [-timeout 60s] [-match SUBSTR[,SUBSTR…]] [-v] MEASURED.csv
 //
+// A simulator run over every row also prints each slice "before → after" against the
+// committed baseline of the previous timing model (tools/calibrate/baseline, docs/timing.md
+// "Before and after"); -write-baseline FILE -baseline-model NAME records the run as the next
+// "before".
+//
 // Each row becomes a prediction configuration (rows.ConfigYAML: synthetic ISL/OSL at the
 // row's concurrency, 10 requests per slot, prefix caching off, max_sequences ≥ concurrency,
 // the row's parallelism and quantisation, disaggregated rows with prefill/decode pools) run
@@ -31,6 +36,7 @@ import (
 
 	"aisimulate/simcore"
 	"aisimulate/simcore/perf"
+	"aisimulate/tools/calibrate/baseline"
 	"aisimulate/tools/calibrate/rows"
 )
 
@@ -44,6 +50,7 @@ func main() {
 	printCfg := flag.Bool("print-config", false, "print the prediction configuration of every matched row instead of replaying it")
 	dump := flag.String("rows", "", "also write every priced row's prediction as tab-separated values to this file (outside the repository: it holds measured values)")
 	isChild := flag.Bool("child", false, "internal: simulate the configuration on stdin")
+	baseFlags := baseline.Register(flag.CommandLine)
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: accuracy [-surrogate] [-timeout D] [-match S[,S…]] [-v] MEASURED.csv")
 		flag.PrintDefaults()
@@ -56,6 +63,18 @@ func main() {
 	}
 	if flag.NArg() != 1 {
 		flag.Usage()
+		os.Exit(2)
+	}
+	// The baseline holds the simulator's figures over every row: a surrogate or partial run
+	// is not compared with it.
+	compare := !*surrogate && *match == "" && !*printCfg
+	if baseFlags.Given() && !compare {
+		fmt.Fprintln(os.Stderr, "accuracy: -baseline, -write-baseline and -baseline-model compare a simulator run over every row: drop -surrogate, -match and -print-config")
+		os.Exit(2)
+	}
+	base, err := baseFlags.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "accuracy:", err)
 		os.Exit(2)
 	}
 	f, err := os.Open(flag.Arg(0))
@@ -131,6 +150,20 @@ func main() {
 		}
 	}
 	rows.WriteReport(os.Stdout, preds)
+	if compare {
+		var scored []baseline.Scored
+		for _, p := range preds {
+			if p.Err == nil {
+				scored = append(scored, baseline.Scored{Row: p.Row, TTFT: p.TTFT, TPOT: p.TPOT})
+			}
+		}
+		after := baseline.Measure(scored, len(preds))
+		baseline.WriteComparison(os.Stdout, "simulator replay", &base.Simulator, &after)
+		if err := baseFlags.Record(base, &base.Simulator, after); err != nil {
+			fmt.Fprintln(os.Stderr, "accuracy:", err)
+			os.Exit(1)
+		}
+	}
 	if *dump != "" {
 		if err := writeRows(*dump, preds, c); err != nil {
 			fmt.Fprintln(os.Stderr, "accuracy:", err)

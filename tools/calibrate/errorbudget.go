@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"aisimulate/tools/calibrate/baseline"
 	"aisimulate/tools/calibrate/rows"
 )
 
@@ -157,21 +158,30 @@ func deploymentKey(r *rows.Row) string {
 		r.MoEQuant, r.ISL, r.OSL, r.Concurrency, r.BatchSize, r.Agg, r.Prefill, r.Decode)
 }
 
-// writeErrorBudget prints the budget lines of one set of rows (all scored rows, or one of
-// rows.Slices): points of that set's cross-validated MAPE.
-func writeErrorBudget(w io.Writer, scope string, lines []budgetLine) {
+// writeErrorBudget prints the budget lines of one scope (baseline.AllRows or one of
+// rows.Slices: points of that set's cross-validated MAPE), each "before → after" against the
+// line of the same scope and effect in before, and returns them for a baseline.
+func writeErrorBudget(w io.Writer, scope string, lines []budgetLine, before *baseline.Section) []baseline.Budget {
 	if len(lines) == 0 {
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "\nerror budget, %s (points of its cross-validated MAPE; the sets overlap)\n", scope)
-	fmt.Fprintf(w, "%-88s %6s %7s %7s\n", "effect", "rows", "TTFT", "TPOT")
+	fmt.Fprintf(w, "\nerror budget, %s (points of its cross-validated MAPE; the sets overlap; before → after)\n", scope)
+	fmt.Fprintf(w, "%-88s %13s %15s %15s\n", "effect", "rows", "TTFT", "TPOT")
+	var out []baseline.Budget
 	for _, l := range lines {
 		if l.rows == 0 {
 			continue // a set with no rows in this scope
 		}
-		fmt.Fprintf(w, "%-88s %6d %7.1f %7.1f\n", l.effect, l.rows, l.ttft, l.tpot)
+		a := baseline.Budget{Scope: scope, Effect: l.effect, Rows: l.rows, TTFT: l.ttft, TPOT: l.tpot}
+		out = append(out, a)
+		n, bt, bp := "—", (*float64)(nil), (*float64)(nil)
+		if b := before.BudgetLine(scope, l.effect); b != nil {
+			n, bt, bp = fmt.Sprint(b.Rows), &b.TTFT, &b.TPOT
+		}
+		fmt.Fprintf(w, "%-88s %13s %15s %15s\n", l.effect, n+" → "+fmt.Sprint(l.rows), baseline.Arrow(bt, &a.TTFT), baseline.Arrow(bp, &a.TPOT))
 		if l.note != "" {
 			fmt.Fprintf(w, "%-88s\n", "    "+l.note)
 		}
 	}
+	return out
 }

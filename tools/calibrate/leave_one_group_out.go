@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"aisimulate/simcore/perf"
+	"aisimulate/tools/calibrate/baseline"
 	"aisimulate/tools/calibrate/rows"
 )
 
@@ -50,26 +51,19 @@ func logoFolds(prep []rows.Prepared, c perf.Calibration) (res []logoResult, name
 	return res, names
 }
 
-// writeLOGO runs the cross-validation on the prepared rows and prints its tables; with dump
-// set it also writes every scored row's prediction there (tab-separated, measured values
-// included: keep it outside the repository).
-func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer) {
+// writeLOGO runs the cross-validation on the prepared rows and prints its tables, each slice
+// "before → after" against before (docs/timing.md "Before and after") and the error budget
+// per slice; it returns the run's figures (for -write-baseline). With dump set it also writes
+// every scored row's prediction there (tab-separated, measured values included: keep it
+// outside the repository).
+func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Writer, before *baseline.Section) baseline.Section {
 	res, names := logoFolds(prep, c)
 	all := make([]*rows.Row, len(prep))
 	for i := range prep {
 		all[i] = prep[i].Row
 	}
 	writeLOGOTables(w, res, all, names)
-	writeErrorBudget(w, "all scored rows", errorBudget(res))
-	for _, k := range rows.Slices {
-		var sub []logoResult
-		for _, r := range res {
-			if r.row.Slice() == k {
-				sub = append(sub, r)
-			}
-		}
-		writeErrorBudget(w, k, errorBudget(sub))
-	}
+	after := writeLOGOComparison(w, res, len(prep), before)
 	if dump != nil {
 		fmt.Fprintln(dump, "id\tcampaign\tbackend\tmode\tsystem\tmodel\tconc\tisl\tosl\tpred_ttft\tmeas_ttft\tpred_tpot\tmeas_tpot")
 		for _, r := range res {
@@ -78,6 +72,29 @@ func writeLOGO(w io.Writer, prep []rows.Prepared, c perf.Calibration, dump io.Wr
 				x.System, x.Model, x.Concurrency, x.ISL, x.OSL, r.ttft, x.TTFT, r.tpot, x.TPOT)
 		}
 	}
+	return after
+}
+
+// writeLOGOComparison prints the scored rows' figures per slice and the error budget of every
+// row and of each of rows.Slices, each against before; it returns the figures and budget.
+func writeLOGOComparison(w io.Writer, res []logoResult, total int, before *baseline.Section) baseline.Section {
+	scored := make([]baseline.Scored, len(res))
+	for i, r := range res {
+		scored[i] = baseline.Scored{Row: r.row, TTFT: r.ttft, TPOT: r.tpot}
+	}
+	after := baseline.Measure(scored, total)
+	baseline.WriteComparison(w, "leave-one-campaign-out cross-validation", before, &after)
+	after.Budget = writeErrorBudget(w, baseline.AllRows, errorBudget(res), before)
+	for _, k := range rows.Slices {
+		var sub []logoResult
+		for _, r := range res {
+			if r.row.Slice() == k {
+				sub = append(sub, r)
+			}
+		}
+		after.Budget = append(after.Budget, writeErrorBudget(w, k, errorBudget(sub), before)...)
+	}
+	return after
 }
 
 func within(v []float64, lim float64) float64 {

@@ -32,6 +32,7 @@ import (
 
 	"aisimulate/simcore/catalog"
 	"aisimulate/simcore/perf"
+	"aisimulate/tools/calibrate/baseline"
 	"aisimulate/tools/calibrate/rows"
 )
 
@@ -48,7 +49,11 @@ func main() {
 	flag.IntVar(&minGroupRows, "min-group-rows", minGroupRows, "fewest fitted rows for a model family's coefficients of its own on a backend (0: per backend only)")
 	flag.BoolVar(&fitTRTLLMDisagg, "fit-trtllm-disagg", fitTRTLLMDisagg, "fit the group and family coefficients on TensorRT-LLM disaggregated rows too (the committed file does not)")
 	flag.Float64Var(&rows.Spread, "spread", rows.Spread, "request lengths uniform in [spread·L, L] as the measurements' client drew them (1 = constant lengths; docs/timing.md)")
+	baseFlags := baseline.Register(flag.CommandLine)
 	flag.Parse()
+	if baseFlags.Given() && !*logo {
+		usage(fmt.Errorf("-baseline, -write-baseline and -baseline-model go with -logo"))
+	}
 	if *csvPath == "" {
 		fail(fmt.Errorf("pass -csv <shared>/calibration/measured.csv"))
 	}
@@ -77,6 +82,10 @@ func main() {
 		}
 		return
 	case *logo:
+		base, err := baseFlags.Load()
+		if err != nil {
+			usage(err)
+		}
 		var dump io.Writer
 		if *logoRows != "" {
 			f, err := os.Create(*logoRows)
@@ -86,7 +95,10 @@ func main() {
 			defer f.Close()
 			dump = f
 		}
-		writeLOGO(os.Stdout, prep, c, dump)
+		after := writeLOGO(os.Stdout, prep, c, dump, &base.LOGO)
+		if err := baseFlags.Record(base, &base.LOGO, after); err != nil {
+			fail(err)
+		}
 		return
 	case *cv > 1:
 		quiet = true
@@ -134,6 +146,12 @@ func (s *cvScore) add(c *perf.Calibration, p *rows.Prepared) {
 	s.ttft += math.Abs(t/p.Row.TTFT - 1)
 	s.tpot += math.Abs(q/p.Row.TPOT - 1)
 	s.loss += ttftWeight(p)*capped(t/p.Row.TTFT-1) + tpotWeight*capped(q/p.Row.TPOT-1)
+}
+
+// usage reports a wrong combination of options and exits with status 2.
+func usage(err error) {
+	fmt.Fprintln(os.Stderr, "calibrate:", err)
+	os.Exit(2)
 }
 
 func fail(err error) {
