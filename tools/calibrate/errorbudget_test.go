@@ -2,8 +2,11 @@ package main
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"aisimulate/tools/calibrate/baseline"
 	"aisimulate/tools/calibrate/rows"
 )
 
@@ -46,5 +49,30 @@ func TestErrorBudget(t *testing.T) {
 	near("(c) tpot", lines[2].tpot, 25)
 	if lines[3].rows != 1 || lines[3].note != "halving their predicted TPOT removes 25.0 TPOT points" {
 		t.Errorf("(d) %+v", lines[3])
+	}
+}
+
+// The printed budget, "before → after" per line against a baseline holding one of its
+// effects; the returned lines are what -write-baseline records.
+func TestWriteErrorBudget(t *testing.T) {
+	lines := []budgetLine{
+		{effect: "(a) x", rows: 4, ttft: 12.345, tpot: 1, note: "a note"},
+		{effect: "(c) y", rows: 0, ttft: 0, tpot: 0},
+		{effect: "(d) z", rows: 2, ttft: 3, tpot: 4.25},
+	}
+	before := &baseline.Section{Budget: []baseline.Budget{{Scope: "aggregated", Effect: "(d) z", Rows: 3, TTFT: 5, TPOT: 6}}}
+	var b strings.Builder
+	got := writeErrorBudget(&b, "aggregated", lines, before)
+	pad := func(s string) string { return s + strings.Repeat(" ", 88-utf8.RuneCountInString(s)) }
+	want := "\nerror budget, aggregated (points of its cross-validated MAPE; the sets overlap; before → after)\n" +
+		pad("effect") + "          rows            TTFT            TPOT\n" +
+		pad("(a) x") + "         — → 4        — → 12.3         — → 1.0\n" +
+		pad("    a note") + "\n" +
+		pad("(d) z") + "         3 → 2       5.0 → 3.0       6.0 → 4.2\n"
+	if b.String() != want {
+		t.Errorf("printed\n%q\nwant\n%q", b.String(), want)
+	}
+	if len(got) != 2 || got[0] != (baseline.Budget{Scope: "aggregated", Effect: "(a) x", Rows: 4, TTFT: 12.345, TPOT: 1}) {
+		t.Errorf("returned %+v", got)
 	}
 }
