@@ -159,7 +159,7 @@ func main() {
 		}
 		after := baseline.Measure(scored, len(preds))
 		baseline.WriteComparison(os.Stdout, "simulator replay", &base.Simulator, &after)
-		if err := baseFlags.Record(base, &base.Simulator, after); err != nil {
+		if err := baseFlags.Record(base, baseline.SimulatorSection, after); err != nil {
 			fmt.Fprintln(os.Stderr, "accuracy:", err)
 			os.Exit(1)
 		}

@@ -96,7 +96,7 @@ func main() {
 			dump = f
 		}
 		after := writeLOGO(os.Stdout, prep, c, dump, &base.LOGO)
-		if err := baseFlags.Record(base, &base.LOGO, after); err != nil {
+		if err := baseFlags.Record(base, baseline.LOGOSection, after); err != nil {
 			fail(err)
 		}
 		return

@@ -3,6 +3,7 @@ package baseline
 import (
 	"errors"
 	"flag"
+	"os"
 )
 
 // Flags are the baseline options shared by `calibrate -logo` and tools/accuracy.
@@ -30,16 +31,30 @@ func (f *Flags) Load() (*File, error) {
 	return Load(f.path)
 }
 
-// Record replaces *sec (a section of base) by after, labelled with -baseline-model, and writes
-// base to -write-baseline; without -write-baseline it does nothing.
-func (f *Flags) Record(base *File, sec *Section, after Section) error {
+// Record writes this run's figures (after, labelled with -baseline-model) into the section
+// that section picks of the file -write-baseline names, keeping its other section: the file
+// as it is when it exists, else base (the baseline compared against). So running both
+// harnesses with one -write-baseline FILE records both. Without -write-baseline it does
+// nothing.
+func (f *Flags) Record(base *File, section func(*File) *Section, after Section) error {
 	if f.write == "" {
 		return nil
 	}
+	if _, err := os.Stat(f.write); err == nil {
+		if base, err = Load(f.write); err != nil {
+			return err
+		}
+	}
 	after.Model = f.model
-	*sec = after
+	*section(base) = after
 	return base.WriteFile(f.write)
 }
+
+// LOGOSection picks a file's leave-one-campaign-out section.
+func LOGOSection(f *File) *Section { return &f.LOGO }
+
+// SimulatorSection picks a file's simulator section.
+func SimulatorSection(f *File) *Section { return &f.Simulator }
 
 // Given reports whether any baseline option was passed (a tool mode that does not compare
 // rejects them).
