@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,21 +11,26 @@ import (
 	"aisimulate/tools/calibrate/rows"
 )
 
-// The budget's points on four hand-made rows: two curves, one deployment measured in two
+// budgetRows are four hand-made scored rows: two curves, one deployment measured in two
 // campaigns, one DeepSeek-R1 TensorRT-LLM disaggregated row at twice its measured TPOT.
-func TestErrorBudget(t *testing.T) {
+func budgetRows() []logoResult {
 	agg := func(curve, date string, conc int, ttft, tpot float64) *rows.Row {
 		return &rows.Row{CurveID: curve, Backend: "vllm", Mode: "agg", Model: "m", System: "h200_sxm", ISL: 1024, OSL: 128,
 			Concurrency: conc, MeasuredOn: date, TTFT: ttft, TPOT: tpot}
 	}
 	ds := &rows.Row{CurveID: "d", Backend: "trtllm", Mode: "disagg", Model: "deepseek-ai/DeepSeek-R1", System: "gb200",
 		Concurrency: 4, MeasuredOn: "2026-02-01", TTFT: 1000, TPOT: 5}
-	res := []logoResult{
+	return []logoResult{
 		{agg("a", "2026-01-01", 4, 100, 10), 150, 12}, // APE 0.5 / 0.2
 		{agg("a", "2026-01-01", 8, 200, 20), 300, 24}, // 0.5 / 0.2
 		{agg("b", "2026-02-01", 4, 120, 10), 150, 12}, // same deployment as row 1, another campaign: 0.25 / 0.2
 		{ds, 500, 10}, // 0.5 / 1
 	}
+}
+
+// The budget's points on budgetRows.
+func TestErrorBudget(t *testing.T) {
+	res := budgetRows()
 	near := func(name string, a, b float64) {
 		if math.Abs(a-b) > 1e-9 {
 			t.Errorf("%s = %v, want %v", name, a, b)
@@ -74,5 +80,50 @@ func TestWriteErrorBudget(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != (baseline.Budget{Scope: "aggregated", Effect: "(a) x", Rows: 4, TTFT: 12.345, TPOT: 1}) {
 		t.Errorf("returned %+v", got)
+	}
+}
+
+// figureArrow is one printed "before → after" cell of numbers.
+var figureArrow = regexp.MustCompile(`^([0-9.]+) → ([0-9.]+)$`)
+
+// A run compared with the baseline recorded from it prints every figure and budget line as
+// "x → x": nothing is lost between what is printed, recorded and read back.
+func TestLOGOComparisonAgainstItself(t *testing.T) {
+	res := budgetRows()
+	var first strings.Builder
+	after := writeLOGOComparison(&first, res, 5, &baseline.Section{})
+	var buf strings.Builder
+	if err := (&baseline.File{LOGO: after}).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := baseline.Parse([]byte(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeLOGOComparison(&b, res, 5, &back.LOGO)
+	out := b.String()
+	if strings.Contains(out, "—") {
+		t.Errorf("a figure missing from the recorded baseline:\n%s", out)
+	}
+	arrows := 0
+	for _, line := range strings.Split(out, "\n") {
+		for _, cell := range strings.Split(line, "  ") {
+			if m := figureArrow.FindStringSubmatch(strings.TrimSpace(cell)); m != nil {
+				a, c := m[1], m[2]
+				arrows++
+				if a != c {
+					t.Errorf("%q: before %q, after %q", line, a, c)
+				}
+			}
+		}
+	}
+	// 7 slices (all rows, aggregated, not recorded, vllm, trtllm, vllm/agg, trtllm/disagg) × 5
+	// columns and the budget lines × 3 columns.
+	if arrows < 40 {
+		t.Errorf("only %d before → after cells:\n%s", arrows, out)
+	}
+	if !strings.Contains(out, "coverage (rows priced / all rows): 4/5 (80.0%) → 4/5 (80.0%)") {
+		t.Errorf("coverage line missing:\n%s", out)
 	}
 }
