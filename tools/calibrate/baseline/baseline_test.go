@@ -141,6 +141,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"simulator": {"priced": 4, "total": 3}}`, "simulator: priced 4 of total 3"},
 		{`{"logo": {"slices": [{"name": "vllm", "ttft_mape": -1}]}}`, "must not be negative"},
 		{`{"logos": {}}`, "unknown field"},
+		{`{"logo": {"budget": [{"scope": "vllm", "effect": "(a)"}]}}`, `budget line "(a)" of scope "vllm"`},
 		{`[1]`, "not a baseline"},
 	} {
 		_, err := Parse([]byte(c.in))

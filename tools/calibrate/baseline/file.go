@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"aisimulate/tools/calibrate/rows"
 )
 
 // File is a baseline: the figures of one timing model under each harness.
@@ -64,7 +66,8 @@ func Load(path string) (*File, error) {
 }
 
 // Parse decodes and checks a baseline: known fields only, every slice named in Names once,
-// counts and figures not negative, priced ≤ total.
+// counts and figures not negative, priced ≤ total, every budget line scoped to all rows or
+// one of rows.Slices.
 func Parse(b []byte) (*File, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -95,8 +98,27 @@ func Parse(b []byte) (*File, error) {
 				}
 			}
 		}
+		for _, l := range s.sec.Budget {
+			if !budgetScope(l.Scope) || l.Effect == "" || l.Rows < 0 {
+				return nil, fmt.Errorf("%s: budget line %q of scope %q: want a named effect, rows ≥ 0 and scope %q or one of %q",
+					s.key, l.Effect, l.Scope, AllRows, rows.Slices)
+			}
+		}
 	}
 	return &f, nil
+}
+
+// budgetScope reports whether scope is one an error budget is printed for.
+func budgetScope(scope string) bool {
+	if scope == AllRows {
+		return true
+	}
+	for _, k := range rows.Slices {
+		if k == scope {
+			return true
+		}
+	}
+	return false
 }
 
 // Write writes f as indented JSON with a final newline (the form of baseline.json).
