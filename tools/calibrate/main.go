@@ -15,6 +15,10 @@
 //
 // Only the fitted coefficients are written; no measured value is stored.
 //
+// -logo prints the leave-one-campaign-out cross-validation and its error budget per slice,
+// "before → after" against the committed baseline of the previous timing model
+// (tools/calibrate/baseline; -write-baseline records the run as the next one's "before").
+//
 //	go run ./tools/calibrate -csv <shared>/calibration/measured.csv \
 //	    -ops <shared>/calibration/ops/h200_sxm -out simcore/perf/calibration.json
 package main
