@@ -27,12 +27,7 @@ func measurementSurrogate(p *measuredPoint) (func(calibration.Params) calibratio
 	}
 	e := &p.cfg.Engine
 	isl, osl := p.cfg.Traffic.Source.InputTokens, p.cfg.Traffic.Source.OutputTokens
-	// A decode rank's KV capacity, bounded by its sequence limit at the surrogate's
-	// footprint per request (as the recommendation's screen prices it, screen.go).
-	kv := int64(plan.Decode.Rank.NumBlocks) * int64(plan.Decode.Rank.BlockSize)
-	if s := plan.Decode.Rank.MaxSequences; s > 0 {
-		kv = min(kv, int64(s)*int64(perf.Footprint(e.Backend, isl, osl)))
-	}
+	kv := surrogateKVTokens(plan.Decode, e.Backend, isl, osl)
 	pr := perf.SurrogateRole{Workers: e.Prefill.Parallelism.Replicas, Par: e.Prefill.Parallelism}
 	dr := perf.SurrogateRole{Workers: e.Decode.Parallelism.Replicas, Par: e.Decode.Parallelism}
 	return func(q calibration.Params) calibration.Metrics {
