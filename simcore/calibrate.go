@@ -291,8 +291,12 @@ func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput) (*s
 	for i, p := range ps {
 		p := p
 		measured[i] = calibration.MeasuredMetrics(p.m)
+		sur, err := measurementSurrogate(p)
+		if err != nil {
+			return nil, nil, err
+		}
 		points[i] = calibration.Point{Measured: measured[i], Disaggregated: p.scope.Mode == spec.ModeDisaggregated,
-			Replay: func(q calibration.Params) (calibration.Metrics, error) { return replayMeasurement(p, q) }}
+			Replay: func(q calibration.Params) (calibration.Metrics, error) { return replayMeasurement(p, q) }, Surrogate: sur}
 	}
 	fit, err := calibration.Fit(points, floor)
 	if err != nil {

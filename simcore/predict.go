@@ -141,7 +141,7 @@ func predictTuned(in Input, tune *tuning, adjust func(*replay.Plan), cal *calibr
 		return nil, err
 	}
 	if cal != nil {
-		if err := cal.checkFloors(plan); err != nil {
+		if err := cal.checkFloors(plan, plan.Transfer.HandoffMs-tune.handoff()); err != nil {
 			return nil, err
 		}
 	}

@@ -137,8 +137,10 @@ func (c *calibrated) prepare(cfg *spec.Config, in *Input) (*tuning, error) {
 }
 
 // checkFloors refuses a matched role whose parameters lie below the lowered role's physical
-// floor (perf.Default.CorrectionFloor; the hand-off may lose at most its whole default).
-func (c *calibrated) checkFloors(plan *replay.Plan) error {
+// floor (perf.Default.CorrectionFloor; the hand-off may lose at most its whole default,
+// handoffMs: the deployment's hand-off latency before the profile's term is added, as the
+// fit's floor has it).
+func (c *calibrated) checkFloors(plan *replay.Plan, handoffMs float64) error {
 	pools := map[string]*poolTiming{spec.RoleAggregated: {plan.Agg}, spec.RolePrefill: {plan.Prefill}, spec.RoleDecode: {plan.Decode}}
 	for _, role := range sortedKeys(c.matches) {
 		m := c.matches[role]
@@ -148,7 +150,7 @@ func (c *calibrated) checkFloors(plan *replay.Plan) error {
 		}
 		f := c.files[m.Profile]
 		p := calibration.FromProfile(f.Profile.Entries[m.Entry].Parameters)
-		if name, v, lo := p.Below(calibration.Floor(d.CorrectionFloor(), plan.Transfer.HandoffMs)); name != "" {
+		if name, v, lo := p.Below(calibration.Floor(d.CorrectionFloor(), handoffMs)); name != "" {
 			return &measure.Error{File: f.Name, Field: entryPath(m.Entry, "parameters."+name),
 				Msg: "is " + strconv.FormatFloat(v, 'g', 6, 64) + ", below " + strconv.FormatFloat(lo, 'g', 6, 64) + ", the physical floor for role " + role + " of this deployment (a pass faster than the GPU's peak, or a negative latency); the profile was not fitted on this deployment's model"}
 		}

@@ -3,9 +3,11 @@ package simcore
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"aisimulate/simcore/canon"
+	"aisimulate/simcore/perf"
 	"aisimulate/simcore/report"
 	"aisimulate/simcore/spec"
 )
@@ -96,6 +98,55 @@ func TestCalibratedIntervals(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantGolden(t, "testdata/quickstart_calibrated_intervals.json", got)
+		}
+	}
+}
+
+// A fitted hand-off term may remove up to the deployment's whole default hand-off latency
+// (the fit's floor, calibration.Floor); predicting with the profile checks the same floor,
+// against the default latency and not the one the profile already lowered: −0.75 of the
+// default is applied, −1.25 of it refused naming the field.
+func TestHandoffFloorIsTheDefaultLatency(t *testing.T) {
+	data, err := os.ReadFile("measure/testdata/runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Calibrate(CalibrateInput{Measurements: []NamedFile{{Name: "runs.csv", Data: data}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row NamedFile
+	for _, f := range out.RowConfigs {
+		if strings.Contains(f.Name, "disagg") {
+			row = f
+		}
+	}
+	def := perf.HandoffMs(spec.BackendVLLM)
+	if row.Data == nil || def <= 0 {
+		t.Fatalf("no disaggregated row configuration (%d) or no default hand-off (%g)", len(out.RowConfigs), def)
+	}
+	for _, c := range []struct {
+		frac    float64
+		refused bool
+	}{{-0.75, false}, {-1.25, true}} {
+		prof, perr := spec.LoadProfile(out.ProfileJSON)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		for i := range prof.Entries {
+			if prof.Entries[i].Scope.Mode == spec.ModeDisaggregated {
+				prof.Entries[i].Parameters.HandoffMs = c.frac * def
+			}
+		}
+		pj, err := encodeProfile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zero := 0.0
+		_, err = Predict(Input{ConfigName: row.Name, ConfigYAML: row.Data, FixedWallTimeMs: &zero,
+			Calibrations: []NamedFile{{Name: "calibration.json", Data: pj}}})
+		if c.refused != (err != nil && strings.Contains(err.Error(), "parameters.handoff_ms")) {
+			t.Errorf("handoff_ms %g (default %g): refused %v, want %v (%v)", c.frac*def, def, err != nil, c.refused, err)
 		}
 	}
 }

@@ -268,10 +268,7 @@ func (sc *screener) lowerRole(tree map[string]any, role string) *screenRole {
 		return &screenRole{}
 	}
 	isl, osl := cfg.Traffic.Source.InputTokens, cfg.Traffic.Source.OutputTokens
-	kv := int64(pp.Rank.NumBlocks) * int64(pp.Rank.BlockSize)
-	if s := pp.Rank.MaxSequences; s > 0 {
-		kv = min(kv, int64(s)*int64(perf.Footprint(cfg.Engine.Backend, isl, osl)))
-	}
+	kv := surrogateKVTokens(pp, cfg.Engine.Backend, isl, osl)
 	budget := pp.Rank.MaxBatchedTokens
 	if cfg.Engine.Backend == spec.BackendSGLang && pp.DP > 1 {
 		budget /= pp.DP // SGLang shares a worker's budget among its attention-DP ranks

@@ -36,6 +36,60 @@ func TestFitRecoversLinearTruth(t *testing.T) {
 	}
 }
 
+// With a surrogate on every point, the pass terms' slopes come from it (as relative slopes,
+// so a surrogate whose level is off by a constant factor gives the replay's exact slopes):
+// the fit recovers the same truth without their four finite-difference replays per point,
+// and a surrogate whose sensitivities are off is corrected by the confirming replays (at the
+// cost of more steps).
+func TestFitTakesPassSlopesFromTheSurrogate(t *testing.T) {
+	truth := Params{PrefillScale: 1.4, PrefillPassMs: 3, DecodeScale: 0.9, DecodePassMs: 2, FrontendMs: 30}
+	model := func(p Params, c, decodeLoad float64) Metrics {
+		prefill := p[PrefillScale]*(20+3*c) + p[PrefillPassMs]*(1+math.Sqrt(c))
+		decode := p[DecodeScale]*(5+decodeLoad*c) + p[DecodePassMs]
+		return Metrics{TTFT: prefill + p[FrontendMs] + 0.5*c*decode, TPOT: decode}
+	}
+	floor := Params{PrefillScale: 0.5, PrefillPassMs: -10, DecodeScale: 0.5, DecodePassMs: -1, FrontendMs: 0, HandoffMs: 0}
+	fit := func(surrogate func(Params, float64) Metrics) *Fitted {
+		var points []Point
+		for _, c := range []float64{1, 4, 16, 64, 128} {
+			c := c
+			pt := Point{Measured: model(truth, c, 0.2), Replay: func(p Params) (Metrics, error) { return model(p, c, 0.2), nil }}
+			if surrogate != nil {
+				pt.Surrogate = func(p Params) Metrics { return surrogate(p, c) }
+			}
+			points = append(points, pt)
+		}
+		f, err := Fit(points, floor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	replayed := fit(nil)
+	for _, c := range []struct {
+		name      string
+		surrogate func(Params, float64) Metrics
+		tolerance float64
+		saves     bool // the fit runs at least the four finite differences' replays fewer
+	}{
+		{"level off by 1.3", func(p Params, c float64) Metrics {
+			m := model(p, c, 0.2)
+			return Metrics{TTFT: 1.3 * m.TTFT, TPOT: 1.3 * m.TPOT}
+		}, 0.02, true},
+		{"decode sensitivity halved", func(p Params, c float64) Metrics { return model(p, c, 0.1) }, 0.05, false},
+	} {
+		f := fit(c.surrogate)
+		for k := 0; k < HandoffMs; k++ {
+			if math.Abs(f.Params[k]-truth[k]) > c.tolerance*max(1, math.Abs(truth[k])) {
+				t.Errorf("%s: %s = %.4f, want %.4f", c.name, ParamNames[k], f.Params[k], truth[k])
+			}
+		}
+		if c.saves && f.Replays > replayed.Replays-4*5 {
+			t.Errorf("%s: %d replays, want at most %d (%d replay every finite difference)", c.name, f.Replays, replayed.Replays-4*5, replayed.Replays)
+		}
+	}
+}
+
 // A truth below the floor is not reached: the parameter stops on its bound and is named.
 func TestFitStopsAtTheFloor(t *testing.T) {
 	model := func(p Params) Metrics { return Metrics{TTFT: 100 * p[PrefillScale], TPOT: 10 * p[DecodeScale]} }

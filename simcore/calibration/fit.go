@@ -13,13 +13,22 @@ type Metrics struct {
 }
 
 // Point is one measurement the fit replays: its measured means, whether its deployment is
-// disaggregated (only then is the hand-off term fitted), and the replay of its workload
-// under given parameters.
+// disaggregated (only then is the hand-off term fitted), the replay of its workload under
+// given parameters and, where one exists, the steady-state surrogate of that replay
+// (nil: none), which linearises the pass terms without replaying (surrogateParams).
 type Point struct {
 	Measured      Metrics
 	Disaggregated bool
 	Replay        func(Params) (Metrics, error)
+	Surrogate     func(Params) Metrics
 }
+
+// surrogateParams are the parameters whose slopes a surrogate gives when every point has
+// one (docs/calibration.md, "Slopes from the surrogate"): the four pass terms. The frontend
+// and hand-off latencies keep their finite-difference replays: in a closed loop a latency
+// before the first token also delays each client's next request, which the surrogate does
+// not model.
+var surrogateParams = [NumParams]bool{PrefillScale: true, PrefillPassMs: true, DecodeScale: true, DecodePassMs: true}
 
 // Fitted is the outcome of a fit.
 type Fitted struct {
@@ -47,13 +56,20 @@ var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePas
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
 // stops early once a step lowers the loss by less than minGain of it, or when a step is not
-// confirmed after one that gained less than settledGain of it. modelIterations bounds
+// confirmed after one that gained less than settledGain of it. minGain is 5 %: a step gaining
+// less moves the residuals by a fraction of a percent, below what a replay stopped early
+// resolves (its means are within about 3 % of the replay run to the end), and each further
+// step costs a replay of every point. A step whose replays give more than overshoot times
+// the loss is not halved: the linear model is wrong that far out (a quarter of such a step
+// was not confirmed either on the measured rows), so the fit linearises again at once.
+// modelIterations bounds
 // the Gauss–Newton iterations on the linear model between two replays (they cost no replay).
 const (
 	maxIterations   = 6
 	maxHalvings     = 2
-	minGain         = 0.01
+	minGain         = 0.05
 	settledGain     = 0.25
+	overshoot       = 4
 	modelIterations = 30
 )
 
@@ -99,7 +115,7 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		}
 	}
 	loss := lossOf(points, at)
-	m, err := linearise(replayAll, theta, at, active)
+	m, err := linearise(points, replayAll, theta, at, active)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +140,9 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 				return nil, err
 			}
 			nextLoss = lossOf(points, got)
+			if nextLoss > overshoot*loss {
+				break // the model is wrong this far out: halving would replay in vain
+			}
 		}
 		if nextLoss >= loss {
 			// The model led nowhere: linearise again here, once — unless the last confirmed
@@ -133,7 +152,7 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 				break
 			}
 			relinearised = true
-			if m, err = linearise(replayAll, theta, at, active); err != nil {
+			if m, err = linearise(points, replayAll, theta, at, active); err != nil {
 				return nil, err
 			}
 			continue
@@ -165,20 +184,41 @@ type model struct {
 }
 
 // linearise measures the model's slopes at theta by one replay per active parameter, a
-// finite difference of steps[k] from at (the replays at theta).
-func linearise(replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
+// finite difference of steps[k] from at (the replays at theta). When every point has a
+// surrogate, the parameters of surrogateParams take the surrogate's finite difference
+// instead, as a relative slope: d(metric)/dk = at · (S(theta + step) − S(theta)) /
+// (step · S(theta)), so the replay's own level carries the surrogate's sensitivity and no
+// replay is run for them.
+func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
 	m := &model{}
+	surrogate := true
+	for _, p := range points {
+		surrogate = surrogate && p.Surrogate != nil
+	}
+	var base []Metrics
+	if surrogate {
+		base = surrogateAll(points, theta)
+	}
 	for k := range active {
 		if !active[k] {
 			continue
 		}
 		p := theta
 		p[k] += steps[k]
+		m.slope[k] = make([][2]float64, len(at))
+		if surrogate && surrogateParams[k] && positive(base) {
+			got := surrogateAll(points, p)
+			for i := range at {
+				for j := 0; j < 2; j++ {
+					m.slope[k][i][j] = metric(at[i], j) * (metric(got[i], j) - metric(base[i], j)) / (steps[k] * metric(base[i], j))
+				}
+			}
+			continue
+		}
 		got, err := replayAll(p)
 		if err != nil {
 			return nil, err
 		}
-		m.slope[k] = make([][2]float64, len(at))
 		for i := range at {
 			for j := 0; j < 2; j++ {
 				m.slope[k][i][j] = (metric(got[i], j) - metric(at[i], j)) / steps[k]
@@ -186,6 +226,15 @@ func linearise(replayAll func(Params) ([]Metrics, error), theta Params, at []Met
 		}
 	}
 	return m, nil
+}
+
+// surrogateAll is every point's surrogate at p.
+func surrogateAll(points []Point, p Params) []Metrics {
+	out := make([]Metrics, len(points))
+	for i := range points {
+		out[i] = points[i].Surrogate(p)
+	}
+	return out
 }
 
 // eval is the model's metrics of every point at theta + d, from at (the metrics at theta).
