@@ -30,6 +30,20 @@ func IsProfile(data []byte) bool {
 	return v && e
 }
 
+// LengthsPlaceholder is the hint in the calibration control's length-draw field: a draw as
+// calibrate's --lengths takes it (docs/calibration.md, "Length draws").
+const LengthsPlaceholder = "{distribution: uniform, min_ratio: 0.8}"
+
+// LengthsTitle is the tooltip of the length-draw field.
+const LengthsTitle = "How the benchmark client drew each request's lengths, for files that do not record it (vllm bench serve, " +
+	"measured-runs CSV): calibrate --lengths (docs/calibration.md, \"Length draws\"). Empty: constant lengths."
+
+// IsLengthsError reports whether a calibration error (its path, as aisimulate.calibrate
+// gives it) is about the length draw, which the page's field gives, rather than a file.
+func IsLengthsError(path string) bool {
+	return path == "lengths" || strings.HasPrefix(path, "lengths.")
+}
+
 // Calibrated is what a calibrated prediction adds for the Predict view: the default model's
 // summary (prediction.json's `uncalibrated`), the warnings of its calibration section and
 // whether the intervals are the profile's.

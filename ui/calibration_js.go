@@ -19,6 +19,9 @@ import (
 type calibrationState struct {
 	profiles []Profile
 	strict   bool
+	// lengths is the length draw of benchmark files that record none, as calibrate's
+	// --lengths YAML (docs/calibration.md, "Length draws"); "" is none (constant lengths).
+	lengths string
 	// fitting is true while benchmark files are being calibrated; fitTable is the fit report
 	// of the last in-page calibration, fitErr its error.
 	fitting        bool
@@ -77,6 +80,9 @@ func (a *App) calibrateInPage(measurements []any) {
 	opts := js.Global().Get("Object").New()
 	opts.Set("measurements", js.ValueOf(measurements))
 	opts.Set("files", a.filesJS())
+	if strings.TrimSpace(a.cal.lengths) != "" {
+		opts.Set("lengths", a.cal.lengths)
+	}
 	var onOK, onErr js.Func
 	release := func() { onOK.Release(); onErr.Release() }
 	onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
@@ -96,7 +102,7 @@ func (a *App) calibrateInPage(measurements []any) {
 		defer release()
 		a.cal.fitting = false
 		a.cal.fitErr = args[0].Get("message").String()
-		if config.IsNull() {
+		if config.IsNull() && !IsLengthsError(args[0].Get("path").String()) {
 			a.cal.fitErr += " " + recommendFitHint
 		}
 		vecty.Rerender(a)
@@ -162,6 +168,13 @@ func (a *App) renderCalibration() *vecty.HTML {
 				vecty.Attribute("accept", ".json,.jsonl,.csv"), vecty.Class("hidden"), event.Change(a.onCalibrationFiles))),
 		),
 		elem.Span(vecty.Markup(vecty.Class("muted")), vecty.Text(intro)),
+		elem.Label(vecty.Markup(vecty.Class("lengths")),
+			vecty.Text("length draw (YAML) "),
+			elem.Input(vecty.Markup(prop.ID("calibration-lengths"), prop.Type(prop.TypeText), vecty.Property("value", a.cal.lengths),
+				prop.Placeholder(LengthsPlaceholder), vecty.Attribute("spellcheck", "false"),
+				vecty.Attribute("title", LengthsTitle),
+				event.Input(func(e *vecty.Event) { a.cal.lengths = e.Target.Get("value").String() }))),
+		),
 		vecty.If(len(items) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("file-list"), prop.ID("calibration-profiles")), items)),
 		vecty.If(len(items) > 0, elem.Label(vecty.Markup(vecty.Class("check")),
 			elem.Input(vecty.Markup(prop.ID("strict-calibration"), prop.Type(prop.TypeCheckbox), vecty.Property("checked", a.cal.strict),

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { ROOT, startStatic, launchChromium, withTimeout, normalizeWall, assertSameText, loadNodeCore } from "./lib.mjs";
+import crypto from "node:crypto";
+import { ROOT, startStatic, launchChromium, withTimeout, normalizeWall, assertSameText, loadNodeCore, runCalibrate } from "./lib.mjs";
 
 let srv, browser;
 const shots = path.join(ROOT, "web/test-results");
@@ -432,6 +433,57 @@ test("calibration: a profile or benchmark files, calibrated beside uncalibrated"
   assertSameText(normalizeWall(fs.readFileSync(await dl2.path(), "utf8")), normalizeWall(api2.predictionJson), "prediction.json calibrated in the page");
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+// The calibration control's length draw (docs/web.md, "The page"; docs/calibration.md,
+// "Length draws"): a measured-runs CSV row, which records no draw, calibrated in the page
+// with "{distribution: uniform, min_ratio: 0.8}" in the field gives the profile of the CLI's
+// `calibrate --lengths` (prediction.json names it by the same sha256); a bad draw shows the
+// core's message, the CLI's exit-2 text, and fits nothing.
+test("calibration: the length-draw field is calibrate --lengths", { timeout: 240000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "aisim-lengths-"));
+  try {
+    const runs = fs.readFileSync(path.join(ROOT, "simcore/measure/testdata/runs.csv"), "utf8").split("\n");
+    const row = runs.slice(0, 2).join("\n") + "\n";
+    fs.writeFileSync(path.join(dir, "row.csv"), row);
+    fs.writeFileSync(path.join(dir, "quickstart.yaml"), quickstart);
+    const lengths = "{distribution: uniform, min_ratio: 0.8}";
+    const bad = "{distribution: uniform, min_ratio: 3}";
+    const cal = await runCalibrate(["--config", "quickstart.yaml", "--measurements", "row.csv", "--lengths", lengths], dir);
+    assert.equal(cal.code, 0, cal.stderr);
+    const badCLI = await runCalibrate(["--config", "quickstart.yaml", "--measurements", "row.csv", "--lengths", bad], dir);
+    assert.equal(badCLI.code, 2, badCLI.stderr);
+    const cliMsg = badCLI.stderr.trim().split("\n").pop();
+    assert.equal(cliMsg, "aisimulate calibrate: error: --lengths.min_ratio: must be at most 1, got 3");
+
+    const page = await openPage("#cfg=" + b64url(quickstart));
+    await waitIdle(page);
+    assert.equal(await page.getAttribute("#calibration-lengths", "placeholder"), lengths);
+    const upload = () => page.setInputFiles("#calibration-upload", { name: "row.csv", mimeType: "text/csv", buffer: Buffer.from(row) });
+    await page.fill("#calibration-lengths", bad);
+    await upload();
+    await page.waitForSelector("#calibration-error", { timeout: 60000 });
+    assert.equal(await page.textContent("#calibration-error"), cliMsg.replace("aisimulate calibrate: error: --", ""));
+    assert.equal(await page.$("#calibration-profiles"), null, "a bad draw fits nothing");
+
+    await page.fill("#calibration-lengths", lengths);
+    await upload();
+    await page.waitForSelector("#calibration-fit", { timeout: 120000 });
+    assert.equal(await page.$("#calibration-error"), null);
+    assert.match(await page.textContent("#calibration-fit"), /^entry 0: .*, lengths uniform \[0\.8, 1\]·L\n/);
+    assert.match(await page.textContent("#calibration-profiles li"), /^calibration\.json/);
+    await page.click("#run");
+    await waitIdle(page);
+    await page.waitForSelector("#cards .card-uncal", { timeout: 90000 });
+    const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#dl-prediction")]);
+    const pred = JSON.parse(fs.readFileSync(await dl.path(), "utf8"));
+    const sha = crypto.createHash("sha256").update(cal.profile).digest("hex");
+    assert.deepEqual(pred.calibration.profiles.map((p) => [p.file, p.sha256]), [["calibration.json", sha]], "the page's profile is the CLI's calibration.json");
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // The embed shows a prediction as the app does: a duration of 10 s or more in seconds (Go's
