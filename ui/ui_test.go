@@ -473,3 +473,15 @@ func TestRecommendCalibrationText(t *testing.T) {
 		t.Errorf("strict: %s", got)
 	}
 }
+
+// An in-page fit's error is the length field's when its path is `lengths` or under it (as
+// aisimulate.calibrate gives it); a file's error, or a field that merely starts with the
+// word, is not.
+func TestIsLengthsError(t *testing.T) {
+	for path, want := range map[string]bool{"lengths": true, "lengths.min_ratio": true, "lengths.distribution": true,
+		"": false, "runs.csv": false, "lengthsx": false, "traffic.source.synthetic.lengths": false} {
+		if got := IsLengthsError(path); got != want {
+			t.Errorf("IsLengthsError(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
