@@ -391,7 +391,7 @@ func replayStop(m *measure.Measurement, windows int) *replay.StopRule {
 	if m.Concurrency == 0 {
 		return nil
 	}
-	return &replay.StopRule{Window: m.Concurrency, MinWindows: calibration.StopMinWindows, Tolerance: calibration.StopTolerance,
+	return &replay.StopRule{Window: min(m.Concurrency, calibration.StopWindowMax), Warmup: m.Concurrency, MinWindows: calibration.StopMinWindows, Tolerance: calibration.StopTolerance,
 		Total: calibration.ReplayRequests(m), Windows: windows}
 }
 

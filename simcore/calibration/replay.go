@@ -33,12 +33,14 @@ func ReplayRequests(m *measure.Measurement) int {
 }
 
 // The replay's stopping rule (replay.StopRule, docs/calibration.md, "Stopping a replay
-// early"): windows of one wave (the concurrency), at least StopMinWindows of them (the
-// warm-up wave, then two to compare), settled when two consecutive windows' mean TTFT and
-// TPOT agree within StopTolerance.
+// early"): a warm-up window of one wave (the concurrency), then windows of
+// min(concurrency, StopWindowMax) completions, at least StopMinWindows windows in all (the
+// warm-up, then two to compare), settled when two consecutive windows' mean TTFT and TPOT
+// agree within StopTolerance.
 const (
 	StopMinWindows = 3
 	StopTolerance  = 0.01
+	StopWindowMax  = 1024
 )
 
 // Traffic is the traffic section that replays m's workload (docs/calibration.md,

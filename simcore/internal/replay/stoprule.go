@@ -4,15 +4,19 @@ import "aisimulate/simcore/internal/engine"
 
 // StopRule ends a closed-loop replay once its running means have settled, for a caller that
 // needs only the means of the whole run (calibration's replays, docs/calibration.md, "The
-// fit"). Completions are grouped in windows of Window requests in completion order; once
-// MinWindows windows are complete and the last two windows' mean TTFT and mean TPOT each
+// fit"). Completions are grouped in completion order into a warm-up window of Warmup
+// requests, then windows of Window requests; once MinWindows windows (the warm-up counted)
+// are complete and the last two windows' mean TTFT and mean TPOT each
 // differ by at most Tolerance of the later one, the replay stops: no pass starts after
 // that, and the requests still in flight stay pending. It depends only on simulated state
 // (completion order and times), so the same plan stops at the same request on every
 // target.
 type StopRule struct {
-	// Window is the completions per window (a closed loop's concurrency: one wave).
+	// Window is the completions per window after the warm-up.
 	Window int
+	// Warmup is the completions in the first window (a closed loop's concurrency: one wave,
+	// when every client sends at once); 0 makes it Window.
+	Warmup int
 	// MinWindows is the fewest complete windows before the rule may stop (the first is the
 	// loop's warm-up, when every client sends at once).
 	MinWindows int
@@ -82,7 +86,11 @@ func (s *StopRule) observe(r *engine.Request) bool {
 		s.win[1] += tpot
 	}
 	s.winN++
-	if s.winN < max(s.Window, 1) {
+	size := s.Window
+	if s.windows == 0 && s.Warmup > 0 {
+		size = s.Warmup
+	}
+	if s.winN < max(size, 1) {
 		return false
 	}
 	cur := [3]float64{s.win[0] / float64(s.winN), 0, s.win[2] / float64(s.winN)}

@@ -63,3 +63,33 @@ func TestStopRuleWaitsForDriftAndHonoursAFixedCount(t *testing.T) {
 		t.Errorf("fixed count of 5 windows: stopped after %d completions, %d windows, want 10 and 5", n, f.Settled)
 	}
 }
+
+// A warm-up longer than the windows (a large closed loop: one wave, then windows capped
+// below it) is counted as the first window: warm-up of 4 at TTFT 100, then windows of 2 at
+// 10 stop after 4 + 2 + 2 = 8 completions, and the estimate is (4·100 + 4·10 + 12·10) / 20
+// = 28 (E2E 28 + 10·5 = 78).
+func TestStopRuleWarmupLongerThanWindows(t *testing.T) {
+	s := &StopRule{Window: 2, Warmup: 4, MinWindows: 3, Tolerance: 0.01, Total: 20}
+	n := 0
+	for _, ttft := range []float64{100, 100, 100, 100, 10, 10, 10, 10, 10, 10} {
+		n++
+		if s.observe(done(ttft, 5)) {
+			break
+		}
+	}
+	if n != 8 || !s.Stopped || s.Completed != 8 || s.Settled != 3 {
+		t.Fatalf("stopped after %d completions (Stopped %v, Completed %d, Settled %d), want 8 (warm-up of 4, two windows of 2)", n, s.Stopped, s.Completed, s.Settled)
+	}
+	if m := s.Means(); m.TTFT != 28 || m.TPOT != 5 || m.E2E != 78 {
+		t.Errorf("means %+v, want TTFT 28, TPOT 5, E2E 78", m)
+	}
+	f := &StopRule{Window: 2, Warmup: 4, MinWindows: 3, Tolerance: 0.01, Total: 100, Windows: 4}
+	n = 0
+	for i := 0; i < 40 && !f.Stopped; i++ {
+		f.observe(done(float64(10+i), 5))
+		n++
+	}
+	if n != 10 || f.Settled != 4 {
+		t.Errorf("fixed count of 4 windows after a warm-up of 4: stopped after %d completions, %d windows, want 10 and 4", n, f.Settled)
+	}
+}
