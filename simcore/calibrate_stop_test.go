@@ -45,3 +45,18 @@ func TestCalibrationReplayStopsOnceSettled(t *testing.T) {
 		}
 	}
 }
+
+// A measurement's stopping rule warms up over one wave and compares windows of one wave up
+// to 1024 completions, of 1024 beyond (docs/calibration.md, "Stopping a replay early"); an
+// open loop has none.
+func TestReplayStopWindowsCappedAt1024(t *testing.T) {
+	for _, c := range []struct{ conc, window int }{{64, 64}, {1024, 1024}, {6144, 1024}} {
+		s := replayStop(&measure.Measurement{Concurrency: c.conc, ISL: 1024, OSL: 128}, 0)
+		if s.Warmup != c.conc || s.Window != c.window || s.MinWindows != 3 {
+			t.Errorf("concurrency %d: warm-up %d, window %d, min windows %d; want %d, %d, 3", c.conc, s.Warmup, s.Window, s.MinWindows, c.conc, c.window)
+		}
+	}
+	if s := replayStop(&measure.Measurement{RequestRate: 2, ISL: 1024, OSL: 128}, 0); s != nil {
+		t.Error("an open loop got a stopping rule")
+	}
+}
