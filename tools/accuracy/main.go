@@ -28,7 +28,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -143,7 +142,7 @@ func main() {
 				continue
 			}
 			var use usage
-			preds[i].TTFT, preds[i].TPOT, use, preds[i].Err = simulate(r, rows.ConfigYAML(r, t), *timeout)
+			preds[i].TTFT, preds[i].TPOT, use, preds[i].Err = simulate(rows.ConfigYAML(r, t), *timeout)
 			if *verbose {
 				fmt.Fprintf(os.Stderr, "%s: ttft %.1f/%.1f tpot %.2f/%.2f %v (%.1f s CPU, peak RSS %d MiB)\n", r.ID, preds[i].TTFT, r.TTFT, preds[i].TPOT, r.TPOT, preds[i].Err, use.cpu.Seconds(), use.maxRSS>>20)
 			}
@@ -219,7 +218,7 @@ type usage struct {
 // simulate runs one configuration through simcore.Predict in a child process (this binary
 // with -child), so a run that exceeds the time limit or grows past the memory limit is
 // killed without harming the rest of the replay.
-func simulate(r *rows.Row, cfg string, limit time.Duration) (ttft, tpot float64, use usage, err error) {
+func simulate(cfg string, limit time.Duration) (ttft, tpot float64, use usage, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	self, err := os.Executable()
@@ -227,17 +226,6 @@ func simulate(r *rows.Row, cfg string, limit time.Duration) (ttft, tpot float64,
 		return 0, 0, use, err
 	}
 	cmd := exec.CommandContext(ctx, self, "-child")
-	if strings.Contains(cfg, rows.TraceName) {
-		dir, err := os.MkdirTemp("", "accuracy")
-		if err != nil {
-			return 0, 0, use, err
-		}
-		defer os.RemoveAll(dir)
-		if err := os.WriteFile(filepath.Join(dir, rows.TraceName), rows.TraceJSONL(r), 0o644); err != nil {
-			return 0, 0, use, err
-		}
-		cmd.Dir = dir
-	}
 	cmd.Stdin = strings.NewReader(cfg)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -284,10 +272,6 @@ func child() {
 		os.Exit(1)
 	}
 	in := simcore.Input{ConfigName: "accuracy.yaml", ConfigYAML: cfg}
-	if strings.Contains(string(cfg), rows.TraceName) {
-		// The parent wrote the generated trace into this process's working directory.
-		in.Files = os.DirFS(".")
-	}
 	out, err := simcore.Predict(in)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -76,3 +76,19 @@ func (g *lengthDraw) standardNormal() float64 {
 		}
 	}
 }
+
+// DrawLengths is the prompt and output lengths of the first n requests of a synthetic source
+// of lengths l around isl and osl: the draw newLengthDraw gives, in the order the source's
+// requests take it (constant lengths when l is constant).
+func DrawLengths(l spec.Lengths, isl, osl, n int) (in, out []int) {
+	in, out = make([]int, n), make([]int, n)
+	g := newLengthDraw(spec.Source{Type: spec.SourceSynthetic, InputTokens: isl, OutputTokens: osl, Lengths: l})
+	for i := range n {
+		if g == nil {
+			in[i], out[i] = isl, osl
+			continue
+		}
+		in[i], out[i] = g.next()
+	}
+	return in, out
+}

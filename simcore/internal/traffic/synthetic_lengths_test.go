@@ -118,3 +118,21 @@ func TestLengthDrawVector(t *testing.T) {
 		}
 	}
 }
+
+// DrawLengths gives exactly the lengths the synthetic source's requests carry, in their
+// order, for every distribution (a model replaying "the same requests" depends on it).
+func TestDrawLengthsIsTheSourcesDraw(t *testing.T) {
+	for _, l := range []spec.Lengths{
+		{},
+		{Distribution: spec.LengthsUniform, MinRatio: 0.8, MaxRatio: 1},
+		{Distribution: spec.LengthsNormal, InputStddevRatio: 0.1, OutputStddevRatio: 0.2},
+	} {
+		wantIn, wantOut := drawn(t, l, 1000, 300, 500)
+		in, out := DrawLengths(l, 1000, 300, 500)
+		for i := range in {
+			if in[i] != wantIn[i] || out[i] != wantOut[i] {
+				t.Fatalf("%+v: request %d: DrawLengths %d/%d, the source %d/%d", l, i, in[i], out[i], wantIn[i], wantOut[i])
+			}
+		}
+	}
+}

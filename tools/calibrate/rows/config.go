@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"aisimulate/simcore/calibration"
+	"aisimulate/simcore"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
@@ -16,14 +16,12 @@ import (
 // parallelism (Build); nil uses the row's columns as they are.
 func ConfigYAML(r *Row, t *Timings) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "traffic:\n  source: {type: synthetic, input_tokens: %d, output_tokens: %d", r.ISL, r.OSL)
 	if Spread > 0 && Spread < 1 {
-		// Lengths vary per request: a closed-loop trace (TraceJSONL) at the row's concurrency.
-		fmt.Fprintf(&b, "traffic:\n  source: {type: trace, format: mooncake, paths: [%s], block_size: %d}\n", TraceName, traceBlock)
-		fmt.Fprintf(&b, "  load: {type: concurrency, concurrency: %d}\n", r.Concurrency)
-	} else {
-		fmt.Fprintf(&b, "traffic:\n  source: {type: synthetic, input_tokens: %d, output_tokens: %d}\n", r.ISL, r.OSL)
-		fmt.Fprintf(&b, "  load: {type: concurrency, concurrency: %d}\n  stop: {requests: %d}\n", r.Concurrency, 10*r.Concurrency)
+		// Lengths vary per request as the measuring client drew them (Lengths).
+		fmt.Fprintf(&b, ", lengths: {distribution: %s, min_ratio: %g}", spec.LengthsUniform, Spread)
 	}
+	fmt.Fprintf(&b, "}\n  load: {type: concurrency, concurrency: %d}\n  stop: {requests: %d}\n", r.Concurrency, 10*r.Concurrency)
 	mode := "aggregated"
 	if r.Mode == "disagg" {
 		mode = "disaggregated"
@@ -107,19 +105,14 @@ func (r *Row) MeanLengths() (isl, osl int) {
 	return mean(r.ISL), mean(r.OSL)
 }
 
-// TraceName is the trace file name ConfigYAML refers to when Spread is in use.
-const TraceName = "accuracy-trace.jsonl"
-
-// traceBlock is the trace block size of the generated trace (one unique hash id per block,
-// so no prefix is shared).
-const traceBlock = calibration.TraceBlockSize
-
-// Lengths returns the prompt and output lengths of the n requests of a replay: uniform in
-// [Spread·L, L], drawn from a fixed-seed generator (calibration.Lengths, the same draw
-// tools/calibinterp -spread replays through the core's calibration), so every run and every
-// tool sees the same lengths.
-func Lengths(r *Row, n int) (in, out []int) { return calibration.Lengths(r.ISL, r.OSL, n, Spread) }
-
-// TraceJSONL is the Mooncake trace of a replay: 10 requests per concurrency slot with the
-// lengths of Lengths, each with its own hash ids (prefix caching has nothing to share).
-func TraceJSONL(r *Row) []byte { return calibration.Trace(Lengths(r, 10*r.Concurrency)) }
+// Lengths returns the prompt and output lengths of the first n requests of a replay: uniform
+// in [Spread·L, L], the draw of the synthetic source ConfigYAML writes (simcore.DrawLengths),
+// so the simulator and the calibration surrogate replay the same requests; constant lengths
+// for a Spread outside (0, 1).
+func Lengths(r *Row, n int) (in, out []int) {
+	var l spec.Lengths
+	if Spread > 0 && Spread < 1 {
+		l = spec.Lengths{Distribution: spec.LengthsUniform, MinRatio: Spread, MaxRatio: 1}
+	}
+	return simcore.DrawLengths(l, r.ISL, r.OSL, n)
+}
