@@ -40,7 +40,7 @@ func clusterRunOn(t *testing.T, config string, truth calibration.Params, conc, i
 	zero := 0.0
 	c := truth.Correction()
 	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(config), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
-		&tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c}, handoffMs: truth[calibration.HandoffMs]}, nil, nil)
+		&tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: truth[calibration.HandoffMs]}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
