@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"aisimulate/simcore/calibration"
-	"aisimulate/simcore/measure"
 	"aisimulate/simcore/spec"
 )
 
@@ -62,26 +61,5 @@ func TestDisaggregatedCalibrationRecoversAPerturbation(t *testing.T) {
 		t.Errorf("frontend_ms + handoff_ms + prefill_pass_ms = %.2f, want 35 ± 10", first)
 	}
 	t.Logf("fitted %v (truth %v)\n%s", got, truth, out.Table)
-	held := &measure.Measurement{File: "held", ID: "c32", Concurrency: 32, ISL: 1024, OSL: 128}
-	measured, err := measure.Read("c32.json", clusterRunOn(t, disaggRoundTripConfig, truth, 32, 1024, 128))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &measuredPoint{m: held, configName: "cluster.yaml", configYAML: []byte(disaggRoundTripConfig), sets: calibration.TrafficSets(held)}
-	cal, err := replayMeasurement(p, got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unc, _ := replayMeasurement(p, calibration.Identity)
-	for _, c := range []struct {
-		name          string
-		cal, unc, mea float64
-	}{{"TTFT", cal.TTFT, unc.TTFT, measured[0].TTFT}, {"TPOT", cal.TPOT, unc.TPOT, measured[0].TPOT}} {
-		if e := math.Abs(c.cal/c.mea - 1); e > 0.03 {
-			t.Errorf("held-out %s: calibrated %.2f vs measured %.2f (%.1f %% off, want ≤ 3 %%)", c.name, c.cal, c.mea, 100*e)
-		}
-		if math.Abs(c.unc/c.mea-1) < 0.1 {
-			t.Errorf("held-out %s: the default model is already within 10 %% (%.2f vs %.2f): the test does not test", c.name, c.unc, c.mea)
-		}
-	}
+	checkHeldOut(t, disaggRoundTripConfig, truth, got, 32)
 }

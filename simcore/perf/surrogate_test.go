@@ -64,12 +64,10 @@ func TestSimAggFixedTiming(t *testing.T) {
 	}
 }
 
-// SimDisagg adds the hand-off latency to TTFT one for one, and a source-first decode rank
-// whose KV cache holds fewer sequences than its share of the load runs what fits while the
-// rest wait: TensorRT-LLM reserves whole sequences (isl + osl), so with room for 8 of its
-// 16 sequences each decode lasts twice the 8-sequence TPOT; vLLM counts mean footprints
-// (isl + osl/2); SGLang (destination-first, reserved before the hand-off) is not bounded.
-func TestSimDisagg(t *testing.T) {
+// llama8bH200 is the default TensorRT-LLM timing model of Llama 3.1 8B on one H200 and a
+// role of one such worker, the deployment of the disaggregated surrogate's tests.
+func llama8bH200(t *testing.T) (*Default, SurrogateRole) {
+	t.Helper()
 	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
 	hw, _ := catalog.LookupHardware("h200_sxm")
 	par := spec.Parallelism{Tensor: 1}
@@ -77,7 +75,16 @@ func TestSimDisagg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	role := SurrogateRole{Workers: 1, Par: par}
+	return d, SurrogateRole{Workers: 1, Par: par}
+}
+
+// SimDisagg adds the hand-off latency to TTFT one for one, and a source-first decode rank
+// whose KV cache holds fewer sequences than its share of the load runs what fits while the
+// rest wait: TensorRT-LLM reserves whole sequences (isl + osl), so with room for 8 of its
+// 16 sequences each decode lasts twice the 8-sequence TPOT; vLLM counts mean footprints
+// (isl + osl/2); SGLang (destination-first, reserved before the hand-off) is not bounded.
+func TestSimDisagg(t *testing.T) {
+	d, role := llama8bH200(t)
 	const isl, osl = 1000, 200
 	ttft0, tpot0 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 0)
 	ttft1, tpot1 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 125)
@@ -121,14 +128,7 @@ func near(a, b, rel float64) bool {
 // prefill time, 0.9 of the TTFT, falls by as much as the latency grows); below saturation
 // the latency only thins the prompt stream, so the queue gives back part of it.
 func TestSimDisaggLoop(t *testing.T) {
-	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
-	hw, _ := catalog.LookupHardware("h200_sxm")
-	par := spec.Parallelism{Tensor: 1}
-	d, err := defaultFor(DefaultCalibration(), m, hw, "trtllm", par, Quant{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	role := SurrogateRole{Workers: 1, Par: par}
+	d, role := llama8bH200(t)
 	const isl, osl, outside = 4000, 20, 200
 	sat0, tpot0 := SimDisaggLoop(d, d, "trtllm", 512, isl, osl, role, role, 1<<30, 0, 0)
 	sat1, tpot1 := SimDisaggLoop(d, d, "trtllm", 512, isl, osl, role, role, 1<<30, 0, outside)
