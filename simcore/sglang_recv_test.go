@@ -1,0 +1,62 @@
+package simcore
+
+import (
+	"testing"
+	"testing/fstest"
+)
+
+// sglangRecvConfig is one SGLang rank with fixed pass times (extend 7 ms, decode 2 ms) and
+// the given scheduler.recv_interval, replaying the trace two.jsonl.
+func sglangRecvConfig(interval int) string {
+	return `
+traffic:
+  source: {type: trace, format: mooncake, block_size: 4, paths: [two.jsonl]}
+  load: {type: trace_timestamps}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  workers:
+    aggregated:
+      scheduler: {recv_interval: ` + itoa(interval) + `, max_sequences: 16}
+      kv_cache: {block_size: 1, prefix_caching: false, capacity: {type: fixed, blocks: 1024}}
+      timing: {type: fixed, prefill_ms: 7, decode_ms: 2}
+`
+}
+
+// SGLang's scheduler_recv_interval (docs/timing.md, "SGLang's request polling"): a request
+// that arrives while the rank decodes is taken only at the poll after the interval's N-th
+// decode round. a (20 output tokens) runs its extend pass [0, 7]; the round after an extend
+// always polls (weight 1000) and resets the counter, so with N = 4 the decode rounds ending
+// at 9, 11, 13 and 15 count 1…4 and b, arriving at 8, is polled at 15 and gets its first
+// token at the end of its extend pass [15, 22]. With N = 1 (SGLang's default) b is admitted
+// after the decode round it arrived in, at 9.
+func TestSGLangRecvIntervalDelaysArrivalsDuringDecode(t *testing.T) {
+	files := fstest.MapFS{"two.jsonl": {Data: []byte(`{"timestamp": 0, "input_length": 4, "output_length": 20, "hash_ids": [1], "request_id": "a"}
+{"timestamp": 8, "input_length": 4, "output_length": 2, "hash_ids": [2], "request_id": "b"}
+`)}}
+	for _, c := range []struct{ interval, admit, first int }{{1, 9, 16}, {4, 15, 22}, {2, 11, 18}} {
+		m, recs := requestRecords(t, sglangRecvConfig(c.interval), files)
+		wantNum(t, m, "completed_requests", 2)
+		wantNum(t, recs["a"], "first_token_ms", 7)
+		wantNum(t, recs["b"], "first_admit_ms", float64(c.admit))
+		wantNum(t, recs["b"], "first_token_ms", float64(c.first))
+	}
+}
+
+// A rank with nothing to run polls at once, whatever the interval (its idle rounds take no
+// time and each advances the counter): b, arriving at 100 after a finished, is admitted on
+// arrival; and the round after an extend pass polls, so c, arriving during a's extend pass,
+// is prefilled in the next round.
+func TestSGLangRecvIntervalPollsWhenIdleAndAfterExtend(t *testing.T) {
+	files := fstest.MapFS{"two.jsonl": {Data: []byte(`{"timestamp": 0, "input_length": 4, "output_length": 3, "hash_ids": [1], "request_id": "a"}
+{"timestamp": 3, "input_length": 4, "output_length": 1, "hash_ids": [3], "request_id": "c"}
+{"timestamp": 100, "input_length": 4, "output_length": 1, "hash_ids": [2], "request_id": "b"}
+`)}}
+	m, recs := requestRecords(t, sglangRecvConfig(30), files)
+	wantNum(t, m, "completed_requests", 3)
+	wantNum(t, recs["c"], "first_admit_ms", 7)
+	wantNum(t, recs["c"], "first_token_ms", 14)
+	wantNum(t, recs["b"], "first_admit_ms", 100)
+	wantNum(t, recs["b"], "first_token_ms", 107)
+}
