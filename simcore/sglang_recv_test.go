@@ -6,8 +6,8 @@ import (
 )
 
 // sglangRecvConfig is one SGLang rank with fixed pass times (extend 7 ms, decode 2 ms) and
-// the given scheduler.recv_interval, replaying the trace two.jsonl.
-func sglangRecvConfig(interval int) string {
+// the given attention-DP size and scheduler.recv_interval, replaying the trace two.jsonl.
+func sglangRecvConfig(dp, interval int) string {
 	return `
 traffic:
   source: {type: trace, format: mooncake, block_size: 4, paths: [two.jsonl]}
@@ -18,6 +18,7 @@ engine:
   backend: sglang
   workers:
     aggregated:
+      parallelism: {attention_data: ` + itoa(dp) + `}
       scheduler: {recv_interval: ` + itoa(interval) + `, max_sequences: 16}
       kv_cache: {block_size: 1, prefix_caching: false, capacity: {type: fixed, blocks: 1024}}
       timing: {type: fixed, prefill_ms: 7, decode_ms: 2}
@@ -30,13 +31,17 @@ engine:
 // always polls (weight 1000) and resets the counter, so with N = 4 the decode rounds ending
 // at 9, 11, 13 and 15 count 1…4 and b, arriving at 8, is polled at 15 and gets its first
 // token at the end of its extend pass [15, 22]. With N = 1 (SGLang's default) b is admitted
-// after the decode round it arrived in, at 9.
+// after the decode round it arrived in, at 9. The counter is the DP group's: with two
+// attention-DP ranks b goes to the idle rank 1 and still waits for the group's poll.
 func TestSGLangRecvIntervalDelaysArrivalsDuringDecode(t *testing.T) {
 	files := fstest.MapFS{"two.jsonl": {Data: []byte(`{"timestamp": 0, "input_length": 4, "output_length": 20, "hash_ids": [1], "request_id": "a"}
 {"timestamp": 8, "input_length": 4, "output_length": 2, "hash_ids": [2], "request_id": "b"}
 `)}}
-	for _, c := range []struct{ interval, admit, first int }{{1, 9, 16}, {4, 15, 22}, {2, 11, 18}} {
-		m, recs := requestRecords(t, sglangRecvConfig(c.interval), files)
+	for _, c := range []struct{ dp, interval, admit, first int }{{1, 1, 9, 16}, {1, 4, 15, 22}, {1, 2, 11, 18}, {2, 4, 15, 22}} {
+		m, recs := requestRecords(t, sglangRecvConfig(c.dp, c.interval), files)
+		if h := recs["b"]["routing_history"].([]any); h[0].(map[string]any)["dp_rank"] != float64(c.dp-1) {
+			t.Fatalf("%+v: b routed to DP rank %v, want %d", c, h[0].(map[string]any)["dp_rank"], c.dp-1)
+		}
 		wantNum(t, m, "completed_requests", 2)
 		wantNum(t, recs["a"], "first_token_ms", 7)
 		wantNum(t, recs["b"], "first_admit_ms", float64(c.admit))
@@ -53,7 +58,7 @@ func TestSGLangRecvIntervalPollsWhenIdleAndAfterExtend(t *testing.T) {
 {"timestamp": 3, "input_length": 4, "output_length": 1, "hash_ids": [3], "request_id": "c"}
 {"timestamp": 100, "input_length": 4, "output_length": 1, "hash_ids": [2], "request_id": "b"}
 `)}}
-	m, recs := requestRecords(t, sglangRecvConfig(30), files)
+	m, recs := requestRecords(t, sglangRecvConfig(1, 30), files)
 	wantNum(t, m, "completed_requests", 3)
 	wantNum(t, recs["c"], "first_admit_ms", 7)
 	wantNum(t, recs["c"], "first_token_ms", 14)

@@ -180,12 +180,16 @@ func (w *Worker) FormedWork() bool {
 // StartPass forms a lock-step pass on every rank at now (docs/semantics/simulation.md §9) and returns its
 // end time. Rejections found while forming the pass are left in Out.
 func (w *Worker) StartPass(now float64) float64 {
-	w.pollInbox()
+	w.pollInbox(false)
 	blocked := w.blockedRounds > 0
 	end := w.formGroupPass(now)
 	if blocked && !w.FormedWork() {
 		// Only prefill_decode_interval held the group back: its blocked rounds drain at now.
 		w.drainIdleRounds()
+		end = w.formGroupPass(now)
+	}
+	if !w.FormedWork() && w.pollInbox(true) {
+		// Nothing ran while requests were unpolled: the idle group polls at once.
 		end = w.formGroupPass(now)
 	}
 	if w.RecordFPM {
@@ -215,10 +219,7 @@ func (w *Worker) formGroupPass(now float64) float64 {
 		}
 	}
 	w.countIntervalRound()
-	w.lastExtend = false
-	for _, k := range w.Ranks {
-		w.lastExtend = w.lastExtend || k.sgl.extend
-	}
+	w.noteRoundMode()
 	return end
 }
 
