@@ -5,24 +5,10 @@ import (
 	"testing/fstest"
 )
 
-// sglangRecvConfig is one SGLang rank with fixed pass times (extend 7 ms, decode 2 ms) and
-// the given attention-DP size and scheduler.recv_interval, replaying the trace two.jsonl.
+// sglangRecvConfig is one SGLang worker of dp attention-DP ranks with the given
+// scheduler.recv_interval (sglangTraceConfig: extend passes 7 ms, decode passes 2 ms).
 func sglangRecvConfig(dp, interval int) string {
-	return `
-traffic:
-  source: {type: trace, format: mooncake, block_size: 4, paths: [two.jsonl]}
-  load: {type: trace_timestamps}
-engine:
-  model: meta-llama/Meta-Llama-3.1-8B-Instruct
-  hardware: h200_sxm
-  backend: sglang
-  workers:
-    aggregated:
-      parallelism: {attention_data: ` + itoa(dp) + `}
-      scheduler: {recv_interval: ` + itoa(interval) + `, max_sequences: 16}
-      kv_cache: {block_size: 1, prefix_caching: false, capacity: {type: fixed, blocks: 1024}}
-      timing: {type: fixed, prefill_ms: 7, decode_ms: 2}
-`
+	return sglangTraceConfig(dp, "recv_interval: "+itoa(interval)+", max_sequences: 16")
 }
 
 // SGLang's scheduler_recv_interval (docs/timing.md, "SGLang's request polling"): a request
