@@ -188,7 +188,7 @@ func (w *Worker) StartPass(now float64) float64 {
 		w.drainIdleRounds()
 		end = w.formGroupPass(now)
 	}
-	if !w.FormedWork() && w.pollInbox(true) {
+	if w.Ranks[0].cfg.RecvInterval > 1 && !w.FormedWork() && w.pollInbox(true) {
 		// Nothing ran while requests were unpolled: the idle group polls at once.
 		end = w.formGroupPass(now)
 	}
