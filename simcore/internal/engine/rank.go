@@ -295,6 +295,7 @@ func (k *Rank) schedule(r *Request, fromRunning bool, w *Worker) schedResult {
 			if !r.pinned {
 				// Shared hits first (by their position in the last Match), then own ones.
 				shared := min(r.hitBlocks, len(r.hashIDs))
+				r.growBlocks(len(r.blocks) + r.hitBlocks)
 				r.blocks = k.KV.PinMatched(shared, r.blocks)
 				for i := shared; i < r.hitBlocks; i++ {
 					r.blocks = append(r.blocks, k.KV.PinID(r.ownIDs[i-len(r.hashIDs)]))
@@ -387,6 +388,7 @@ func (k *Rank) releaseBlocks(r *Request, final bool) {
 		// A preempted request may reuse its unique blocks when re-admitted: they become
 		// cached copies it can find by id (keepOwn).
 		if k.cfg.PrefixCaching {
+			r.growBlocks(r.registered)
 			for len(r.blocks) < r.registered {
 				r.blocks = append(r.blocks, k.KV.Identify())
 				r.anon--

@@ -63,6 +63,7 @@ type Request struct {
 	// (see KVPool).
 	blocks     []int32
 	anon       int
+	tableLimit int // entries either table may ever need (Reserve)
 	hitBlocks  int // leading cached blocks credited at admission, pinned on first schedule
 	pinned     bool
 	registered int // leading blocks already cached (hits or registered)
@@ -273,22 +274,42 @@ func (r *Request) FlushGaps() []float64 {
 	return g
 }
 
-// Reserve sizes the request's hash id and block tables for its whole sequence at block size
-// bs, so they never grow during the run. A sequence never holds more than maxModelLen tokens
-// (0: no limit): a longer prompt is rejected before it computes a block, and the output stops
-// at the context (remainingOut), so the tables are sized for at most that many.
+// Reserve sizes the request's hash id and block tables at block size bs. A sequence never
+// holds more than maxModelLen tokens (0: no limit): a longer prompt is rejected before it
+// computes a block, and the output stops at the context (remainingOut), so neither table
+// ever needs more than tableLimit = ⌊tokens/bs⌋ + 2 entries. The hash ids only cover the
+// shareable blocks (extendHashIDs), and the identified blocks are the shareable hits and
+// registered copies (Rank.registerFull) except after a preemption (growBlocks), so both
+// tables are sized for min(tableLimit, Shareable(bs)) entries: a unique prompt (the
+// measured-runs rows' synthetic workloads) takes none, where a table sized for the whole
+// sequence would be allocated and cleared on every admission of every replay
+// (docs/performance.md, "Calibration through the CLI").
 func (r *Request) Reserve(bs, maxModelLen int) {
 	tokens := r.L + r.O
 	if maxModelLen > 0 {
 		tokens = min(tokens, maxModelLen)
 	}
-	n := xmath.FloorDiv(tokens, bs) + 2
+	r.tableLimit = xmath.FloorDiv(tokens, bs) + 2
+	n := min(r.tableLimit, r.Shareable(bs))
 	if cap(r.hashIDs) < n {
 		r.hashIDs = make([]int32, 0, n)
 	}
 	if cap(r.blocks) < n {
 		r.blocks = make([]int32, 0, n)
 	}
+}
+
+// growBlocks makes room in the block table for n identified blocks, which only unique
+// blocks past the shareable ones need (a preempted request's own blocks, Rank.releaseBlocks
+// and their re-admission): the table then takes its whole tableLimit at once, as much as
+// the memory estimate counts for it (docs/robustness.md), and never grows again.
+func (r *Request) growBlocks(n int) {
+	if n <= cap(r.blocks) {
+		return
+	}
+	ys := make([]int32, len(r.blocks), max(n, r.tableLimit))
+	copy(ys, r.blocks)
+	r.blocks = ys
 }
 
 // PrepareDecode resets rank state before a hand-off is materialised on a decode rank.
