@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/internal/grow"
 	"aisimulate/simcore/internal/xmath"
 	"aisimulate/simcore/spec"
 )
@@ -156,7 +157,14 @@ type Default struct {
 	nextn int
 	// c is a calibration profile's correction (correction.go); the zero value changes nothing.
 	c Correction
+	// moeMs remembers moe's result by token count (0 = not computed yet): a run prices the
+	// same few batch sizes over and over, and moe depends on nothing else the run changes.
+	moeMs []float64
 }
+
+// moeMemoTokens bounds the token counts moe remembers (8 bytes each; larger passes are
+// priced afresh).
+const moeMemoTokens = 1 << 14
 
 // NewDefault builds the default timing model of one worker role's deployment.
 func NewDefault(dep *Deployment) (*Default, error) {
@@ -302,16 +310,30 @@ func (d *Default) gemm(m, n, k float64, mode string) float64 {
 // moe is one routed-expert layer on one GPU: tokens from every attention-DP rank are
 // dispatched to topk experts; the distinct experts touched stream their weights.
 func (d *Default) moe(tokens float64) float64 {
+	i := int(tokens)
+	if float64(i) != tokens || i < 0 || i >= moeMemoTokens {
+		return d.moeOf(tokens)
+	}
+	if i >= len(d.moeMs) {
+		d.moeMs = grow.Within(d.moeMs, i+1, moeMemoTokens)
+	}
+	if d.moeMs[i] == 0 {
+		d.moeMs[i] = d.moeOf(tokens)
+	}
+	return d.moeMs[i]
+}
+
+// moeOf is moe without the memo.
+func (d *Default) moeOf(tokens float64) float64 {
 	s, o := d.s, d.ops
 	m := s.m
 	tAll := tokens * float64(s.dp)
 	if tAll <= 0 {
 		return 0
 	}
-	e := float64(m.Experts)
 	k := float64(m.TopK)
 	// Expected distinct experts per GPU under uniform routing: E/ep·(1 − (1 − k/E)^T).
-	touched := s.expertsGPU * (1 - xmath.Exp(tAll*xmath.Log1p(-k/e)))
+	touched := s.expertsGPU * (1 - xmath.Exp(tAll*s.logMiss))
 	// Grouped GEMM: one GEMM per touched expert, each paying the GEMM curve's M0 rows of
 	// under-utilisation on top of its own rows; experts no token reaches run nothing. So
 	// the compute is that of rows + touched·M0 rows through the expert's weights.

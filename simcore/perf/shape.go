@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/internal/xmath"
 	"aisimulate/simcore/spec"
 )
 
@@ -42,6 +43,7 @@ type shape struct {
 	expertN    float64 // gate+up width of one expert slice (2·I/moeTP)
 	expertK    float64 // hidden
 	expertDown float64 // down-projection width I/moeTP
+	logMiss    float64 // ln(1 − topk/E): the log chance a token's routing misses one expert
 
 	// kvLayerBytes is the KV-cache size of one token in one attention layer on one GPU.
 	kvLayerBytes float64
@@ -161,6 +163,7 @@ func newShape(m *catalog.Model, par spec.Parallelism, q Quant) *shape {
 		s.expertN = 2 * float64(m.MoEIntermediate) / float64(s.moeTP)
 		s.expertDown = float64(m.MoEIntermediate) / float64(s.moeTP)
 		s.expertK = h
+		s.logMiss = xmath.Log1p(-float64(m.TopK) / float64(m.Experts))
 	}
 	s.lmHead = gemmOp{float64(m.Vocab) / tp, h, 1, "bf16"}
 	return s
