@@ -157,14 +157,11 @@ type Default struct {
 	nextn int
 	// c is a calibration profile's correction (correction.go); the zero value changes nothing.
 	c Correction
-	// moeMs remembers moe's result by token count (0 = not computed yet): a run prices the
-	// same few batch sizes over and over, and moe depends on nothing else the run changes.
-	moeMs []float64
+	// terms holds tokenTerms' addends by token count, a row of len(tokenGemms) +
+	// tokenTermCount each, valid where termKnown is set.
+	terms     []float64
+	termKnown []bool
 }
-
-// moeMemoTokens bounds the token counts moe remembers (8 bytes each; larger passes are
-// priced afresh).
-const moeMemoTokens = 1 << 14
 
 // NewDefault builds the default timing model of one worker role's deployment.
 func NewDefault(dep *Deployment) (*Default, error) {
@@ -267,13 +264,61 @@ func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float6
 
 // forward sums every op of one pass over tokens tokens (rows = LM-head rows).
 func (d *Default) forward(tokens, rows, attnMs float64) float64 {
-	s, o, hw := d.s, d.ops, d.hw
-	launch := o.LaunchUs / 1000
+	s := d.s
+	terms := d.tokenTerms(tokens)
+	n := len(s.tokenGemms)
 	t := attnMs
-	for _, g := range s.tokenGemms {
-		t += float64(g.Count * d.gemm(tokens, g.N, g.K, g.Mode))
+	for _, x := range terms[:n] {
+		t += x
 	}
 	t += d.gemm(rows, s.lmHead.N, s.lmHead.K, s.lmHead.Mode)
+	t += terms[n] // elementwise work
+	if s.moeLayers > 0 {
+		t += terms[n+1]
+	}
+	t += terms[n+2] // communication
+	t += terms[n+3] // embedding lookup
+	return t
+}
+
+// tokenTermCount is the number of forward's addends besides the token GEMMs (tokenTerms).
+const tokenTermCount = 4
+
+// termMemoTokens bounds the token counts whose addends tokenTerms remembers; a larger pass
+// is priced afresh.
+const termMemoTokens = 1 << 14
+
+// tokenTerms are forward's addends that depend on the pass's token count alone, in the
+// order forward adds them: one per token GEMM, then the elementwise work, the routed
+// experts (0 without), the communication and the embedding lookup. A run prices the same
+// few token counts over and over (every decode pass of a batch size), so integer counts
+// below termMemoTokens are computed once per timing model and the very same values are
+// added again (docs/performance.md, "Calibration through the CLI").
+func (d *Default) tokenTerms(tokens float64) []float64 {
+	k := len(d.s.tokenGemms) + tokenTermCount
+	i := int(tokens)
+	if float64(i) != tokens || i < 0 || i >= termMemoTokens {
+		return d.computeTokenTerms(tokens, make([]float64, k))
+	}
+	if i >= len(d.termKnown) {
+		d.termKnown = grow.Within(d.termKnown, i+1, termMemoTokens)
+		d.terms = grow.Within(d.terms, len(d.termKnown)*k, termMemoTokens*k)
+	}
+	row := d.terms[i*k : (i+1)*k]
+	if !d.termKnown[i] {
+		d.computeTokenTerms(tokens, row)
+		d.termKnown[i] = true
+	}
+	return row
+}
+
+// computeTokenTerms writes tokenTerms' addends into row and returns it.
+func (d *Default) computeTokenTerms(tokens float64, row []float64) []float64 {
+	s, o, hw := d.s, d.ops, d.hw
+	n := len(s.tokenGemms)
+	for j, g := range s.tokenGemms {
+		row[j] = float64(g.Count * d.gemm(tokens, g.N, g.K, g.Mode))
+	}
 	// Norms, activations, rope, residual adds: memory-bound elementwise work per layer.
 	h := float64(s.m.Hidden)
 	elemBytes := float64(tokens * 12 * h)
@@ -281,14 +326,15 @@ func (d *Default) forward(tokens, rows, attnMs float64) float64 {
 	if s.ffnLayers > layers {
 		layers = s.ffnLayers
 	}
-	t += float64(layers * (float64(float64(elemBytes/(hw.MemBW*o.MemEff))*1000) + o.ElemUs/1000))
+	row[n] = float64(layers * (float64(float64(elemBytes/(hw.MemBW*o.MemEff))*1000) + o.ElemUs/1000))
+	row[n+1] = 0
 	if s.moeLayers > 0 {
-		t += float64(s.moeLayers * d.moe(tokens))
+		row[n+1] = float64(s.moeLayers * d.moe(tokens))
 	}
-	t += d.comm(tokens)
+	row[n+2] = d.comm(tokens)
 	// Embedding lookup.
-	t += float64(float64(tokens*h*2)/(hw.MemBW*o.MemEff)*1000) + launch
-	return t
+	row[n+3] = float64(float64(tokens*h*2)/(hw.MemBW*o.MemEff)*1000) + o.LaunchUs/1000
+	return row
 }
 
 // gemm is one GEMM: max(compute at an M-dependent efficiency, weight+activation streaming).
@@ -310,21 +356,6 @@ func (d *Default) gemm(m, n, k float64, mode string) float64 {
 // moe is one routed-expert layer on one GPU: tokens from every attention-DP rank are
 // dispatched to topk experts; the distinct experts touched stream their weights.
 func (d *Default) moe(tokens float64) float64 {
-	i := int(tokens)
-	if float64(i) != tokens || i < 0 || i >= moeMemoTokens {
-		return d.moeOf(tokens)
-	}
-	if i >= len(d.moeMs) {
-		d.moeMs = grow.Within(d.moeMs, i+1, moeMemoTokens)
-	}
-	if d.moeMs[i] == 0 {
-		d.moeMs[i] = d.moeOf(tokens)
-	}
-	return d.moeMs[i]
-}
-
-// moeOf is moe without the memo.
-func (d *Default) moeOf(tokens float64) float64 {
 	s, o := d.s, d.ops
 	m := s.m
 	tAll := tokens * float64(s.dp)
