@@ -122,8 +122,8 @@ func checkMemory(cfg *spec.Config, plan *replay.Plan, requests float64, requests
 		}})
 	if w := plan.Workload; !w.OpenLoop && w.Graph == nil && w.Concurrency > 0 {
 		inFlight := math.Min(float64(w.Concurrency), requests)
-		// Besides its state, an in-flight request holds a hash id and a block id per block
-		// of its sequence (engine.Request.Reserve: 4 + 4 bytes), cut at the context.
+		// Besides its state, an in-flight request holds at most a hash id and a block id per
+		// block of its sequence (engine.Request.Reserve: 4 + 4 bytes), cut at the context.
 		entry := plan.Agg
 		if entry == nil {
 			entry = plan.Prefill

@@ -43,6 +43,9 @@ type Request struct {
 	Prompt       []traffic.Segment
 	OutputTokens []traffic.Segment
 	Session      int32 // workload session slot, -1 for graph nodes
+	// tableLimit is the entries either block table may ever need (Reserve); an int32 beside
+	// Session, so the request state does not grow.
+	tableLimit int32
 	// SharedTokens bounds the prefix another request may share (traffic.Turn.SharedTokens);
 	// −1 = everything may be shared.
 	SharedTokens int
@@ -63,7 +66,6 @@ type Request struct {
 	// (see KVPool).
 	blocks     []int32
 	anon       int
-	tableLimit int // entries either table may ever need (Reserve)
 	hitBlocks  int // leading cached blocks credited at admission, pinned on first schedule
 	pinned     bool
 	registered int // leading blocks already cached (hits or registered)
@@ -289,8 +291,9 @@ func (r *Request) Reserve(bs, maxModelLen int) {
 	if maxModelLen > 0 {
 		tokens = min(tokens, maxModelLen)
 	}
-	r.tableLimit = xmath.FloorDiv(tokens, bs) + 2
-	n := min(r.tableLimit, r.Shareable(bs))
+	limit := xmath.FloorDiv(tokens, bs) + 2
+	r.tableLimit = int32(limit)
+	n := min(limit, r.Shareable(bs))
 	if cap(r.hashIDs) < n {
 		r.hashIDs = make([]int32, 0, n)
 	}
@@ -307,7 +310,7 @@ func (r *Request) growBlocks(n int) {
 	if n <= cap(r.blocks) {
 		return
 	}
-	ys := make([]int32, len(r.blocks), max(n, r.tableLimit))
+	ys := make([]int32, len(r.blocks), max(n, int(r.tableLimit)))
 	copy(ys, r.blocks)
 	r.blocks = ys
 }
