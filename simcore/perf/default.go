@@ -161,6 +161,8 @@ type Default struct {
 	// tokenTermCount each, valid where termKnown is set.
 	terms     []float64
 	termKnown []bool
+	// scratch holds the addends of a pass too large to remember.
+	scratch []float64
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -284,9 +286,10 @@ func (d *Default) forward(tokens, rows, attnMs float64) float64 {
 // tokenTermCount is the number of forward's addends besides the token GEMMs (tokenTerms).
 const tokenTermCount = 4
 
-// termMemoTokens bounds the token counts whose addends tokenTerms remembers; a larger pass
-// is priced afresh.
-const termMemoTokens = 1 << 14
+// termMemoTokens bounds the token counts whose addends tokenTerms remembers: every decode
+// batch and the common prefill chunks, in at most 4096 rows of about a hundred bytes. A larger
+// pass (a long prompt's chunk, met a few times per run) is priced afresh.
+const termMemoTokens = 1 << 12
 
 // tokenTerms are forward's addends that depend on the pass's token count alone, in the
 // order forward adds them: one per token GEMM, then the elementwise work, the routed
@@ -298,7 +301,8 @@ func (d *Default) tokenTerms(tokens float64) []float64 {
 	k := len(d.s.tokenGemms) + tokenTermCount
 	i := int(tokens)
 	if float64(i) != tokens || i < 0 || i >= termMemoTokens {
-		return d.computeTokenTerms(tokens, make([]float64, k))
+		d.scratch = grow.Within(d.scratch, k, k)
+		return d.computeTokenTerms(tokens, d.scratch)
 	}
 	if i >= len(d.termKnown) {
 		d.termKnown = grow.Within(d.termKnown, i+1, termMemoTokens)
