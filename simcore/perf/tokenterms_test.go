@@ -1,0 +1,49 @@
+package perf
+
+import (
+	"math"
+	"testing"
+
+	"aisimulate/simcore/spec"
+)
+
+// forward's remembered addends give the very bits of pricing each pass afresh, whatever
+// the order the token counts come in, below and above termMemoTokens and for fractional
+// counts: a fresh timing model per call (nothing remembered) against one that remembers
+// everything it priced, asked twice in a scrambled order.
+func TestTokenTermsMemoChangesNoBit(t *testing.T) {
+	counts := []float64{1, 2, 3, 7, 64, 255, 256, 1000, 4095, 4096, 4097, 9000, 16384, 20000, 2.5}
+	for i := 1; i <= 300; i += 7 {
+		counts = append(counts, float64(i))
+	}
+	for _, model := range []string{"meta-llama/Meta-Llama-3.1-8B", "deepseek-ai/DeepSeek-R1"} {
+		dep, err := NewDeployment(mustModel(t, model), mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 8}, Quant{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := func() *Default {
+			d, err := NewDefault(dep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		warm := fresh()
+		for round := range 2 {
+			for j := range counts {
+				x := counts[(j*7+round*3)%len(counts)]
+				want := fresh().forward(x, x, 0.25)
+				if got := warm.forward(x, x, 0.25); math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("%s, %v tokens, round %d: remembered %v, afresh %v", model, x, round, got, want)
+				}
+				wantPre := fresh().PrefillMs(3, int(x)+1, 0)
+				if got := warm.PrefillMs(3, int(x)+1, 0); math.Float64bits(got) != math.Float64bits(wantPre) {
+					t.Fatalf("%s, prefill of %v tokens: remembered %v, afresh %v", model, x, got, wantPre)
+				}
+			}
+		}
+		if len(warm.termKnown) != termMemoTokens {
+			t.Errorf("%s: %d token counts remembered, want the bound %d", model, len(warm.termKnown), termMemoTokens)
+		}
+	}
+}
