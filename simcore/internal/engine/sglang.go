@@ -310,11 +310,22 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		retracted = true
 	}
 	var activeKV int64
-	for _, r := range k.running {
-		k.takeSlots(r, r.Known()+1)
-		k.ready = append(k.ready, r)
-		activeKV += int64(r.Known())
+	if cfg.PrefixCaching {
+		for _, r := range k.running {
+			k.takeSlots(r, r.Known()+1)
+			activeKV += int64(r.Known())
+		}
+	} else {
+		// Without prefix caching a slot is only anonymous blocks, which the pool hands out
+		// the same one request at a time or all at once (KVPool.TakeAnon): one call per pass.
+		fresh := 0
+		for _, r := range k.running {
+			fresh += r.claimSlots(r.Known()+1, bs)
+			activeKV += int64(r.Known())
+		}
+		k.KV.TakeAnon(fresh)
 	}
+	k.ready = append(k.ready, k.running...)
 	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
 	// A pass that only retracted still counts (as a vLLM pass that only preempts): its empty
 	// completion lets the victims be re-admitted or rejected instead of idling with work.
@@ -453,16 +464,24 @@ func (w *Worker) drainIdleRounds() {
 
 // takeSlots gives r KV slots through tokens (the caller checked that the pool holds them).
 func (k *Rank) takeSlots(r *Request, tokens int) {
-	if fresh := xmath.CeilDiv(tokens, k.cfg.BlockSize) - r.held(); fresh > 0 {
+	if fresh := r.claimSlots(tokens, k.cfg.BlockSize); fresh > 0 {
 		k.KV.TakeAnon(fresh)
-		r.anon += fresh
 	}
-	r.before = r.computed
-	r.scheduled = tokens - r.computed
-	r.computed = tokens
 	if k.cfg.PrefixCaching {
 		k.registerFull(r)
 	}
+}
+
+// claimSlots is takeSlots' part on the request (block size bs): r takes as anonymous the
+// blocks its first tokens tokens need beyond those it holds, those tokens are scheduled, and
+// the number of blocks taken is returned for the rank's pool to hand out.
+func (r *Request) claimSlots(tokens, bs int) int {
+	fresh := max(xmath.CeilDiv(tokens, bs)-r.held(), 0)
+	r.anon += fresh
+	r.before = r.computed
+	r.scheduled = tokens - r.computed
+	r.computed = tokens
+	return fresh
 }
 
 // slotFirstTokens gives the requests that just joined the running list after their extend
