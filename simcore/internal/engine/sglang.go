@@ -402,7 +402,11 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 	s.ratio = max(s.minRatio, s.ratio-s.decay)
 	var done []*Request
 	for _, r := range k.running {
-		k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
+		if cfg.NextN == 0 {
+			r.emit(end, w, p) // emitDecode's one token, without a call per request
+		} else {
+			k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
+		}
 		if r.remainingOut(cfg.MaxModelLen) <= 0 {
 			done = append(done, r)
 		}
