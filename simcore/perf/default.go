@@ -157,11 +157,11 @@ type Default struct {
 	nextn int
 	// c is a calibration profile's correction (correction.go); the zero value changes nothing.
 	c Correction
-	// terms holds tokenTerms' addends by token count, a row of len(tokenGemms) +
+	// terms holds decodeTerms' addends by token count, a row of len(tokenGemms) +
 	// tokenTermCount each, valid where termKnown is set.
 	terms     []float64
 	termKnown []bool
-	// scratch holds the addends of a pass too large to remember.
+	// scratch holds tokenTerms' addends of the pass being priced.
 	scratch []float64
 }
 
@@ -251,7 +251,7 @@ func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {
 	sNew := float64(meanISL - meanPrefix)
 	p := float64(meanPrefix)
 	tokens := b * sNew
-	return d.forward(tokens, b, d.prefillAttn(b, sNew, p))
+	return d.forward(d.tokenTerms(tokens), b, d.prefillAttn(b, sNew, p))
 }
 
 // DecodeRawMs is the uncalibrated op sum of a decode step.
@@ -264,10 +264,10 @@ func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float6
 	return d.decodeStepMs(b, ctx)
 }
 
-// forward sums every op of one pass over tokens tokens (rows = LM-head rows).
-func (d *Default) forward(tokens, rows, attnMs float64) float64 {
+// forward sums every op of one pass: the attention, then terms (tokenTerms' addends of the
+// pass's token count) with the LM head's rows.
+func (d *Default) forward(terms []float64, rows, attnMs float64) float64 {
 	s := d.s
-	terms := d.tokenTerms(tokens)
 	n := len(s.tokenGemms)
 	t := attnMs
 	for _, x := range terms[:n] {
@@ -286,27 +286,35 @@ func (d *Default) forward(tokens, rows, attnMs float64) float64 {
 // tokenTermCount is the number of forward's addends besides the token GEMMs (tokenTerms).
 const tokenTermCount = 4
 
-// termMemoTokens bounds the token counts whose addends tokenTerms remembers: every decode
-// batch and the common prefill chunks, in at most 4096 rows of about a hundred bytes. A larger
-// pass (a long prompt's chunk, met a few times per run) is priced afresh.
-const termMemoTokens = 1 << 12
+// decodeMemoTokens bounds the decode token counts whose addends decodeTerms remembers (rows
+// of about a hundred bytes, as many as the largest batch seen); a larger step is priced
+// afresh.
+const decodeMemoTokens = 1 << 12
 
 // tokenTerms are forward's addends that depend on the pass's token count alone, in the
 // order forward adds them: one per token GEMM, then the elementwise work, the routed
-// experts (0 without), the communication and the embedding lookup. A run prices the same
-// few token counts over and over (every decode pass of a batch size), so integer counts
-// below termMemoTokens are computed once per timing model and the very same values are
-// added again (docs/performance.md, "Calibration through the CLI").
+// experts (0 without), the communication and the embedding lookup. The slice is reused by
+// the next call.
 func (d *Default) tokenTerms(tokens float64) []float64 {
 	k := len(d.s.tokenGemms) + tokenTermCount
+	d.scratch = grow.Within(d.scratch, k, k)
+	return d.computeTokenTerms(tokens, d.scratch)
+}
+
+// decodeTerms is tokenTerms for a decode step, remembered per timing model: a run prices
+// the same few batch sizes on every decode pass, so each is computed once and the very same
+// values are added again (docs/performance.md, "Calibration through the CLI"). Prefill
+// passes' token counts vary too much to be worth the memory (the module runs with the
+// collector off, docs/performance.md).
+func (d *Default) decodeTerms(tokens float64) []float64 {
 	i := int(tokens)
-	if float64(i) != tokens || i < 0 || i >= termMemoTokens {
-		d.scratch = grow.Within(d.scratch, k, k)
-		return d.computeTokenTerms(tokens, d.scratch)
+	if float64(i) != tokens || i < 0 || i >= decodeMemoTokens {
+		return d.tokenTerms(tokens)
 	}
+	k := len(d.s.tokenGemms) + tokenTermCount
 	if i >= len(d.termKnown) {
-		d.termKnown = grow.Within(d.termKnown, i+1, termMemoTokens)
-		d.terms = grow.Within(d.terms, len(d.termKnown)*k, termMemoTokens*k)
+		d.termKnown = grow.Within(d.termKnown, i+1, decodeMemoTokens)
+		d.terms = grow.Within(d.terms, len(d.termKnown)*k, decodeMemoTokens*k)
 	}
 	row := d.terms[i*k : (i+1)*k]
 	if !d.termKnown[i] {

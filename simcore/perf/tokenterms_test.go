@@ -7,10 +7,10 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// forward's remembered addends give the very bits of pricing each pass afresh, whatever
-// the order the token counts come in, below and above termMemoTokens and for fractional
+// decodeTerms' remembered addends give the very bits of pricing each step afresh, whatever
+// the order the token counts come in, below and above decodeMemoTokens and for fractional
 // counts: a fresh timing model per call (nothing remembered) against one that remembers
-// everything it priced, asked twice in a scrambled order.
+// everything it priced, asked twice in a scrambled order, prefill passes in between.
 func TestTokenTermsMemoChangesNoBit(t *testing.T) {
 	counts := []float64{1, 2, 3, 7, 64, 255, 256, 1000, 4095, 4096, 4097, 9000, 16384, 20000, 2.5}
 	for i := 1; i <= 300; i += 7 {
@@ -32,8 +32,9 @@ func TestTokenTermsMemoChangesNoBit(t *testing.T) {
 		for round := range 2 {
 			for j := range counts {
 				x := counts[(j*7+round*3)%len(counts)]
-				want := fresh().forward(x, x, 0.25)
-				if got := warm.forward(x, x, 0.25); math.Float64bits(got) != math.Float64bits(want) {
+				f := fresh()
+				want := f.forward(f.tokenTerms(x), x, 0.25)
+				if got := warm.forward(warm.decodeTerms(x), x, 0.25); math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("%s, %v tokens, round %d: remembered %v, afresh %v", model, x, round, got, want)
 				}
 				wantPre := fresh().PrefillMs(3, int(x)+1, 0)
@@ -42,8 +43,8 @@ func TestTokenTermsMemoChangesNoBit(t *testing.T) {
 				}
 			}
 		}
-		if len(warm.termKnown) != termMemoTokens {
-			t.Errorf("%s: %d token counts remembered, want the bound %d", model, len(warm.termKnown), termMemoTokens)
+		if len(warm.termKnown) != decodeMemoTokens {
+			t.Errorf("%s: %d token counts remembered, want the bound %d", model, len(warm.termKnown), decodeMemoTokens)
 		}
 	}
 }
