@@ -107,8 +107,9 @@ func fallWarnings(lo, hi *measuredPoint) []string {
 			continue
 		}
 		ws = append(ws, fmt.Sprintf("%s (%s) has a mean %s of "+c.format+" ms, %.1f %% below the "+c.format+" ms of %s (%s) on the same deployment: "+
-			"one deployment's mean latency cannot fall as its load rises, so the lower-load run includes a warm-up, or the two runs come from "+
-			"different campaigns or deployments; re-measure both, or leave one out: the profile fits both, so its predictions between the two loads will miss",
+			"one deployment's mean latency cannot fall as its load rises, so either the lower-load run included a warm-up or the two runs "+
+			"come from different campaigns or deployments; re-measure both, or leave one out (the profile fits both, so its predictions "+
+			"between the two loads will miss)",
 			hi.m.Name(), loadText(hi), c.metric, c.hi, 100*(1-c.hi/c.lo), c.lo, lo.m.Name(), loadText(lo)))
 	}
 	return ws
