@@ -482,7 +482,7 @@ func TestFitErrorText(t *testing.T) {
 	noDeploy := "c8.json: " + simcore.NoDeploymentMsg
 	conflict := "c8.json: #1: the file records the length draw uniform [0.8, 1] but --lengths gives uniform [0.9, 1]; calibrate this file without --lengths"
 	for _, c := range []struct {
-		message, msg string
+		message, msg  string
 		withoutConfig bool
 		want          string
 	}{
