@@ -152,10 +152,6 @@ func readMeasurements(in *CalibrateInput) (points []*measuredPoint, inputs map[s
 	return points, inputs, nil
 }
 
-// NoDeploymentMsg is the error of a measurement file that records no deployment, calibrated
-// without --config (the browser's Recommend view follows it with where to calibrate it).
-const NoDeploymentMsg = "the file does not record the deployment it measured (GPU, backend, parallelism); pass it with --config"
-
 // measuredPoint is one measurement with the configuration that replays it.
 type measuredPoint struct {
 	m          *measure.Measurement
@@ -186,7 +182,7 @@ func prepareMeasurement(in *CalibrateInput, m *measure.Measurement) (*measuredPo
 	case m.Row != nil:
 		p.configName, p.configYAML = m.Name(), spec.EmitYAML(calibration.RowConfig(m))
 	default:
-		return nil, &measure.Error{File: m.File, Msg: NoDeploymentMsg}
+		return nil, &measure.Error{File: m.File, Msg: measure.NoDeploymentMsg}
 	}
 	p.files = in.Files
 	cfg, err := spec.LoadConfig(p.configYAML, p.sets)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"aisimulate/simcore"
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/report"
 	"aisimulate/wasm/jsapi/recview"
 )
@@ -50,7 +50,7 @@ const RecommendFitHint = "In the Recommend view benchmark files are fitted witho
 // error (a bad length draw, a file whose draw contradicts the length field, a bad row) is
 // not about the missing deployment and gets no hint.
 func FitErrorText(message, msg string, withoutConfig bool) string {
-	if withoutConfig && msg == simcore.NoDeploymentMsg {
+	if withoutConfig && msg == measure.NoDeploymentMsg {
 		return message + " " + RecommendFitHint
 	}
 	return message

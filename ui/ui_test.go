@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"aisimulate/simcore"
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/measure"
 	"aisimulate/wasm/jsapi/recview"
 )
 
@@ -479,15 +479,15 @@ func TestRecommendCalibrationText(t *testing.T) {
 // had no configuration and the file records no deployment: a bad length draw or a file whose
 // recorded draw contradicts the length field is shown as the core says it.
 func TestFitErrorText(t *testing.T) {
-	noDeploy := "c8.json: " + simcore.NoDeploymentMsg
+	noDeploy := "c8.json: " + measure.NoDeploymentMsg
 	conflict := "c8.json: #1: the file records the length draw uniform [0.8, 1] but --lengths gives uniform [0.9, 1]; calibrate this file without --lengths"
 	for _, c := range []struct {
 		message, msg  string
 		withoutConfig bool
 		want          string
 	}{
-		{noDeploy, simcore.NoDeploymentMsg, true, noDeploy + " " + RecommendFitHint},
-		{noDeploy, simcore.NoDeploymentMsg, false, noDeploy},
+		{noDeploy, measure.NoDeploymentMsg, true, noDeploy + " " + RecommendFitHint},
+		{noDeploy, measure.NoDeploymentMsg, false, noDeploy},
 		{conflict, strings.TrimPrefix(conflict, "c8.json: #1: "), true, conflict},
 		{"lengths.min_ratio: must be at most 1, got 3", "must be at most 1, got 3", true, "lengths.min_ratio: must be at most 1, got 3"},
 	} {
