@@ -7,10 +7,11 @@ import (
 )
 
 // measurementSurrogate is the steady-state surrogate of a measurement's replay
-// (perf.SimDisagg) under given parameters, which linearises the fit's pass terms without
-// replaying (docs/calibration.md, "Slopes from the surrogate"). Only a closed loop on a
-// disaggregated deployment whose roles both run the default timing model has one; nil
-// otherwise (the fit then replays every finite difference).
+// (perf.SimDisaggLoop: a closed loop whose cycle includes the frontend and hand-off
+// latencies) under given parameters, which linearises the fit without replaying
+// (docs/calibration.md, "Slopes from the surrogate"). Only a closed loop on a disaggregated
+// deployment whose roles both run the default timing model has one; nil otherwise (the fit
+// then replays every finite difference).
 func measurementSurrogate(p *measuredPoint) (func(calibration.Params) calibration.Metrics, error) {
 	m := p.m
 	if m.Concurrency == 0 || p.cfg == nil || p.scope.Mode != spec.ModeDisaggregated {
@@ -34,7 +35,8 @@ func measurementSurrogate(p *measuredPoint) (func(calibration.Params) calibratio
 		c := q.Correction()
 		pre.SetCorrection(c)
 		dec.SetCorrection(c)
-		ttft, tpot := perf.SimDisagg(pre, dec, e.Backend, m.Concurrency, isl, osl, pr, dr, kv, plan.Transfer.HandoffMs+q[calibration.HandoffMs])
+		handoff := plan.Transfer.HandoffMs + q[calibration.HandoffMs]
+		ttft, tpot := perf.SimDisaggLoop(pre, dec, e.Backend, m.Concurrency, isl, osl, pr, dr, kv, handoff, handoff+pre.FrontendMs(isl))
 		return calibration.Metrics{TTFT: ttft, TPOT: tpot}
 	}, nil
 }

@@ -158,6 +158,7 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 		BlockSize:             w.KVCache.BlockSize,
 		PrefixCaching:         w.KVCache.PrefixCaching,
 		PrefillDecodeInterval: w.Scheduler.PrefillDecodeInterval,
+		RecvInterval:          w.Scheduler.RecvInterval,
 		Policy:                engine.PolicyOf(e.Backend),
 	}
 	rc.ChunkedPrefillSize, rc.MaxPrefillTokens, rc.Conservativeness = engine.SGLangDefaults(par.AttentionData)

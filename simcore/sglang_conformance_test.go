@@ -35,6 +35,13 @@ const sglangIntervalTrace = `{"timestamp": 0, "input_length": 4, "output_length"
 `
 
 func sglangIntervalConfig(dp, interval int) string {
+	return sglangTraceConfig(dp, "prefill_decode_interval: "+itoa(interval)+", max_batched_tokens: 128, max_sequences: 16")
+}
+
+// sglangTraceConfig is an SGLang worker of dp attention-DP ranks with the given scheduler
+// mapping, one-token pages and fixed pass times (extend 7 ms, decode 2 ms), replaying the
+// trace two.jsonl.
+func sglangTraceConfig(dp int, scheduler string) string {
 	return `
 traffic:
   source: {type: trace, format: mooncake, block_size: 4, paths: [two.jsonl]}
@@ -46,7 +53,7 @@ engine:
   workers:
     aggregated:
       parallelism: {attention_data: ` + itoa(dp) + `}
-      scheduler: {prefill_decode_interval: ` + itoa(interval) + `, max_batched_tokens: 128, max_sequences: 16}
+      scheduler: {` + scheduler + `}
       kv_cache: {block_size: 1, prefix_caching: false, capacity: {type: fixed, blocks: 1024}}
       timing: {type: fixed, prefill_ms: 7, decode_ms: 2}
 `

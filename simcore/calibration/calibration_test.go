@@ -36,11 +36,13 @@ func TestFitRecoversLinearTruth(t *testing.T) {
 	}
 }
 
-// With a surrogate on every point, the pass terms' slopes come from it (as relative slopes,
-// so a surrogate whose level is off by a constant factor gives the replay's exact slopes):
-// the fit recovers the same truth without their four finite-difference replays per point,
-// and a surrogate whose sensitivities are off is corrected by the confirming replays (at the
-// cost of more steps).
+// With a surrogate on every point, every slope comes from it: the pass terms' as relative
+// slopes, so a surrogate whose level of queueing is off by a constant factor gives the
+// replay's exact slopes, the frontend's as it is (a latency adds the same milliseconds
+// whatever that level). The fit then recovers the same truth without any finite-difference
+// replay, and a surrogate whose sensitivities are off (the decode load's, or a closed loop
+// that gives back half of the frontend latency the replay does not) is corrected by the
+// confirming replays, at the cost of more steps.
 func TestFitTakesPassSlopesFromTheSurrogate(t *testing.T) {
 	truth := Params{PrefillScale: 1.4, PrefillPassMs: 3, DecodeScale: 0.9, DecodePassMs: 2, FrontendMs: 30}
 	model := func(p Params, c, decodeLoad float64) Metrics {
@@ -70,13 +72,17 @@ func TestFitTakesPassSlopesFromTheSurrogate(t *testing.T) {
 		name      string
 		surrogate func(Params, float64) Metrics
 		tolerance float64
-		saves     bool // the fit runs at least the four finite differences' replays fewer
+		saves     bool // the fit runs at least the five finite differences' replays fewer
 	}{
 		{"level off by 1.3", func(p Params, c float64) Metrics {
 			m := model(p, c, 0.2)
-			return Metrics{TTFT: 1.3 * m.TTFT, TPOT: 1.3 * m.TPOT}
+			return Metrics{TTFT: 1.3*(m.TTFT-p[FrontendMs]) + p[FrontendMs], TPOT: 1.3 * m.TPOT}
 		}, 0.02, true},
 		{"decode sensitivity halved", func(p Params, c float64) Metrics { return model(p, c, 0.1) }, 0.05, false},
+		{"half the frontend given back", func(p Params, c float64) Metrics {
+			m := model(p, c, 0.2)
+			return Metrics{TTFT: m.TTFT - 0.5*p[FrontendMs], TPOT: m.TPOT}
+		}, 0.05, false},
 	} {
 		f := fit(c.surrogate)
 		for k := 0; k < HandoffMs; k++ {
@@ -84,8 +90,8 @@ func TestFitTakesPassSlopesFromTheSurrogate(t *testing.T) {
 				t.Errorf("%s: %s = %.4f, want %.4f", c.name, ParamNames[k], f.Params[k], truth[k])
 			}
 		}
-		if c.saves && f.Replays > replayed.Replays-4*5 {
-			t.Errorf("%s: %d replays, want at most %d (%d replay every finite difference)", c.name, f.Replays, replayed.Replays-4*5, replayed.Replays)
+		if c.saves && f.Replays > replayed.Replays-5*5 {
+			t.Errorf("%s: %d replays, want at most %d (%d replay every finite difference)", c.name, f.Replays, replayed.Replays-5*5, replayed.Replays)
 		}
 	}
 }

@@ -15,7 +15,7 @@ type Metrics struct {
 // Point is one measurement the fit replays: its measured means, whether its deployment is
 // disaggregated (only then is the hand-off term fitted), the replay of its workload under
 // given parameters and, where one exists, the steady-state surrogate of that replay
-// (nil: none), which linearises the pass terms without replaying (surrogateParams).
+// (nil: none), which linearises the fit without replaying (linearise).
 type Point struct {
 	Measured      Metrics
 	Disaggregated bool
@@ -23,12 +23,12 @@ type Point struct {
 	Surrogate     func(Params) Metrics
 }
 
-// surrogateParams are the parameters whose slopes a surrogate gives when every point has
-// one (docs/calibration.md, "Slopes from the surrogate"): the four pass terms. The frontend
-// and hand-off latencies keep their finite-difference replays: in a closed loop a latency
-// before the first token also delays each client's next request, which the surrogate does
-// not model.
-var surrogateParams = [NumParams]bool{PrefillScale: true, PrefillPassMs: true, DecodeScale: true, DecodePassMs: true}
+// absoluteParams are the latencies whose surrogate slope is taken as it is, not relative to
+// the surrogate's level (docs/calibration.md, "Slopes from the surrogate"): a latency adds
+// milliseconds whatever the level of the queueing around it, and in a closed loop (the
+// surrogate's cycle includes it) a saturated rank's queue gives back what the latency adds.
+// The pass terms scale the surrogate's relative change to the replay's level instead.
+var absoluteParams = [NumParams]bool{FrontendMs: true, HandoffMs: true}
 
 // Fitted is the outcome of a fit.
 type Fitted struct {
@@ -56,7 +56,9 @@ var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePas
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
 // stops early once a step lowers the loss by less than minGain of it, or when a step is not
-// confirmed after one that gained less than settledGain of it. minGain is 5 %: a step gaining
+// confirmed after one that gained less than settledGain of it (at once, without halving it:
+// the halves would gain what the replays hardly resolve, three replays of every point for
+// 2 % of the loss on the TensorRT-LLM rows of docs/calibration.md). minGain is 5 %: a step gaining
 // less moves the residuals by a fraction of a percent, below what a replay stopped early
 // resolves (its means are within about 3 % of the replay run to the end), and each further
 // step costs a replay of every point. A step whose replays give more than overshoot times
@@ -72,6 +74,11 @@ const (
 	overshoot       = 4
 	modelIterations = 30
 )
+
+// resolvedLoss is the loss per measured mean below which the fit stops: every residual is
+// then about 0.1 %, the resolution the fit report prints residuals at, so a further step
+// would change no figure it shows.
+const resolvedLoss = 1e-6
 
 // Fit finds the parameters, within [floor, Ceiling], that minimise the squared log errors of
 // mean TTFT and mean TPOT over the points (docs/calibration.md, "The fit"). A replay's pass
@@ -121,12 +128,15 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 	}
 	relinearised := false
 	lastGain := 1.0 // the relative gain of the last confirmed step
-	for it := 0; it < maxIterations; it++ {
+	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
 		delta := m.solve(points, at, theta, floor, active)
 		var next Params
 		var got []Metrics
 		nextLoss := loss
 		for h := 0; h <= maxHalvings && nextLoss >= loss; h++ {
+			if h > 0 && lastGain < settledGain {
+				break // the fit has reached what the replays resolve: a half step would gain noise
+			}
 			if h > 0 {
 				for k := range delta {
 					delta[k] /= 2
@@ -185,10 +195,11 @@ type model struct {
 
 // linearise measures the model's slopes at theta by one replay per active parameter, a
 // finite difference of steps[k] from at (the replays at theta). When every point has a
-// surrogate, the parameters of surrogateParams take the surrogate's finite difference
-// instead, as a relative slope: d(metric)/dk = at · (S(theta + step) − S(theta)) /
-// (step · S(theta)), so the replay's own level carries the surrogate's sensitivity and no
-// replay is run for them.
+// surrogate, every slope comes from the surrogate's finite difference instead and no replay
+// is run (docs/calibration.md, "Slopes from the surrogate"): for a pass term as a relative
+// slope, d(metric)/dk = at · (S(theta + step) − S(theta)) / (step · S(theta)), so the
+// replay's own level carries the surrogate's sensitivity; for a latency (absoluteParams) as
+// it is, (S(theta + step) − S(theta)) / step.
 func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
 	m := &model{}
 	surrogate := true
@@ -206,11 +217,15 @@ func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta 
 		p := theta
 		p[k] += steps[k]
 		m.slope[k] = make([][2]float64, len(at))
-		if surrogate && surrogateParams[k] && positive(base) {
+		if surrogate && positive(base) {
 			got := surrogateAll(points, p)
 			for i := range at {
 				for j := 0; j < 2; j++ {
-					m.slope[k][i][j] = metric(at[i], j) * (metric(got[i], j) - metric(base[i], j)) / (steps[k] * metric(base[i], j))
+					d := (metric(got[i], j) - metric(base[i], j)) / steps[k]
+					if !absoluteParams[k] {
+						d *= metric(at[i], j) / metric(base[i], j)
+					}
+					m.slope[k][i][j] = d
 				}
 			}
 			continue

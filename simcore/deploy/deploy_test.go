@@ -45,7 +45,7 @@ var cases = []testCase{
 	{"sglang-disagg", "sglang-disagg.yaml", nil},
 	{"sglang-moe-dp", "vllm-agg-planner.yaml", []string{"engine.backend=sglang", "engine.model=Qwen/Qwen3-30B-A3B",
 		"engine.workers.aggregated.parallelism={replicas: 2, tensor: 1, attention_data: 4, moe_tensor: 1, moe_expert: 4}",
-		"engine.workers.aggregated.scheduler={max_sequences: 128, prefill_decode_interval: 2}",
+		"engine.workers.aggregated.scheduler={max_sequences: 128, prefill_decode_interval: 2, recv_interval: 30}",
 		"engine.workers.aggregated.kv_cache={capacity: {type: fixed, blocks: 100000}}", "planner={policy: disabled}"}},
 	{"trtllm-moe-multinode", "trtllm-moe-multinode.yaml", nil},
 	{"trtllm-agg-int8", "vllm-agg-planner.yaml", []string{"engine.backend=trtllm", "engine.kvcache_quant_mode=int8",

@@ -115,6 +115,9 @@ var sglangFlags = []engineFlag{
 	{"scheduler.max_sequences", []string{"--max-running-requests"}, func(d *deployment, r role) []string {
 		return []string{"--max-running-requests", itoa(r.w.Scheduler.MaxSequences)}
 	}},
+	{"scheduler.recv_interval", []string{"--scheduler-recv-interval"}, func(d *deployment, r role) []string {
+		return when(r.w.Scheduler.RecvInterval > 1, "--scheduler-recv-interval", itoa(r.w.Scheduler.RecvInterval))
+	}},
 	{"docs/semantics/simulation.md §8 (chunked_prefill_size)", []string{"--chunked-prefill-size"}, func(d *deployment, r role) []string {
 		return []string{"--chunked-prefill-size", itoa(sglangChunkedPrefillSize)}
 	}},

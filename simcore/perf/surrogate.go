@@ -330,6 +330,17 @@ func CleanParallelism(p spec.Parallelism) spec.Parallelism {
 // each request's decode lasts batch / maxInFlight times as long; SGLang reserves the blocks
 // before the hand-off (destination-first), and the surrogate does not bound its batch.
 func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs float64) (ttft, tpot float64) {
+	return SimDisaggLoop(pre, dec, backend, conc, isl, osl, pr, dr, kvTokens, handoffMs, 0)
+}
+
+// SimDisaggLoop is SimDisagg whose closed loop also spends outsideMs of every client's cycle
+// outside the prefill and decode ranks (the frontend and hand-off latencies): that time is
+// added to the decode time of the prefill rank's closed loop (closedLoopPrefill), so below
+// saturation it thins the prompt stream a little and at saturation the queue shrinks by as
+// much as the latency grows (the rank's throughput fixes the cycle). The calibration
+// linearises its frontend and hand-off terms on it (docs/calibration.md, "Slopes from the
+// surrogate"); SimDisagg (outsideMs 0) is the screen's surrogate as recommend.md calibrates it.
+func SimDisaggLoop(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs, outsideMs float64) (ttft, tpot float64) {
 	pr.Par, dr.Par = CleanParallelism(pr.Par), CleanParallelism(dr.Par)
 	if pr.Workers < 1 {
 		pr.Workers = 1
@@ -367,7 +378,7 @@ func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr Sur
 	}
 	wave := tk * (n + 1) / 2
 	t1 := pre.PrefillMs(1, isl, 0)
-	steady := closedLoopPrefill(cp, t1, float64(k)/tk, float64(osl-1)*tpot)
+	steady := closedLoopPrefill(cp, t1, float64(k)/tk, float64(osl-1)*tpot+outsideMs)
 	ttft = 0.1*wave + 0.9*steady + handoffMs + pre.FrontendMs(isl)
 	return ttft, tpot
 }
@@ -376,8 +387,8 @@ func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr Sur
 // prefill rank that cp closed-loop clients share, after the first wave: the fixed point of
 // T = max(M/D/1(ρ), cp/μ − decode) with ρ = X/μ and X = cp/(T + decode). t1 is a lone
 // prompt's pass (the M/D/1 service time), mu the rank's prompt rate in full passes (k
-// prompts per pass of tk ms: a queue is served k at a time), decode a request's time after
-// its first token. Below saturation the wait is M/D/1's t1·(1 + ρ/(2(1 − ρ))); at saturation
+// prompts per pass of tk ms: a queue is served k at a time), decode the rest of a client's
+// cycle (its time after the first token, plus SimDisaggLoop's time outside the ranks). Below saturation the wait is M/D/1's t1·(1 + ρ/(2(1 − ρ))); at saturation
 // the closed loop's own bound holds: the rank serves mu prompts per ms, so a cycle lasts cp/mu
 // and the prefill part of it is cp/mu − decode (docs/timing.md, "Row repairs"). g(T) falls as
 // T grows, so the fixed point is unique: bisection, deterministic.

@@ -64,12 +64,10 @@ func TestSimAggFixedTiming(t *testing.T) {
 	}
 }
 
-// SimDisagg adds the hand-off latency to TTFT one for one, and a source-first decode rank
-// whose KV cache holds fewer sequences than its share of the load runs what fits while the
-// rest wait: TensorRT-LLM reserves whole sequences (isl + osl), so with room for 8 of its
-// 16 sequences each decode lasts twice the 8-sequence TPOT; vLLM counts mean footprints
-// (isl + osl/2); SGLang (destination-first, reserved before the hand-off) is not bounded.
-func TestSimDisagg(t *testing.T) {
+// llama8bH200 is the default TensorRT-LLM timing model of Llama 3.1 8B on one H200 and a
+// role of one such worker, the deployment of the disaggregated surrogate's tests.
+func llama8bH200(t *testing.T) (*Default, SurrogateRole) {
+	t.Helper()
 	m, _ := catalog.LookupModel("meta-llama/Meta-Llama-3.1-8B", nil)
 	hw, _ := catalog.LookupHardware("h200_sxm")
 	par := spec.Parallelism{Tensor: 1}
@@ -77,7 +75,16 @@ func TestSimDisagg(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	role := SurrogateRole{Workers: 1, Par: par}
+	return d, SurrogateRole{Workers: 1, Par: par}
+}
+
+// SimDisagg adds the hand-off latency to TTFT one for one, and a source-first decode rank
+// whose KV cache holds fewer sequences than its share of the load runs what fits while the
+// rest wait: TensorRT-LLM reserves whole sequences (isl + osl), so with room for 8 of its
+// 16 sequences each decode lasts twice the 8-sequence TPOT; vLLM counts mean footprints
+// (isl + osl/2); SGLang (destination-first, reserved before the hand-off) is not bounded.
+func TestSimDisagg(t *testing.T) {
+	d, role := llama8bH200(t)
 	const isl, osl = 1000, 200
 	ttft0, tpot0 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 0)
 	ttft1, tpot1 := SimDisagg(d, d, "trtllm", 16, isl, osl, role, role, 1<<30, 125)
@@ -116,6 +123,28 @@ func near(a, b, rel float64) bool {
 // closedLoopPrefill: a lone client waits for nothing but its own pass; a light load queues as
 // M/D/1 at the loop's own utilisation; a saturated rank holds each cycle to cp/mu, so the
 // prefill part is cp/mu − decode, and the wait grows with the clients and never exceeds
+// SimDisaggLoop's closed loop spends the latency outside the ranks too: a saturated prefill
+// rank's queue gives back all of it (the rank's throughput fixes the cycle, so the steady
+// prefill time, 0.9 of the TTFT, falls by as much as the latency grows); below saturation
+// the latency only thins the prompt stream, so the queue gives back part of it.
+func TestSimDisaggLoop(t *testing.T) {
+	d, role := llama8bH200(t)
+	const isl, osl, outside = 4000, 20, 200
+	sat0, tpot0 := SimDisaggLoop(d, d, "trtllm", 512, isl, osl, role, role, 1<<30, 0, 0)
+	sat1, tpot1 := SimDisaggLoop(d, d, "trtllm", 512, isl, osl, role, role, 1<<30, 0, outside)
+	if !near(sat0-sat1, 0.9*outside, 1e-6) || tpot1 != tpot0 {
+		t.Errorf("saturated prefill, %d ms outside: TTFT %.3f → %.3f (want %.3f less), TPOT %.4f → %.4f", outside, sat0, sat1, 0.9*outside, tpot0, tpot1)
+	}
+	if a, b := SimDisagg(d, d, "trtllm", 512, isl, osl, role, role, 1<<30, 0); a != sat0 || b != tpot0 {
+		t.Errorf("SimDisagg is not SimDisaggLoop with nothing outside: %.3f/%.4f against %.3f/%.4f", a, b, sat0, tpot0)
+	}
+	lone0, _ := SimDisaggLoop(d, d, "trtllm", 1, isl, osl, role, role, 1<<30, 0, 0)
+	lone1, _ := SimDisaggLoop(d, d, "trtllm", 1, isl, osl, role, role, 1<<30, 0, outside)
+	if !(lone1 < lone0 && lone0-lone1 < 0.9*outside/2) {
+		t.Errorf("one client, %d ms outside: TTFT %.3f → %.3f, want a little less (under half the saturated rank's %.0f)", outside, lone0, lone1, 0.9*outside)
+	}
+}
+
 // what the rank's rate allows.
 func TestClosedLoopPrefill(t *testing.T) {
 	const t1, decode = 100.0, 10000.0

@@ -22,7 +22,7 @@ func TestSeedExampleFullConfig(t *testing.T) {
 			Aggregated: &Worker{
 				Hardware:    "h200_sxm",
 				Parallelism: Parallelism{Replicas: 1, Tensor: 1, Pipeline: 1, AttentionData: 1, MoeTensor: 1, MoeExpert: 1},
-				Scheduler:   Scheduler{MaxBatchedTokens: 8192, MaxSequences: 256, PrefillScheduleInterval: 1, PrefillDecodeInterval: 0},
+				Scheduler:   Scheduler{MaxBatchedTokens: 8192, MaxSequences: 256, PrefillScheduleInterval: 1, PrefillDecodeInterval: 0, RecvInterval: 1},
 				KVCache: KVCache{BlockSize: 64, PrefixCaching: true, BytesPerToken: 0,
 					Capacity: Capacity{Type: CapacityDefault, MemoryFraction: 0.9}},
 				Timing: Timing{Type: TimingDefault},
@@ -95,7 +95,7 @@ func TestRoleDefaults(t *testing.T) {
 	if e.Aggregated != nil || e.Prefill == nil || e.Decode == nil {
 		t.Fatalf("roles: agg %v prefill %v decode %v", e.Aggregated, e.Prefill, e.Decode)
 	}
-	if s := e.Prefill.Scheduler; s.MaxSequences != 1 || s.MaxBatchedTokens != 8192 || s.PrefillScheduleInterval != 1 || s.PrefillDecodeInterval != 0 {
+	if s := e.Prefill.Scheduler; s.MaxSequences != 1 || s.MaxBatchedTokens != 8192 || s.PrefillScheduleInterval != 1 || s.PrefillDecodeInterval != 0 || s.RecvInterval != 1 {
 		t.Errorf("prefill scheduler = %+v", s)
 	}
 	if s := e.Decode.Scheduler; s.MaxSequences != 256 || s.MaxBatchedTokens != 8192 {

@@ -87,7 +87,7 @@ var parallelismShape = shape{
 	unsupported: map[string]string{"context": "context parallelism is not supported by this simulator"},
 }
 
-var schedulerShape = shape{keys: []string{"max_batched_tokens", "max_sequences", "prefill_schedule_interval", "prefill_decode_interval"}}
+var schedulerShape = shape{keys: []string{"max_batched_tokens", "max_sequences", "prefill_schedule_interval", "prefill_decode_interval", "recv_interval"}}
 
 var kvCacheShape = shape{
 	keys: []string{"block_size", "prefix_caching", "bytes_per_token", "capacity"},
@@ -322,12 +322,16 @@ func decodeWorker(d *decoder, path string, v any, role string, e *Engine) *Worke
 		MaxSequences:            int(so.intField(&maxSeqs)),
 		PrefillScheduleInterval: int(so.intField(&fieldPrefillScheduleInterval)),
 		PrefillDecodeInterval:   int(so.intField(&fieldPrefillDecodeInterval)),
+		RecvInterval:            int(so.intField(&fieldRecvInterval)),
 	}
 	if d.ok() && w.Scheduler.PrefillScheduleInterval != 1 && e.Backend != BackendVLLM {
 		d.failf(so.p("prefill_schedule_interval"), "workers.%s.scheduler.prefill_schedule_interval is supported only for backend=vllm; remove it", role)
 	}
 	if d.ok() && w.Scheduler.PrefillDecodeInterval != 0 && e.Backend != BackendSGLang {
 		d.failf(so.p("prefill_decode_interval"), "workers.%s.scheduler.prefill_decode_interval is supported only for backend=sglang; remove it", role)
+	}
+	if d.ok() && w.Scheduler.RecvInterval != 1 && e.Backend != BackendSGLang {
+		d.failf(so.p("recv_interval"), "workers.%s.scheduler.recv_interval is supported only for backend=sglang; remove it", role)
 	}
 
 	ko := o.child("kv_cache", kvCacheShape)

@@ -60,6 +60,7 @@ var (
 	fieldMaxSequences            = field{path: "scheduler.max_sequences", kind: fieldInt, def: 256, lims: []limit{gt(0)}, search: true}
 	fieldPrefillScheduleInterval = field{path: "scheduler.prefill_schedule_interval", kind: fieldInt, def: 1, lims: []limit{gt(0)}, search: true}
 	fieldPrefillDecodeInterval   = field{path: "scheduler.prefill_decode_interval", kind: fieldInt, def: 0, lims: []limit{ge(0)}, search: true}
+	fieldRecvInterval            = field{path: "scheduler.recv_interval", kind: fieldInt, def: 1, lims: []limit{gt(0)}}
 	// The default block size and memory fraction are the backend's (DefaultBlockSize,
 	// DefaultMemoryFraction).
 	fieldBlockSize              = field{path: "kv_cache.block_size", kind: fieldInt, optional: true, lims: []limit{gt(0)}, search: true}
@@ -141,7 +142,7 @@ var (
 var roleFields = []*field{
 	&fieldReplicas, &fieldTensor, &fieldPipeline, &fieldAttentionData, &fieldMoeTensor, &fieldMoeExpert,
 	&fieldMaxBatchedTokens, &fieldMaxSequences, &fieldPrefillScheduleInterval, &fieldPrefillDecodeInterval,
-	&fieldBlockSize, &fieldPrefixCaching, &fieldMemoryFraction, &fieldCUDAGraphReservedBytes,
+	&fieldRecvInterval, &fieldBlockSize, &fieldPrefixCaching, &fieldMemoryFraction, &fieldCUDAGraphReservedBytes,
 	&fieldCapacityBlocks, &fieldCapacityBytes, &fieldStartupSeconds,
 }
 

@@ -154,6 +154,9 @@ type Scheduler struct {
 	MaxSequences            int
 	PrefillScheduleInterval int
 	PrefillDecodeInterval   int
+	// RecvInterval is SGLang's --scheduler-recv-interval: the scheduler polls for new
+	// requests once per this many decode rounds (1 = every round, SGLang's default).
+	RecvInterval int
 }
 
 // KVCache is engine.workers.<role>.kv_cache.

@@ -301,6 +301,11 @@ func TestEngineRules(t *testing.T) {
 		{name: "decode interval on vllm", yaml: aggYAML, sets: []string{"engine.workers.aggregated.scheduler.prefill_decode_interval=3"}, path: "engine.workers.aggregated.scheduler.prefill_decode_interval", frag: "workers.aggregated.scheduler.prefill_decode_interval is supported only for backend=sglang"},
 		{name: "decode interval on sglang", yaml: aggYAML, sets: []string{"engine.backend=sglang", "engine.workers.aggregated.scheduler.prefill_decode_interval=3"}},
 		{name: "decode interval negative", yaml: aggYAML, sets: []string{"engine.backend=sglang", "engine.workers.aggregated.scheduler.prefill_decode_interval=-1"}, path: "engine.workers.aggregated.scheduler.prefill_decode_interval", frag: "must be at least 0"},
+		{name: "recv interval on vllm", yaml: aggYAML, sets: []string{"engine.workers.aggregated.scheduler.recv_interval=30"}, path: "engine.workers.aggregated.scheduler.recv_interval", frag: "workers.aggregated.scheduler.recv_interval is supported only for backend=sglang"},
+		{name: "recv interval on trtllm", yaml: aggYAML, sets: []string{"engine.backend=trtllm", "engine.workers.aggregated.scheduler.recv_interval=2"}, path: "engine.workers.aggregated.scheduler.recv_interval", frag: "workers.aggregated.scheduler.recv_interval is supported only for backend=sglang"},
+		{name: "recv interval 1 on vllm", yaml: aggYAML, sets: []string{"engine.workers.aggregated.scheduler.recv_interval=1"}},
+		{name: "recv interval on sglang", yaml: aggYAML, sets: []string{"engine.backend=sglang", "engine.workers.aggregated.scheduler.recv_interval=30"}},
+		{name: "recv interval 0", yaml: aggYAML, sets: []string{"engine.backend=sglang", "engine.workers.aggregated.scheduler.recv_interval=0"}, path: "engine.workers.aggregated.scheduler.recv_interval", frag: "must be greater than 0"},
 		// kv cache
 		{name: "block size 1 vllm", yaml: aggYAML, sets: []string{"engine.workers.aggregated.kv_cache.block_size=1"}, path: "engine.workers.aggregated.kv_cache.block_size", frag: "must be at least 2 for backend vllm, got 1"},
 		{name: "block size 1 trtllm", yaml: aggYAML, sets: []string{"engine.backend=trtllm", "engine.workers.aggregated.kv_cache.block_size=1"}, path: "engine.workers.aggregated.kv_cache.block_size", frag: "must be at least 2 for backend trtllm"},

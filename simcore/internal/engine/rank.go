@@ -14,6 +14,7 @@ type Rank struct {
 	admSeq       int64
 	waiting      []*Request
 	wHead        int
+	inbox        []*Request // SGLang: arrived, not yet polled (sglang_recv.go)
 	materialized []*Request
 	mHead        int
 
@@ -78,7 +79,7 @@ func (k *Rank) Waiting() int { return len(k.waiting) - k.wHead + len(k.materiali
 
 func (k *Rank) hasWork() bool {
 	// An SGLang request in chunked prefill is in neither queue but still needs passes.
-	return len(k.running) > 0 || k.wHead < len(k.waiting) || k.mHead < len(k.materialized) || k.sgl.chunked != nil
+	return len(k.running) > 0 || k.wHead < len(k.waiting) || k.mHead < len(k.materialized) || k.sgl.chunked != nil || len(k.inbox) > 0
 }
 
 // Enqueue appends a routed request to the waiting queue. TRT-LLM first clips its output to
@@ -86,6 +87,10 @@ func (k *Rank) hasWork() bool {
 // rejected at its first pass (docs/semantics/simulation.md §7).
 func (k *Rank) Enqueue(r *Request) {
 	k.clipOutput(r)
+	if k.cfg.RecvInterval > 1 {
+		k.inbox = append(k.inbox, r)
+		return
+	}
 	k.waiting = append(k.waiting, r)
 }
 

@@ -75,6 +75,8 @@ type RankConfig struct {
 	MaxPrefillTokens      int
 	Conservativeness      float64
 	PrefillDecodeInterval int
+	// RecvInterval is SGLang's scheduler_recv_interval (sglang_recv.go); ≤ 1 polls every round.
+	RecvInterval int
 }
 
 // NoteKind is what a pass tells the rest of the cluster about a request.
@@ -120,6 +122,10 @@ type Worker struct {
 	// blockedRounds is the number of group rounds in which SGLang ranks may not prefill
 	// (prefill_decode_interval, sglang.go).
 	blockedRounds int
+	// recvCount is SGLang's request-poll counter and lastExtend whether the previous group
+	// round was an extend (scheduler_recv_interval, sglang_recv.go).
+	recvCount  int
+	lastExtend bool
 }
 
 // FPM is one rank's forward-pass metrics sample (docs/semantics/simulation.md §13.8).
@@ -174,11 +180,16 @@ func (w *Worker) FormedWork() bool {
 // StartPass forms a lock-step pass on every rank at now (docs/semantics/simulation.md §9) and returns its
 // end time. Rejections found while forming the pass are left in Out.
 func (w *Worker) StartPass(now float64) float64 {
+	w.pollInbox(false)
 	blocked := w.blockedRounds > 0
 	end := w.formGroupPass(now)
 	if blocked && !w.FormedWork() {
 		// Only prefill_decode_interval held the group back: its blocked rounds drain at now.
 		w.drainIdleRounds()
+		end = w.formGroupPass(now)
+	}
+	if w.Ranks[0].cfg.RecvInterval > 1 && !w.FormedWork() && w.pollInbox(true) {
+		// Nothing ran while requests were unpolled: the idle group polls at once.
 		end = w.formGroupPass(now)
 	}
 	if w.RecordFPM {
@@ -208,6 +219,7 @@ func (w *Worker) formGroupPass(now float64) float64 {
 		}
 	}
 	w.countIntervalRound()
+	w.noteRoundMode()
 	return end
 }
 

@@ -10,6 +10,7 @@ exec python -m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B --host 0.0.0
     --enable-dp-attention \
     --ep-size 4 \
     --max-running-requests 128 \
+    --scheduler-recv-interval 30 \
     --chunked-prefill-size 8192 \
     --max-prefill-tokens 16384 \
     --max-total-tokens 100000 \
