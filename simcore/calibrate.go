@@ -52,6 +52,10 @@ type CalibrateOutput struct {
 	RowConfigs []NamedFile
 	// Fit is every measurement's fit report, in input order.
 	Fit []calibration.FitRow
+	// Warnings are about the measurements themselves (loadWarnings): said on stderr by the
+	// CLI, in the `--format json` report and shown by the browser; the fit is the same
+	// without them.
+	Warnings []string
 	// Table is the fit report for the terminal; StdoutJSON the `--format json` line.
 	Table      string
 	StdoutJSON []byte
@@ -64,30 +68,11 @@ const RowConfigDir = "configs"
 // set of parameters per deployment and returns the profile (docs/calibration.md). A
 // *spec.Error or *measure.Error is bad input (exit 2); nothing is returned half-done.
 func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
-	if len(in.Measurements) == 0 {
-		return nil, &spec.Error{Path: "--measurements", Msg: "give at least one measurement file"}
+	points, inputs, err := readMeasurements(&in)
+	if err != nil {
+		return nil, err
 	}
-	var points []*measuredPoint
-	inputs := map[string]spec.ProfileInput{}
-	for _, f := range in.Measurements {
-		ms, err := measure.Read(f.Name, f.Data)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(f.Data)
-		inputs[f.Name] = spec.ProfileInput{File: f.Name, Format: ms[0].Format, SHA256: hex.EncodeToString(sum[:])}
-		for i := range ms {
-			p, err := prepareMeasurement(&in, &ms[i])
-			if err != nil {
-				return nil, err
-			}
-			if err := checkHoldsLoad(p); err != nil {
-				return nil, err
-			}
-			points = append(points, p)
-		}
-	}
-	out := &CalibrateOutput{}
+	out := &CalibrateOutput{Warnings: loadWarnings(points)}
 	if err := rowConfigs(points, out); err != nil {
 		return nil, err
 	}
@@ -116,16 +101,55 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 	for _, p := range points {
 		out.Fit = append(out.Fit, rows[p])
 	}
-	var err error
 	if out.ProfileJSON, err = encodeProfile(&prof); err != nil {
 		return nil, err
 	}
 	out.Table = calibration.Table(out.Fit, prof.Entries)
-	if out.StdoutJSON, err = canon.Compact(calibration.FitJSON(out.Fit, prof.Entries)); err != nil {
+	if out.StdoutJSON, err = canon.Compact(calibration.FitJSON(out.Fit, prof.Entries, out.Warnings)); err != nil {
 		return nil, err
 	}
 	out.StdoutJSON = append(out.StdoutJSON, '\n')
 	return out, nil
+}
+
+// MeasurementWarnings are the warnings Calibrate gives about the measurements themselves
+// (CalibrateOutput.Warnings), without fitting: the measurements are read and checked as
+// Calibrate reads them, and an error is Calibrate's.
+func MeasurementWarnings(in CalibrateInput) ([]string, error) {
+	points, _, err := readMeasurements(&in)
+	if err != nil {
+		return nil, err
+	}
+	return loadWarnings(points), nil
+}
+
+// readMeasurements reads every measurement file and pairs each measurement with its replay
+// configuration, checking that its deployment can hold its load; inputs are the files'
+// provenance by name.
+func readMeasurements(in *CalibrateInput) (points []*measuredPoint, inputs map[string]spec.ProfileInput, err error) {
+	if len(in.Measurements) == 0 {
+		return nil, nil, &spec.Error{Path: "--measurements", Msg: "give at least one measurement file"}
+	}
+	inputs = map[string]spec.ProfileInput{}
+	for _, f := range in.Measurements {
+		ms, err := measure.Read(f.Name, f.Data)
+		if err != nil {
+			return nil, nil, err
+		}
+		sum := sha256.Sum256(f.Data)
+		inputs[f.Name] = spec.ProfileInput{File: f.Name, Format: ms[0].Format, SHA256: hex.EncodeToString(sum[:])}
+		for i := range ms {
+			p, err := prepareMeasurement(in, &ms[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := checkHoldsLoad(p); err != nil {
+				return nil, nil, err
+			}
+			points = append(points, p)
+		}
+	}
+	return points, inputs, nil
 }
 
 // measuredPoint is one measurement with the configuration that replays it.
@@ -158,7 +182,7 @@ func prepareMeasurement(in *CalibrateInput, m *measure.Measurement) (*measuredPo
 	case m.Row != nil:
 		p.configName, p.configYAML = m.Name(), spec.EmitYAML(calibration.RowConfig(m))
 	default:
-		return nil, &measure.Error{File: m.File, Msg: "the file does not record the deployment it measured (GPU, backend, parallelism); pass it with --config"}
+		return nil, &measure.Error{File: m.File, Msg: measure.NoDeploymentMsg}
 	}
 	p.files = in.Files
 	cfg, err := spec.LoadConfig(p.configYAML, p.sets)

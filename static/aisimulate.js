@@ -18,14 +18,14 @@
 // On failure the promise rejects with an Error whose .kind is "config" (bad input; .path is the
 // dotted field path, .msg the message), "failed", or "cancelled" (aisimulate.cancel()).
 //
-//   const {profileJson, table, stdoutJson} =
+//   const {profileJson, table, stdoutJson, warnings} =
 //     await aisimulate.calibrate(yamlText | null, {measurements, files, configName, lengths})
 //
 // calibrate runs `aisimulate calibrate` in the page: measurements are benchmark files (AIPerf,
 // vllm bench serve, SGLang bench_serving, measured-runs CSV) as [{name, data}] or File
 // objects; lengths is calibrate's --lengths text (the length draw of files that record none,
-// docs/calibration.md); profileJson is calibration.json, table the fit report. Errors as
-// predict's.
+// docs/calibration.md); profileJson is calibration.json, table the fit report, warnings what
+// the CLI says on stderr (each after "aisimulate: warning: "). Errors as predict's.
 //
 //   const {recommendationJson, recommendationCsv, configs, feasible, view} =
 //     await aisimulate.recommend(yamlText, {files, sets, configName, fixedWallTimeMs, poolSize, onProgress,
@@ -156,7 +156,7 @@
       e.kind = r.error.kind; e.path = r.error.path; e.msg = r.error.msg;
       throw e;
     }
-    return { profileJson: r.profileJson, table: r.table, stdoutJson: r.stdoutJson };
+    return { profileJson: r.profileJson, table: r.table, stdoutJson: r.stdoutJson, warnings: r.warnings };
   }
 
   // settleReply resolves or rejects an op call's promise with a worker's reply.

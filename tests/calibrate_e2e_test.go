@@ -135,3 +135,46 @@ func TestCalibrateWritesAllOrNothing(t *testing.T) {
 		t.Error("configs/ written although calibration.json failed")
 	}
 }
+
+// Measurements whose mean TTFT falls as the load rises on one deployment (docs/calibration.md,
+// "Measurements that contradict a closed loop"): calibrate says one warning on stderr naming
+// both rows, exits 0 and writes the profile, the same bytes whatever the path form; the JSON
+// report carries the warning, and a calibration without a contradiction has "warnings": [].
+func TestCalibrateWarnsOnAFallingMean(t *testing.T) {
+	requireCore(t)
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "bench"), 0o755))
+	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	b, err := os.ReadFile(filepath.Join(repoRoot, "tests/testdata/calibrate-falling-ttft.csv"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "bench", "falling.csv"), b, 0o644))
+	const warning = "aisimulate: warning: bench/falling.csv l8_c16 (concurrency 16) has a mean TTFT of 76.0 ms, 20.0 % below the 95.0 ms of " +
+		"bench/falling.csv l8_c4 (concurrency 4) on the same deployment: one deployment's mean latency cannot fall as its load rises, so either " +
+		"the lower-load run included a warm-up or the two runs come from different campaigns or deployments; re-measure both, or leave one out " +
+		"(the profile fits both, so its predictions between the two loads will miss)\n"
+	r := runIn(dir, nil, "calibrate", "--stack", "dynamo", "--measurements", "bench/falling.csv", "--output-dir", "cal")
+	if r.code != 0 || r.stderr != warning || !strings.Contains(r.stdout, "Saved calibration profile to: cal/calibration.json") {
+		t.Fatalf("calibrate: exit %d stdout %q stderr %q, want exit 0 and\n%s", r.code, r.stdout, r.stderr, warning)
+	}
+	profile := readFile(t, filepath.Join(dir, "cal", "calibration.json"))
+	abs := filepath.Join(dir, "bench", "falling.csv")
+	for _, name := range []string{"../bench/falling.csv", abs} {
+		r = runIn(filepath.Join(dir, "sub"), nil, "calibrate", "--stack", "dynamo", "--measurements", name, "--output-dir", "out", "--overwrite", "--format", "json")
+		if r.code != 0 || r.stderr != strings.ReplaceAll(warning, "bench/falling.csv", name) {
+			t.Fatalf("%s: exit %d stderr %q", name, r.code, r.stderr)
+		}
+		var report struct{ Warnings []string }
+		must(t, json.Unmarshal([]byte(r.stdout), &report))
+		if len(report.Warnings) != 1 || "aisimulate: warning: "+report.Warnings[0]+"\n" != r.stderr {
+			t.Errorf("%s: the JSON report's warnings %q, want stderr's", name, report.Warnings)
+		}
+		if got := strings.ReplaceAll(readFile(t, filepath.Join(dir, "sub", "out", "calibration.json")), name, "bench/falling.csv"); got != profile {
+			t.Errorf("%s: the profile depends on how the path was written", name)
+		}
+	}
+	cd := calibDir(t)
+	r = runIn(cd, nil, "calibrate", "--stack", "dynamo", "-c", "deploy.yaml", "--measurements", "bench/c8.json", "--measurements", "bench/c64.json", "--output-dir", "cal", "--format", "json")
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, `"warnings":[]`) {
+		t.Errorf("no contradiction: exit %d stderr %q stdout %q", r.code, r.stderr, r.stdout)
+	}
+}

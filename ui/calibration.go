@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"aisimulate/simcore/measure"
 	"aisimulate/simcore/report"
 	"aisimulate/wasm/jsapi/recview"
 )
@@ -38,10 +39,21 @@ const LengthsPlaceholder = "{distribution: uniform, min_ratio: 0.8}"
 const LengthsTitle = "How the benchmark client drew each request's lengths, for files that do not record it (vllm bench serve, " +
 	"measured-runs CSV): calibrate --lengths (docs/calibration.md, \"Length draws\"). Empty: constant lengths."
 
-// IsLengthsError reports whether a calibration error (its path, as aisimulate.calibrate
-// gives it) is about the length draw, which the page's field gives, rather than a file.
-func IsLengthsError(path string) bool {
-	return path == "lengths" || strings.HasPrefix(path, "lengths.")
+// RecommendFitHint follows the error of an in-page fit in the Recommend view (which fits
+// without a configuration) when the error is that a file records no deployment.
+const RecommendFitHint = "In the Recommend view benchmark files are fitted without a deployment; calibrate this file in the Predict view, " +
+	"with the configuration of the deployment it measured: the profile then applies here too."
+
+// FitErrorText is an in-page fit's error as the page shows it: the core's message (message)
+// and, for a fit without a configuration (the Recommend view) whose error is that the file
+// records no deployment (msg, the message without its file), RecommendFitHint. Any other
+// error (a bad length draw, a file whose draw contradicts the length field, a bad row) is
+// not about the missing deployment and gets no hint.
+func FitErrorText(message, msg string, withoutConfig bool) string {
+	if withoutConfig && msg == measure.NoDeploymentMsg {
+		return message + " " + RecommendFitHint
+	}
+	return message
 }
 
 // Calibrated is what a calibrated prediction adds for the Predict view: the default model's

@@ -23,9 +23,11 @@ type calibrationState struct {
 	// --lengths YAML (docs/calibration.md, "Length draws"); "" is none (constant lengths).
 	lengths string
 	// fitting is true while benchmark files are being calibrated; fitTable is the fit report
-	// of the last in-page calibration, fitErr its error.
+	// of the last in-page calibration, fitWarnings its warnings (calibrate's stderr), fitErr
+	// its error.
 	fitting        bool
 	fitTable       string
+	fitWarnings    []string
 	fitErr         string
 	calibrated     *Calibrated
 	fittedProfiles int
@@ -76,7 +78,7 @@ func (a *App) calibrateInPage(measurements []any) {
 	if a.view == viewRecommend {
 		config = js.Null()
 	}
-	a.cal.fitting, a.cal.fitErr, a.cal.fitTable = true, "", ""
+	a.cal.fitting, a.cal.fitErr, a.cal.fitTable, a.cal.fitWarnings = true, "", "", nil
 	opts := js.Global().Get("Object").New()
 	opts.Set("measurements", js.ValueOf(measurements))
 	opts.Set("files", a.filesJS())
@@ -95,16 +97,17 @@ func (a *App) calibrateInPage(measurements []any) {
 		}
 		a.cal.profiles = append(a.cal.profiles, Profile{Name: name, Data: []byte(args[0].Get("profileJson").String())})
 		a.cal.fitTable = args[0].Get("table").String()
+		ws := args[0].Get("warnings")
+		for i := 0; ws.Truthy() && i < ws.Length(); i++ {
+			a.cal.fitWarnings = append(a.cal.fitWarnings, ws.Index(i).String())
+		}
 		vecty.Rerender(a)
 		return nil
 	})
 	onErr = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		defer release()
 		a.cal.fitting = false
-		a.cal.fitErr = args[0].Get("message").String()
-		if config.IsNull() && !IsLengthsError(args[0].Get("path").String()) {
-			a.cal.fitErr += " " + recommendFitHint
-		}
+		a.cal.fitErr = FitErrorText(args[0].Get("message").String(), args[0].Get("msg").String(), config.IsNull())
 		vecty.Rerender(a)
 		return nil
 	})
@@ -125,15 +128,20 @@ func (a *App) profilesJS() js.Value {
 	return arr
 }
 
-// recommendFitHint follows the error of an in-page fit in the Recommend view (which fits
-// without a configuration).
-const recommendFitHint = "In the Recommend view benchmark files are fitted without a deployment; calibrate this file in the Predict view, " +
-	"with the configuration of the deployment it measured: the profile then applies here too."
+// fitWarningItems are an in-page fit's warnings, one list item each as the CLI says them on
+// stderr after "aisimulate: ".
+func fitWarningItems(ws []string) vecty.List {
+	items := vecty.List{}
+	for _, w := range ws {
+		items = append(items, elem.ListItem(vecty.Text("warning: "+w)))
+	}
+	return items
+}
 
 // renderCalibration is the calibration control of both views: upload a profile or the
-// benchmark files themselves, the profiles applied (each removable), strict mode, the fit
-// report of an in-page calibration and, in the Predict view, the last calibrated run's
-// warnings (the Recommend view states its calibration with its results).
+// benchmark files themselves, the profiles applied (each removable), strict mode, the
+// warnings and fit report of an in-page calibration and, in the Predict view, the last
+// calibrated run's warnings (the Recommend view states its calibration with its results).
 func (a *App) renderCalibration() *vecty.HTML {
 	items := vecty.List{}
 	for i, p := range a.cal.profiles {
@@ -181,6 +189,7 @@ func (a *App) renderCalibration() *vecty.HTML {
 				event.Change(func(e *vecty.Event) { a.cal.strict = e.Target.Get("checked").Bool() }))),
 			vecty.Text(" strict: refuse a run outside a profile's scope or validity domain"))),
 		vecty.If(a.cal.fitErr != "", elem.Div(vecty.Markup(vecty.Class("field-error"), prop.ID("calibration-error"), vecty.Attribute("role", "alert")), vecty.Text(a.cal.fitErr))),
+		vecty.If(len(a.cal.fitWarnings) > 0, elem.UnorderedList(vecty.Markup(vecty.Class("fit-warnings"), prop.ID("calibration-warnings"), vecty.Attribute("role", "status")), fitWarningItems(a.cal.fitWarnings))),
 		vecty.If(a.cal.fitTable != "", elem.Preformatted(vecty.Markup(vecty.Class("fit"), prop.ID("calibration-fit")), vecty.Text(a.cal.fitTable))),
 		vecty.If(status != "", elem.Div(vecty.Markup(vecty.Class("muted"), prop.ID("calibration-status")), vecty.Text(status))),
 	)

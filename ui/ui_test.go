@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"aisimulate/simcore/catalog"
+	"aisimulate/simcore/measure"
 	"aisimulate/wasm/jsapi/recview"
 )
 
@@ -474,14 +475,24 @@ func TestRecommendCalibrationText(t *testing.T) {
 	}
 }
 
-// An in-page fit's error is the length field's when its path is `lengths` or under it (as
-// aisimulate.calibrate gives it); a file's error, or a field that merely starts with the
-// word, is not.
-func TestIsLengthsError(t *testing.T) {
-	for path, want := range map[string]bool{"lengths": true, "lengths.min_ratio": true, "lengths.distribution": true,
-		"": false, "runs.csv": false, "lengthsx": false, "traffic.source.synthetic.lengths": false} {
-		if got := IsLengthsError(path); got != want {
-			t.Errorf("IsLengthsError(%q) = %v, want %v", path, got, want)
+// An in-page fit's error gets the line sending the file to the Predict view only when the fit
+// had no configuration and the file records no deployment: a bad length draw or a file whose
+// recorded draw contradicts the length field is shown as the core says it.
+func TestFitErrorText(t *testing.T) {
+	noDeploy := "c8.json: " + measure.NoDeploymentMsg
+	conflict := "c8.json: #1: the file records the length draw uniform [0.8, 1] but --lengths gives uniform [0.9, 1]; calibrate this file without --lengths"
+	for _, c := range []struct {
+		message, msg  string
+		withoutConfig bool
+		want          string
+	}{
+		{noDeploy, measure.NoDeploymentMsg, true, noDeploy + " " + RecommendFitHint},
+		{noDeploy, measure.NoDeploymentMsg, false, noDeploy},
+		{conflict, strings.TrimPrefix(conflict, "c8.json: #1: "), true, conflict},
+		{"lengths.min_ratio: must be at most 1, got 3", "must be at most 1, got 3", true, "lengths.min_ratio: must be at most 1, got 3"},
+	} {
+		if got := FitErrorText(c.message, c.msg, c.withoutConfig); got != c.want {
+			t.Errorf("FitErrorText(%q, %v) = %q, want %q", c.msg, c.withoutConfig, got, c.want)
 		}
 	}
 }

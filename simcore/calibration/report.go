@@ -30,6 +30,7 @@ const (
 	keyParameters   = "parameters"
 	keyAtBound      = "at_bound"
 	keyScope        = "scope"
+	// keyWarnings (section.go) names the warnings, as in prediction.json's calibration section.
 )
 
 // metricKeys name Metrics fields in the report, as prediction.json's summary keys name the
@@ -48,8 +49,9 @@ func (m Metrics) tree() map[string]any {
 
 // FitJSON is the fit report as one JSON object: every measurement's measured,
 // uncalibrated and calibrated means and the calibrated relative residual (calibrated /
-// measured − 1), and every entry's scope, parameters and bound parameters.
-func FitJSON(rows []FitRow, entries []spec.ProfileEntry) map[string]any {
+// measured − 1), every entry's scope, parameters and bound parameters, and the warnings
+// about the measurements (always an array, empty when there are none).
+func FitJSON(rows []FitRow, entries []spec.ProfileEntry, warnings []string) map[string]any {
 	ms := make([]any, len(rows))
 	for i, r := range rows {
 		res := map[string]any{}
@@ -76,7 +78,11 @@ func FitJSON(rows []FitRow, entries []spec.ProfileEntry) map[string]any {
 		}
 		es[i] = map[string]any{keyScope: scopeText(e.Scope), keyParameters: params, keyAtBound: bound}
 	}
-	return map[string]any{keyMeasurements: ms, keyEntries: es}
+	ws := make([]any, len(warnings))
+	for i, w := range warnings {
+		ws[i] = w
+	}
+	return map[string]any{keyMeasurements: ms, keyEntries: es, keyWarnings: ws}
 }
 
 // scopeText is a one-line description of a scope (its length draw when not constant).

@@ -17,6 +17,11 @@ func (e *Error) Error() string {
 	return s + e.Msg
 }
 
+// NoDeploymentMsg is the error of a file that records no deployment (GPU, backend,
+// parallelism: every format but the measured-runs CSV) calibrated without --config; the
+// browser's Recommend view follows it with where to calibrate such a file (docs/web.md).
+const NoDeploymentMsg = "the file does not record the deployment it measured (GPU, backend, parallelism); pass it with --config"
+
 // lineField names a field of the n-th line (1-based) of a line-oriented file.
 func lineField(n int, field string) string {
 	s := "line " + strconv.Itoa(n)

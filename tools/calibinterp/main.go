@@ -2,7 +2,8 @@
 // for every measured curve (one deployment measured at several concurrencies) of a
 // measured-runs CSV, calibrate on its lowest- and highest-concurrency rows, predict the rows
 // between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
-// uncalibrated, on those rows.
+// uncalibrated, on those rows: over all curves, and apart over the curves whose measurements
+// calibrate warns about (their mean falls as the load rises) and those it does not.
 //
 //	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-curve ID] [-v] MEASURED.csv
 //
@@ -100,8 +101,10 @@ func main() {
 		curves[m.Row.CurveID] = append(curves[m.Row.CurveID], m)
 	}
 	sort.Strings(ids)
-	var cal, unc score
-	byBackend := map[string]*[2]score{} // calibrated, uncalibrated per backend
+	// All curves, then those whose measurements calibrate warns about (simcore.
+	// MeasurementWarnings of the whole curve: its own rule, docs/calibration.md, "Measurements
+	// that contradict a closed loop") and those it does not.
+	all, warned, clean := newTally("all curves"), newTally("curves calibrate warns about"), newTally("curves without a warning")
 	curvesUsed, curvesFailed, start := 0, 0, time.Now()
 	for _, id := range ids {
 		c := curves[id]
@@ -120,8 +123,26 @@ func main() {
 			continue
 		}
 		curvesUsed++
+		whole := header + "\n"
+		for _, m := range c {
+			whole += lines[m.ID] + "\n"
+		}
+		ws, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(whole)}}, Lengths: oneSided(*spread)})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "calibinterp: curve", id, err)
+			os.Exit(1)
+		}
+		side := clean
+		if len(ws) > 0 {
+			side = warned
+		}
+		side.curves++
+		all.curves++
 		if *verbose {
-			fmt.Printf("curve %s (%s, %s, %s, %d/%d, c %d–%d): %s\n", id, lo.Model, lo.Row.System, lo.Backend, lo.ISL, lo.OSL, lo.Concurrency, hi.Concurrency, fitSummary(out))
+			fmt.Printf("curve %s (%s, %s, %s, %d/%d, c %d–%d, %d warnings): %s\n", id, lo.Model, lo.Row.System, lo.Backend, lo.ISL, lo.OSL, lo.Concurrency, hi.Concurrency, len(ws), fitSummary(out))
+			for _, w := range ws {
+				fmt.Printf("  warning: %s\n", w)
+			}
 		}
 		for _, m := range c[1 : len(c)-1] {
 			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
@@ -141,13 +162,8 @@ func main() {
 			if err != nil {
 				continue
 			}
-			cal.add(m, k.Summary)
-			unc.add(m, u.Summary)
-			if byBackend[m.Backend] == nil {
-				byBackend[m.Backend] = &[2]score{}
-			}
-			byBackend[m.Backend][0].add(m, k.Summary)
-			byBackend[m.Backend][1].add(m, u.Summary)
+			all.add(m, k.Summary, u.Summary)
+			side.add(m, k.Summary, u.Summary)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
 					m.TTFT, num(u.Summary, report.TTFT.Key(report.Mean)), num(k.Summary, report.TTFT.Key(report.Mean)),
@@ -155,16 +171,45 @@ func main() {
 			}
 		}
 	}
-	fmt.Printf("curves calibrated %d (not calibrated: %d), rows predicted between %d, %.0f s\n", curvesUsed, curvesFailed, cal.n, time.Since(start).Seconds())
-	fmt.Printf("calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows\n", cal.mape(0), cal.median(0), cal.mape(1), cal.median(1), cal.above)
-	fmt.Printf("uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", unc.mape(0), unc.median(0), unc.mape(1), unc.median(1))
-	backends := make([]string, 0, len(byBackend))
-	for b := range byBackend {
+	fmt.Printf("curves calibrated %d (not calibrated: %d), rows predicted between %d, %.0f s\n", curvesUsed, curvesFailed, all.cal.n, time.Since(start).Seconds())
+	for _, t := range []*tally{all, warned, clean} {
+		t.print()
+	}
+}
+
+// tally is the scores of a set of curves: calibrated and uncalibrated, overall and per
+// backend.
+type tally struct {
+	name      string
+	curves    int
+	cal, unc  score
+	byBackend map[string]*[2]score // calibrated, uncalibrated
+}
+
+func newTally(name string) *tally { return &tally{name: name, byBackend: map[string]*[2]score{}} }
+
+// add scores one predicted row: its calibrated (k) and uncalibrated (u) summaries.
+func (t *tally) add(m *measure.Measurement, k, u map[string]any) {
+	t.cal.add(m, k)
+	t.unc.add(m, u)
+	if t.byBackend[m.Backend] == nil {
+		t.byBackend[m.Backend] = &[2]score{}
+	}
+	t.byBackend[m.Backend][0].add(m, k)
+	t.byBackend[m.Backend][1].add(m, u)
+}
+
+func (t *tally) print() {
+	fmt.Printf("%s: %d curves, %d rows\n", t.name, t.curves, t.cal.n)
+	fmt.Printf("  calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows\n", t.cal.mape(0), t.cal.median(0), t.cal.mape(1), t.cal.median(1), t.cal.above)
+	fmt.Printf("  uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", t.unc.mape(0), t.unc.median(0), t.unc.mape(1), t.unc.median(1))
+	backends := make([]string, 0, len(t.byBackend))
+	for b := range t.byBackend {
 		backends = append(backends, b)
 	}
 	sort.Strings(backends)
 	for _, b := range backends {
-		s := byBackend[b]
+		s := t.byBackend[b]
 		fmt.Printf("  %-8s %3d rows: calibrated TTFT %.1f %% (median %.1f %%), TPOT %.1f %% (median %.1f %%); uncalibrated TTFT %.1f %%, TPOT %.1f %%\n",
 			b, s[0].n, s[0].mape(0), s[0].median(0), s[0].mape(1), s[0].median(1), s[1].mape(0), s[1].mape(1))
 	}

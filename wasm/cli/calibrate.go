@@ -166,6 +166,7 @@ func runCalibrate(args []string, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aisimulate calibrate failed: %s\n", err)
 		return ExitFailure
 	}
+	printWarnings(stderr, out.Warnings)
 	if o.format == "json" {
 		stdout.Write(out.StdoutJSON)
 	} else {

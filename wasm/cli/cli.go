@@ -396,9 +396,7 @@ func runPredict(args []string, env []string, stdout, stderr io.Writer) int {
 		}
 		return failPredict(stderr, perr)
 	}
-	for _, w := range out.Warnings {
-		fmt.Fprintf(stderr, "aisimulate: warning: %s\n", w)
-	}
+	printWarnings(stderr, out.Warnings)
 	// 5. Write the files atomically, then standard output.
 	files := outputFiles{[]string{"prediction.json"}, func(ws []io.Writer) error { return out.WriteOutputs(ws[0], nil) }}
 	if o.capturePerRequest {
@@ -631,4 +629,11 @@ func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(filepath.Fro
 // ReadDir implements fs.ReadDirFS.
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return os.ReadDir(filepath.FromSlash(name))
+}
+
+// printWarnings says a run's warnings on stderr, one line each: "aisimulate: warning: …".
+func printWarnings(stderr io.Writer, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "aisimulate: warning: %s\n", w)
+	}
 }

@@ -18,7 +18,7 @@ import (
 //	    fixedWallTimeMs, onProgress, calibrations, strictCalibration}) → {ok, predictionJson,
 //	    requestsJsonl, summaryJson, stdoutJson, saturationText, overviewJson, headlineJson, error}
 //	aisimulateCore.calibrate(yamlText | null, {configName, measurements, files, lengths})
-//	    → {ok, profileJson, table, stdoutJson, error}
+//	    → {ok, profileJson, table, stdoutJson, warnings, error}
 //
 // where detail is a --detail value ("all", "memory,time") or an array of section names,
 // files maps names to strings or Uint8Arrays, calibrations and measurements are arrays of
@@ -146,6 +146,7 @@ func calibrateJS(_ js.Value, args []js.Value) any {
 	out.Set("profileJson", res.ProfileJSON)
 	out.Set("table", res.Table)
 	out.Set("stdoutJson", res.StdoutJSON)
+	out.Set("warnings", stringsJS(res.Warnings))
 	return out
 }
 
@@ -195,6 +196,15 @@ func bytesFromJS(f js.Value) ([]byte, bool) {
 		return b, true
 	}
 	return nil, false
+}
+
+// stringsJS is a JavaScript array of the strings, in order ([] for none).
+func stringsJS(ss []string) js.Value {
+	arr := js.Global().Get("Array").New()
+	for _, s := range ss {
+		arr.Call("push", s)
+	}
+	return arr
 }
 
 // cardsJS is report.Cards as a JavaScript array of [label, key, unit, embed].

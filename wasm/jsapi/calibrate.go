@@ -29,6 +29,8 @@ type CalibrateResult struct {
 	ProfileJSON string
 	// Table and StdoutJSON are the fit report as `calibrate` prints it.
 	Table, StdoutJSON string
+	// Warnings are what `calibrate` says on stderr (simcore.CalibrateOutput.Warnings).
+	Warnings []string
 	// Err is non-nil when the calibration failed (KindConfig for a bad file or
 	// configuration).
 	Err *Error
@@ -62,5 +64,5 @@ func Calibrate(r CalibrateRequest) (res CalibrateResult) {
 	if err != nil {
 		return CalibrateResult{Err: Classify(name, err)}
 	}
-	return CalibrateResult{ProfileJSON: string(out.ProfileJSON), Table: out.Table, StdoutJSON: string(out.StdoutJSON)}
+	return CalibrateResult{ProfileJSON: string(out.ProfileJSON), Table: out.Table, StdoutJSON: string(out.StdoutJSON), Warnings: out.Warnings}
 }

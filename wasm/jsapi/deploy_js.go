@@ -61,12 +61,12 @@ func deploymentJS(d Deployment) js.Value {
 		out.Set("error", e)
 		return out
 	}
-	names := js.Global().Get("Array").New()
-	for _, f := range d.Files {
-		names.Call("push", f.Name)
+	names := make([]string, len(d.Files))
+	for i, f := range d.Files {
+		names[i] = f.Name
 	}
 	out.Set("ok", true)
 	out.Set("zipBase64", base64.StdEncoding.EncodeToString(d.Zip))
-	out.Set("names", names)
+	out.Set("names", stringsJS(names))
 	return out
 }

@@ -143,11 +143,7 @@ func recommendNextJS(_ js.Value, args []js.Value) any {
 			out := newObject()
 			out.Set("ok", true)
 			out.Set("done", done)
-			arr := js.Global().Get("Array").New()
-			for _, r := range reqs {
-				arr.Call("push", r)
-			}
-			out.Set("requests", arr)
+			out.Set("requests", stringsJS(reqs))
 			progressJS(out, rc)
 			return out
 		}

@@ -219,6 +219,32 @@ test("identity of a calibrated prediction and of a calibration", { timeout: 2400
   assertSameText(webCal, cal.profile, "browser calibration.json");
 });
 
+// A calibration whose measurements contradict a closed loop (docs/calibration.md,
+// "Measurements that contradict a closed loop"): the CLI's stderr warnings are node's and the
+// page's aisimulate.calibrate warnings, each after "aisimulate: warning: ", and the --format
+// json report and calibration.json are the same bytes everywhere.
+test("identity of a calibration's warnings", { timeout: 240000 }, async () => {
+  const dir = path.join(ROOT, "tests/testdata");
+  const name = "calibrate-falling-ttft.csv";
+  const cal = await runCalibrate(["--measurements", name, "--format", "json"], dir);
+  assert.equal(cal.code, 0, cal.stderr);
+  assert.match(cal.stderr, /^aisimulate: warning: calibrate-falling-ttft\.csv l8_c16 \(concurrency 16\) has a mean TTFT of 76\.0 ms/);
+  const measurements = [{ name, data: fs.readFileSync(path.join(dir, name), "utf8") }];
+  const nodeCal = core.calibrate(null, { measurements });
+  assert.ok(nodeCal.ok, "node calibrate: " + (nodeCal.error && nodeCal.error.message));
+  const stderrOf = (ws) => ws.map((w) => "aisimulate: warning: " + w + "\n").join("");
+  assertSameText(stderrOf(nodeCal.warnings), cal.stderr, "node calibrate warnings");
+  assertSameText(nodeCal.stdoutJson, cal.stdout, "node calibrate --format json");
+  assertSameText(nodeCal.profileJson, cal.profile, "node calibration.json");
+  const web = await page.evaluate(async (m) => {
+    const r = await window.aisimulate.calibrate(null, { measurements: m });
+    return [r.warnings, r.stdoutJson, r.profileJson];
+  }, measurements);
+  assertSameText(stderrOf(web[0]), cal.stderr, "browser calibrate warnings");
+  assertSameText(web[1], cal.stdout, "browser calibrate --format json");
+  assertSameText(web[2], cal.profile, "browser calibration.json");
+});
+
 function require_dir(p) {
   return p.slice(0, p.lastIndexOf("/"));
 }

@@ -92,7 +92,7 @@ export function runCalibrate(args, cwd) {
       let profile = null;
       try { profile = fs.readFileSync(path.join(outDir, "calibration.json"), "utf8"); } catch { /* none */ }
       fs.rmSync(outDir, { recursive: true, force: true });
-      resolve({ code: err ? (err.code ?? 1) : 0, stderr, profile });
+      resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr, profile });
     });
   });
 }

@@ -598,7 +598,8 @@ test("a calibrated recommendation equals the CLI's recommend --calibration in no
 // (docs/web.md, "Recommend", "Calibration"): measured-runs CSV rows, which carry their
 // deployment, give the CLI's `calibrate --measurements runs.csv` profile, applied as
 // calibration.json; a file that records no deployment is refused with the core's message and
-// a line sending it to the Predict view.
+// a line sending it to the Predict view, one whose draw contradicts the length field with the
+// core's message alone; a fit's warnings are listed as the CLI says them.
 test("the Recommend view fits measured-runs CSV rows without a configuration and sends other benchmark files to the Predict view", { timeout: 180000 }, async () => {
   const csvDir = path.join(ROOT, "simcore/measure/testdata");
   const cal = await runCalibrate(["--measurements", "runs.csv"], csvDir);
@@ -622,6 +623,24 @@ test("the Recommend view fits measured-runs CSV rows without a configuration and
     assert.match(err, /calibrate this file in the Predict view, with the configuration of the deployment it measured/);
     // The list still holds the CSV's profile only.
     assert.equal((await p.$$("#calibration-profiles li")).length, 1);
+    // A file whose recorded length draw contradicts the length field: the core's message
+    // alone, without the line sending it to the Predict view (a deployment would not help).
+    await p.fill("#calibration-lengths", "{distribution: uniform, min_ratio: 0.8}");
+    await p.setInputFiles("#calibration-upload", { name: "sglang.jsonl", mimeType: "application/jsonl",
+      buffer: fs.readFileSync(path.join(csvDir, "sglang_bench.jsonl")) });
+    await p.waitForFunction(() => /records the length draw/.test((document.querySelector("#calibration-error") || {}).textContent || ""), null, { timeout: 60000 });
+    assert.match(await p.textContent("#calibration-error"), /^sglang\.jsonl: #1: the file records the length draw .* but --lengths gives .*; calibrate this file without --lengths$/);
+    // Rows whose mean TTFT falls as the load rises: the fit's warnings above its report, each
+    // as the CLI says it on stderr after "aisimulate: ".
+    await p.fill("#calibration-lengths", "");
+    const fixture = path.join(ROOT, "tests/testdata/calibrate-falling-ttft.csv");
+    const falling = await runCalibrate(["--measurements", "calibrate-falling-ttft.csv"], path.dirname(fixture));
+    assert.equal(falling.code, 0, falling.stderr);
+    await p.setInputFiles("#calibration-upload", { name: "calibrate-falling-ttft.csv", mimeType: "text/csv", buffer: fs.readFileSync(fixture) });
+    await p.waitForSelector("#calibration-warnings", { timeout: 120000 });
+    const shown = await p.$$eval("#calibration-warnings li", (lis) => lis.map((li) => "aisimulate: " + li.textContent + "\n").join(""));
+    assert.equal(shown, falling.stderr);
+    assert.equal(await p.$("#calibration-error"), null);
   } finally {
     await p.close();
   }
