@@ -228,8 +228,26 @@ func (r *Request) remainingOut(maxModelLen int) int {
 	return rem
 }
 
+// extendRun records token t of r on worker w's pass index p when it is a decode token that
+// continues r's run of consecutive passes on w (neither its first nor its second token, and
+// r emitted on pass p − 1 of w): the common decode step, small enough to be inlined where a
+// pass visits every running request. It reports false, changing nothing, otherwise.
+func (r *Request) extendRun(t float64, w *Worker, p int32) bool {
+	if r.Tokens < 2 || r.runWorker != w || r.runLast != p-1 || w == nil {
+		return false
+	}
+	r.runLast = p
+	r.LastToken = t
+	r.Tokens++
+	r.generated++
+	return true
+}
+
 // emit records one token at time t on worker w's pass index p.
 func (r *Request) emit(t float64, w *Worker, p int32) {
+	if r.extendRun(t, w, p) {
+		return
+	}
 	switch r.Tokens {
 	case 0:
 		r.FirstToken = t

@@ -54,6 +54,7 @@ type sglState struct {
 	chunked                           *Request // request in chunked prefill (not running)
 	extend                            bool     // the formed pass is an extend pass
 	batch                             []*Request
+	undo                              []int32 // blocks each running request's decode slot took (claimDecodeSlots)
 }
 
 func (s *sglState) init(cfg *RankConfig) {
@@ -298,7 +299,12 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	// Decode pass: every running request needs the KV slot of the token it produces, beyond
 	// the slots of its known tokens (sglSlotsAhead).
 	retracted := false
-	for {
+	var activeKV int64
+	claimed := false
+	if !cfg.PrefixCaching {
+		activeKV, claimed = k.claimDecodeSlots()
+	}
+	for !claimed {
 		need := 0
 		for _, r := range k.running {
 			need += xmath.CeilDiv(r.Known()+1, bs) - r.held()
@@ -309,13 +315,14 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		k.retract(w)
 		retracted = true
 	}
-	var activeKV int64
-	if cfg.PrefixCaching {
+	switch {
+	case claimed:
+	case cfg.PrefixCaching:
 		for _, r := range k.running {
 			k.takeSlots(r, r.Known()+1)
 			activeKV += int64(r.Known())
 		}
-	} else {
+	default:
 		// Without prefix caching a slot is only anonymous blocks, which the pool hands out
 		// the same one request at a time or all at once (KVPool.TakeAnon): one call per pass.
 		fresh := 0
@@ -325,15 +332,49 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		}
 		k.KV.TakeAnon(fresh)
 	}
-	k.ready = append(k.ready, k.running...)
-	k.passDecodeReqs, k.passDecodeKV = len(k.ready), activeKV
+	// The decode batch is the whole running list, which finishSGLangPass visits itself: the
+	// pass only counts it (passDecodeReqs) instead of copying it to k.ready.
+	k.passDecodeReqs, k.passDecodeKV = len(k.running), activeKV
 	// A pass that only retracted still counts (as a vLLM pass that only preempts): its empty
 	// completion lets the victims be re-admitted or rejected instead of idling with work.
-	k.formed = len(k.ready) > 0 || retracted
-	if n := len(k.ready); n > 0 && cfg.Pool != PoolPrefill {
+	k.formed = len(k.running) > 0 || retracted
+	if n := len(k.running); n > 0 && cfg.Pool != PoolPrefill {
 		decode = cfg.Timing.DecodeMs(n, activeKV, floorMean(activeKV, n), int64(cfg.NumBlocks)*int64(bs))
 	}
 	return 0, decode
+}
+
+// claimDecodeSlots is the decode pass's slot-taking without prefix caching in one visit per
+// running request instead of two (one to count the blocks, one to claim them): it claims
+// every request's slot while counting the blocks the claims need, and hands those out when
+// the pool holds them (free + evictable, as the retraction test of formSGLangPass). It
+// returns Σ known over the running requests and true then. Otherwise a retraction follows:
+// it undoes every claim (the blocks each took, and computed, which claimSlots kept in before)
+// and returns false, so formSGLangPass retracts and claims as if it had not been tried. An
+// undone claim leaves before and scheduled changed, which no SGLang path reads before
+// setting them again (claimSlots for the requests that stay, take for a retracted one).
+func (k *Rank) claimDecodeSlots() (activeKV int64, ok bool) {
+	bs := k.cfg.BlockSize
+	undo := k.sgl.undo[:0]
+	need, fresh := 0, 0
+	for _, r := range k.running {
+		tokens := r.Known() + 1
+		need += xmath.CeilDiv(tokens, bs) - r.held()
+		f := r.claimSlots(tokens, bs)
+		fresh += f
+		undo = append(undo, int32(f))
+		activeKV += int64(tokens - 1)
+	}
+	k.sgl.undo = undo
+	if need <= k.KV.Free()+k.KV.Inactive() {
+		k.KV.TakeAnon(fresh)
+		return activeKV, true
+	}
+	for i, r := range k.running {
+		r.anon -= int(undo[i])
+		r.computed = r.before
+	}
+	return 0, false
 }
 
 // retract removes the running request with the fewest generated tokens (ties: longest
@@ -396,14 +437,17 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 		k.slotFirstTokens(k.running[first:])
 		return
 	}
-	if len(k.ready) == 0 {
+	if k.passDecodeReqs == 0 {
 		return
 	}
 	s.ratio = max(s.minRatio, s.ratio-s.decay)
 	var done []*Request
 	for _, r := range k.running {
 		if cfg.NextN == 0 {
-			r.emit(end, w, p) // emitDecode's one token, without a call per request
+			// emitDecode's one token, without a call per request in the common case
+			if !r.extendRun(end, w, p) {
+				r.emit(end, w, p)
+			}
 		} else {
 			k.emitDecode(r, end, w, p) // MTP bursts (mtp.go)
 		}
