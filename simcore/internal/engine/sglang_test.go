@@ -46,3 +46,45 @@ func TestSGLangIdleIntervalRoundsResetRatio(t *testing.T) {
 		t.Errorf("ratio %v after the idle rounds, want the initial %v", k.sgl.ratio, k.sgl.initRatio)
 	}
 }
+
+// A decode pass without prefix caching claims every running request's slot while counting the
+// blocks the claims need (claimDecodeSlots); when the pool cannot hold them the claims are
+// undone before the retraction (docs/semantics/simulation.md §8; docs/performance.md, "One
+// visit per request to claim a decode slot"). Three requests with L = 2 and one token each
+// hold 3 pages of a 10-page pool (page size 1): the pass needs 3 pages with 1 free, so it
+// retracts the third (ties on generated and L go to the highest ordinal), which frees 3, and
+// the two left take one page each: 4 pages held, 2 free. Claims left in place by the failed
+// attempt would show as 5 pages held.
+func TestSGLangDecodeClaimUndoneOnRetraction(t *testing.T) {
+	cfg := &RankConfig{Policy: SGLang, MaxBatchedTokens: 64, MaxSequences: 4, BlockSize: 1, NumBlocks: 10,
+		ChunkedPrefillSize: 64, MaxPrefillTokens: 64, Timing: perf.Fixed{Prefill: 1, Decode: 1}}
+	w := NewWorker(0, cfg, 1)
+	k := w.Ranks[0]
+	reqs := make([]*Request, 3)
+	for i := range reqs {
+		r := &Request{Outcome: Outcome{Ordinal: int32(i + 1), L: 2, O: 10, FirstAdmit: -1},
+			Prompt: []traffic.Segment{{Token: 7, Count: 2}}}
+		r.generated, r.Tokens, r.computed, r.anon = 1, 1, 3, 3
+		k.KV.TakeAnon(3)
+		k.addRunning(r)
+		reqs[i] = r
+	}
+	if _, decode := k.formSGLangPass(0, w); decode != 1 {
+		t.Fatalf("decode time %v, want 1", decode)
+	}
+	if len(k.running) != 2 || k.running[0] != reqs[0] || k.running[1] != reqs[1] {
+		t.Fatalf("running %v, want the first two requests", k.running)
+	}
+	for _, r := range reqs[:2] {
+		if r.anon != 4 || r.computed != 4 || r.before != 3 || r.scheduled != 1 {
+			t.Errorf("request %d: %d pages, computed %d, before %d, scheduled %d; want 4, 4, 3, 1",
+				r.Ordinal, r.anon, r.computed, r.before, r.scheduled)
+		}
+	}
+	if v := reqs[2]; v.Preemptions != 1 || v.held() != 0 || v.computed != 0 || k.waiting[len(k.waiting)-1] != v {
+		t.Errorf("victim: %d preemptions, %d pages, computed %d; want 1, 0, 0 and back in waiting", v.Preemptions, v.held(), v.computed)
+	}
+	if k.KV.Free() != 2 || k.passDecodeReqs != 2 || k.passDecodeKV != 6 {
+		t.Errorf("free %d, decode batch %d, KV %d; want 2, 2, 6", k.KV.Free(), k.passDecodeReqs, k.passDecodeKV)
+	}
+}
