@@ -380,6 +380,7 @@ func physicalFloor(p *measuredPoint) (calibration.Params, error) {
 // replayMeasurement simulates a measurement's workload on its deployment under the
 // parameters and returns the replay's means.
 func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metrics, error) {
+	collectBetweenReplays() // the previous replay's memory is garbage now
 	zero := 0.0
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files, FixedWallTimeMs: &zero}
 	c := q.Correction()
