@@ -14,8 +14,8 @@ import (
 // through the CLI"). Natively the collector keeps the heap smaller and this rarely fires.
 const replayHeapCollect = 128 << 20
 
-// heapObjectBytes reads the bytes of heap objects; a fresh slice per call, so concurrent
-// calibrations share nothing.
+// heapObjectBytes reads the bytes of heap objects, live or not yet collected; a fresh slice
+// per call, so concurrent callers share nothing.
 func heapObjectBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
@@ -27,8 +27,14 @@ func heapObjectBytes() uint64 {
 
 // collectBetweenReplays collects when the heap holds replayHeapCollect bytes or more. It
 // changes no output: only where the next replay's memory comes from.
-func collectBetweenReplays() {
-	if heapObjectBytes() >= replayHeapCollect {
+func collectBetweenReplays() { CollectAbove(replayHeapCollect) }
+
+// CollectAbove collects when the heap holds threshold bytes or more: between two runs whose
+// allocations are all garbage once the run is read (a calibration's replays, a
+// recommendation's evaluations), so the next run reuses memory already touched instead of
+// growing a WebAssembly instance's memory (the collector stays off below 1 GiB there).
+func CollectAbove(threshold uint64) {
+	if heapObjectBytes() >= threshold {
 		runtime.GC()
 	}
 }

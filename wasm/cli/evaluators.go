@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 
 	"aisimulate/host/wire"
@@ -59,21 +57,13 @@ func runEvaluator(stdin io.Reader, stdout, stderr io.Writer) int {
 // evaluations.
 const evaluatorHeapCollect = 256 << 20
 
-// heapObjects reads the bytes of heap objects, live or not yet collected.
-var heapObjects = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-
 // collectBetweenEvaluations collects when the heap holds evaluatorHeapCollect bytes or more.
 // Everything the last evaluation allocated is garbage now and little else is live, so a
 // collection here is cheap, and the next candidates reuse memory already touched instead of
 // growing the instance's memory towards the 1 GiB from which wasm/wasip1 lets the collector
 // run: with two instances on the seed benchmark, page faults on fresh memory cost more system
 // time than these collections cost (docs/recommend.md, "Parallel and remote evaluation").
-func collectBetweenEvaluations() {
-	metrics.Read(heapObjects)
-	if heapObjects[0].Value.Kind() == metrics.KindUint64 && heapObjects[0].Value.Uint64() >= evaluatorHeapCollect {
-		runtime.GC()
-	}
-}
+func collectBetweenEvaluations() { simcore.CollectAbove(evaluatorHeapCollect) }
 
 // evaluators are the host's evaluators of one recommendation (local module instances and
 // remote edge workers); nil means the module evaluates every candidate itself.
