@@ -139,7 +139,9 @@ var Backends = spec.Backends
 // Default is `timing: {type: default}`: an op-level forward-pass model. Every operation's
 // speed-of-light time on the hardware is turned into a latency by the OpCoef efficiency
 // curves; the sum is scaled by the backend's (and model family's) GroupCoef and floored at
-// 1 ms.
+// 1 ms. A Default belongs to one run: it keeps the addends of the passes it prices
+// (decodeTerms), so it is not for concurrent use; concurrent runs build their own
+// (simcore's lowering builds one per role and run).
 type Default struct {
 	s   *shape
 	hw  *catalog.Hardware
