@@ -83,7 +83,7 @@ const resolvedLoss = 1e-6
 // unresolvedLoss is the loss per measured mean above which a descent has not explained the
 // points: a residual of 3 % on every mean, the agreement of a replay stopped early with one
 // run to the end (the stopping rule's tolerance, docs/calibration.md, "Stopping a replay
-// early"), so what is left is the model's, not the replays' noise. Only then does the fit
+// early"), so what is left is the model's, not the replays' noise. Only then may the fit
 // descend a second time, from the queueing corner (queueingCorner).
 const unresolvedLoss = 0.03 * 0.03
 
@@ -96,7 +96,8 @@ const unresolvedLoss = 0.03 * 0.03
 // confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
 // halving fails too, the model is linearised again at the current point once. A descent
 // from the default model that leaves the points unexplained (unresolvedLoss) is followed by
-// a second one from the queueing corner (queueingCorner), and the lower loss is kept.
+// a second one from the queueing corner (queueingCorner) when the corner starts with a
+// lower loss than the default model, and the lower end is kept.
 // Nothing is random.
 func Fit(points []Point, floor Params) (*Fitted, error) {
 	if len(points) == 0 {
@@ -128,15 +129,22 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		return nil, err
 	}
 	if loss > unresolvedLoss*float64(2*len(points)) {
-		// The descent from the default model left the points unexplained: descend again from
-		// the queueing corner and keep the better end (docs/calibration.md, "Two starting
-		// points").
-		t2, at2, loss2, err := descend(points, replayAll, queueingCorner(floor), nil, floor, active)
+		// The descent from the default model left the points unexplained: if the queueing
+		// corner is a better start than the default model was, descend from there too and
+		// keep the better end (docs/calibration.md, "Two starting points").
+		corner := clamp(queueingCorner(floor), floor, Ceiling)
+		cornerAt, err := replayAll(corner)
 		if err != nil {
 			return nil, err
 		}
-		if loss2 < loss {
-			theta, at = t2, at2
+		if lossOf(points, cornerAt) < lossOf(points, f.Uncalibrated) {
+			t2, at2, loss2, err := descend(points, replayAll, corner, cornerAt, floor, active)
+			if err != nil {
+				return nil, err
+			}
+			if loss2 < loss {
+				theta, at = t2, at2
+			}
 		}
 	}
 	f.Params, f.Calibrated = theta, at
