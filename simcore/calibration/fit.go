@@ -133,11 +133,11 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		// corner is a better start than the default model was, descend from there too and
 		// keep the better end (docs/calibration.md, "Two starting points").
 		corner := clamp(queueingCorner(floor), floor, Ceiling)
-		cornerAt, err := replayAll(corner)
+		better, cornerAt, err := betterStart(points, replayAll, corner, f.Uncalibrated)
 		if err != nil {
 			return nil, err
 		}
-		if lossOf(points, cornerAt) < lossOf(points, f.Uncalibrated) {
+		if better {
 			t2, at2, loss2, err := descend(points, replayAll, corner, cornerAt, floor, active)
 			if err != nil {
 				return nil, err
@@ -545,4 +545,23 @@ func queueingCorner(floor Params) Params {
 	p[PrefillScale] = Ceiling[PrefillScale]
 	p[FrontendMs] = floor[FrontendMs]
 	return p
+}
+
+// betterStart reports whether start has a lower loss than the default model (whose replays
+// are uncalibrated): by the surrogates when every point has one, which costs no replay
+// (their errors largely cancel in the comparison of two of their own losses), else by
+// replaying start (returned, for the descent from it to reuse; nil when not replayed).
+func betterStart(points []Point, replayAll func(Params) ([]Metrics, error), start Params, uncalibrated []Metrics) (bool, []Metrics, error) {
+	surrogate := true
+	for _, p := range points {
+		surrogate = surrogate && p.Surrogate != nil
+	}
+	if surrogate {
+		return lossOf(points, surrogateAll(points, start)) < lossOf(points, surrogateAll(points, Identity)), nil, nil
+	}
+	at, err := replayAll(start)
+	if err != nil {
+		return false, nil, err
+	}
+	return lossOf(points, at) < lossOf(points, uncalibrated), at, nil
 }
