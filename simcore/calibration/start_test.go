@@ -85,3 +85,52 @@ func replayAllOf(points []Point) func(Params) ([]Metrics, error) {
 		return out, nil
 	}
 }
+
+// When the default model's descent leaves the points unexplained but the queueing corner is
+// a worse start, the fit keeps the first descent: it replays the corner once to compare the
+// two starts, or not at all when every point has a surrogate (the comparison is the
+// surrogates').
+func TestFitComparesTheCornerBySurrogates(t *testing.T) {
+	// Decode times the fit cannot both reach (its parameters move the two points' TPOT
+	// together), prefill that only the default model's neighbourhood explains.
+	model := func(p Params, c float64) Metrics {
+		decode := p[DecodeScale]*(5+0.2*c) + p[DecodePassMs]
+		return Metrics{TTFT: 50 + p[PrefillScale]*(20+c) + p[PrefillPassMs] + p[FrontendMs], TPOT: decode}
+	}
+	measured := []Metrics{{TTFT: 75, TPOT: 12}, {TTFT: 200, TPOT: 12}}
+	floor := Params{PrefillScale: 0.5, PrefillPassMs: -10, DecodeScale: 0.5, DecodePassMs: -1, FrontendMs: -50}
+	for _, withSurrogate := range []bool{false, true} {
+		corner := 0
+		var points []Point
+		for i, c := range []float64{4, 128} {
+			c := c
+			pt := Point{Measured: measured[i], Replay: func(p Params) (Metrics, error) {
+				if p == clamp(queueingCorner(floor), floor, Ceiling) {
+					corner++
+				}
+				return model(p, c), nil
+			}}
+			if withSurrogate {
+				pt.Surrogate = func(p Params) Metrics { return model(p, c) }
+			}
+			points = append(points, pt)
+		}
+		f, err := Fit(points, floor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := lossOf(points, f.Calibrated); l < unresolvedLoss*4 {
+			t.Fatalf("surrogate %v: the first descent explains the points (loss %g): the test shows nothing", withSurrogate, l)
+		}
+		if f.Params[PrefillScale] == Ceiling[PrefillScale] {
+			t.Errorf("surrogate %v: the fit ended at the corner's prefill scale %v", withSurrogate, f.Params)
+		}
+		want := 2 // one replay of each point at the corner
+		if withSurrogate {
+			want = 0
+		}
+		if corner != want {
+			t.Errorf("surrogate %v: the corner was replayed %d times, want %d", withSurrogate, corner, want)
+		}
+	}
+}
