@@ -174,10 +174,7 @@ type model struct {
 // it is, (S(theta + step) − S(theta)) / step.
 func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
 	m := &model{}
-	surrogate := true
-	for _, p := range points {
-		surrogate = surrogate && p.Surrogate != nil
-	}
+	surrogate := allSurrogates(points)
 	var base []Metrics
 	if surrogate {
 		base = surrogateAll(points, theta)
@@ -213,6 +210,16 @@ func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta 
 		}
 	}
 	return m, nil
+}
+
+// allSurrogates reports whether every point has a surrogate.
+func allSurrogates(points []Point) bool {
+	for _, p := range points {
+		if p.Surrogate == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // surrogateAll is every point's surrogate at p.
@@ -552,11 +559,7 @@ func queueingCorner(floor Params) Params {
 // (their errors largely cancel in the comparison of two of their own losses), else by
 // replaying start (returned, for the descent from it to reuse; nil when not replayed).
 func betterStart(points []Point, replayAll func(Params) ([]Metrics, error), start Params, uncalibrated []Metrics) (bool, []Metrics, error) {
-	surrogate := true
-	for _, p := range points {
-		surrogate = surrogate && p.Surrogate != nil
-	}
-	if surrogate {
+	if allSurrogates(points) {
 		return lossOf(points, surrogateAll(points, start)) < lossOf(points, surrogateAll(points, Identity)), nil, nil
 	}
 	at, err := replayAll(start)
