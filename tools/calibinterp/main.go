@@ -123,35 +123,24 @@ func main() {
 			continue
 		}
 		curvesUsed++
-		whole := header + "\n"
-		for _, m := range c {
-			whole += lines[m.ID] + "\n"
+		// Predict the rows between first: a row calibrate would refuse (its replay's KV
+		// capacity cannot hold the measured load) or that does not predict is left out of the
+		// figures and of the warning check alike.
+		type predicted struct {
+			m    *measure.Measurement
+			u, k map[string]any
 		}
-		ws, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(whole)}}, Lengths: oneSided(*spread)})
-		if err != nil {
-			// The whole curve cannot be replayed as recorded (a row the deployment cannot
-			// hold, say): the curve is not covered, like one calibrate refuses.
-			curvesUsed--
-			curvesFailed++
-			if *verbose {
-				fmt.Printf("curve %s: not covered: %v\n", id, err)
-			}
-			continue
-		}
-		side := clean
-		if len(ws) > 0 {
-			side = warned
-		}
-		side.curves++
-		all.curves++
-		if *verbose {
-			fmt.Printf("curve %s (%s, %s, %s, %d/%d, c %d–%d, %d warnings): %s\n", id, lo.Model, lo.Row.System, lo.Backend, lo.ISL, lo.OSL, lo.Concurrency, hi.Concurrency, len(ws), fitSummary(out))
-			for _, w := range ws {
-				fmt.Printf("  warning: %s\n", w)
-			}
-		}
+		var rows []predicted
+		whole := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
 		for _, m := range c[1 : len(c)-1] {
 			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
+				continue
+			}
+			one := header + "\n" + lines[m.ID] + "\n"
+			if _, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: m.ID + ".csv", Data: []byte(one)}}, Lengths: oneSided(*spread)}); err != nil {
+				if *verbose {
+					fmt.Printf("%s c=%d: left out: %v\n", m.ID, m.Concurrency, err)
+				}
 				continue
 			}
 			drawn := *m
@@ -168,12 +157,34 @@ func main() {
 			if err != nil {
 				continue
 			}
-			all.add(m, k.Summary, u.Summary)
-			side.add(m, k.Summary, u.Summary)
+			rows = append(rows, predicted{m, u.Summary, k.Summary})
+			whole += lines[m.ID] + "\n"
+		}
+		ws, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(whole)}}, Lengths: oneSided(*spread)})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "calibinterp: curve", id, err)
+			os.Exit(1)
+		}
+		side := clean
+		if len(ws) > 0 {
+			side = warned
+		}
+		side.curves++
+		all.curves++
+		if *verbose {
+			fmt.Printf("curve %s (%s, %s, %s, %d/%d, c %d–%d, %d warnings): %s\n", id, lo.Model, lo.Row.System, lo.Backend, lo.ISL, lo.OSL, lo.Concurrency, hi.Concurrency, len(ws), fitSummary(out))
+			for _, w := range ws {
+				fmt.Printf("  warning: %s\n", w)
+			}
+		}
+		for _, r := range rows {
+			m := r.m
+			all.add(m, r.k, r.u)
+			side.add(m, r.k, r.u)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
-					m.TTFT, num(u.Summary, report.TTFT.Key(report.Mean)), num(k.Summary, report.TTFT.Key(report.Mean)),
-					m.TPOT, num(u.Summary, report.TPOT.Key(report.Mean)), num(k.Summary, report.TPOT.Key(report.Mean)))
+					m.TTFT, num(r.u, report.TTFT.Key(report.Mean)), num(r.k, report.TTFT.Key(report.Mean)),
+					m.TPOT, num(r.u, report.TPOT.Key(report.Mean)), num(r.k, report.TPOT.Key(report.Mean)))
 			}
 		}
 	}
