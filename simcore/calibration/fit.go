@@ -82,9 +82,9 @@ const resolvedLoss = 1e-6
 
 // unresolvedLoss is the loss per measured mean above which a descent has not explained the
 // points: a residual of 3 % on every mean, the agreement of a replay stopped early with one
-// run to the end (the stopping rule's tolerance, docs/calibration.md, "Stopping a replay
-// early"), so what is left is the model's, not the replays' noise. Only then may the fit
-// descend a second time, from the queueing corner (queueingCorner).
+// run to the end (docs/calibration.md, "Stopping a replay early"), so what is left is the
+// model's, not the replays' noise. Only then may the fit descend a second time, from the
+// queueing corner (queueingCorner).
 const unresolvedLoss = 0.03 * 0.03
 
 // Fit finds the parameters, within [floor, Ceiling], that minimise the squared log errors of
