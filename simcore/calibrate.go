@@ -322,7 +322,7 @@ func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput) (*s
 		points[i] = calibration.Point{Measured: measured[i], Disaggregated: p.scope.Mode == spec.ModeDisaggregated,
 			Replay: func(q calibration.Params) (calibration.Metrics, error) { return replayMeasurement(p, q) }, Surrogate: sur}
 	}
-	fit, err := calibration.Fit(points, floor)
+	fit, err := fitWithCapacity(ps, points, floor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -385,6 +385,9 @@ func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metr
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files, FixedWallTimeMs: &zero}
 	c := q.Correction()
 	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
+	if s := q[calibration.KVCapacityScale]; s != 1 {
+		t.capacity = map[string]float64{spec.RoleAggregated: s, spec.RolePrefill: s, spec.RoleDecode: s}
+	}
 	var stop *replay.StopRule
 	if p.stopWindows >= 0 {
 		stop = replayStop(p.m, p.stopWindows)
