@@ -7,17 +7,17 @@ import (
 )
 
 // KV capacity (docs/calibration.md, "KV capacity"). A measured closed loop whose mean TTFT
-// is far above anything its pass times explain has queued for KV admission: the measured
+// is far above anything its pass times explain has queued for admission: the measured
 // deployment held fewer requests in flight than its configuration gives the replay (another
-// memory fraction, activation or CUDA-graph reserve, KV data type). Pass terms stretched to
-// explain such a wait (prefill ten times slower) ruin every prediction at lower loads, where
-// nothing queued. So when the fit does not explain its measurements and one point's measured
-// TTFT is at least twice the default model's, a second fit holds the KV capacity at the value
-// that makes that point queue as measured, and the fit with the lower loss is kept.
+// memory fraction, activation or CUDA-graph reserve, KV data type, a cap on running
+// requests). Pass terms stretched to explain such a wait (prefill ten times slower) ruin
+// every prediction at lower loads, where nothing queued. So when the fit does not explain
+// its measurements and one point's measured TTFT is at least twice the default model's, the
+// KV capacity is fitted too: held at the value that makes that point queue as measured
+// while the other parameters are fitted around it, and the fit of the lowest loss is kept.
 
-// kvQueueSignal is the factor by which a point's measured mean TTFT must exceed the fitted
-// one before a KV-capacity fit is tried: pass terms explain smaller gaps, a factor of two
-// at the fit's optimum is a wait they cannot.
+// kvQueueSignal is the factor by which a point's measured mean TTFT must exceed the default
+// model's replay before a KV-capacity fit is tried: pass terms explain smaller gaps.
 const kvQueueSignal = 2
 
 // kvTryLoss is the loss per measured mean above which a fit is not explaining its
@@ -25,44 +25,74 @@ const kvQueueSignal = 2
 // a fit within it is kept as it is.
 const kvTryLoss = 0.01
 
-// kvCapacitySteps bounds the replays of the queueing point that refine the capacity.
-const kvCapacitySteps = 4
+// kvCapacityRounds bounds the rounds of capacity search and fit: the capacity that queues the
+// point as measured depends on the pass times the fit then changes (a slower decode serves
+// the queue more slowly), so a second round searches again under the first round's fit.
+const kvCapacityRounds = 2
+
+// kvCapacitySteps bounds the replays of the queueing point in one capacity search, and
+// kvCapacitySettled is the log error of its TTFT at which the search stops.
+const (
+	kvCapacitySteps   = 4
+	kvCapacitySettled = 0.03
+)
 
 // fitWithCapacity fits the deployment's parameters at its configured KV capacity, then, when
-// one point's measured TTFT shows a queue the fit leaves out, again at the capacity that
-// queues that point as measured, and keeps the fit of the lower loss.
+// that fit does not explain the measurements and one point shows a queue the default model
+// leaves out, at the capacity that queues that point as measured (kvCapacityRounds rounds),
+// and keeps the fit of the lowest loss.
 func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor calibration.Params) (*calibration.Fitted, error) {
 	fit, err := calibration.Fit(points, floor)
 	if err != nil {
 		return nil, err
 	}
-	if calibration.Loss(points, fit.Calibrated) <= kvTryLoss*float64(2*len(points)) {
+	loss := calibration.Loss(points, fit.Calibrated)
+	if loss <= kvTryLoss*float64(2*len(points)) {
 		return fit, nil
 	}
 	i := queuedPoint(ps, fit)
 	if i < 0 {
 		return fit, nil
 	}
-	s, replays, ok := queueingCapacity(ps[i], fit.Uncalibrated[i], floor[calibration.KVCapacityScale])
-	if !ok {
-		fit.Replays += replays
-		return fit, nil
+	best, replays := fit, fit.Replays
+	m := ps[i].m
+	// The first search starts from the default model at the configured capacity and a
+	// first guess by Little's law; a later one from the last fit, a step of 10 % away.
+	q, x0, g0 := calibration.Identity, 0.0, math.Log(fit.Uncalibrated[i].TTFT/m.TTFT)
+	x1, ok := littleCapacity(ps[i], fit.Uncalibrated[i])
+	for round := 0; round < kvCapacityRounds && ok; round++ {
+		if x1 < math.Log(floor[calibration.KVCapacityScale]) {
+			break // below the physical bound: the capacity is not what the measured wait is
+		}
+		var n int
+		x1, n, ok = searchCapacity(ps[i], q, x0, g0, x1, math.Log(floor[calibration.KVCapacityScale]))
+		replays += n
+		if !ok {
+			break
+		}
+		alt, err := calibration.FitAt(points, floor, math.Exp(x1))
+		if err != nil {
+			return nil, err
+		}
+		replays += alt.Replays
+		if l := calibration.Loss(points, alt.Calibrated); l < loss {
+			best, loss = alt, l
+		}
+		q, x0, g0 = alt.Params, x1, math.Log(alt.Calibrated[i].TTFT/m.TTFT)
+		if math.Abs(g0) < kvCapacitySettled {
+			break
+		}
+		x1 = x0 + 0.1
+		if g0 < 0 {
+			x1 = x0 - 0.1
+		}
 	}
-	alt, err := calibration.FitAt(points, floor, s)
-	if err != nil {
-		return nil, err
-	}
-	alt.Replays += fit.Replays + replays
-	if calibration.Loss(points, alt.Calibrated) < calibration.Loss(points, fit.Calibrated) {
-		return alt, nil
-	}
-	fit.Replays = alt.Replays
-	return fit, nil
+	best.Replays = replays
+	return best, nil
 }
 
 // queuedPoint is the closed-loop point whose measured mean TTFT exceeds the default model's
-// replay by the largest factor, at least kvQueueSignal, and that the fit leaves at least
-// that far below too (-1: none).
+// replay by the largest factor, at least kvQueueSignal (-1: none).
 func queuedPoint(ps []*measuredPoint, fit *calibration.Fitted) int {
 	best, at := float64(kvQueueSignal), -1
 	for i, p := range ps {
@@ -76,34 +106,31 @@ func queuedPoint(ps []*measuredPoint, fit *calibration.Fitted) int {
 	return at
 }
 
-// queueingCapacity is the KV-capacity scale at which p's replay under q queues to p's
-// measured mean TTFT, and the replays it took. It starts from Little's law, the rule of
+// littleCapacity is the first guess of ln(scale) for p by Little's law, the rule of
 // checkHoldsLoad read backwards: a closed loop of C clients whose requests wait W for
-// admission and then take S to serve holds held = C / (1 + W/S) of them, with W the
-// measured TTFT less the fitted one and S the decode, (OSL − 1)·TPOT measured; the scale
-// is held over what the configured capacity holds. A secant on ln(scale) against
-// ln(replayed / measured TTFT) then refines it, at most kvCapacitySteps replays, within
-// [minScale, 1]. ok is false when even the configuration's capacity would hold the held
-// requests (nothing to lower) or a replay fails.
-func queueingCapacity(p *measuredPoint, fitted calibration.Metrics, minScale float64) (scale float64, replays int, ok bool) {
+// admission and then take S to serve holds C / (1 + W/S) of them, with W the measured TTFT
+// less the default model's (which does not queue) and S the decode, (OSL − 1)·TPOT
+// measured; the scale is that over what the configured capacity holds. ok is false when
+// the configured capacity would hold them already (nothing to lower).
+func littleCapacity(p *measuredPoint, unqueued calibration.Metrics) (float64, bool) {
 	m := p.m
 	capHeld, err := heldInFlight(p)
 	if err != nil || capHeld <= 0 {
-		return 0, 0, false
+		return 0, false
 	}
-	serve := float64(m.OSL-1) * m.TPOT
-	q := calibration.Identity
-	wait := m.TTFT - fitted.TTFT
-	held := float64(m.Concurrency) / (1 + wait/serve)
-	s := held / capHeld
-	if s >= 1 || s < minScale {
-		// Nothing to lower, or a capacity below the physical bound: the capacity is not
-		// what the measured wait is.
-		return 0, replays, false
+	held := float64(m.Concurrency) / (1 + (m.TTFT-unqueued.TTFT)/(float64(m.OSL-1)*m.TPOT))
+	if held >= capHeld {
+		return 0, false
 	}
-	// g(x) = ln(replayed TTFT / measured) at ln-scale x; g(0) < 0 (the fit's TTFT).
-	x0, g0 := 0.0, math.Log(fitted.TTFT/m.TTFT)
-	x1 := math.Log(s)
+	return math.Log(held / capHeld), true
+}
+
+// searchCapacity finds the ln(scale) at which p's replay under q (its capacity replaced)
+// queues to p's measured mean TTFT: a secant on g(x) = ln(replayed / measured TTFT) from a
+// known (x0, g0) and a first probe x1, at most kvCapacitySteps replays, within [lo, 0]. It
+// returns the last probe, the replays it ran and false when a replay fails.
+func searchCapacity(p *measuredPoint, q calibration.Params, x0, g0, x1, lo float64) (float64, int, bool) {
+	replays := 0
 	for step := 0; step < kvCapacitySteps; step++ {
 		q[calibration.KVCapacityScale] = math.Exp(x1)
 		got, err := replayMeasurement(p, q)
@@ -111,13 +138,13 @@ func queueingCapacity(p *measuredPoint, fitted calibration.Metrics, minScale flo
 		if err != nil {
 			return 0, replays, false
 		}
-		g1 := math.Log(got.TTFT / m.TTFT)
-		if math.Abs(g1) < 0.05 || g1 == g0 {
+		g1 := math.Log(got.TTFT / p.m.TTFT)
+		if math.Abs(g1) < kvCapacitySettled || g1 == g0 {
 			break
 		}
 		x := x1 - g1*(x1-x0)/(g1-g0)
 		x0, g0 = x1, g1
-		x1 = min(max(x, math.Log(minScale)), 0)
+		x1 = min(max(x, lo), 0)
 	}
-	return math.Exp(x1), replays, true
+	return x1, replays, true
 }
