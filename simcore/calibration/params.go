@@ -33,6 +33,18 @@ const (
 // ParamNames are the profile's names of Params (spec.ProfileParameters' JSON keys).
 var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms", "kv_capacity_scale"}
 
+// Fields calls f with each parameter's profile name and value in ParamNames order, leaving
+// out the KV-capacity scale when it is 1: outputs show it, as the profile writes it, only
+// when the fit changed it.
+func (p Params) Fields(f func(name string, v float64)) {
+	for k, name := range ParamNames {
+		if k == KVCapacityScale && p[k] == 1 {
+			continue
+		}
+		f(name, p[k])
+	}
+}
+
 // Identity is the default model: scales 1, nothing added.
 var Identity = Params{PrefillScale: 1, DecodeScale: 1, KVCapacityScale: 1}
 
