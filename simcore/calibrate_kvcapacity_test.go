@@ -1,14 +1,12 @@
 package simcore
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/measure"
-	"aisimulate/simcore/spec"
 )
 
 // kvRoundTripConfig is the round-trip deployment with a small KV cache (400 blocks of 64
@@ -29,18 +27,7 @@ func TestCalibrationRecoversTheKVCapacity(t *testing.T) {
 	truth := calibration.Identity
 	truth[calibration.PrefillScale], truth[calibration.DecodeScale] = 1.3, 1.15
 	truth[calibration.KVCapacityScale] = 0.5
-	var files []NamedFile
-	for _, c := range []int{2, 8, 32} {
-		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRunOn(t, kvRoundTripConfig, truth, c, 1024, 128)})
-	}
-	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(kvRoundTripConfig), Measurements: files})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, perr := spec.LoadProfile(out.ProfileJSON)
-	if perr != nil {
-		t.Fatal(perr)
-	}
+	_, out, prof := calibrateClusterOn(t, kvRoundTripConfig, truth, 2, 8, 32)
 	got := calibration.FromProfile(prof.Entries[0].Parameters)
 	t.Logf("fitted %v (truth %v)\n%s", got, truth, out.Table)
 	if s := got[calibration.KVCapacityScale]; math.Abs(s/0.5-1) > 0.1 {
@@ -73,18 +60,7 @@ func TestCalibrationKeepsTheCapacityWhenNothingQueued(t *testing.T) {
 func TestProfileKVCapacityScaleApplies(t *testing.T) {
 	truth := calibration.Identity
 	truth[calibration.KVCapacityScale] = 0.5
-	var files []NamedFile
-	for _, c := range []int{2, 8, 32} {
-		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRunOn(t, kvRoundTripConfig, truth, c, 1024, 128)})
-	}
-	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(kvRoundTripConfig), Measurements: files})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, perr := spec.LoadProfile(out.ProfileJSON)
-	if perr != nil {
-		t.Fatal(perr)
-	}
+	_, out, prof := calibrateClusterOn(t, kvRoundTripConfig, truth, 2, 8, 32)
 	if prof.Entries[0].Parameters.KVCapacityScale == nil {
 		t.Fatalf("no kv_capacity_scale fitted:\n%s", out.Table)
 	}

@@ -61,11 +61,17 @@ func roundTripTruth() calibration.Params {
 // calibrates the round-trip deployment on those measurements.
 func calibrateCluster(t *testing.T, truth calibration.Params, loads ...int) ([]NamedFile, *CalibrateOutput, *spec.Profile) {
 	t.Helper()
+	return calibrateClusterOn(t, roundTripConfig, truth, loads...)
+}
+
+// calibrateClusterOn is calibrateCluster on another deployment configuration.
+func calibrateClusterOn(t *testing.T, config string, truth calibration.Params, loads ...int) ([]NamedFile, *CalibrateOutput, *spec.Profile) {
+	t.Helper()
 	var files []NamedFile
 	for _, c := range loads {
-		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRun(t, truth, c, 1024, 128)})
+		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRunOn(t, config, truth, c, 1024, 128)})
 	}
-	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(roundTripConfig), Measurements: files})
+	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(config), Measurements: files})
 	if err != nil {
 		t.Fatal(err)
 	}
