@@ -46,13 +46,13 @@ type Fitted struct {
 // Steps of the finite differences that linearise a replay in each parameter: large enough
 // to move a scheduler's pass times well above rounding, small enough that the replay stays
 // near-linear (pass times are linear in every parameter; only the schedule bends).
-var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20}
+var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20, KVCapacityScale: 1}
 
 // ridge is each parameter's typical size: the fit adds (0.01 · Δ/ridge)² per parameter to
 // the loss, so a parameter the measurements do not determine (the frontend latency against
 // the prefill overhead, from one load) stays at the default instead of drifting along the
 // flat direction.
-var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
+var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100, KVCapacityScale: 1}
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
 // stops early once a step lowers the loss by less than minGain of it, or when a step is not
@@ -97,9 +97,13 @@ const unresolvedLoss = 0.03 * 0.03
 // halving fails too, the model is linearised again at the current point once. A descent
 // from the default model that leaves the points unexplained (unresolvedLoss) is followed by
 // a second one from the queueing corner (queueingCorner) when the corner starts with a
-// lower loss than the default model, and the lower end is kept.
-// Nothing is random.
-func Fit(points []Point, floor Params) (*Fitted, error) {
+// lower loss than the default model, and the lower end is kept. Nothing is random.
+func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, 1) }
+
+// FitAt is Fit with the KV capacity held at kvScale times the configuration's: every replay
+// but the default model's runs at it, and the other parameters are fitted around it
+// (docs/calibration.md, "KV capacity").
+func FitAt(points []Point, floor Params, kvScale float64) (*Fitted, error) {
 	if len(points) == 0 {
 		return nil, errors.New("no measurements to fit")
 	}
@@ -120,11 +124,19 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 	if f.Uncalibrated, err = replayAll(Identity); err != nil {
 		return nil, err
 	}
-	active := [NumParams]bool{true, true, true, true, true, false}
+	active := [NumParams]bool{true, true, true, true, true, false, false}
 	for _, p := range points {
 		active[HandoffMs] = active[HandoffMs] || p.Disaggregated
 	}
-	theta, at, loss, err := descend(points, replayAll, Identity, f.Uncalibrated, floor, active)
+	start := clamp(Identity, floor, Ceiling)
+	start[KVCapacityScale] = kvScale
+	startAt := f.Uncalibrated
+	if start != Identity {
+		if startAt, err = replayAll(start); err != nil {
+			return nil, err
+		}
+	}
+	theta, at, loss, err := descend(points, replayAll, start, startAt, floor, active)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +145,8 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 		// corner is a better start than the default model was, descend from there too and
 		// keep the better end (docs/calibration.md, "Two starting points").
 		corner := clamp(queueingCorner(floor), floor, Ceiling)
-		better, cornerAt, err := betterStart(points, replayAll, corner, f.Uncalibrated)
+		corner[KVCapacityScale] = kvScale
+		better, cornerAt, err := betterStart(points, replayAll, corner, start, startAt)
 		if err != nil {
 			return nil, err
 		}
@@ -337,6 +350,10 @@ func sub(p, q Params) Params {
 	return p
 }
 
+// Loss is a fit's loss on the points (the sum of squared log errors of mean TTFT and TPOT
+// of got, the calibrated replays).
+func Loss(points []Point, got []Metrics) float64 { return lossOf(points, got) }
+
 // lossOf is the fit's loss: the sum of squared log errors of mean TTFT and TPOT.
 func lossOf(points []Point, got []Metrics) float64 {
 	var s float64
@@ -471,14 +488,14 @@ func Solve(m [][]float64) []float64 {
 	return x
 }
 
-// descend is the fit's descent from start (startAt: every point's replay there, nil when it
-// has not been replayed): linearise, solve, confirm by replays, correct by the secant, as Fit
-// describes. It returns where it stopped, the replays there and their loss.
+// descend is the fit's descent from start (within the bounds; startAt: every point's replay
+// there, nil when it has not been replayed): linearise, solve, confirm by replays, correct
+// by the secant, as Fit describes. It returns where it stopped, the replays there and their
+// loss.
 func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Params, startAt []Metrics, floor Params, active [NumParams]bool) (Params, []Metrics, float64, error) {
-	theta := clamp(start, floor, Ceiling)
-	at := startAt
+	theta, at := start, startAt
 	var err error
-	if at == nil || theta != start {
+	if at == nil {
 		if at, err = replayAll(theta); err != nil {
 			return theta, nil, 0, err
 		}
@@ -554,17 +571,17 @@ func queueingCorner(floor Params) Params {
 	return p
 }
 
-// betterStart reports whether start has a lower loss than the default model (whose replays
-// are uncalibrated): by the surrogates when every point has one, which costs no replay
+// betterStart reports whether start has a lower loss than first, the first descent's start
+// (firstAt its replays): by the surrogates when every point has one, which costs no replay
 // (their errors largely cancel in the comparison of two of their own losses), else by
 // replaying start (returned, for the descent from it to reuse; nil when not replayed).
-func betterStart(points []Point, replayAll func(Params) ([]Metrics, error), start Params, uncalibrated []Metrics) (bool, []Metrics, error) {
+func betterStart(points []Point, replayAll func(Params) ([]Metrics, error), start, first Params, firstAt []Metrics) (bool, []Metrics, error) {
 	if allSurrogates(points) {
-		return lossOf(points, surrogateAll(points, start)) < lossOf(points, surrogateAll(points, Identity)), nil, nil
+		return lossOf(points, surrogateAll(points, start)) < lossOf(points, surrogateAll(points, first)), nil, nil
 	}
 	at, err := replayAll(start)
 	if err != nil {
 		return false, nil, err
 	}
-	return lossOf(points, at) < lossOf(points, uncalibrated), at, nil
+	return lossOf(points, at) < lossOf(points, firstAt), at, nil
 }
