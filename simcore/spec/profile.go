@@ -138,7 +138,7 @@ const (
 	// instead, docs/calibration.md), and never below a quarter of it — what a KV data type
 	// of half the bytes and half the memory left to the cache take away together.
 	MinProfileKVScale = 0.25
-	MaxProfileKVScale = 1
+	MaxProfileKVScale = 1.0
 )
 
 // LoadProfile decodes a calibration profile strictly (unknown keys, wrong types, a schema
