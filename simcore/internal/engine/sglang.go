@@ -155,7 +155,9 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	s := &k.sgl
 	bs := cfg.BlockSize
 	pass := int64(len(w.PassEnds))
-	k.wakeDue(pass, w)
+	if len(k.wakes) > 0 && k.wakes[0].pass() <= pass {
+		k.wakeDue(pass, w)
+	}
 	// Hand-offs whose transfer completed join the running batch: their blocks were reserved
 	// before the transfer (destination-first), so admission cannot fail.
 	for k.mHead < len(k.materialized) && len(k.running) < cfg.MaxSequences {

@@ -43,7 +43,7 @@ func sglSteadyAllowed(cfg *RankConfig) bool {
 // and owes no more output than clip_max_new_tokens (steadyGrowth's closed form). It is woken
 // at the pass that emits its last token.
 func (k *Rank) enterSGLangSteady(next int64, w *Worker) {
-	if !k.steadyOK {
+	if !k.steadyOK || len(k.active) == 0 {
 		return
 	}
 	kept := k.active[:0]
