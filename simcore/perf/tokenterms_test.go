@@ -7,7 +7,7 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// decodeTerms' remembered addends give the very bits of pricing each step afresh, whatever
+// decodeTerms' remembered addends (the LM head's GEMM among them) give the very bits of pricing each step afresh, whatever
 // the order the token counts come in, below and above decodeMemoTokens and for fractional
 // counts: a fresh timing model per call (nothing remembered) against one that remembers
 // everything it priced, asked twice in a scrambled order, prefill passes in between.
@@ -33,8 +33,9 @@ func TestTokenTermsMemoChangesNoBit(t *testing.T) {
 			for j := range counts {
 				x := counts[(j*7+round*3)%len(counts)]
 				f := fresh()
-				want := f.forward(f.tokenTerms(x), x, 0.25)
-				if got := warm.forward(warm.decodeTerms(x), x, 0.25); math.Float64bits(got) != math.Float64bits(want) {
+				want := f.forward(f.tokenTerms(x), f.lmHead(x), 0.25)
+				terms, lm := warm.decodeTerms(x)
+				if got := warm.forward(terms, lm, 0.25); math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("%s, %v tokens, round %d: remembered %v, afresh %v", model, x, round, got, want)
 				}
 				wantPre := fresh().PrefillMs(3, int(x)+1, 0)
