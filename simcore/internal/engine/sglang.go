@@ -177,124 +177,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	k.ready = k.ready[:0]
 	k.passPrefillReqs, k.passPrefillTokens, k.passDecodeReqs, k.passDecodeKV = 0, 0, 0, 0
 	if w.blockedRounds == 0 && (s.chunked != nil || k.wHead < len(k.waiting)) {
-		// rem_total: free + evictable tokens less the running requests' reservation. The
-		// reservation is summed when an admission first gets past the batch limits (nothing
-		// changes the running requests before), so a rank at max_running_requests does not
-		// materialise its steady cohort only to turn the queue away (sglang_steady.go).
-		freeTokens := (k.KV.Free() + k.KV.Inactive()) * bs
-		var remTotal float64
-		priced := false
-		remInput := cfg.MaxPrefillTokens
-		remChunk := cfg.ChunkedPrefillSize
-		admitted := 0
-		take := func(r *Request, first bool) bool {
-			if len(k.running)+admitted >= cfg.MaxSequences || remChunk <= 0 || remInput <= 0 {
-				return false
-			}
-			if !priced {
-				k.materializeAll(pass, w)
-				var reserved float64
-				for _, q := range k.running {
-					reserved += float64(min(k.reservedOut(q), sglClipMaxNewTokens)) * s.ratio
-				}
-				remTotal = float64(freeTokens) - reserved
-				priced = true
-			}
-			extend := r.Known() - r.computed
-			// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
-			c := min(extend, remChunk, remInput)
-			if c < extend {
-				c = xmath.FloorDiv(c, bs) * bs
-				if c == 0 {
-					return false
-				}
-			}
-			res := 0
-			if c >= extend {
-				c = extend
-				res = min(k.reservedOut(r), sglClipMaxNewTokens)
-			}
-			if float64(c+res) >= remTotal {
-				return false
-			}
-			fresh := xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.held()
-			if !r.pinned {
-				fresh = xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.hitBlocks
-			}
-			inactiveHits := 0
-			if !r.pinned && r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashIDs)))
-			}
-			if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
-				return false
-			}
-			k.budget = c
-			if k.schedule(r, false, w) != ok {
-				return false
-			}
-			remChunk -= c
-			remInput -= c
-			remTotal -= float64(c + res)
-			admitted++
-			s.batch = append(s.batch, r)
-			if c < extend {
-				s.chunked = r
-			} else if s.chunked == r {
-				s.chunked = nil
-			}
-			return true
-		}
-		if s.chunked != nil {
-			r := s.chunked
-			r.scheduled = 0
-			if !take(r, false) && len(k.running) == 0 && k.KV.Active() == r.held() {
-				// Its last chunk plus reserved output exceed everything the pool could
-				// ever free (nothing else runs or holds blocks): like a head that even an
-				// idle rank cannot admit, it is rejected instead of stalling the rank
-				// forever [decision, docs/semantics/simulation.md].
-				k.releaseBlocks(r, true)
-				r.computed, r.prefilling = 0, false
-				s.chunked = nil
-				r.Status = Rejected
-				r.Terminal = start
-				w.Out = append(w.Out, Note{Kind: NoteRejected, R: r, Rank: k.ID})
-			}
-		}
-		for s.chunked == nil && k.wHead < len(k.waiting) {
-			h := k.waiting[k.wHead]
-			if (cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen) || xmath.CeilDiv(h.L+1, bs) > cfg.NumBlocks {
-				k.popFront()
-				h.Status = Rejected
-				h.Terminal = start
-				w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
-				continue
-			}
-			cached := 0
-			if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
-				cached = k.KV.Match(h.PromptHashIDs(bs, k.cfg.HashIDs)) * bs
-				if cached > h.L-1 {
-					cached = xmath.FloorDiv(h.L-1, bs) * bs
-				}
-			}
-			h.computed = cached
-			h.hitBlocks, h.pinned, h.registered = xmath.FloorDiv(cached, bs), false, 0
-			h.scheduled = 0
-			if !take(h, true) {
-				h.computed, h.hitBlocks = 0, 0
-				if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
-					// Even an idle rank cannot admit it (its prompt plus reserved output
-					// exceed the pool): nothing would ever change, so it is rejected rather
-					// than blocking the queue forever [decision, docs/semantics/simulation.md].
-					k.popFront()
-					h.Status = Rejected
-					h.Terminal = start
-					w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
-					continue
-				}
-				break
-			}
-			k.admitFront(h, start, cfg.Pool, cached)
-		}
+		k.admitSGLang(start, w, pass)
 	}
 	if len(s.batch) > 0 {
 		s.extend = true
@@ -363,6 +246,133 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 		decode = cfg.Timing.DecodeMs(n, activeKV, floorMean(activeKV, n), int64(cfg.NumBlocks)*int64(bs))
 	}
 	return 0, decode
+}
+
+// admitSGLang fills the extend batch of the pass at start (index pass): the request in
+// chunked prefill first, then the waiting queue from its head, within SGLang's budgets
+// (docs/semantics/simulation.md §8), rejecting what even an idle rank could never admit.
+func (k *Rank) admitSGLang(start float64, w *Worker, pass int64) {
+	cfg := k.cfg
+	s := &k.sgl
+	bs := cfg.BlockSize
+	// rem_total: free + evictable tokens less the running requests' reservation. The
+	// reservation is summed when an admission first gets past the batch limits (nothing
+	// changes the running requests before), so a rank at max_running_requests does not
+	// materialise its steady cohort only to turn the queue away (sglang_steady.go).
+	freeTokens := (k.KV.Free() + k.KV.Inactive()) * bs
+	var remTotal float64
+	priced := false
+	remInput := cfg.MaxPrefillTokens
+	remChunk := cfg.ChunkedPrefillSize
+	admitted := 0
+	take := func(r *Request, first bool) bool {
+		if len(k.running)+admitted >= cfg.MaxSequences || remChunk <= 0 || remInput <= 0 {
+			return false
+		}
+		if !priced {
+			k.materializeAll(pass, w)
+			var reserved float64
+			for _, q := range k.running {
+				reserved += float64(min(k.reservedOut(q), sglClipMaxNewTokens)) * s.ratio
+			}
+			remTotal = float64(freeTokens) - reserved
+			priced = true
+		}
+		extend := r.Known() - r.computed
+		// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
+		c := min(extend, remChunk, remInput)
+		if c < extend {
+			c = xmath.FloorDiv(c, bs) * bs
+			if c == 0 {
+				return false
+			}
+		}
+		res := 0
+		if c >= extend {
+			c = extend
+			res = min(k.reservedOut(r), sglClipMaxNewTokens)
+		}
+		if float64(c+res) >= remTotal {
+			return false
+		}
+		fresh := xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.held()
+		if !r.pinned {
+			fresh = xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.hitBlocks
+		}
+		inactiveHits := 0
+		if !r.pinned && r.hitBlocks > 0 {
+			inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashIDs)))
+		}
+		if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
+			return false
+		}
+		k.budget = c
+		if k.schedule(r, false, w) != ok {
+			return false
+		}
+		remChunk -= c
+		remInput -= c
+		remTotal -= float64(c + res)
+		admitted++
+		s.batch = append(s.batch, r)
+		if c < extend {
+			s.chunked = r
+		} else if s.chunked == r {
+			s.chunked = nil
+		}
+		return true
+	}
+	if s.chunked != nil {
+		r := s.chunked
+		r.scheduled = 0
+		if !take(r, false) && len(k.running) == 0 && k.KV.Active() == r.held() {
+			// Its last chunk plus reserved output exceed everything the pool could
+			// ever free (nothing else runs or holds blocks): like a head that even an
+			// idle rank cannot admit, it is rejected instead of stalling the rank
+			// forever [decision, docs/semantics/simulation.md].
+			k.releaseBlocks(r, true)
+			r.computed, r.prefilling = 0, false
+			s.chunked = nil
+			r.Status = Rejected
+			r.Terminal = start
+			w.Out = append(w.Out, Note{Kind: NoteRejected, R: r, Rank: k.ID})
+		}
+	}
+	for s.chunked == nil && k.wHead < len(k.waiting) {
+		h := k.waiting[k.wHead]
+		if (cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen) || xmath.CeilDiv(h.L+1, bs) > cfg.NumBlocks {
+			k.popFront()
+			h.Status = Rejected
+			h.Terminal = start
+			w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+			continue
+		}
+		cached := 0
+		if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
+			cached = k.KV.Match(h.PromptHashIDs(bs, k.cfg.HashIDs)) * bs
+			if cached > h.L-1 {
+				cached = xmath.FloorDiv(h.L-1, bs) * bs
+			}
+		}
+		h.computed = cached
+		h.hitBlocks, h.pinned, h.registered = xmath.FloorDiv(cached, bs), false, 0
+		h.scheduled = 0
+		if !take(h, true) {
+			h.computed, h.hitBlocks = 0, 0
+			if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
+				// Even an idle rank cannot admit it (its prompt plus reserved output
+				// exceed the pool): nothing would ever change, so it is rejected rather
+				// than blocking the queue forever [decision, docs/semantics/simulation.md].
+				k.popFront()
+				h.Status = Rejected
+				h.Terminal = start
+				w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+				continue
+			}
+			break
+		}
+		k.admitFront(h, start, cfg.Pool, cached)
+	}
 }
 
 // claimDecodeSlots is the decode pass's slot-taking without prefix caching in one visit per
