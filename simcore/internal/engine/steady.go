@@ -17,7 +17,8 @@ import (
 // position of a steady request in the running order matters), every steady request is
 // materialised first and the pass runs exactly. Observable results are identical to visiting
 // every request every pass (docs/semantics/simulation.md: "any shortcut … as long as every observable result
-// is identical").
+// is identical"). SGLang's cohort (sglang_steady.go) joins, settles and wakes through the
+// same functions; its steady requests also take a KV slot every pass, in closed form.
 
 type wake struct {
 	key uint64 // wakeKey(pass, admission sequence): the heap's order in one comparison
