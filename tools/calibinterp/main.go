@@ -123,8 +123,41 @@ func main() {
 			continue
 		}
 		curvesUsed++
-		whole := header + "\n"
-		for _, m := range c {
+		// Predict the rows between first: a row calibrate would refuse (its replay's KV
+		// capacity cannot hold the measured load) or that does not predict is left out of the
+		// figures and of the warning check alike.
+		type predicted struct {
+			m    *measure.Measurement
+			u, k map[string]any
+		}
+		var rows []predicted
+		whole := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
+		for _, m := range c[1 : len(c)-1] {
+			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
+				continue
+			}
+			one := header + "\n" + lines[m.ID] + "\n"
+			if _, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: m.ID + ".csv", Data: []byte(one)}}, Lengths: oneSided(*spread)}); err != nil {
+				if *verbose {
+					fmt.Printf("%s c=%d: left out: %v\n", m.ID, m.Concurrency, err)
+				}
+				continue
+			}
+			drawn := *m
+			drawn.Lengths = oneSided(*predictSpread)
+			yaml := spec.EmitYAML(calibration.RowConfig(&drawn))
+			zero := 0.0
+			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
+			u, err := simcore.Predict(in)
+			if err != nil {
+				continue
+			}
+			in.Calibrations = []simcore.NamedFile{{Name: "calibration.json", Data: out.ProfileJSON}}
+			k, err := simcore.Predict(in)
+			if err != nil {
+				continue
+			}
+			rows = append(rows, predicted{m, u.Summary, k.Summary})
 			whole += lines[m.ID] + "\n"
 		}
 		ws, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(whole)}}, Lengths: oneSided(*spread)})
@@ -144,30 +177,14 @@ func main() {
 				fmt.Printf("  warning: %s\n", w)
 			}
 		}
-		for _, m := range c[1 : len(c)-1] {
-			if m.Concurrency == lo.Concurrency || m.Concurrency == hi.Concurrency {
-				continue
-			}
-			drawn := *m
-			drawn.Lengths = oneSided(*predictSpread)
-			yaml := spec.EmitYAML(calibration.RowConfig(&drawn))
-			zero := 0.0
-			in := simcore.Input{ConfigName: m.ID, ConfigYAML: yaml, FixedWallTimeMs: &zero}
-			u, err := simcore.Predict(in)
-			if err != nil {
-				continue
-			}
-			in.Calibrations = []simcore.NamedFile{{Name: "calibration.json", Data: out.ProfileJSON}}
-			k, err := simcore.Predict(in)
-			if err != nil {
-				continue
-			}
-			all.add(m, k.Summary, u.Summary)
-			side.add(m, k.Summary, u.Summary)
+		for _, r := range rows {
+			m := r.m
+			all.add(m, r.k, r.u)
+			side.add(m, r.k, r.u)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
-					m.TTFT, num(u.Summary, report.TTFT.Key(report.Mean)), num(k.Summary, report.TTFT.Key(report.Mean)),
-					m.TPOT, num(u.Summary, report.TPOT.Key(report.Mean)), num(k.Summary, report.TPOT.Key(report.Mean)))
+					m.TTFT, num(r.u, report.TTFT.Key(report.Mean)), num(r.k, report.TTFT.Key(report.Mean)),
+					m.TPOT, num(r.u, report.TPOT.Key(report.Mean)), num(r.k, report.TPOT.Key(report.Mean)))
 			}
 		}
 	}
