@@ -3,6 +3,7 @@ package perf
 import (
 	_ "embed"
 	"encoding/json"
+	"math"
 	"strings"
 	"sync"
 
@@ -163,8 +164,11 @@ type Default struct {
 	// tokenTermCount + 1 each (the last the LM head's GEMM), valid where termKnown is set.
 	terms     []float64
 	termKnown []bool
-	// scratch holds tokenTerms' addends of the pass being priced.
-	scratch []float64
+	// scratch holds tokenTerms' addends of the last token count it priced, scratchTokens,
+	// once scratchSet.
+	scratch       []float64
+	scratchTokens float64
+	scratchSet    bool
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -303,10 +307,15 @@ const decodeMemoTokens = 1 << 12
 // tokenTerms are forward's addends that depend on the pass's token count alone, in the
 // order forward adds them: one per token GEMM, then the elementwise work, the routed
 // experts (0 without), the communication and the embedding lookup. The slice is reused by
-// the next call.
+// the next call, which returns it unchanged for the same token count: a chunked prefill
+// prices the same chunk pass after pass (docs/performance.md, "Calibration through the CLI").
 func (d *Default) tokenTerms(tokens float64) []float64 {
+	if d.scratchSet && math.Float64bits(tokens) == math.Float64bits(d.scratchTokens) {
+		return d.scratch
+	}
 	k := len(d.s.tokenGemms) + tokenTermCount
 	d.scratch = grow.Within(d.scratch, k, k)
+	d.scratchTokens, d.scratchSet = tokens, true
 	return d.computeTokenTerms(tokens, d.scratch)
 }
 
