@@ -322,7 +322,7 @@ func fitDeployment(ps []*measuredPoint, inputs map[string]spec.ProfileInput) (*s
 		points[i] = calibration.Point{Measured: measured[i], Disaggregated: p.scope.Mode == spec.ModeDisaggregated,
 			Replay: func(q calibration.Params) (calibration.Metrics, error) { return replayMeasurement(p, q) }, Surrogate: sur}
 	}
-	fit, err := calibration.Fit(points, floor)
+	fit, err := fitWithCapacity(ps, points, floor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -383,8 +383,7 @@ func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metr
 	collectBetweenReplays() // the previous replay's memory is garbage now
 	zero := 0.0
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files, FixedWallTimeMs: &zero}
-	c := q.Correction()
-	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
+	t := paramsTuning(q)
 	var stop *replay.StopRule
 	if p.stopWindows >= 0 {
 		stop = replayStop(p.m, p.stopWindows)
@@ -407,6 +406,16 @@ func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metr
 		return calibration.Metrics{}, &measure.Error{File: p.m.File, Field: p.m.ID, Msg: "its replay completed no request with a first token and a second; check the lengths"}
 	}
 	return x, nil
+}
+
+// paramsTuning is the tuning of a deployment whose every role takes the parameters q.
+func paramsTuning(q calibration.Params) *tuning {
+	c := q.Correction()
+	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
+	if s := q[calibration.KVCapacityScale]; s != 1 {
+		t.capacity = map[string]float64{spec.RoleAggregated: s, spec.RolePrefill: s, spec.RoleDecode: s}
+	}
+	return t
 }
 
 // replayStop is the stopping rule of a measurement's replay (docs/calibration.md, "Stopping

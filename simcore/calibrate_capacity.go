@@ -26,17 +26,10 @@ func checkHoldsLoad(p *measuredPoint) error {
 	if m.Concurrency == 0 || m.OSL < 2 {
 		return nil
 	}
-	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files}
-	plan, _, err := lower(p.cfg, &in)
+	held, err := heldInFlight(p)
 	if err != nil {
-		return rowError(m, &CalibrateInput{}, err)
+		return err
 	}
-	pool := plan.Agg
-	if plan.Disaggregated {
-		pool = plan.Decode
-	}
-	tokens := float64(pool.Rank.NumBlocks) * float64(pool.Rank.BlockSize) * float64(max(pool.DP, 1)) * float64(max(pool.Replicas, 1))
-	held := tokens / float64(perf.Footprint(p.cfg.Engine.Backend, m.ISL, m.OSL))
 	if held >= float64(m.Concurrency) {
 		return nil
 	}
@@ -51,4 +44,21 @@ func checkHoldsLoad(p *measuredPoint) error {
 	return &measure.Error{File: m.File, Field: field, Msg: fmt.Sprintf(
 		"the deployment it is replayed on holds %.0f of its %d requests in flight in the KV cache, so the replay would queue each request about %.0f ms for admission, but the measured mean TTFT is %.0f ms: the measured run held them; give a configuration with its real KV capacity (--config with kv_cache.capacity, the KV cache's quantization or the attention-DP size) or leave the measurement out",
 		held, m.Concurrency, wait, m.TTFT)}
+}
+
+// heldInFlight is how many of a measurement's requests its replayed deployment holds in the
+// KV cache at once: the KV tokens of the aggregated (or decode) pool over all ranks divided
+// by the backend's footprint of one request (perf.Footprint).
+func heldInFlight(p *measuredPoint) (float64, error) {
+	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files}
+	plan, _, err := lower(p.cfg, &in)
+	if err != nil {
+		return 0, rowError(p.m, &CalibrateInput{}, err)
+	}
+	pool := plan.Agg
+	if plan.Disaggregated {
+		pool = plan.Decode
+	}
+	tokens := float64(pool.Rank.NumBlocks) * float64(pool.Rank.BlockSize) * float64(max(pool.DP, 1)) * float64(max(pool.Replicas, 1))
+	return tokens / float64(perf.Footprint(p.cfg.Engine.Backend, p.m.ISL, p.m.OSL)), nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/measure"
-	"aisimulate/simcore/perf"
 	"aisimulate/simcore/spec"
 )
 
@@ -38,9 +37,8 @@ func clusterRunOn(t *testing.T, config string, truth calibration.Params, conc, i
 	t.Helper()
 	m := &measure.Measurement{Concurrency: conc, ISL: isl, OSL: osl}
 	zero := 0.0
-	c := truth.Correction()
 	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(config), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
-		&tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: truth[calibration.HandoffMs]}, nil, nil)
+		paramsTuning(truth), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +61,17 @@ func roundTripTruth() calibration.Params {
 // calibrates the round-trip deployment on those measurements.
 func calibrateCluster(t *testing.T, truth calibration.Params, loads ...int) ([]NamedFile, *CalibrateOutput, *spec.Profile) {
 	t.Helper()
+	return calibrateClusterOn(t, roundTripConfig, truth, loads...)
+}
+
+// calibrateClusterOn is calibrateCluster on another deployment configuration.
+func calibrateClusterOn(t *testing.T, config string, truth calibration.Params, loads ...int) ([]NamedFile, *CalibrateOutput, *spec.Profile) {
+	t.Helper()
 	var files []NamedFile
 	for _, c := range loads {
-		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRun(t, truth, c, 1024, 128)})
+		files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", c), Data: clusterRunOn(t, config, truth, c, 1024, 128)})
 	}
-	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(roundTripConfig), Measurements: files})
+	out, err := Calibrate(CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(config), Measurements: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +119,28 @@ func TestCalibrationRecoversAPerturbation(t *testing.T) {
 // model is more than 10 % off (else the load tests nothing).
 func checkHeldOut(t *testing.T, config string, truth, got calibration.Params, conc int) {
 	t.Helper()
+	h := heldOutRun(t, config, truth, got, conc)
+	for _, c := range []struct {
+		name          string
+		cal, unc, mea float64
+	}{{"TTFT", h.cal.TTFT, h.unc.TTFT, h.measured.TTFT}, {"TPOT", h.cal.TPOT, h.unc.TPOT, h.measured.TPOT}} {
+		if e := math.Abs(c.cal/c.mea - 1); e > 0.03 {
+			t.Errorf("held-out %s: calibrated %.2f vs measured %.2f (%.1f %% off, want ≤ 3 %%)", c.name, c.cal, c.mea, 100*e)
+		}
+		if math.Abs(c.unc/c.mea-1) < 0.1 {
+			t.Errorf("held-out %s: the default model is already within 10 %% (%.2f vs %.2f): the test does not test", c.name, c.unc, c.mea)
+		}
+	}
+}
+
+// heldOut is a held-out load's measured means and their replays under the fitted
+// parameters and under the default model.
+type heldOut struct{ measured, cal, unc calibration.Metrics }
+
+// heldOutRun measures the cluster perturbed by truth at a closed-loop load of 1024/128-token
+// requests and replays that load under the fitted parameters and the default model.
+func heldOutRun(t *testing.T, config string, truth, got calibration.Params, conc int) heldOut {
+	t.Helper()
 	held := &measure.Measurement{File: "held", ID: fmt.Sprintf("c%d", conc), Concurrency: conc, ISL: 1024, OSL: 128}
 	measured, err := measure.Read(held.ID+".json", clusterRunOn(t, config, truth, conc, 1024, 128))
 	if err != nil {
@@ -126,17 +152,7 @@ func checkHeldOut(t *testing.T, config string, truth, got calibration.Params, co
 		t.Fatal(err)
 	}
 	unc, _ := replayMeasurement(p, calibration.Identity)
-	for _, c := range []struct {
-		name          string
-		cal, unc, mea float64
-	}{{"TTFT", cal.TTFT, unc.TTFT, measured[0].TTFT}, {"TPOT", cal.TPOT, unc.TPOT, measured[0].TPOT}} {
-		if e := math.Abs(c.cal/c.mea - 1); e > 0.03 {
-			t.Errorf("held-out %s: calibrated %.2f vs measured %.2f (%.1f %% off, want ≤ 3 %%)", c.name, c.cal, c.mea, 100*e)
-		}
-		if math.Abs(c.unc/c.mea-1) < 0.1 {
-			t.Errorf("held-out %s: the default model is already within 10 %% (%.2f vs %.2f): the test does not test", c.name, c.unc, c.mea)
-		}
-	}
+	return heldOut{calibration.MeasuredMetrics(&measured[0]), cal, unc}
 }
 
 // The same inputs give the same profile bytes (no clock, no map order).

@@ -32,10 +32,10 @@ func lowerTuned(cfg *spec.Config, in *Input, tune *tuning) (*replay.Plan, output
 	acc.CatalogModel = model.CatalogID
 	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
 	if plan.Disaggregated {
-		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill, tune.role(spec.RolePrefill)); err != nil {
+		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill, tune.role(spec.RolePrefill), tune.capacityScale(spec.RolePrefill)); err != nil {
 			return nil, acc, err
 		}
-		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode, tune.role(spec.RoleDecode)); err != nil {
+		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode, tune.role(spec.RoleDecode), tune.capacityScale(spec.RoleDecode)); err != nil {
 			return nil, acc, err
 		}
 		acc.Disaggregated = true
@@ -56,7 +56,7 @@ func lowerTuned(cfg *spec.Config, in *Input, tune *tuning) (*replay.Plan, output
 			}
 		}
 	} else {
-		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, spec.RoleAggregated, engine.PoolAgg, tune.role(spec.RoleAggregated)); err != nil {
+		if plan.Agg, err = lowerPool(cfg, model, e.Aggregated, spec.RoleAggregated, engine.PoolAgg, tune.role(spec.RoleAggregated), tune.capacityScale(spec.RoleAggregated)); err != nil {
 			return nil, acc, err
 		}
 		acc.DecodeReplicas = e.Aggregated.Parallelism.Replicas
@@ -147,8 +147,10 @@ func (emptyFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
-// lowerPool builds one role's pool plan: scheduler, KV capacity, timing and router.
-func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role string, pool engine.Pool, corr perf.Correction) (*replay.PoolPlan, error) {
+// lowerPool builds one role's pool plan: scheduler, KV capacity, timing and router; corr
+// corrects its default timing model and kvScale scales its KV capacity (a calibration's,
+// docs/calibration.md; 1 keeps it).
+func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role string, pool engine.Pool, corr perf.Correction, kvScale float64) (*replay.PoolPlan, error) {
 	e := &cfg.Engine
 	par := w.Parallelism
 	rc := engine.RankConfig{
@@ -221,6 +223,9 @@ func lowerPool(cfg *spec.Config, model *catalog.Model, w *spec.Worker, role stri
 			return nil, capacityError(err, role)
 		}
 		rc.NumBlocks = n
+	}
+	if kvScale != 1 {
+		rc.NumBlocks = max(1, int(kvScale*float64(rc.NumBlocks)))
 	}
 	pp := &replay.PoolPlan{
 		Replicas:      par.Replicas,

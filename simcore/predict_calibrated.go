@@ -108,7 +108,7 @@ func (c *calibrated) prepare(cfg *spec.Config, in *Input) (*tuning, error) {
 		profiles[i] = f.Profile
 	}
 	c.matches = map[string]calibration.Match{}
-	tune := &tuning{roles: map[string]perf.Correction{}}
+	tune := &tuning{roles: map[string]perf.Correction{}, capacity: map[string]float64{}}
 	workers := roleWorkers(&cfg.Engine)
 	for _, role := range sortedRoles(cfg) {
 		if workers[role].Timing.Type != spec.TimingDefault {
@@ -129,6 +129,9 @@ func (c *calibrated) prepare(cfg *spec.Config, in *Input) (*tuning, error) {
 		p := calibration.FromProfile(f.Profile.Entries[m.Entry].Parameters)
 		c.matches[role] = m
 		tune.roles[role] = p.Correction()
+		if s := p[calibration.KVCapacityScale]; s != 1 {
+			tune.capacity[role] = s
+		}
 		if role == spec.RoleDecode || role == spec.RoleAggregated {
 			tune.handoffMs = p[calibration.HandoffMs]
 		}

@@ -259,7 +259,7 @@ func (sc *screener) lowerRole(tree map[string]any, role string) *screenRole {
 	case spec.RoleDecode:
 		w, pool = cfg.Engine.Decode, engine.PoolDecode
 	}
-	pp, err := lowerPool(cfg, sc.model, w, role, pool, perf.Correction{})
+	pp, err := lowerPool(cfg, sc.model, w, role, pool, perf.Correction{}, 1)
 	if err != nil {
 		return &screenRole{}
 	}

@@ -9,6 +9,9 @@ import "aisimulate/simcore/perf"
 type tuning struct {
 	roles     map[string]perf.Correction
 	handoffMs float64
+	// capacity is each role's KV-capacity scale (docs/calibration.md, "KV capacity"); a
+	// role without one keeps the capacity its configuration gives.
+	capacity map[string]float64
 }
 
 // role is the correction of a role (none for a nil tuning or a role without one).
@@ -25,4 +28,15 @@ func (t *tuning) handoff() float64 {
 		return 0
 	}
 	return t.handoffMs
+}
+
+// capacityScale is the factor on a role's KV capacity (1: none).
+func (t *tuning) capacityScale(role string) float64 {
+	if t == nil {
+		return 1
+	}
+	if s, ok := t.capacity[role]; ok {
+		return s
+	}
+	return 1
 }

@@ -104,6 +104,13 @@ func TestCalibrateBadFilesExit2(t *testing.T) {
 	c8 := readFile(t, filepath.Join(dir, "bench", "c8.json"))
 	must(t, os.WriteFile(filepath.Join(dir, "nan.json"), []byte(strings.Replace(c8, `"mean_tpot_ms": 8.1`, `"mean_tpot_ms": NaN`, 1)), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "bad-profile.json"), []byte(`{"schema_version": 1, "program": "x", "entries": []}`), 0o644))
+	example, err := os.ReadFile(filepath.Join(repoRoot, "examples/calibration/profile.json"))
+	must(t, err)
+	lowKV := strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "kv_capacity_scale": 0.1,`, 1)
+	if lowKV == string(example) {
+		t.Fatal("the example profile has no handoff_ms to put kv_capacity_scale after")
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "low-kv.json"), []byte(lowKV), 0o644))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -113,6 +120,7 @@ func TestCalibrateBadFilesExit2(t *testing.T) {
 		{[]string{"calibrate", "--stack", "dynamo", "-c", "deploy.yaml", "--measurements", "missing.json", "--output-dir", "o"}, "aisimulate: error: missing.json: could not read measurement file"},
 		{[]string{"calibrate", "--stack", "dynamo", "--measurements", "bench/c8.json", "--output-dir", "o"}, "bench/c8.json: the file does not record the deployment"},
 		{[]string{"predict", "--stack", "dynamo", "-c", "deploy.yaml", "--calibration", "bad-profile.json", "--output-dir", "o"}, "aisimulate: error: bad-profile.json: entries: must hold 1 to 1000 entries"},
+		{[]string{"predict", "--stack", "dynamo", "-c", "deploy.yaml", "--calibration", "low-kv.json", "--output-dir", "o"}, "aisimulate: error: low-kv.json: entries[0].parameters.kv_capacity_scale: 0.1 is outside its physical range [0.25, 1]"},
 	} {
 		r := runIn(dir, nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || exists(filepath.Join(dir, "o")) {

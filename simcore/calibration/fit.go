@@ -46,13 +46,13 @@ type Fitted struct {
 // Steps of the finite differences that linearise a replay in each parameter: large enough
 // to move a scheduler's pass times well above rounding, small enough that the replay stays
 // near-linear (pass times are linear in every parameter; only the schedule bends).
-var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20}
+var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20, KVCapacityScale: 1}
 
 // ridge is each parameter's typical size: the fit adds (0.01 · Δ/ridge)² per parameter to
 // the loss, so a parameter the measurements do not determine (the frontend latency against
 // the prefill overhead, from one load) stays at the default instead of drifting along the
 // flat direction.
-var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100}
+var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100, KVCapacityScale: 1}
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
 // stops early once a step lowers the loss by less than minGain of it, or when a step is not
@@ -89,7 +89,12 @@ const resolvedLoss = 1e-6
 // confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
 // halving fails too, the model is linearised again at the current point once. Nothing is
 // random.
-func Fit(points []Point, floor Params) (*Fitted, error) {
+func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, 1) }
+
+// FitAt is Fit with the KV capacity held at kvScale times the configuration's: every replay
+// but the default model's runs at it, and the other parameters are fitted around it
+// (docs/calibration.md, "KV capacity").
+func FitAt(points []Point, floor Params, kvScale float64) (*Fitted, error) {
 	if len(points) == 0 {
 		return nil, errors.New("no measurements to fit")
 	}
@@ -110,11 +115,12 @@ func Fit(points []Point, floor Params) (*Fitted, error) {
 	if f.Uncalibrated, err = replayAll(Identity); err != nil {
 		return nil, err
 	}
-	active := [NumParams]bool{true, true, true, true, true, false}
+	active := [NumParams]bool{true, true, true, true, true, false, false}
 	for _, p := range points {
 		active[HandoffMs] = active[HandoffMs] || p.Disaggregated
 	}
 	theta := clamp(Identity, floor, Ceiling)
+	theta[KVCapacityScale] = kvScale
 	at := f.Uncalibrated
 	if theta != Identity {
 		if at, err = replayAll(theta); err != nil {
@@ -357,6 +363,10 @@ func sub(p, q Params) Params {
 	}
 	return p
 }
+
+// Loss is a fit's loss on the points (the sum of squared log errors of mean TTFT and TPOT
+// of got, the calibrated replays).
+func Loss(points []Point, got []Metrics) float64 { return lossOf(points, got) }
 
 // lossOf is the fit's loss: the sum of squared log errors of mean TTFT and TPOT.
 func lossOf(points []Point, got []Metrics) float64 {

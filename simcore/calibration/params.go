@@ -13,7 +13,9 @@ import (
 
 // Params are the fitted terms in the order the fit solves them: the prefill and decode op
 // sums' scales (1 = the default model), the time added to every prefill and every decode
-// pass, to the frontend latency and to each disaggregated hand-off (ms).
+// pass, to the frontend latency and to each disaggregated hand-off (ms), and the factor on
+// the KV capacity (1 = the configuration's; not a Gauss–Newton term: FitAt holds it fixed,
+// docs/calibration.md, "KV capacity").
 type Params [NumParams]float64
 
 // Indices of Params.
@@ -24,28 +26,52 @@ const (
 	DecodePassMs
 	FrontendMs
 	HandoffMs
+	KVCapacityScale
 	NumParams
 )
 
 // ParamNames are the profile's names of Params (spec.ProfileParameters' JSON keys).
-var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms"}
+var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms", "kv_capacity_scale"}
 
-// Identity is the default model: scales 1, nothing added.
-var Identity = Params{PrefillScale: 1, DecodeScale: 1}
-
-// FromProfile reads an entry's parameters.
-func FromProfile(p spec.ProfileParameters) Params {
-	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs}
+// Fields calls f with each parameter's profile name and value in ParamNames order, leaving
+// out the KV-capacity scale when it is 1: outputs show it, as the profile writes it, only
+// when the fit changed it.
+func (p Params) Fields(f func(name string, v float64)) {
+	for k, name := range ParamNames {
+		if k == KVCapacityScale && p[k] == 1 {
+			continue
+		}
+		f(name, p[k])
+	}
 }
 
-// Profile is the profile's form of the parameters.
+// Identity is the default model: scales 1, nothing added.
+var Identity = Params{PrefillScale: 1, DecodeScale: 1, KVCapacityScale: 1}
+
+// FromProfile reads an entry's parameters (a profile without kv_capacity_scale keeps the
+// capacity: 1).
+func FromProfile(p spec.ProfileParameters) Params {
+	kv := 1.0
+	if p.KVCapacityScale != nil {
+		kv = *p.KVCapacityScale
+	}
+	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs, kv}
+}
+
+// Profile is the profile's form of the parameters; the KV-capacity scale is written only
+// when the fit changed it.
 func (p Params) Profile() spec.ProfileParameters {
-	return spec.ProfileParameters{PrefillScale: p[PrefillScale], PrefillPassMs: p[PrefillPassMs], DecodeScale: p[DecodeScale],
+	out := spec.ProfileParameters{PrefillScale: p[PrefillScale], PrefillPassMs: p[PrefillPassMs], DecodeScale: p[DecodeScale],
 		DecodePassMs: p[DecodePassMs], FrontendMs: p[FrontendMs], HandoffMs: p[HandoffMs]}
+	if kv := p[KVCapacityScale]; kv != 1 {
+		out.KVCapacityScale = &kv
+	}
+	return out
 }
 
 // Correction is the timing-model correction of the parameters (the hand-off term is not a
-// role's: the caller adds it to the hand-off latency).
+// role's: the caller adds it to the hand-off latency; the KV-capacity scale is the
+// lowering's, not the timing model's).
 func (p Params) Correction() perf.Correction {
 	return perf.Correction{PrefillScaleDelta: p[PrefillScale] - 1, DecodeScaleDelta: p[DecodeScale] - 1,
 		PrefillPassMs: p[PrefillPassMs], DecodePassMs: p[DecodePassMs], FrontendMs: p[FrontendMs]}
@@ -56,11 +82,11 @@ func (p Params) Correction() perf.Correction {
 // most remove.
 func Floor(c perf.Correction, handoffMs float64) Params {
 	return Params{PrefillScale: 1 + c.PrefillScaleDelta, PrefillPassMs: c.PrefillPassMs, DecodeScale: 1 + c.DecodeScaleDelta,
-		DecodePassMs: c.DecodePassMs, FrontendMs: c.FrontendMs, HandoffMs: -handoffMs}
+		DecodePassMs: c.DecodePassMs, FrontendMs: c.FrontendMs, HandoffMs: -handoffMs, KVCapacityScale: spec.MinProfileKVScale}
 }
 
 // Ceiling is the highest value of each parameter the fit may reach (spec's profile ranges).
-var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs}
+var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs, spec.MaxProfileKVScale}
 
 // Tighter is the elementwise larger of two floors (a parameter shared by several roles must
 // respect every role's floor).

@@ -66,9 +66,7 @@ func FitJSON(rows []FitRow, entries []spec.ProfileEntry, warnings []string) map[
 	for i, e := range entries {
 		p := FromProfile(e.Parameters)
 		params := map[string]any{}
-		for k, name := range ParamNames {
-			params[name] = p[k]
-		}
+		p.Fields(func(name string, v float64) { params[name] = v })
 		bound := []string{}
 		for _, r := range rows {
 			if r.Entry == i {
@@ -106,9 +104,7 @@ func Table(rows []FitRow, entries []spec.ProfileEntry) string {
 	for i, e := range entries {
 		p := FromProfile(e.Parameters)
 		fmt.Fprintf(&b, "entry %d: %s\n  parameters:", i, scopeText(e.Scope))
-		for k, name := range ParamNames {
-			fmt.Fprintf(&b, " %s %.4g", name, p[k])
-		}
+		p.Fields(func(name string, v float64) { fmt.Fprintf(&b, " %s %.4g", name, v) })
 		b.WriteString("\n")
 		for _, r := range rows {
 			if r.Entry == i && len(r.AtBound) > 0 {

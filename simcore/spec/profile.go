@@ -93,6 +93,9 @@ type ProfileParameters struct {
 	DecodePassMs  float64 `json:"decode_pass_ms"`
 	FrontendMs    float64 `json:"frontend_ms"`
 	HandoffMs     float64 `json:"handoff_ms"`
+	// KVCapacityScale multiplies the KV capacity of every matching role (absent: 1;
+	// docs/calibration.md, "KV capacity").
+	KVCapacityScale *float64 `json:"kv_capacity_scale,omitempty"`
 }
 
 // ProfileResiduals are the calibrated model's residuals r = ln(measured / calibrated) on the
@@ -130,6 +133,12 @@ const (
 	MaxProfileScale  = 10
 	MaxProfilePassMs = 1000
 	MaxProfileLatMs  = 10000
+	// MinProfileKVScale and MaxProfileKVScale bound the KV-capacity scale: the fit only
+	// lowers a capacity (a measurement the configured capacity cannot hold is refused
+	// instead, docs/calibration.md), and never below a quarter of it — what a KV data type
+	// of half the bytes and half the memory left to the cache take away together.
+	MinProfileKVScale = 0.25
+	MaxProfileKVScale = 1.0
 )
 
 // LoadProfile decodes a calibration profile strictly (unknown keys, wrong types, a schema
@@ -185,6 +194,7 @@ func (e *ProfileEntry) check(path string) *Error {
 		{"decode_pass_ms", p.DecodePassMs, -MaxProfilePassMs, MaxProfilePassMs},
 		{"frontend_ms", p.FrontendMs, -MaxProfileLatMs, MaxProfileLatMs},
 		{"handoff_ms", p.HandoffMs, -MaxProfileLatMs, MaxProfileLatMs},
+		{"kv_capacity_scale", kvScale(p.KVCapacityScale), MinProfileKVScale, MaxProfileKVScale},
 	} {
 		if math.IsNaN(f.v) || f.v < f.lo || f.v > f.hi {
 			return &Error{Path: path + ".parameters." + f.k, Msg: fmt.Sprintf("%g is outside its physical range [%g, %g]; the profile is damaged or hand-edited (re-run aisimulate calibrate)", f.v, f.lo, f.hi)}
@@ -209,4 +219,12 @@ func (e *ProfileEntry) check(path string) *Error {
 		}
 	}
 	return nil
+}
+
+// kvScale is a profile's KV-capacity scale, 1 when absent.
+func kvScale(s *float64) float64 {
+	if s == nil {
+		return 1
+	}
+	return *s
 }

@@ -283,7 +283,9 @@ func fitSummary(out *simcore.CalibrateOutput) string {
 	if err := json.Unmarshal(out.ProfileJSON, &p); err != nil || len(p.Entries) == 0 {
 		return "?"
 	}
-	s := fmt.Sprintf("%+v", p.Entries[0].Parameters)
+	q := calibration.FromProfile(p.Entries[0].Parameters)
+	s := ""
+	q.Fields(func(name string, v float64) { s += fmt.Sprintf(" %s %.4g", name, v) })
 	for _, r := range out.Fit {
 		s += fmt.Sprintf(" | TTFT %.0f→%.0f (meas %.0f) TPOT %.2f→%.2f (meas %.2f)", r.Uncalibrated.TTFT, r.Calibrated.TTFT, r.Measured.TTFT, r.Uncalibrated.TPOT, r.Calibrated.TPOT, r.Measured.TPOT)
 	}

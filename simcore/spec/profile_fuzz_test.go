@@ -1,0 +1,55 @@
+package spec
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzLoadProfile: LoadProfile returns a profile or a *Error with a message, never panics;
+// a profile it accepts holds parameters in their physical ranges and reads back to the same
+// value once written again.
+func FuzzLoadProfile(f *testing.F) {
+	example, err := os.ReadFile("../../examples/calibration/profile.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(example)
+	f.Add([]byte(strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "kv_capacity_scale": 0.5,`, 1)))
+	f.Add([]byte(strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "kv_capacity_scale": 2,`, 1)))
+	f.Add([]byte(`{"schema_version": 1, "program": "x", "entries": []}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, perr := LoadProfile(data)
+		if (p == nil) == (perr == nil) {
+			t.Fatalf("want exactly one of profile/error, got %v / %v", p, perr)
+		}
+		if perr != nil {
+			if perr.Msg == "" {
+				t.Fatalf("error without a message: %#v", perr)
+			}
+			return
+		}
+		for i, e := range p.Entries {
+			if s := e.Parameters.KVCapacityScale; s != nil && (*s < MinProfileKVScale || *s > MaxProfileKVScale) {
+				t.Fatalf("entries[%d]: kv_capacity_scale %g accepted outside [%g, %g]", i, *s, MinProfileKVScale, MaxProfileKVScale)
+			}
+			if s := e.Parameters.PrefillScale; s < MinProfileScale || s > MaxProfileScale {
+				t.Fatalf("entries[%d]: prefill_scale %g accepted outside its range", i, s)
+			}
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, qerr := LoadProfile(b)
+		if qerr != nil {
+			t.Fatalf("a profile LoadProfile accepted does not read back once written: %v\n%s", qerr, b)
+		}
+		if !reflect.DeepEqual(p, q) {
+			t.Fatalf("the profile changed when written and read again:\n%+v\n%+v", p, q)
+		}
+	})
+}
