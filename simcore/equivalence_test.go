@@ -96,6 +96,93 @@ engine:
       kv_cache: {capacity: {type: fixed, blocks: 2000}}
       timing: {type: polynomial}
 `,
+	// SGLang's steady decode cohort (engine/sglang_steady.go) needs prefix caching off: a
+	// tight pool retracts, a context length stops outputs early, and one request owes more
+	// than clip_max_new_tokens for its first passes.
+	"sglang-cohort-retraction": `
+traffic:
+  source: {type: synthetic, input_tokens: 300, output_tokens: 120}
+  load: {type: concurrency, concurrency: 20}
+  stop: {requests: 90}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  context_length: 400
+  workers:
+    aggregated:
+      kv_cache: {prefix_caching: false, capacity: {type: fixed, blocks: 5200}}
+      timing: {type: polynomial}
+`,
+	"sglang-cohort-long-output": `
+traffic:
+  source: {type: synthetic, input_tokens: 100, output_tokens: 4200}
+  load: {type: concurrency, concurrency: 3}
+  stop: {requests: 4}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  workers:
+    aggregated:
+      kv_cache: {prefix_caching: false, capacity: {type: fixed, blocks: 40000}}
+      timing: {type: polynomial}
+`,
+	// Attention DP with prefill_decode_interval and scheduler_recv_interval, open loop.
+	"sglang-cohort-dp-recv": `
+traffic:
+  source: {type: synthetic, input_tokens: 250, output_tokens: 80}
+  load: {type: poisson, requests_per_second: 40, seed: 3}
+  stop: {requests: 160}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  workers:
+    aggregated:
+      parallelism: {replicas: 2, attention_data: 2}
+      scheduler: {prefill_decode_interval: 2, recv_interval: 4}
+      kv_cache: {prefix_caching: false, capacity: {type: fixed, blocks: 9000}}
+      timing: {type: polynomial}
+router: {policy: kv_router}
+`,
+	// Disaggregated: destination-first reservations on tight decode ranks with attention DP.
+	"sglang-cohort-disagg": `
+traffic:
+  source: {type: synthetic, input_tokens: 400, output_tokens: 100}
+  load: {type: concurrency, concurrency: 40}
+  stop: {requests: 160}
+engine:
+  mode: disaggregated
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  kv_transfer: {bandwidth_gb_per_second: 50}
+  workers:
+    prefill:
+      parallelism: {replicas: 1}
+      kv_cache: {prefix_caching: false, capacity: {type: fixed, blocks: 20000}}
+      timing: {type: polynomial}
+    decode:
+      parallelism: {replicas: 2, attention_data: 2}
+      kv_cache: {prefix_caching: false, capacity: {type: fixed, blocks: 4000}}
+      timing: {type: polynomial}
+`,
+	"sglang-cohort-mtp": `
+traffic:
+  source: {type: synthetic, input_tokens: 200, output_tokens: 70}
+  load: {type: concurrency, concurrency: 12}
+  stop: {requests: 50}
+engine:
+  model: meta-llama/Meta-Llama-3.1-8B-Instruct
+  hardware: h200_sxm
+  backend: sglang
+  nextn: 2
+  workers:
+    aggregated:
+      kv_cache: {prefix_caching: false, capacity: {type: fixed, blocks: 6000}}
+      timing: {type: polynomial}
+`,
 	"trace-disagg": `
 traffic:
   source: {type: trace, format: mooncake, paths: [t.jsonl]}
@@ -161,6 +248,9 @@ func TestShortcutsChangeNothing(t *testing.T) {
 		}
 		if !bytes.Equal(fast.PredictionJSON, slow.PredictionJSON) {
 			t.Errorf("%s: prediction.json differs with every block shareable and every request visited every pass", name)
+		}
+		if !bytes.Equal(fast.RequestsJSONL, slow.RequestsJSONL) {
+			t.Errorf("%s: requests.jsonl differs with every block shareable and every request visited every pass", name)
 		}
 		if fast.Summary["completed_requests"] == int64(0) {
 			t.Errorf("%s: nothing completed", name)

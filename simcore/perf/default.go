@@ -3,6 +3,7 @@ package perf
 import (
 	_ "embed"
 	"encoding/json"
+	"math"
 	"strings"
 	"sync"
 
@@ -160,11 +161,14 @@ type Default struct {
 	// c is a calibration profile's correction (correction.go); the zero value changes nothing.
 	c Correction
 	// terms holds decodeTerms' addends by token count, a row of len(tokenGemms) +
-	// tokenTermCount each, valid where termKnown is set.
+	// tokenTermCount + 1 each (the last the LM head's GEMM), valid where termKnown is set.
 	terms     []float64
 	termKnown []bool
-	// scratch holds tokenTerms' addends of the pass being priced.
-	scratch []float64
+	// scratch holds tokenTerms' addends of the last token count it priced, scratchTokens,
+	// once scratchSet.
+	scratch       []float64
+	scratchTokens float64
+	scratchSet    bool
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -253,7 +257,7 @@ func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {
 	sNew := float64(meanISL - meanPrefix)
 	p := float64(meanPrefix)
 	tokens := b * sNew
-	return d.forward(d.tokenTerms(tokens), b, d.prefillAttn(b, sNew, p))
+	return d.forward(d.tokenTerms(tokens), d.lmHead(b), d.prefillAttn(b, sNew, p))
 }
 
 // DecodeRawMs is the uncalibrated op sum of a decode step.
@@ -267,15 +271,15 @@ func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float6
 }
 
 // forward sums every op of one pass: the attention, then terms (tokenTerms' addends of the
-// pass's token count) with the LM head's rows.
-func (d *Default) forward(terms []float64, rows, attnMs float64) float64 {
+// pass's token count) with the LM head's GEMM lmHeadMs (lmHead).
+func (d *Default) forward(terms []float64, lmHeadMs, attnMs float64) float64 {
 	s := d.s
 	n := len(s.tokenGemms)
 	t := attnMs
 	for _, x := range terms[:n] {
 		t += x
 	}
-	t += d.gemm(rows, s.lmHead.N, s.lmHead.K, s.lmHead.Mode)
+	t += lmHeadMs
 	t += terms[n] // elementwise work
 	if s.moeLayers > 0 {
 		t += terms[n+1]
@@ -283,6 +287,13 @@ func (d *Default) forward(terms []float64, rows, attnMs float64) float64 {
 	t += terms[n+2] // communication
 	t += terms[n+3] // embedding lookup
 	return t
+}
+
+// lmHead is the LM head's GEMM over rows sequences (one row per sequence of a prefill, per
+// token of a decode step).
+func (d *Default) lmHead(rows float64) float64 {
+	s := d.s
+	return d.gemm(rows, s.lmHead.N, s.lmHead.K, s.lmHead.Mode)
 }
 
 // tokenTermCount is the number of forward's addends besides the token GEMMs (tokenTerms).
@@ -296,34 +307,41 @@ const decodeMemoTokens = 1 << 12
 // tokenTerms are forward's addends that depend on the pass's token count alone, in the
 // order forward adds them: one per token GEMM, then the elementwise work, the routed
 // experts (0 without), the communication and the embedding lookup. The slice is reused by
-// the next call.
+// the next call, which returns it unchanged for the same token count: a chunked prefill
+// prices the same chunk pass after pass (docs/performance.md, "Calibration through the CLI").
 func (d *Default) tokenTerms(tokens float64) []float64 {
+	if d.scratchSet && math.Float64bits(tokens) == math.Float64bits(d.scratchTokens) {
+		return d.scratch
+	}
 	k := len(d.s.tokenGemms) + tokenTermCount
 	d.scratch = grow.Within(d.scratch, k, k)
+	d.scratchTokens, d.scratchSet = tokens, true
 	return d.computeTokenTerms(tokens, d.scratch)
 }
 
-// decodeTerms is tokenTerms for a decode step, remembered per timing model: a run prices
-// the same few batch sizes on every decode pass, so each is computed once and the very same
-// values are added again (docs/performance.md, "Calibration through the CLI"). Prefill
-// passes' token counts vary too much to be worth the memory (the module runs with the
-// collector off, docs/performance.md).
-func (d *Default) decodeTerms(tokens float64) []float64 {
+// decodeTerms is tokenTerms and the LM head's GEMM for a decode step of tokens tokens (one
+// LM head row per token), remembered per timing model: a run prices the same few batch
+// sizes on every decode pass, so each is computed once and the very same values are added
+// again (docs/performance.md, "Calibration through the CLI"). A remembered row holds the LM
+// head's GEMM after tokenTerms' addends. Prefill passes' token counts vary too much to be
+// worth the memory (the module runs with the collector off, docs/performance.md).
+func (d *Default) decodeTerms(tokens float64) (terms []float64, lmHeadMs float64) {
 	i := int(tokens)
 	if float64(i) != tokens || i < 0 || i >= decodeMemoTokens {
-		return d.tokenTerms(tokens)
+		return d.tokenTerms(tokens), d.lmHead(tokens)
 	}
-	k := len(d.s.tokenGemms) + tokenTermCount
+	k := len(d.s.tokenGemms) + tokenTermCount + 1
 	if i >= len(d.termKnown) {
 		d.termKnown = grow.Within(d.termKnown, i+1, decodeMemoTokens)
 		d.terms = grow.Within(d.terms, len(d.termKnown)*k, decodeMemoTokens*k)
 	}
 	row := d.terms[i*k : (i+1)*k]
 	if !d.termKnown[i] {
-		d.computeTokenTerms(tokens, row)
+		d.computeTokenTerms(tokens, row[:k-1])
+		row[k-1] = d.lmHead(tokens)
 		d.termKnown[i] = true
 	}
-	return row
+	return row[:k-1], row[k-1]
 }
 
 // computeTokenTerms writes tokenTerms' addends into row and returns it.

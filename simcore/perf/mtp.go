@@ -67,12 +67,14 @@ func (m mtpTiming) DecodeRun(batch int, kv, totalKV int64, start, horizon float6
 // tokens in total, with MTP when d.nextn > 0 (see WithMTP).
 func (d *Default) decodeStepMs(b, ctx float64) float64 {
 	if d.nextn == 0 {
-		return d.forward(d.decodeTerms(b), b, d.decodeAttn(b, ctx))
+		terms, lm := d.decodeTerms(b)
+		return d.forward(terms, lm, d.decodeAttn(b, ctx))
 	}
 	k := float64(1 + d.nextn)
 	layers := float64(d.s.m.Layers)
 	scale := (float64(d.nextn) + layers) / layers // AIC mtp_scale_factor
-	return float64(scale * d.forward(d.decodeTerms(b*k), b*k, d.decodeAttn(b*k, ctx*k)))
+	terms, lm := d.decodeTerms(b * k)
+	return float64(scale * d.forward(terms, lm, d.decodeAttn(b*k, ctx*k)))
 }
 
 // mtpWeightBytes is the per-GPU weight of the MTP draft layers that are resident when

@@ -27,13 +27,20 @@ type Rank struct {
 	noEvict         bool
 	trtToCompletion int
 	trtHeld         int
-	// Steady decode cohort (see steady.go); steadyOK: the backend's passes allow it (vLLM,
-	// TensorRT-LLM) and the configuration allows it (steadyAllowed).
+	// Steady decode cohort (see steady.go); steadyOK: the backend's passes and the
+	// configuration allow it (steadyAllowed, sglSteadyAllowed). steadySlots: a steady
+	// request takes the KV slot of every token it computes in closed form (SGLang,
+	// sglang_steady.go), and steadySumRem is Σ (remaining output + entry pass) over steady
+	// requests then.
 	steadyOK       bool
+	steadySlots    bool
 	steadyN        int
 	steadySumKnown int64 // Σ known at entry over steady requests
 	steadySumBase  int64 // Σ entry pass over steady requests
+	steadySumRem   int64
 	wakes          wakeHeap
+	// worker runs the rank's lock-step passes; its finished passes number them.
+	worker *Worker
 	// SGLang destination-first hand-offs waiting for their reservation (docs/semantics/simulation.md §11.3).
 	pendingDest []*Request
 	// destGrowth is Σ handoffGrowth over the hand-offs reserved on this rank that have not
@@ -52,13 +59,15 @@ type Rank struct {
 	FirstAdmits, FirstAdmitReuse, FirstAdmitL int64
 }
 
-func newRank(cfg *RankConfig, id int32) *Rank {
-	k := &Rank{cfg: cfg, ID: id, KV: NewKVPool(cfg.NumBlocks, cfg.PrefixCaching, cfg.WantEvents)}
+func newRank(cfg *RankConfig, id int32, w *Worker) *Rank {
+	k := &Rank{cfg: cfg, ID: id, KV: NewKVPool(cfg.NumBlocks, cfg.PrefixCaching, cfg.WantEvents), worker: w}
 	// The backend's rules that the shared code consults (formPass and finishPass choose the
 	// backend's pass itself).
 	switch cfg.Policy {
 	case SGLang:
 		k.sgl.init(cfg)
+		k.steadyOK = sglSteadyAllowed(cfg)
+		k.steadySlots = true
 	case TRTLLM:
 		k.noEvict = true
 		k.steadyOK = steadyAllowed(cfg)

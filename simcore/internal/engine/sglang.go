@@ -94,8 +94,11 @@ func (k *Rank) takeDestination(r *Request) bool {
 	g := k.handoffGrowth(r)
 	if len(k.running) > 0 || k.destGrowth > 0 {
 		growth := k.destGrowth
-		for _, q := range k.running {
+		for _, q := range k.active {
 			growth += min(k.reservedOut(q), sglClipMaxNewTokens)
+		}
+		if k.steadyN > 0 {
+			growth += int(k.steadyGrowth(int64(len(k.worker.PassEnds))))
 		}
 		remTotal := float64((k.KV.Free()+k.KV.Inactive())*bs) - float64(growth)*k.sgl.ratio
 		if float64(need*bs+g) >= remTotal {
@@ -151,6 +154,10 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	cfg := k.cfg
 	s := &k.sgl
 	bs := cfg.BlockSize
+	pass := int64(len(w.PassEnds))
+	if len(k.wakes) > 0 && k.wakes[0].pass() <= pass {
+		k.wakeDue(pass, w)
+	}
 	// Hand-offs whose transfer completed join the running batch: their blocks were reserved
 	// before the transfer (destination-first), so admission cannot fail.
 	for k.mHead < len(k.materialized) && len(k.running) < cfg.MaxSequences {
@@ -170,113 +177,7 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	k.ready = k.ready[:0]
 	k.passPrefillReqs, k.passPrefillTokens, k.passDecodeReqs, k.passDecodeKV = 0, 0, 0, 0
 	if w.blockedRounds == 0 && (s.chunked != nil || k.wHead < len(k.waiting)) {
-		var reserved float64
-		for _, r := range k.running {
-			reserved += float64(min(k.reservedOut(r), sglClipMaxNewTokens)) * s.ratio
-		}
-		remTotal := float64((k.KV.Free()+k.KV.Inactive())*bs) - reserved
-		remInput := cfg.MaxPrefillTokens
-		remChunk := cfg.ChunkedPrefillSize
-		admitted := 0
-		take := func(r *Request, first bool) bool {
-			if len(k.running)+admitted >= cfg.MaxSequences || remChunk <= 0 || remInput <= 0 {
-				return false
-			}
-			extend := r.Known() - r.computed
-			// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
-			c := min(extend, remChunk, remInput)
-			if c < extend {
-				c = xmath.FloorDiv(c, bs) * bs
-				if c == 0 {
-					return false
-				}
-			}
-			res := 0
-			if c >= extend {
-				c = extend
-				res = min(k.reservedOut(r), sglClipMaxNewTokens)
-			}
-			if float64(c+res) >= remTotal {
-				return false
-			}
-			fresh := xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.held()
-			if !r.pinned {
-				fresh = xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.hitBlocks
-			}
-			inactiveHits := 0
-			if !r.pinned && r.hitBlocks > 0 {
-				inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashIDs)))
-			}
-			if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
-				return false
-			}
-			k.budget = c
-			if k.schedule(r, false, w) != ok {
-				return false
-			}
-			remChunk -= c
-			remInput -= c
-			remTotal -= float64(c + res)
-			admitted++
-			s.batch = append(s.batch, r)
-			if c < extend {
-				s.chunked = r
-			} else if s.chunked == r {
-				s.chunked = nil
-			}
-			return true
-		}
-		if s.chunked != nil {
-			r := s.chunked
-			r.scheduled = 0
-			if !take(r, false) && len(k.running) == 0 && k.KV.Active() == r.held() {
-				// Its last chunk plus reserved output exceed everything the pool could
-				// ever free (nothing else runs or holds blocks): like a head that even an
-				// idle rank cannot admit, it is rejected instead of stalling the rank
-				// forever [decision, docs/semantics/simulation.md].
-				k.releaseBlocks(r, true)
-				r.computed, r.prefilling = 0, false
-				s.chunked = nil
-				r.Status = Rejected
-				r.Terminal = start
-				w.Out = append(w.Out, Note{Kind: NoteRejected, R: r, Rank: k.ID})
-			}
-		}
-		for s.chunked == nil && k.wHead < len(k.waiting) {
-			h := k.waiting[k.wHead]
-			if (cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen) || xmath.CeilDiv(h.L+1, bs) > cfg.NumBlocks {
-				k.popFront()
-				h.Status = Rejected
-				h.Terminal = start
-				w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
-				continue
-			}
-			cached := 0
-			if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
-				cached = k.KV.Match(h.PromptHashIDs(bs, k.cfg.HashIDs)) * bs
-				if cached > h.L-1 {
-					cached = xmath.FloorDiv(h.L-1, bs) * bs
-				}
-			}
-			h.computed = cached
-			h.hitBlocks, h.pinned, h.registered = xmath.FloorDiv(cached, bs), false, 0
-			h.scheduled = 0
-			if !take(h, true) {
-				h.computed, h.hitBlocks = 0, 0
-				if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
-					// Even an idle rank cannot admit it (its prompt plus reserved output
-					// exceed the pool): nothing would ever change, so it is rejected rather
-					// than blocking the queue forever [decision, docs/semantics/simulation.md].
-					k.popFront()
-					h.Status = Rejected
-					h.Terminal = start
-					w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
-					continue
-				}
-				break
-			}
-			k.admitFront(h, start, cfg.Pool, cached)
-		}
+		k.admitSGLang(start, w, pass)
 	}
 	if len(s.batch) > 0 {
 		s.extend = true
@@ -302,7 +203,10 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	var activeKV int64
 	claimed := false
 	if !cfg.PrefixCaching {
-		activeKV, claimed = k.claimDecodeSlots()
+		activeKV, claimed = k.claimDecodeSlots(pass)
+		if !claimed {
+			k.materializeAll(pass, w) // the retraction below reads every running request
+		}
 	}
 	for !claimed {
 		need := 0
@@ -344,20 +248,150 @@ func (k *Rank) formSGLangPass(start float64, w *Worker) (prefill, decode float64
 	return 0, decode
 }
 
+// admitSGLang fills the extend batch of the pass at start (index pass): the request in
+// chunked prefill first, then the waiting queue from its head, within SGLang's budgets
+// (docs/semantics/simulation.md §8), rejecting what even an idle rank could never admit.
+func (k *Rank) admitSGLang(start float64, w *Worker, pass int64) {
+	cfg := k.cfg
+	s := &k.sgl
+	bs := cfg.BlockSize
+	// rem_total: free + evictable tokens less the running requests' reservation. The
+	// reservation is summed when an admission first gets past the batch limits (nothing
+	// changes the running requests before), so a rank at max_running_requests does not
+	// materialise its steady cohort only to turn the queue away (sglang_steady.go).
+	freeTokens := (k.KV.Free() + k.KV.Inactive()) * bs
+	var remTotal float64
+	priced := false
+	remInput := cfg.MaxPrefillTokens
+	remChunk := cfg.ChunkedPrefillSize
+	admitted := 0
+	take := func(r *Request, first bool) bool {
+		if len(k.running)+admitted >= cfg.MaxSequences || remChunk <= 0 || remInput <= 0 {
+			return false
+		}
+		if !priced {
+			k.materializeAll(pass, w)
+			var reserved float64
+			for _, q := range k.running {
+				reserved += float64(min(k.reservedOut(q), sglClipMaxNewTokens)) * s.ratio
+			}
+			remTotal = float64(freeTokens) - reserved
+			priced = true
+		}
+		extend := r.Known() - r.computed
+		// A truncated chunk is rounded down to whole pages; the rest of a prompt goes whole.
+		c := min(extend, remChunk, remInput)
+		if c < extend {
+			c = xmath.FloorDiv(c, bs) * bs
+			if c == 0 {
+				return false
+			}
+		}
+		res := 0
+		if c >= extend {
+			c = extend
+			res = min(k.reservedOut(r), sglClipMaxNewTokens)
+		}
+		if float64(c+res) >= remTotal {
+			return false
+		}
+		fresh := xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.held()
+		if !r.pinned {
+			fresh = xmath.CeilDiv(k.reserveTokens(r, r.computed+c), bs) - r.hitBlocks
+		}
+		inactiveHits := 0
+		if !r.pinned && r.hitBlocks > 0 {
+			inactiveHits = r.hitBlocks - k.KV.ActiveHits(min(r.hitBlocks, len(r.hashIDs)))
+		}
+		if fresh > 0 && !k.KV.CanReserve(fresh, inactiveHits) {
+			return false
+		}
+		k.budget = c
+		if k.schedule(r, false, w) != ok {
+			return false
+		}
+		remChunk -= c
+		remInput -= c
+		remTotal -= float64(c + res)
+		admitted++
+		s.batch = append(s.batch, r)
+		if c < extend {
+			s.chunked = r
+		} else if s.chunked == r {
+			s.chunked = nil
+		}
+		return true
+	}
+	if s.chunked != nil {
+		r := s.chunked
+		r.scheduled = 0
+		if !take(r, false) && len(k.running) == 0 && k.KV.Active() == r.held() {
+			// Its last chunk plus reserved output exceed everything the pool could
+			// ever free (nothing else runs or holds blocks): like a head that even an
+			// idle rank cannot admit, it is rejected instead of stalling the rank
+			// forever [decision, docs/semantics/simulation.md].
+			k.releaseBlocks(r, true)
+			r.computed, r.prefilling = 0, false
+			s.chunked = nil
+			r.Status = Rejected
+			r.Terminal = start
+			w.Out = append(w.Out, Note{Kind: NoteRejected, R: r, Rank: k.ID})
+		}
+	}
+	for s.chunked == nil && k.wHead < len(k.waiting) {
+		h := k.waiting[k.wHead]
+		if (cfg.MaxModelLen > 0 && h.L >= cfg.MaxModelLen) || xmath.CeilDiv(h.L+1, bs) > cfg.NumBlocks {
+			k.popFront()
+			h.Status = Rejected
+			h.Terminal = start
+			w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+			continue
+		}
+		cached := 0
+		if cfg.PrefixCaching && h.Admissions == 0 && h.FirstAdmit < 0 {
+			cached = k.KV.Match(h.PromptHashIDs(bs, k.cfg.HashIDs)) * bs
+			if cached > h.L-1 {
+				cached = xmath.FloorDiv(h.L-1, bs) * bs
+			}
+		}
+		h.computed = cached
+		h.hitBlocks, h.pinned, h.registered = xmath.FloorDiv(cached, bs), false, 0
+		h.scheduled = 0
+		if !take(h, true) {
+			h.computed, h.hitBlocks = 0, 0
+			if admitted == 0 && len(k.running) == 0 && s.chunked == nil && k.KV.Active() == 0 {
+				// Even an idle rank cannot admit it (its prompt plus reserved output
+				// exceed the pool): nothing would ever change, so it is rejected rather
+				// than blocking the queue forever [decision, docs/semantics/simulation.md].
+				k.popFront()
+				h.Status = Rejected
+				h.Terminal = start
+				w.Out = append(w.Out, Note{Kind: NoteRejected, R: h, Rank: k.ID})
+				continue
+			}
+			break
+		}
+		k.admitFront(h, start, cfg.Pool, cached)
+	}
+}
+
 // claimDecodeSlots is the decode pass's slot-taking without prefix caching in one visit per
-// running request instead of two (one to count the blocks, one to claim them): it claims
-// every request's slot while counting the blocks the claims need, and hands those out when
-// the pool holds them (free + evictable, as the retraction test of formSGLangPass). It
-// returns Σ known over the running requests and true then. Otherwise a retraction follows:
-// it undoes every claim (the blocks each took, and computed, which claimSlots kept in before)
-// and returns false, so formSGLangPass retracts and claims as if it had not been tried. An
-// undone claim leaves before and scheduled changed, which no SGLang path reads before
-// setting them again (claimSlots for the requests that stay, take for a retracted one).
-func (k *Rank) claimDecodeSlots() (activeKV int64, ok bool) {
+// active request instead of two (one to count the blocks, one to claim them): it claims
+// every active request's slot while counting the blocks the claims need, adds the steady
+// cohort's one slot per request (sglang_steady.go), and hands those out when the pool holds
+// them (free + evictable, as the retraction test of formSGLangPass). It returns Σ known over
+// the running requests at pass and true then. Otherwise a retraction follows: it undoes
+// every claim (the blocks each took, and computed, which claimSlots kept in before) and
+// returns false, so formSGLangPass materialises the cohort, retracts and claims as if it had
+// not been tried. An undone claim leaves before and scheduled changed, which no SGLang path
+// reads before setting them again (claimSlots for the requests that stay, take for a
+// retracted one).
+func (k *Rank) claimDecodeSlots(pass int64) (activeKV int64, ok bool) {
 	bs := k.cfg.BlockSize
 	undo := k.sgl.undo[:0]
-	need, fresh := 0, 0
-	for _, r := range k.running {
+	need, fresh := k.steadyN, k.steadyN
+	activeKV = k.steadyKnown(pass)
+	for _, r := range k.active {
 		tokens := r.Known() + 1
 		need += xmath.CeilDiv(tokens, bs) - r.held()
 		f := r.claimSlots(tokens, bs)
@@ -370,7 +404,7 @@ func (k *Rank) claimDecodeSlots() (activeKV int64, ok bool) {
 		k.KV.TakeAnon(fresh)
 		return activeKV, true
 	}
-	for i, r := range k.running {
+	for i, r := range k.active {
 		r.anon -= int(undo[i])
 		r.computed = r.before
 	}
@@ -435,14 +469,18 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 			}
 		}
 		k.slotFirstTokens(k.running[first:])
+		if cfg.Pool != PoolPrefill {
+			k.enterSGLangSteady(int64(p)+1, w)
+		}
 		return
 	}
 	if k.passDecodeReqs == 0 {
 		return
 	}
 	s.ratio = max(s.minRatio, s.ratio-s.decay)
+	// Steady requests emit in closed form (materialize); none emits its last token here.
 	var done []*Request
-	for _, r := range k.running {
+	for _, r := range k.active {
 		if cfg.NextN == 0 {
 			// emitDecode's one token, without a call per request in the common case
 			if !r.extendRun(end, w, p) {
@@ -459,6 +497,7 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 		k.complete(r, end, w)
 		k.removeRunning(r)
 	}
+	k.enterSGLangSteady(int64(p)+1, w)
 }
 
 // complete makes r terminal `completed` at end and frees its KV.

@@ -17,7 +17,8 @@ import (
 // position of a steady request in the running order matters), every steady request is
 // materialised first and the pass runs exactly. Observable results are identical to visiting
 // every request every pass (docs/semantics/simulation.md: "any shortcut … as long as every observable result
-// is identical").
+// is identical"). SGLang's cohort (sglang_steady.go) joins, settles and wakes through the
+// same functions; its steady requests also take a KV slot every pass, in closed form.
 
 type wake struct {
 	key uint64 // wakeKey(pass, admission sequence): the heap's order in one comparison
@@ -145,31 +146,65 @@ func (k *Rank) enterSteady(next int64) {
 		if n := int64(r.remainingOut(cfg.MaxModelLen) - 1); n < off {
 			off = n // passes until the last token
 		}
-		if off < 1 || !wakeKeyFits(next+off, r.admSeq) {
+		if !k.joinSteady(r, next, off) {
 			kept = append(kept, r)
-			continue
 		}
-		r.steady = true
-		r.steadyBasePass, r.steadyWakePass = next, next+off
-		r.steadyComputed, r.steadyGenerated, r.steadyTokens = r.computed, r.generated, r.Tokens
-		k.steadyN++
-		k.steadySumKnown += int64(r.Known())
-		k.steadySumBase += next
-		k.wakes.push(wake{key: wakeKey(r.steadyWakePass, r.admSeq), r: r})
 	}
-	for i := len(kept); i < len(k.active); i++ {
-		k.active[i] = nil
-	}
+	k.keepActive(kept)
+}
+
+// keepActive makes kept, a prefix-built filter of the active list, the active list.
+func (k *Rank) keepActive(kept []*Request) {
+	clear(k.active[len(kept):])
 	k.active = kept
+}
+
+// joinSteady makes r, which holds the state it starts pass next with, steady until its
+// wake-up off passes later, and reports false, changing nothing, when off < 1 or the
+// wake-up would not fit a heap key. The caller removes r from the active list.
+func (k *Rank) joinSteady(r *Request, next, off int64) bool {
+	if off < 1 || !wakeKeyFits(next+off, r.admSeq) {
+		return false
+	}
+	r.steady = true
+	r.steadyBasePass, r.steadyWakePass = next, next+off
+	r.steadyComputed, r.steadyGenerated, r.steadyTokens = r.computed, r.generated, r.Tokens
+	k.steadyN++
+	k.steadySumKnown += int64(r.Known())
+	k.steadySumBase += next
+	if k.steadySlots {
+		k.steadySumRem += int64(r.remainingOut(k.cfg.MaxModelLen)) + next
+	}
+	k.wakes.push(wake{key: wakeKey(r.steadyWakePass, r.admSeq), r: r})
+	return true
 }
 
 // materialize brings a steady request's state up to the start of pass and returns it to the
 // active list.
 func (k *Rank) materialize(r *Request, pass int64, w *Worker) {
+	k.settle(r, pass, w)
+	// Reinsert into the active list at its admission position.
+	i := len(k.active)
+	for i > 0 && k.active[i-1].admSeq > r.admSeq {
+		i--
+	}
+	k.active = append(k.active, nil)
+	copy(k.active[i+1:], k.active[i:])
+	k.active[i] = r
+}
+
+// settle brings a steady request's state up to the start of pass and takes it out of the
+// cohort's sums; the caller puts it back in the active list. Its fields still hold their
+// values at steadyBasePass until then, so Known and remainingOut give those of its entry.
+func (k *Rank) settle(r *Request, pass int64, w *Worker) {
 	n := int(pass - r.steadyBasePass)
 	k.steadyN--
-	k.steadySumKnown -= int64(r.steadyComputed + 1)
+	k.steadySumKnown -= int64(r.Known())
 	k.steadySumBase -= r.steadyBasePass
+	if k.steadySlots {
+		k.steadySumRem -= int64(r.remainingOut(k.cfg.MaxModelLen)) + r.steadyBasePass
+		r.anon += n // the slot of each token computed while steady (sglang_steady.go)
+	}
 	r.steady = false
 	r.computed = r.steadyComputed + n
 	r.generated = r.steadyGenerated + n
@@ -187,14 +222,6 @@ func (k *Rank) materialize(r *Request, pass int64, w *Worker) {
 			r.runWorker, r.runStart = w, int32(r.steadyBasePass)
 		}
 	}
-	// Reinsert into the active list at its admission position.
-	i := len(k.active)
-	for i > 0 && k.active[i-1].admSeq > r.admSeq {
-		i--
-	}
-	k.active = append(k.active, nil)
-	copy(k.active[i+1:], k.active[i:])
-	k.active[i] = r
 }
 
 // wakeDue materialises every steady request whose wake-up pass has come.
@@ -207,13 +234,21 @@ func (k *Rank) wakeDue(pass int64, w *Worker) {
 	}
 }
 
-// materializeAll returns every steady request to the active list (exact pass).
+// materializeAll returns every steady request to the active list (exact pass), settling them
+// in wake-up order (with prefix caching settling registers blocks, whose ids follow that
+// order). The active list is then the whole running list, in the same admission order, so
+// it is copied from it rather than each request inserted at its position.
 func (k *Rank) materializeAll(pass int64, w *Worker) {
+	settled := false
 	for len(k.wakes) > 0 {
 		x := k.wakes.pop()
 		if x.r.steady && x.r.steadyWakePass == x.pass() {
-			k.materialize(x.r, pass, w)
+			k.settle(x.r, pass, w)
+			settled = true
 		}
+	}
+	if settled {
+		k.active = append(k.active[:0], k.running...)
 	}
 }
 
@@ -332,10 +367,12 @@ func (w *Worker) appendStretch(pass int64, start, horizon float64, n int64) {
 }
 
 // ffReady reports whether pass can run without visiting any request of the rank, taking the
-// new blocks steady requests need in it.
+// new blocks steady requests need in it. An SGLang rank never fast-forwards: its passes
+// decay the new-token ratio and take the cohort's slots (sglang_steady.go), which the
+// stretch does not.
 func (k *Rank) ffReady(pass int64) bool {
 	cfg := k.cfg
-	if !k.steadyOK || len(k.active) > 0 || k.wHead < len(k.waiting) ||
+	if !k.steadyOK || k.steadySlots || len(k.active) > 0 || k.wHead < len(k.waiting) ||
 		k.mHead < len(k.materialized) || len(k.Held) > 0 || k.steadyN > cfg.MaxBatchedTokens {
 		return false
 	}

@@ -148,7 +148,7 @@ func NewWorker(id int32, cfg *RankConfig, dp int) *Worker {
 	}
 	w := &Worker{ID: id, Pool: cfg.Pool}
 	for i := 0; i < dp; i++ {
-		w.Ranks = append(w.Ranks, newRank(cfg, int32(i)))
+		w.Ranks = append(w.Ranks, newRank(cfg, int32(i), w))
 	}
 	w.LastFPM = make([]FPM, dp)
 	return w
