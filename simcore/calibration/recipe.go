@@ -1,6 +1,9 @@
 package calibration
 
-import "aisimulate/simcore/measure"
+import (
+	"aisimulate/simcore/measure"
+	"aisimulate/simcore/spec"
+)
 
 // The measuring recipes' SGLang request polling (docs/timing.md, "SGLang's request
 // polling"): the InferenceX recipes that measured the CSV's aggregated SGLang rows of these
@@ -24,7 +27,7 @@ const (
 // recipes' rule for closed-loop aggregated SGLang rows of the models and GPUs above.
 func RecipeRecvInterval(m *measure.Measurement) int {
 	r := m.Row
-	if r == nil || r.Backend != "sglang" || r.Mode != measure.ModeAgg || m.Concurrency == 0 ||
+	if r == nil || r.Backend != spec.BackendSGLang || r.Mode != measure.ModeAgg || m.Concurrency == 0 ||
 		!recipeRecvModels[r.Model] || !recipeRecvSystems[r.System] {
 		return 0
 	}
