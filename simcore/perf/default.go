@@ -169,6 +169,13 @@ type Default struct {
 	scratch       []float64
 	scratchTokens float64
 	scratchSet    bool
+	// lastDecodeMs is DecodeRawMs's op sum of the last decode step it priced, lastDecodeB
+	// requests holding lastDecodeCtx KV tokens, once lastDecodeSet: the attention-DP ranks
+	// of a worker price the same step one after another in every group round, and a step
+	// depends on the shape, the hardware, the op coefficients and nextn alone, none of which
+	// change in a Default's life (docs/performance.md, "Calibration through the CLI").
+	lastDecodeB, lastDecodeCtx, lastDecodeMs float64
+	lastDecodeSet                            bool
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -267,7 +274,12 @@ func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float6
 	if ctx <= 0 {
 		ctx = b * float64(meanContext)
 	}
-	return d.decodeStepMs(b, ctx)
+	if d.lastDecodeSet && b == d.lastDecodeB && ctx == d.lastDecodeCtx {
+		return d.lastDecodeMs
+	}
+	v := d.decodeStepMs(b, ctx)
+	d.lastDecodeB, d.lastDecodeCtx, d.lastDecodeMs, d.lastDecodeSet = b, ctx, v, true
+	return v
 }
 
 // forward sums every op of one pass: the attention, then terms (tokenTerms' addends of the
