@@ -51,3 +51,35 @@ func TestLastDecodeStepChangesNoBit(t *testing.T) {
 		}
 	}
 }
+
+// The remembered last prefill pass (PrefillRawMs) gives the very bits of pricing each pass
+// afresh: the same pass in a row, passes that differ in one of batch, mean ISL or mean
+// prefix only, and an MTP copy (prefill passes carry no drafts).
+func TestLastPrefillPassChangesNoBit(t *testing.T) {
+	passes := [][3]int{{1, 2048, 1024}, {1, 2048, 1024}, {2, 2048, 1024}, {2, 2049, 1024}, {2, 2049, 1025},
+		{2, 2049, 1025}, {1, 2048, 1024}, {64, 1024, 0}, {64, 1024, 0}}
+	for _, model := range []string{"meta-llama/Meta-Llama-3.1-8B", "deepseek-ai/DeepSeek-R1"} {
+		dep, err := NewDeployment(mustModel(t, model), mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 8}, Quant{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewDefault(dep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warm Timing = src
+		for i, p := range passes {
+			if i == 5 {
+				warm = WithMTP(src, 2)
+			}
+			f, err := NewDefault(dep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := f.PrefillMs(p[0], p[1], p[2])
+			if got := warm.PrefillMs(p[0], p[1], p[2]); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("%s, pass %d %v: remembered %v, afresh %v", model, i, p, got, want)
+			}
+		}
+	}
+}

@@ -176,6 +176,13 @@ type Default struct {
 	// change in a Default's life (docs/performance.md, "Calibration through the CLI").
 	lastDecodeB, lastDecodeCtx, lastDecodeMs float64
 	lastDecodeSet                            bool
+	// lastPrefillMs is PrefillRawMs's op sum of the last prefill pass it priced, of the
+	// batch, mean ISL and mean prefix in lastPrefill, once lastPrefillSet: the ranks of a
+	// chunked prefill price the same chunk one after another (docs/performance.md,
+	// "Calibration through the CLI"). Prefill passes carry no drafts, so WithMTP keeps it.
+	lastPrefill    [3]int
+	lastPrefillMs  float64
+	lastPrefillSet bool
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -260,11 +267,16 @@ func (d *Default) SetFrontend(ms float64) { d.frontend, d.frontendSet = ms, true
 
 // PrefillRawMs is the uncalibrated op sum of a prefill pass.
 func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {
+	if d.lastPrefillSet && batch == d.lastPrefill[0] && meanISL == d.lastPrefill[1] && meanPrefix == d.lastPrefill[2] {
+		return d.lastPrefillMs
+	}
 	b := float64(batch)
 	sNew := float64(meanISL - meanPrefix)
 	p := float64(meanPrefix)
 	tokens := b * sNew
-	return d.forward(d.tokenTerms(tokens), d.lmHead(b), d.prefillAttn(b, sNew, p))
+	v := d.forward(d.tokenTerms(tokens), d.lmHead(b), d.prefillAttn(b, sNew, p))
+	d.lastPrefill, d.lastPrefillMs, d.lastPrefillSet = [3]int{batch, meanISL, meanPrefix}, v, true
+	return v
 }
 
 // DecodeRawMs is the uncalibrated op sum of a decode step.
