@@ -183,6 +183,8 @@ type Default struct {
 	lastPrefill    [3]int
 	lastPrefillMs  float64
 	lastPrefillSet bool
+	// decAttn holds decodeAttn's per-model factors once worked out.
+	decAttn decodeAttnConsts
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -484,26 +486,16 @@ func (d *Default) prefillAttn(b, sNew, p float64) float64 {
 // decodeAttn is the attention core of a decode step: streaming the KV cache of ctx tokens.
 func (d *Default) decodeAttn(b, ctx float64) float64 {
 	s, o, hw := d.s, d.ops, d.hw
-	f := hw.BF16
-	if s.q.KVCache == "fp8" && hw.FP8 > 0 {
-		f = hw.FP8
+	if !d.decAttn.set {
+		d.decAttn = newDecodeAttnConsts(s, o, hw)
 	}
+	k := &d.decAttn
 	per := func(c float64) float64 {
 		bytes := float64(c*s.kvLayerBytes) + float64(4*b*s.headsGPU*s.dQK)
-		eff := o.DecAttnEff * bytes / (bytes + o.DecAttnB0)
-		if kvBytes(s.q.KVCache) < 2 && o.DecAttnEffFP8 > 0 {
-			eff = o.DecAttnEffFP8 * bytes / (bytes + o.DecAttnB0)
-		}
+		eff := k.eff * bytes / (bytes + o.DecAttnB0)
 		mem := bytes / (hw.MemBW * eff) * 1000
-		var flops float64
-		if s.m.KVLoraRank > 0 {
-			// Absorbed MLA: every head scores against the latent (rank + rope) and
-			// accumulates the latent values.
-			flops = float64(2*c*s.headsGPU) * float64(2*s.m.KVLoraRank+s.m.QKRopeHeadDim)
-		} else {
-			flops = float64(2*c*s.headsGPU) * (s.dQK + s.dV)
-		}
-		comp := flops / (f * o.GemmEff) * 1000
+		flops := float64(2*c*s.headsGPU) * k.width
+		comp := flops / k.flops * 1000
 		if comp > mem {
 			mem = comp
 		}
@@ -527,6 +519,39 @@ func (d *Default) decodeAttn(b, ctx float64) float64 {
 		t += float64(s.linearLayers * (float64(bytes/(hw.MemBW*o.MemEff)*1000) + float64(2*o.LaunchUs)/1000))
 	}
 	return t
+}
+
+// decodeAttnConsts are decodeAttn's factors that depend on the shape, the hardware and the
+// op coefficients alone, worked out once per timing model instead of with string
+// comparisons on every decode step (docs/performance.md, "Calibration through the CLI").
+type decodeAttnConsts struct {
+	// eff is the decode attention's bandwidth fraction at large KV reads: DecAttnEffFP8 for
+	// a one-byte KV cache when calibrated, else DecAttnEff.
+	eff float64
+	// width is the FLOPs per context token and head over 2: absorbed MLA scores against the
+	// latent (rank + rope) and accumulates the latent values, 2·rank + rope; other
+	// attention dQK + dV.
+	width float64
+	// flops is the attention's reachable compute: the FP8 tensor rate for an FP8 KV cache on
+	// hardware that has one, else BF16, times GemmEff.
+	flops float64
+	set   bool
+}
+
+// newDecodeAttnConsts works out decodeAttnConsts for shape s on hw with op coefficients o.
+func newDecodeAttnConsts(s *shape, o OpCoef, hw *catalog.Hardware) decodeAttnConsts {
+	c := decodeAttnConsts{eff: o.DecAttnEff, width: s.dQK + s.dV, flops: hw.BF16, set: true}
+	if s.q.KVCache == "fp8" && hw.FP8 > 0 {
+		c.flops = hw.FP8
+	}
+	c.flops *= o.GemmEff
+	if kvBytes(s.q.KVCache) < 2 && o.DecAttnEffFP8 > 0 {
+		c.eff = o.DecAttnEffFP8
+	}
+	if s.m.KVLoraRank > 0 {
+		c.width = float64(2*s.m.KVLoraRank + s.m.QKRopeHeadDim)
+	}
+	return c
 }
 
 // comm is the communication of one pass: TP all-reduces after every mixer and FFN block,
