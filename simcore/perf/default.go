@@ -169,20 +169,14 @@ type Default struct {
 	scratch       []float64
 	scratchTokens float64
 	scratchSet    bool
-	// lastDecodeMs is DecodeRawMs's op sum of the last decode step it priced, lastDecodeB
-	// requests holding lastDecodeCtx KV tokens, once lastDecodeSet: the attention-DP ranks
-	// of a worker price the same step one after another in every group round, and a step
-	// depends on the shape, the hardware, the op coefficients and nextn alone, none of which
-	// change in a Default's life (docs/performance.md, "Calibration through the CLI").
-	lastDecodeB, lastDecodeCtx, lastDecodeMs float64
-	lastDecodeSet                            bool
-	// lastPrefillMs is PrefillRawMs's op sum of the last prefill pass it priced, of the
-	// batch, mean ISL and mean prefix in lastPrefill, once lastPrefillSet: the ranks of a
-	// chunked prefill price the same chunk one after another (docs/performance.md,
-	// "Calibration through the CLI"). Prefill passes carry no drafts, so WithMTP keeps it.
-	lastPrefill    [3]int
-	lastPrefillMs  float64
-	lastPrefillSet bool
+	// lastDecode and lastPrefill are the last decode step DecodeMs priced and the last
+	// prefill pass PrefillMs priced, their arguments and price, once set: the attention-DP
+	// ranks of a worker price the same step one after another in every group round, and the
+	// ranks of a chunked prefill the same chunk (docs/performance.md, "Calibration through
+	// the CLI"). A price depends on its arguments, the shape, the hardware and the op
+	// coefficients (fixed for a Default's life) and on the factors that SetGroup,
+	// SetFamily, SetCorrection and WithMTP change: those forget both (forgetLast).
+	lastDecode, lastPrefill lastPrice
 	// decAttn holds decodeAttn's per-model factors once worked out.
 	decAttn decodeAttnConsts
 }
@@ -217,10 +211,10 @@ func (d *Default) Effective() GroupCoef {
 }
 
 // SetGroup replaces the calibration factors (used by the fitting tool).
-func (d *Default) SetGroup(g GroupCoef) { d.g = g }
+func (d *Default) SetGroup(g GroupCoef) { d.g = g; d.forgetLast() }
 
 // SetFamily replaces the family factors (used by the fitting tool).
-func (d *Default) SetFamily(f FamilyCoef) { d.f = f }
+func (d *Default) SetFamily(f FamilyCoef) { d.f = f; d.forgetLast() }
 
 // PrefillMs prices batch requests each computing meanISL−meanPrefix new prompt tokens on
 // top of meanPrefix cached ones.
@@ -228,24 +222,45 @@ func (d *Default) PrefillMs(batch, meanISL, meanPrefix int) float64 {
 	if batch <= 0 || meanISL <= meanPrefix {
 		return 0
 	}
+	args := [3]int64{int64(batch), int64(meanISL), int64(meanPrefix)}
+	if d.lastPrefill.set && d.lastPrefill.args == args {
+		return d.lastPrefill.ms
+	}
 	v := float64(float64(d.g.Prefill*d.f.Prefill*d.c.prefillScale())*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs + d.c.PrefillPassMs +
 		float64(d.g.PrefillSeqMs*float64(batch))
 	if v < 1 {
-		return 1
+		v = 1
 	}
+	d.lastPrefill = lastPrice{args: args, ms: v, set: true}
 	return v
 }
+
+// lastPrice is one remembered price of DecodeMs or PrefillMs: its integer arguments and
+// its value (Default.lastDecode, Default.lastPrefill).
+type lastPrice struct {
+	args [3]int64
+	ms   float64
+	set  bool
+}
+
+// forgetLast drops the remembered prices when a factor they include changes.
+func (d *Default) forgetLast() { d.lastDecode.set, d.lastPrefill.set = false, false }
 
 // DecodeMs prices one decode step of batch sequences holding activeKV tokens in total.
 func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV int64) float64 {
 	if batch <= 0 {
 		return 0
 	}
+	args := [3]int64{int64(batch), activeKV, int64(meanContext)}
+	if d.lastDecode.set && d.lastDecode.args == args {
+		return d.lastDecode.ms
+	}
 	v := float64(float64(d.g.Decode*d.f.Decode*d.c.decodeScale())*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs + d.c.DecodePassMs +
 		float64(d.g.DecodeSeqMs*float64(batch))
 	if v < 1 {
-		return 1
+		v = 1
 	}
+	d.lastDecode = lastPrice{args: args, ms: v, set: true}
 	return v
 }
 
@@ -269,16 +284,11 @@ func (d *Default) SetFrontend(ms float64) { d.frontend, d.frontendSet = ms, true
 
 // PrefillRawMs is the uncalibrated op sum of a prefill pass.
 func (d *Default) PrefillRawMs(batch, meanISL, meanPrefix int) float64 {
-	if d.lastPrefillSet && batch == d.lastPrefill[0] && meanISL == d.lastPrefill[1] && meanPrefix == d.lastPrefill[2] {
-		return d.lastPrefillMs
-	}
 	b := float64(batch)
 	sNew := float64(meanISL - meanPrefix)
 	p := float64(meanPrefix)
 	tokens := b * sNew
-	v := d.forward(d.tokenTerms(tokens), d.lmHead(b), d.prefillAttn(b, sNew, p))
-	d.lastPrefill, d.lastPrefillMs, d.lastPrefillSet = [3]int{batch, meanISL, meanPrefix}, v, true
-	return v
+	return d.forward(d.tokenTerms(tokens), d.lmHead(b), d.prefillAttn(b, sNew, p))
 }
 
 // DecodeRawMs is the uncalibrated op sum of a decode step.
@@ -288,12 +298,7 @@ func (d *Default) DecodeRawMs(batch int, activeKV int64, meanContext int) float6
 	if ctx <= 0 {
 		ctx = b * float64(meanContext)
 	}
-	if d.lastDecodeSet && b == d.lastDecodeB && ctx == d.lastDecodeCtx {
-		return d.lastDecodeMs
-	}
-	v := d.decodeStepMs(b, ctx)
-	d.lastDecodeB, d.lastDecodeCtx, d.lastDecodeMs, d.lastDecodeSet = b, ctx, v, true
-	return v
+	return d.decodeStepMs(b, ctx)
 }
 
 // forward sums every op of one pass: the attention, then terms (tokenTerms' addends of the
