@@ -16,7 +16,7 @@ func TestEventHeapPopsTheLeast(t *testing.T) {
 	for step := range 20000 {
 		if len(pending) == 0 || rng.IntN(3) > 0 && len(pending) < 64 {
 			tie++
-			e := event{at: float64(rng.IntN(8)), phase: uint8(1 + rng.IntN(3)), tie: rng.Int64N(1 << 20)<<20 | tie, a: int32(step)}
+			e := event{at: float64(rng.IntN(8)), phase: uint8(1 + rng.IntN(3)), tie: rng.Int64N(1<<20)<<20 | tie, a: int32(step)}
 			h.push(e)
 			pending = append(pending, e)
 			continue
