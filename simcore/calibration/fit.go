@@ -80,6 +80,13 @@ const (
 // would change no figure it shows.
 const resolvedLoss = 1e-6
 
+// unresolvedLoss is the loss per measured mean above which a descent has not explained the
+// points: a residual of 3 % on every mean, the agreement of a replay stopped early with one
+// run to the end (docs/calibration.md, "Stopping a replay early"), so what is left is the
+// model's, not the replays' noise. Only then may the fit descend a second time, from the
+// queueing corner (queueingCorner).
+const unresolvedLoss = 0.03 * 0.03
+
 // Fit finds the parameters, within [floor, Ceiling], that minimise the squared log errors of
 // mean TTFT and mean TPOT over the points (docs/calibration.md, "The fit"). A replay's pass
 // times are linear in every parameter, so its means are close to linear in them too (only
@@ -87,8 +94,10 @@ const resolvedLoss = 1e-6
 // the bounded ridge least squares on that linear model (Gauss–Newton iterations that cost
 // no replay), replays the solution to confirm it, corrects the model by the secant of each
 // confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
-// halving fails too, the model is linearised again at the current point once. Nothing is
-// random.
+// halving fails too, the model is linearised again at the current point once. A descent
+// from the default model that leaves the points unexplained (unresolvedLoss) is followed by
+// a second one from the queueing corner (queueingCorner) when the corner starts with a
+// lower loss than the default model, and the lower end is kept. Nothing is random.
 func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, 1) }
 
 // FitAt is Fit with the KV capacity held at kvScale times the configuration's: every replay
@@ -119,66 +128,36 @@ func FitAt(points []Point, floor Params, kvScale float64) (*Fitted, error) {
 	for _, p := range points {
 		active[HandoffMs] = active[HandoffMs] || p.Disaggregated
 	}
-	theta := clamp(Identity, floor, Ceiling)
-	theta[KVCapacityScale] = kvScale
-	at := f.Uncalibrated
-	if theta != Identity {
-		if at, err = replayAll(theta); err != nil {
+	start := clamp(Identity, floor, Ceiling)
+	start[KVCapacityScale] = kvScale
+	startAt := f.Uncalibrated
+	if start != Identity {
+		if startAt, err = replayAll(start); err != nil {
 			return nil, err
 		}
 	}
-	loss := lossOf(points, at)
-	m, err := linearise(points, replayAll, theta, at, active)
+	theta, at, loss, err := descend(points, replayAll, start, startAt, floor, active)
 	if err != nil {
 		return nil, err
 	}
-	relinearised := false
-	lastGain := 1.0 // the relative gain of the last confirmed step
-	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
-		delta := m.solve(points, at, theta, floor, active)
-		var next Params
-		var got []Metrics
-		nextLoss := loss
-		for h := 0; h <= maxHalvings && nextLoss >= loss; h++ {
-			if h > 0 && lastGain < settledGain {
-				break // the fit has reached what the replays resolve: a half step would gain noise
-			}
-			if h > 0 {
-				for k := range delta {
-					delta[k] /= 2
-				}
-			}
-			next = clamp(add(theta, delta), floor, Ceiling)
-			if next == theta {
-				break
-			}
-			if got, err = replayAll(next); err != nil {
+	if loss > unresolvedLoss*float64(2*len(points)) {
+		// The descent from the default model left the points unexplained: if the queueing
+		// corner is a better start than the default model was, descend from there too and
+		// keep the better end (docs/calibration.md, "Two starting points").
+		corner := clamp(queueingCorner(floor), floor, Ceiling)
+		corner[KVCapacityScale] = kvScale
+		better, cornerAt, err := betterStart(points, replayAll, corner, start, startAt)
+		if err != nil {
+			return nil, err
+		}
+		if better {
+			t2, at2, loss2, err := descend(points, replayAll, corner, cornerAt, floor, active)
+			if err != nil {
 				return nil, err
 			}
-			nextLoss = lossOf(points, got)
-			if nextLoss > overshoot*loss {
-				break // the model is wrong this far out: halving would replay in vain
+			if loss2 < loss {
+				theta, at = t2, at2
 			}
-		}
-		if nextLoss >= loss {
-			// The model led nowhere: linearise again here, once — unless the last confirmed
-			// step already gained less than settledGain of the loss, so the fit has reached
-			// what the replays resolve and a new linearisation would only measure their noise.
-			if relinearised || lastGain < settledGain {
-				break
-			}
-			relinearised = true
-			if m, err = linearise(points, replayAll, theta, at, active); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		m.secant(sub(next, theta), at, got)
-		gain := loss - nextLoss
-		lastGain = gain / loss
-		theta, at, loss = next, got, nextLoss
-		if gain < minGain*(loss+gain)+1e-12 {
-			break
 		}
 	}
 	f.Params, f.Calibrated = theta, at
@@ -208,10 +187,7 @@ type model struct {
 // it is, (S(theta + step) − S(theta)) / step.
 func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
 	m := &model{}
-	surrogate := true
-	for _, p := range points {
-		surrogate = surrogate && p.Surrogate != nil
-	}
+	surrogate := allSurrogates(points)
 	var base []Metrics
 	if surrogate {
 		base = surrogateAll(points, theta)
@@ -247,6 +223,16 @@ func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta 
 		}
 	}
 	return m, nil
+}
+
+// allSurrogates reports whether every point has a surrogate.
+func allSurrogates(points []Point) bool {
+	for _, p := range points {
+		if p.Surrogate == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // surrogateAll is every point's surrogate at p.
@@ -500,4 +486,102 @@ func Solve(m [][]float64) []float64 {
 		x[r] = s / m[r][r]
 	}
 	return x
+}
+
+// descend is the fit's descent from start (within the bounds; startAt: every point's replay
+// there, nil when it has not been replayed): linearise, solve, confirm by replays, correct
+// by the secant, as Fit describes. It returns where it stopped, the replays there and their
+// loss.
+func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Params, startAt []Metrics, floor Params, active [NumParams]bool) (Params, []Metrics, float64, error) {
+	theta, at := start, startAt
+	var err error
+	if at == nil {
+		if at, err = replayAll(theta); err != nil {
+			return theta, nil, 0, err
+		}
+	}
+	loss := lossOf(points, at)
+	m, err := linearise(points, replayAll, theta, at, active)
+	if err != nil {
+		return theta, nil, 0, err
+	}
+	relinearised := false
+	lastGain := 1.0 // the relative gain of the last confirmed step
+	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
+		delta := m.solve(points, at, theta, floor, active)
+		var next Params
+		var got []Metrics
+		nextLoss := loss
+		for h := 0; h <= maxHalvings && nextLoss >= loss; h++ {
+			if h > 0 && lastGain < settledGain {
+				break // the fit has reached what the replays resolve: a half step would gain noise
+			}
+			if h > 0 {
+				for k := range delta {
+					delta[k] /= 2
+				}
+			}
+			next = clamp(add(theta, delta), floor, Ceiling)
+			if next == theta {
+				break
+			}
+			if got, err = replayAll(next); err != nil {
+				return theta, nil, 0, err
+			}
+			nextLoss = lossOf(points, got)
+			if nextLoss > overshoot*loss {
+				break // the model is wrong this far out: halving would replay in vain
+			}
+		}
+		if nextLoss >= loss {
+			// The model led nowhere: linearise again here, once — unless the last confirmed
+			// step already gained less than settledGain of the loss, so the fit has reached
+			// what the replays resolve and a new linearisation would only measure their noise.
+			if relinearised || lastGain < settledGain {
+				break
+			}
+			relinearised = true
+			if m, err = linearise(points, replayAll, theta, at, active); err != nil {
+				return theta, nil, 0, err
+			}
+			continue
+		}
+		m.secant(sub(next, theta), at, got)
+		gain := loss - nextLoss
+		lastGain = gain / loss
+		theta, at, loss = next, got, nextLoss
+		if gain < minGain*(loss+gain)+1e-12 {
+			break
+		}
+	}
+	return theta, at, loss, nil
+}
+
+// queueingCorner is the fit's second starting point: prefill as slow as the profile range
+// allows and no frontend latency (the floor), the rest the default model. It is the
+// opposite hypothesis to the default model's: a mean TTFT that grows with the load is
+// queueing behind prefill passes, not a latency added to every request. Linearised at the
+// default model, whose prefill passes are short, the fit sees prefill slopes too small to
+// explain such growth and buys it with frontend and decode terms instead (docs/calibration.md,
+// "Two starting points").
+func queueingCorner(floor Params) Params {
+	p := Identity
+	p[PrefillScale] = Ceiling[PrefillScale]
+	p[FrontendMs] = floor[FrontendMs]
+	return p
+}
+
+// betterStart reports whether start has a lower loss than first, the first descent's start
+// (firstAt its replays): by the surrogates when every point has one, which costs no replay
+// (their errors largely cancel in the comparison of two of their own losses), else by
+// replaying start (returned, for the descent from it to reuse; nil when not replayed).
+func betterStart(points []Point, replayAll func(Params) ([]Metrics, error), start, first Params, firstAt []Metrics) (bool, []Metrics, error) {
+	if allSurrogates(points) {
+		return lossOf(points, surrogateAll(points, start)) < lossOf(points, surrogateAll(points, first)), nil, nil
+	}
+	at, err := replayAll(start)
+	if err != nil {
+		return false, nil, err
+	}
+	return lossOf(points, at) < lossOf(points, firstAt), at, nil
 }

@@ -98,8 +98,9 @@ var trafficKeys = []string{"type", "input_tokens", "output_tokens", "lengths", "
 
 // RowConfig is the prediction configuration of a measured-runs CSV row: the deployment as
 // the row records it (sizes it leaves empty are 1; a disaggregated row without worker counts
-// gets one worker per role), default timing and capacity, prefix caching off and room for
-// every request in flight, under the row's workload (Traffic). Changing its
+// gets one worker per role), default timing and capacity, prefix caching off, room for
+// every request in flight and the measuring recipe's SGLang receive interval
+// (RecipeRecvInterval), under the row's workload (Traffic). Changing its
 // traffic.load.concurrency predicts the same deployment at another load.
 func RowConfig(m *measure.Measurement) map[string]any {
 	r := m.Row
@@ -118,10 +119,14 @@ func RowConfig(m *measure.Measurement) map[string]any {
 		p := ro.Par
 		n := max(ro.Workers, 1)
 		dp := max(p.AttentionData, 1)
+		scheduler := map[string]any{"max_sequences": integer(max(256, (r.Concurrency+dp*n-1)/(dp*n)))}
+		if k := RecipeRecvInterval(m); k > 0 {
+			scheduler["recv_interval"] = integer(k)
+		}
 		workers[name] = map[string]any{
 			"parallelism": map[string]any{"replicas": integer(n), "tensor": integer(max(p.Tensor, 1)), "pipeline": integer(max(p.Pipeline, 1)),
 				"attention_data": integer(dp), "moe_tensor": integer(max(p.MoeTensor, 1)), "moe_expert": integer(max(p.MoeExpert, 1))},
-			"scheduler": map[string]any{"max_sequences": integer(max(256, (r.Concurrency+dp*n-1)/(dp*n)))},
+			"scheduler": scheduler,
 			"kv_cache":  map[string]any{"prefix_caching": false},
 		}
 	}
