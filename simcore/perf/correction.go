@@ -26,7 +26,7 @@ func (c Correction) prefillScale() float64 { return 1 + c.PrefillScaleDelta }
 func (c Correction) decodeScale() float64  { return 1 + c.DecodeScaleDelta }
 
 // SetCorrection applies a calibration profile's correction to the model.
-func (d *Default) SetCorrection(c Correction) { d.c = c }
+func (d *Default) SetCorrection(c Correction) { d.c = c; d.forgetLast() }
 
 // CorrectionFloor is the smallest value of each Correction term that keeps the role
 // physical (docs/calibration.md, "Physical ranges"): a scaled op sum never runs faster than

@@ -169,6 +169,16 @@ type Default struct {
 	scratch       []float64
 	scratchTokens float64
 	scratchSet    bool
+	// lastDecode and lastPrefill are the last decode step DecodeMs priced and the last
+	// prefill pass PrefillMs priced, their arguments and price, once set: the attention-DP
+	// ranks of a worker price the same step one after another in every group round, and the
+	// ranks of a chunked prefill the same chunk (docs/performance.md, "Calibration through
+	// the CLI"). A price depends on its arguments, the shape, the hardware and the op
+	// coefficients (fixed for a Default's life) and on the factors that SetGroup,
+	// SetFamily, SetCorrection and WithMTP change: those forget both (forgetLast).
+	lastDecode, lastPrefill lastPrice
+	// decAttn holds decodeAttn's per-model factors once worked out.
+	decAttn decodeAttnConsts
 }
 
 // NewDefault builds the default timing model of one worker role's deployment.
@@ -201,10 +211,10 @@ func (d *Default) Effective() GroupCoef {
 }
 
 // SetGroup replaces the calibration factors (used by the fitting tool).
-func (d *Default) SetGroup(g GroupCoef) { d.g = g }
+func (d *Default) SetGroup(g GroupCoef) { d.g = g; d.forgetLast() }
 
 // SetFamily replaces the family factors (used by the fitting tool).
-func (d *Default) SetFamily(f FamilyCoef) { d.f = f }
+func (d *Default) SetFamily(f FamilyCoef) { d.f = f; d.forgetLast() }
 
 // PrefillMs prices batch requests each computing meanISL−meanPrefix new prompt tokens on
 // top of meanPrefix cached ones.
@@ -212,24 +222,45 @@ func (d *Default) PrefillMs(batch, meanISL, meanPrefix int) float64 {
 	if batch <= 0 || meanISL <= meanPrefix {
 		return 0
 	}
+	args := [3]int64{int64(batch), int64(meanISL), int64(meanPrefix)}
+	if d.lastPrefill.set && d.lastPrefill.args == args {
+		return d.lastPrefill.ms
+	}
 	v := float64(float64(d.g.Prefill*d.f.Prefill*d.c.prefillScale())*d.PrefillRawMs(batch, meanISL, meanPrefix)) + d.g.PrefillMs + d.c.PrefillPassMs +
 		float64(d.g.PrefillSeqMs*float64(batch))
 	if v < 1 {
-		return 1
+		v = 1
 	}
+	d.lastPrefill = lastPrice{args: args, ms: v, set: true}
 	return v
 }
+
+// lastPrice is one remembered price of DecodeMs or PrefillMs: its integer arguments and
+// its value (Default.lastDecode, Default.lastPrefill).
+type lastPrice struct {
+	args [3]int64
+	ms   float64
+	set  bool
+}
+
+// forgetLast drops the remembered prices when a factor they include changes.
+func (d *Default) forgetLast() { d.lastDecode.set, d.lastPrefill.set = false, false }
 
 // DecodeMs prices one decode step of batch sequences holding activeKV tokens in total.
 func (d *Default) DecodeMs(batch int, activeKV int64, meanContext int, totalKV int64) float64 {
 	if batch <= 0 {
 		return 0
 	}
+	args := [3]int64{int64(batch), activeKV, int64(meanContext)}
+	if d.lastDecode.set && d.lastDecode.args == args {
+		return d.lastDecode.ms
+	}
 	v := float64(float64(d.g.Decode*d.f.Decode*d.c.decodeScale())*d.DecodeRawMs(batch, activeKV, meanContext)) + d.g.DecodeMs + d.c.DecodePassMs +
 		float64(d.g.DecodeSeqMs*float64(batch))
 	if v < 1 {
-		return 1
+		v = 1
 	}
+	d.lastDecode = lastPrice{args: args, ms: v, set: true}
 	return v
 }
 
@@ -460,26 +491,16 @@ func (d *Default) prefillAttn(b, sNew, p float64) float64 {
 // decodeAttn is the attention core of a decode step: streaming the KV cache of ctx tokens.
 func (d *Default) decodeAttn(b, ctx float64) float64 {
 	s, o, hw := d.s, d.ops, d.hw
-	f := hw.BF16
-	if s.q.KVCache == "fp8" && hw.FP8 > 0 {
-		f = hw.FP8
+	if !d.decAttn.set {
+		d.decAttn = newDecodeAttnConsts(s, o, hw)
 	}
+	k := &d.decAttn
 	per := func(c float64) float64 {
 		bytes := float64(c*s.kvLayerBytes) + float64(4*b*s.headsGPU*s.dQK)
-		eff := o.DecAttnEff * bytes / (bytes + o.DecAttnB0)
-		if kvBytes(s.q.KVCache) < 2 && o.DecAttnEffFP8 > 0 {
-			eff = o.DecAttnEffFP8 * bytes / (bytes + o.DecAttnB0)
-		}
+		eff := k.eff * bytes / (bytes + o.DecAttnB0)
 		mem := bytes / (hw.MemBW * eff) * 1000
-		var flops float64
-		if s.m.KVLoraRank > 0 {
-			// Absorbed MLA: every head scores against the latent (rank + rope) and
-			// accumulates the latent values.
-			flops = float64(2*c*s.headsGPU) * float64(2*s.m.KVLoraRank+s.m.QKRopeHeadDim)
-		} else {
-			flops = float64(2*c*s.headsGPU) * (s.dQK + s.dV)
-		}
-		comp := flops / (f * o.GemmEff) * 1000
+		flops := float64(2*c*s.headsGPU) * k.width
+		comp := flops / k.flops * 1000
 		if comp > mem {
 			mem = comp
 		}
@@ -503,6 +524,39 @@ func (d *Default) decodeAttn(b, ctx float64) float64 {
 		t += float64(s.linearLayers * (float64(bytes/(hw.MemBW*o.MemEff)*1000) + float64(2*o.LaunchUs)/1000))
 	}
 	return t
+}
+
+// decodeAttnConsts are decodeAttn's factors that depend on the shape, the hardware and the
+// op coefficients alone, worked out once per timing model instead of with string
+// comparisons on every decode step (docs/performance.md, "Calibration through the CLI").
+type decodeAttnConsts struct {
+	// eff is the decode attention's bandwidth fraction at large KV reads: DecAttnEffFP8 for
+	// a one-byte KV cache when calibrated, else DecAttnEff.
+	eff float64
+	// width is the FLOPs per context token and head over 2: absorbed MLA scores against the
+	// latent (rank + rope) and accumulates the latent values, 2·rank + rope; other
+	// attention dQK + dV.
+	width float64
+	// flops is the attention's reachable compute: the FP8 tensor rate for an FP8 KV cache on
+	// hardware that has one, else BF16, times GemmEff.
+	flops float64
+	set   bool
+}
+
+// newDecodeAttnConsts works out decodeAttnConsts for shape s on hw with op coefficients o.
+func newDecodeAttnConsts(s *shape, o OpCoef, hw *catalog.Hardware) decodeAttnConsts {
+	c := decodeAttnConsts{eff: o.DecAttnEff, width: s.dQK + s.dV, flops: hw.BF16, set: true}
+	if s.q.KVCache == "fp8" && hw.FP8 > 0 {
+		c.flops = hw.FP8
+	}
+	c.flops *= o.GemmEff
+	if kvBytes(s.q.KVCache) < 2 && o.DecAttnEffFP8 > 0 {
+		c.eff = o.DecAttnEffFP8
+	}
+	if s.m.KVLoraRank > 0 {
+		c.width = float64(2*s.m.KVLoraRank + s.m.QKRopeHeadDim)
+	}
+	return c
 }
 
 // comm is the communication of one pass: TP all-reduces after every mixer and FFN block,

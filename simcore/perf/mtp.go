@@ -33,6 +33,7 @@ func WithMTP(t Timing, nextn int) Timing {
 	if d, ok := t.(*Default); ok {
 		c := *d
 		c.nextn = nextn
+		c.forgetLast() // d's remembered step was priced without the drafts
 		return &c
 	}
 	return mtpTiming{inner: t, k: 1 + nextn}

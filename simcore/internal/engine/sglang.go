@@ -477,7 +477,14 @@ func (k *Rank) finishSGLangPass(end float64, w *Worker, p int32) {
 	if k.passDecodeReqs == 0 {
 		return
 	}
-	s.ratio = max(s.minRatio, s.ratio-s.decay)
+	// max(minRatio, ratio − decay), compared in line: the module calls the float max out of
+	// line (runtime.fmax64, for NaN and signed zeros, which neither ratio can be), once per
+	// rank and decode pass (docs/performance.md, "Calibration through the CLI").
+	if r := s.ratio - s.decay; r > s.minRatio {
+		s.ratio = r
+	} else {
+		s.ratio = s.minRatio
+	}
 	// Steady requests emit in closed form (materialize); none emits its last token here.
 	var done []*Request
 	for _, r := range k.active {
