@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 )
 
@@ -156,6 +157,12 @@ func LoadProfile(data []byte) (*Profile, *Error) {
 	}
 	if dec.More() {
 		return nil, &Error{Msg: "not a calibration profile: more than one JSON value"}
+	}
+	var tree any
+	if err := json.Unmarshal(data, &tree); err == nil {
+		if bad := misspelledKey(tree, reflect.TypeFor[Profile](), ""); bad != "" {
+			return nil, &Error{Path: bad, Msg: "unknown key (keys are lowercase, as docs/calibration.md spells them); the profile is damaged or hand-edited (re-run aisimulate calibrate)"}
+		}
 	}
 	if p.SchemaVersion != ProfileSchemaVersion {
 		return nil, &Error{Path: "schema_version", Msg: fmt.Sprintf("is %d; this build reads version %d (re-run aisimulate calibrate)", p.SchemaVersion, ProfileSchemaVersion)}

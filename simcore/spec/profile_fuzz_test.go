@@ -53,3 +53,29 @@ func FuzzLoadProfile(f *testing.F) {
 		}
 	})
 }
+
+// A key spelled in another case is refused naming its path, though encoding/json would match
+// it to the field; so is a second spelling of one key.
+func TestLoadProfileKeysAreExact(t *testing.T) {
+	example, err := os.ReadFile("../../examples/calibration/profile.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, perr := LoadProfile(example); perr != nil {
+		t.Fatalf("the example profile: %v", perr)
+	}
+	for _, c := range []struct{ from, to, path string }{
+		{`"prefill_scale"`, `"PREFILL_SCALE"`, "entries[0].parameters.PREFILL_SCALE"},
+		{`"handoff_ms": 0,`, `"handoff_ms": 0, "Handoff_ms": 5,`, "entries[0].parameters.Handoff_ms"},
+		{`"schema_version"`, `"Schema_Version"`, "Schema_Version"},
+	} {
+		bad := strings.Replace(string(example), c.from, c.to, 1)
+		if bad == string(example) {
+			t.Fatalf("%s: nothing replaced", c.from)
+		}
+		_, perr := LoadProfile([]byte(bad))
+		if perr == nil || perr.Path != c.path {
+			t.Errorf("%s → %s: %v, want a refusal at %s", c.from, c.to, perr, c.path)
+		}
+	}
+}
