@@ -76,15 +76,7 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 	if err := rowConfigs(points, out); err != nil {
 		return nil, err
 	}
-	// One entry per deployment, in the order deployments first appear.
-	var keys []string
-	groups := map[string][]*measuredPoint{}
-	for _, p := range points {
-		if _, ok := groups[p.key]; !ok {
-			keys = append(keys, p.key)
-		}
-		groups[p.key] = append(groups[p.key], p)
-	}
+	keys, groups := byDeployment(points)
 	prof := spec.Profile{SchemaVersion: spec.ProfileSchemaVersion, Program: "aisimulate " + Version}
 	rows := make(map[*measuredPoint]calibration.FitRow, len(points))
 	for entry, key := range keys {
@@ -93,6 +85,11 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 			return nil, err
 		}
 		prof.Entries = append(prof.Entries, *e)
+		ws, err := floorWarnings(groups[key], fit.Uncalibrated)
+		if err != nil {
+			return nil, err
+		}
+		out.Warnings = append(out.Warnings, ws...)
 		for i, p := range groups[key] {
 			rows[p] = calibration.FitRow{Measurement: p.m.Name(), Entry: entry, Measured: calibration.MeasuredMetrics(p.m),
 				Uncalibrated: fit.Uncalibrated[i], Calibrated: fit.Calibrated[i], AtBound: fit.AtBound}
@@ -114,13 +111,47 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 
 // MeasurementWarnings are the warnings Calibrate gives about the measurements themselves
 // (CalibrateOutput.Warnings), without fitting: the measurements are read and checked as
-// Calibrate reads them, and an error is Calibrate's.
+// Calibrate reads them, those with a length draw are replayed under the default model (and
+// at its physical floor where they could be below it, floorWarnings), and an error is
+// Calibrate's.
 func MeasurementWarnings(in CalibrateInput) ([]string, error) {
 	points, _, err := readMeasurements(&in)
 	if err != nil {
 		return nil, err
 	}
-	return loadWarnings(points), nil
+	ws := loadWarnings(points)
+	keys, groups := byDeployment(points)
+	for _, key := range keys {
+		ps := groups[key]
+		uncal := make([]calibration.Metrics, len(ps))
+		for i, p := range ps {
+			if p.m.Lengths.Constant() {
+				continue // floorWarnings checks only length draws
+			}
+			if uncal[i], err = replayMeasurement(p, calibration.Identity); err != nil {
+				return nil, err
+			}
+		}
+		fw, err := floorWarnings(ps, uncal)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, fw...)
+	}
+	return ws, nil
+}
+
+// byDeployment groups the measurements by deployment (profile entry), the deployments in the
+// order they first appear.
+func byDeployment(points []*measuredPoint) (keys []string, groups map[string][]*measuredPoint) {
+	groups = map[string][]*measuredPoint{}
+	for _, p := range points {
+		if _, ok := groups[p.key]; !ok {
+			keys = append(keys, p.key)
+		}
+		groups[p.key] = append(groups[p.key], p)
+	}
+	return keys, groups
 }
 
 // readMeasurements reads every measurement file and pairs each measurement with its replay

@@ -1,0 +1,87 @@
+package simcore
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"aisimulate/simcore/calibration"
+	"aisimulate/simcore/measure"
+	"aisimulate/simcore/spec"
+)
+
+// A cluster faster than the model can make its deployment (every parameter at its physical
+// floor, and the prefill and decode op sums halved below it: faster than the GPU's peak),
+// measured by clients that draw their lengths, warns about each measurement's TTFT and TPOT,
+// naming the floor; the same measurements given as
+// constant lengths are not checked (a lockstep replay is no floor for real clients), and the
+// round-trip cluster, within physics, gives no such warning either way.
+func TestFloorWarnings(t *testing.T) {
+	draw := spec.Lengths{Distribution: spec.LengthsUniform, MinRatio: 0.8, MaxRatio: 1}
+	held := &measure.Measurement{Concurrency: 4, ISL: 1024, OSL: 128}
+	p := &measuredPoint{m: held, configName: "cluster.yaml", configYAML: []byte(roundTripConfig), sets: calibration.TrafficSets(held)}
+	cfg, serr := spec.LoadConfig(p.configYAML, p.sets)
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	p.cfg = cfg
+	fast, err := physicalFloor(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast[calibration.KVCapacityScale] = 1
+	fast[calibration.PrefillScale] /= 2
+	fast[calibration.DecodeScale] /= 2
+	for _, c := range []struct {
+		name      string
+		truth     calibration.Params
+		lengths   spec.Lengths
+		wantFloor int
+	}{
+		{"faster than the floor, drawn lengths", fast, draw, 4},
+		{"faster than the floor, constant lengths", fast, spec.Lengths{}, 0},
+		{"within physics, drawn lengths", roundTripTruth(), draw, 0},
+	} {
+		var files []NamedFile
+		for _, conc := range []int{4, 16} {
+			files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", conc), Data: clusterRunDrawn(t, c.truth, c.lengths, conc)})
+		}
+		in := CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(roundTripConfig), Measurements: files, Lengths: c.lengths}
+		ws, err := MeasurementWarnings(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floor := 0
+		for _, w := range ws {
+			if strings.Contains(w, "at the physical floor") {
+				floor++
+			}
+		}
+		if floor != c.wantFloor {
+			t.Errorf("%s: %d floor warnings, want %d: %q", c.name, floor, c.wantFloor, ws)
+		}
+		out, err := Calibrate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(out.Warnings, "\n") != strings.Join(ws, "\n") {
+			t.Errorf("%s: Calibrate warns %q, MeasurementWarnings %q", c.name, out.Warnings, ws)
+		}
+	}
+}
+
+// clusterRunDrawn is clusterRun with the clients' length draw (1024/128 tokens at most).
+func clusterRunDrawn(t *testing.T, truth calibration.Params, lengths spec.Lengths, conc int) []byte {
+	t.Helper()
+	m := &measure.Measurement{Concurrency: conc, ISL: 1024, OSL: 128, Lengths: lengths}
+	zero := 0.0
+	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(roundTripConfig), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
+		paramsTuning(truth), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := summaryMetrics(out.Summary)
+	n := calibration.ReplayRequests(m)
+	return []byte(fmt.Sprintf(`{"date": "20260301-120000", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "num_prompts": %d, "request_rate": "inf", "max_concurrency": %d, "completed": %d, "total_input_tokens": %d, "total_output_tokens": %d, "mean_ttft_ms": %v, "mean_tpot_ms": %v, "mean_e2el_ms": %v, "output_throughput": %v}`,
+		n, conc, n, n*1024, n*128, x.TTFT, x.TPOT, x.E2E, x.OutputThroughput))
+}
