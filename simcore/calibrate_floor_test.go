@@ -44,7 +44,7 @@ func TestFloorWarnings(t *testing.T) {
 	} {
 		var files []NamedFile
 		for _, conc := range []int{4, 16} {
-			files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", conc), Data: clusterRunDrawn(t, c.truth, c.lengths, conc)})
+			files = append(files, NamedFile{Name: fmt.Sprintf("c%d.json", conc), Data: clusterRunDrawn(t, roundTripConfig, c.truth, c.lengths, conc, 1024, 128)})
 		}
 		in := CalibrateInput{ConfigName: "cluster.yaml", ConfigYAML: []byte(roundTripConfig), Measurements: files, Lengths: c.lengths}
 		ws, err := MeasurementWarnings(in)
@@ -68,20 +68,4 @@ func TestFloorWarnings(t *testing.T) {
 			t.Errorf("%s: Calibrate warns %q, MeasurementWarnings %q", c.name, out.Warnings, ws)
 		}
 	}
-}
-
-// clusterRunDrawn is clusterRun with the clients' length draw (1024/128 tokens at most).
-func clusterRunDrawn(t *testing.T, truth calibration.Params, lengths spec.Lengths, conc int) []byte {
-	t.Helper()
-	m := &measure.Measurement{Concurrency: conc, ISL: 1024, OSL: 128, Lengths: lengths}
-	zero := 0.0
-	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(roundTripConfig), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
-		paramsTuning(truth), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := summaryMetrics(out.Summary)
-	n := calibration.ReplayRequests(m)
-	return []byte(fmt.Sprintf(`{"date": "20260301-120000", "backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "num_prompts": %d, "request_rate": "inf", "max_concurrency": %d, "completed": %d, "total_input_tokens": %d, "total_output_tokens": %d, "mean_ttft_ms": %v, "mean_tpot_ms": %v, "mean_e2el_ms": %v, "output_throughput": %v}`,
-		n, conc, n, n*1024, n*128, x.TTFT, x.TPOT, x.E2E, x.OutputThroughput))
 }

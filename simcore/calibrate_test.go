@@ -35,7 +35,14 @@ func clusterRun(t *testing.T, truth calibration.Params, conc, isl, osl int) []by
 // clusterRunOn is clusterRun on another deployment configuration.
 func clusterRunOn(t *testing.T, config string, truth calibration.Params, conc, isl, osl int) []byte {
 	t.Helper()
-	m := &measure.Measurement{Concurrency: conc, ISL: isl, OSL: osl}
+	return clusterRunDrawn(t, config, truth, spec.Lengths{}, conc, isl, osl)
+}
+
+// clusterRunDrawn is clusterRunOn with the clients' length draw (isl and osl the lengths it
+// draws around).
+func clusterRunDrawn(t *testing.T, config string, truth calibration.Params, lengths spec.Lengths, conc, isl, osl int) []byte {
+	t.Helper()
+	m := &measure.Measurement{Concurrency: conc, ISL: isl, OSL: osl, Lengths: lengths}
 	zero := 0.0
 	out, err := predictTuned(Input{ConfigName: "cluster", ConfigYAML: []byte(config), Sets: calibration.TrafficSets(m), FixedWallTimeMs: &zero},
 		paramsTuning(truth), nil, nil)
