@@ -20,7 +20,11 @@ const calibrateUsage = `usage: aisimulate calibrate [-h] --stack dynamo [-c CONF
 
 const calibrateHelp = calibrateUsage + `
 Fit a calibration profile to your own benchmark results and write
-<output-dir>/calibration.json (docs/calibration.md).
+<output-dir>/calibration.json (docs/calibration.md). The fit corrects the prefill and
+decode pass times and the frontend and hand-off latencies, and the KV capacity when a
+measured load queued for admission that the configured capacity would not. It warns (on
+stderr and in the JSON report) about measurements whose latency falls as their load rises
+or, with a length draw, that are faster than the deployment can run.
 
 options:
   -h, --help            show this help message and exit
