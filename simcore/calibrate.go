@@ -125,8 +125,8 @@ func MeasurementWarnings(in CalibrateInput) ([]string, error) {
 		ps := groups[key]
 		uncal := make([]calibration.Metrics, len(ps))
 		for i, p := range ps {
-			if p.m.Lengths.Constant() {
-				continue // floorWarnings checks only length draws
+			if !floorChecked(p) {
+				continue
 			}
 			if uncal[i], err = replayMeasurement(p, calibration.Identity); err != nil {
 				return nil, err

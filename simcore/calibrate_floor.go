@@ -23,18 +23,19 @@ const BelowFloorTolerance = LoadFallTolerance
 // replayed at the floor. ps are one deployment's points.
 func floorWarnings(ps []*measuredPoint, uncal []calibration.Metrics) ([]string, error) {
 	var floor calibration.Params
+	floorKnown := false
 	var ws []string
 	low := func(measured, replayed float64) bool { return measured < (1-BelowFloorTolerance)*replayed }
 	for i, p := range ps {
-		if p.m.Lengths.Constant() || !low(p.m.TTFT, uncal[i].TTFT) && !low(p.m.TPOT, uncal[i].TPOT) {
+		if !floorChecked(p) || !low(p.m.TTFT, uncal[i].TTFT) && !low(p.m.TPOT, uncal[i].TPOT) {
 			continue
 		}
-		if floor == (calibration.Params{}) {
+		if !floorKnown {
 			f, err := physicalFloor(ps[0])
 			if err != nil {
 				return nil, err
 			}
-			floor = f
+			floor, floorKnown = f, true
 			floor[calibration.KVCapacityScale] = 1
 		}
 		fast, err := replayMeasurement(p, floor)
@@ -60,3 +61,7 @@ func floorWarnings(ps []*measuredPoint, uncal []calibration.Metrics) ([]string, 
 	}
 	return ws, nil
 }
+
+// floorChecked reports whether floorWarnings checks a measurement: only one whose client drew
+// its lengths (a constant-length replay's lockstep waves are no floor for real clients).
+func floorChecked(p *measuredPoint) bool { return !p.m.Lengths.Constant() }
