@@ -3,8 +3,6 @@ package perf
 import (
 	"math"
 	"testing"
-
-	"aisimulate/simcore/spec"
 )
 
 // The remembered last prices (Default.lastDecode, Default.lastPrefill) give the very bits of
@@ -34,18 +32,8 @@ func TestLastPriceChangesNoBit(t *testing.T) {
 		{a: 2, b: 2049, kv: 1025, change: family}, {decode: true, a: 9, kv: 8001},
 		{decode: true, a: 9, kv: 8001, change: correct}, {a: 2, b: 2049, kv: 1025}, {a: 2, b: 2049, kv: 1025},
 	}
-	for _, model := range []string{"meta-llama/Meta-Llama-3.1-8B", "deepseek-ai/DeepSeek-R1"} {
-		dep, err := NewDeployment(mustModel(t, model), mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 8}, Quant{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		newDefault := func() *Default {
-			d, err := NewDefault(dep)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return d
-		}
+	for _, model := range memoModels {
+		newDefault := freshDefaults(t, model)
 		for _, nextn := range []int{0, 2} {
 			warm := newDefault()
 			var changes []func(*Default)

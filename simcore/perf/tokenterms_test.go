@@ -17,18 +17,8 @@ func TestTokenTermsMemoChangesNoBit(t *testing.T) {
 	for i := 1; i <= 300; i += 7 {
 		counts = append(counts, float64(i))
 	}
-	for _, model := range []string{"meta-llama/Meta-Llama-3.1-8B", "deepseek-ai/DeepSeek-R1"} {
-		dep, err := NewDeployment(mustModel(t, model), mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 8}, Quant{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh := func() *Default {
-			d, err := NewDefault(dep)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return d
-		}
+	for _, model := range memoModels {
+		fresh := freshDefaults(t, model)
 		warm := fresh()
 		for round := range 2 {
 			for j := range counts {
@@ -50,5 +40,25 @@ func TestTokenTermsMemoChangesNoBit(t *testing.T) {
 		if len(warm.termKnown) != decodeMemoTokens {
 			t.Errorf("%s: %d token counts remembered, want the bound %d", model, len(warm.termKnown), decodeMemoTokens)
 		}
+	}
+}
+
+// memoModels are the models the memo tests price: a dense one and an MoE one with MLA.
+var memoModels = []string{"meta-llama/Meta-Llama-3.1-8B", "deepseek-ai/DeepSeek-R1"}
+
+// freshDefaults returns a maker of fresh default timing models of model with SGLang on eight
+// H200s, every one built anew (nothing remembered).
+func freshDefaults(t *testing.T, model string) func() *Default {
+	t.Helper()
+	dep, err := NewDeployment(mustModel(t, model), mustHW(t, "h200_sxm"), "sglang", spec.Parallelism{Tensor: 8}, Quant{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() *Default {
+		d, err := NewDefault(dep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
 }
