@@ -179,43 +179,20 @@ type model struct {
 }
 
 // linearise measures the model's slopes at theta by one replay per active parameter, a
-// finite difference of steps[k] from at (the replays at theta). When every point has a
-// surrogate, every slope comes from the surrogate's finite difference instead and no replay
-// is run (docs/calibration.md, "Slopes from the surrogate"): for a pass term as a relative
-// slope, d(metric)/dk = at · (S(theta + step) − S(theta)) / (step · S(theta)), so the
-// replay's own level carries the surrogate's sensitivity; for a latency (absoluteParams) as
-// it is, (S(theta + step) − S(theta)) / step.
-func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
+// finite difference of steps[k] from at (the replays at theta).
+func linearise(replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
 	m := &model{}
-	surrogate := allSurrogates(points)
-	var base []Metrics
-	if surrogate {
-		base = surrogateAll(points, theta)
-	}
 	for k := range active {
 		if !active[k] {
 			continue
 		}
 		p := theta
 		p[k] += steps[k]
-		m.slope[k] = make([][2]float64, len(at))
-		if surrogate && positive(base) {
-			got := surrogateAll(points, p)
-			for i := range at {
-				for j := 0; j < 2; j++ {
-					d := (metric(got[i], j) - metric(base[i], j)) / steps[k]
-					if !absoluteParams[k] {
-						d *= metric(at[i], j) / metric(base[i], j)
-					}
-					m.slope[k][i][j] = d
-				}
-			}
-			continue
-		}
 		got, err := replayAll(p)
 		if err != nil {
 			return nil, err
 		}
+		m.slope[k] = make([][2]float64, len(at))
 		for i := range at {
 			for j := 0; j < 2; j++ {
 				m.slope[k][i][j] = (metric(got[i], j) - metric(at[i], j)) / steps[k]
@@ -501,14 +478,29 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 		}
 	}
 	loss := lossOf(points, at)
-	m, err := linearise(points, replayAll, theta, at, active)
-	if err != nil {
-		return theta, nil, 0, err
+	// With a surrogate for every point each step is taken on the surrogate corrected to the
+	// last confirmed replays (corrected), which costs no replay; otherwise on the linear
+	// model of finite differences, corrected by secants.
+	surrogate := allSurrogates(points)
+	var m *model
+	if !surrogate {
+		if m, err = linearise(replayAll, theta, at, active); err != nil {
+			return theta, nil, 0, err
+		}
 	}
 	relinearised := false
 	lastGain := 1.0 // the relative gain of the last confirmed step
 	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
-		delta := m.solve(points, at, theta, floor, active)
+		var delta Params
+		if surrogate {
+			c := newCorrected(points, theta, at)
+			delta = c.solve(floor, active)
+			if loss-lossOf(points, c.eval(add(theta, delta))) < minGain*loss {
+				break // the model expects less than a replay resolves from another step
+			}
+		} else {
+			delta = m.solve(points, at, theta, floor, active)
+		}
 		var next Params
 		var got []Metrics
 		nextLoss := loss
@@ -536,17 +528,20 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 		if nextLoss >= loss {
 			// The model led nowhere: linearise again here, once — unless the last confirmed
 			// step already gained less than settledGain of the loss, so the fit has reached
-			// what the replays resolve and a new linearisation would only measure their noise.
-			if relinearised || lastGain < settledGain {
+			// what the replays resolve and a new linearisation would only measure their
+			// noise, or the model is the corrected surrogate, which is the same here again.
+			if surrogate || relinearised || lastGain < settledGain {
 				break
 			}
 			relinearised = true
-			if m, err = linearise(points, replayAll, theta, at, active); err != nil {
+			if m, err = linearise(replayAll, theta, at, active); err != nil {
 				return theta, nil, 0, err
 			}
 			continue
 		}
-		m.secant(sub(next, theta), at, got)
+		if !surrogate {
+			m.secant(sub(next, theta), at, got)
+		}
 		gain := loss - nextLoss
 		lastGain = gain / loss
 		theta, at, loss = next, got, nextLoss
