@@ -23,13 +23,6 @@ type Point struct {
 	Surrogate     func(Params) Metrics
 }
 
-// absoluteParams are the latencies whose surrogate slope is taken as it is, not relative to
-// the surrogate's level (docs/calibration.md, "Slopes from the surrogate"): a latency adds
-// milliseconds whatever the level of the queueing around it, and in a closed loop (the
-// surrogate's cycle includes it) a saturated rank's queue gives back what the latency adds.
-// The pass terms scale the surrogate's relative change to the replay's level instead.
-var absoluteParams = [NumParams]bool{FrontendMs: true, HandoffMs: true}
-
 // Fitted is the outcome of a fit.
 type Fitted struct {
 	// Params are the fitted parameters.
@@ -478,29 +471,18 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 		}
 	}
 	loss := lossOf(points, at)
-	// With a surrogate for every point each step is taken on the surrogate corrected to the
-	// last confirmed replays (corrected), which costs no replay; otherwise on the linear
-	// model of finite differences, corrected by secants.
-	surrogate := allSurrogates(points)
-	var m *model
-	if !surrogate {
-		if m, err = linearise(replayAll, theta, at, active); err != nil {
-			return theta, nil, 0, err
-		}
+	if allSurrogates(points) {
+		theta, at, loss, err = descendCorrected(points, replayAll, theta, at, floor, active)
+		return theta, at, loss, err
+	}
+	m, err := linearise(replayAll, theta, at, active)
+	if err != nil {
+		return theta, nil, 0, err
 	}
 	relinearised := false
 	lastGain := 1.0 // the relative gain of the last confirmed step
 	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
-		var delta Params
-		if surrogate {
-			c := newCorrected(points, theta, at)
-			delta = c.solve(floor, active)
-			if loss-lossOf(points, c.eval(add(theta, delta))) < minGain*loss {
-				break // the model expects less than a replay resolves from another step
-			}
-		} else {
-			delta = m.solve(points, at, theta, floor, active)
-		}
+		delta := m.solve(points, at, theta, floor, active)
 		var next Params
 		var got []Metrics
 		nextLoss := loss
@@ -528,9 +510,8 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 		if nextLoss >= loss {
 			// The model led nowhere: linearise again here, once — unless the last confirmed
 			// step already gained less than settledGain of the loss, so the fit has reached
-			// what the replays resolve and a new linearisation would only measure their
-			// noise, or the model is the corrected surrogate, which is the same here again.
-			if surrogate || relinearised || lastGain < settledGain {
+			// what the replays resolve and a new linearisation would only measure their noise.
+			if relinearised || lastGain < settledGain {
 				break
 			}
 			relinearised = true
@@ -539,9 +520,7 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 			}
 			continue
 		}
-		if !surrogate {
-			m.secant(sub(next, theta), at, got)
-		}
+		m.secant(sub(next, theta), at, got)
 		gain := loss - nextLoss
 		lastGain = gain / loss
 		theta, at, loss = next, got, nextLoss
