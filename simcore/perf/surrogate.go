@@ -440,16 +440,16 @@ func chunkedPrefillMs(pre *Default, isl, budget int) float64 {
 }
 
 // decodePopulation is the decode batch per rank of a closed loop, at most bd (every client
-// decoding): the largest b whose loop keeps at least b sequences decoding per rank, where
-// held(b) is that number when each rank decodes b (Little's law: the loop's throughput,
-// clients over their cycle, times the decode time). held grows with b slower than b does
-// once the decode passes' cost per sequence is small against the prefill queue's share of
-// the cycle, so the crossing is one; integer bisection, deterministic.
+// decoding): the largest b whose loop keeps b sequences decoding per rank, to the nearest
+// sequence, where held(b) is that number when each rank decodes b (Little's law: the loop's
+// throughput, clients over their cycle, times the decode time). held grows with b slower
+// than b does once the decode passes' cost per sequence is small against the prefill
+// queue's share of the cycle, so the crossing is one; integer bisection, deterministic.
 func decodePopulation(bd int, held func(b int) float64) int {
 	lo, hi := 1, bd
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if held(mid) >= float64(mid) {
+		if held(mid)+0.5 >= float64(mid) {
 			lo = mid
 		} else {
 			hi = mid - 1
