@@ -135,13 +135,13 @@ func (c *corrected) solve(floor Params, active [NumParams]bool) (Params, float64
 // replayed only when the model expects it to gain at least minGain of the loss (less is
 // below what a replay stopped early resolves). A confirmed step moves the anchor there and
 // teaches the linear term the replays it left; a step the replays do not confirm teaches
-// the linear term its own replays and the model is solved again, once in a row — not after
-// a confirmed step that gained less than settledGain, where the fit has reached what the
-// replays resolve. The stops are descend's.
+// the linear term its own replays and the model is solved again (not after a confirmed step
+// that gained less than settledGain: the fit has then reached what the replays resolve).
+// Confirmed and unconfirmed steps together are at most maxIterations; the other stops are
+// descend's.
 func descendCorrected(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, floor Params, active [NumParams]bool) (Params, []Metrics, float64, error) {
 	loss := lossOf(points, at)
 	c := newCorrected(points, theta, at)
-	failed := false
 	lastGain := 1.0 // the relative gain of the last confirmed step
 	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
 		next, expect := c.solve(floor, active)
@@ -154,16 +154,14 @@ func descendCorrected(points []Point, replayAll func(Params) ([]Metrics, error),
 		}
 		nextLoss := lossOf(points, got)
 		if nextLoss >= loss {
-			if failed || lastGain < settledGain {
+			if lastGain < settledGain {
 				break
 			}
-			failed = true
 			c.learn(next, got)
 			continue
 		}
 		c.reanchor(next, got)
 		c.learn(theta, at)
-		failed = false
 		gain := loss - nextLoss
 		lastGain = gain / loss
 		theta, at, loss = next, got, nextLoss
