@@ -15,7 +15,7 @@ type Metrics struct {
 // Point is one measurement the fit replays: its measured means, whether its deployment is
 // disaggregated (only then is the hand-off term fitted), the replay of its workload under
 // given parameters and, where one exists, the steady-state surrogate of that replay
-// (nil: none), which linearises the fit without replaying (linearise).
+// (nil: none), on which the fit takes its steps without replaying (corrected).
 type Point struct {
 	Measured      Metrics
 	Disaggregated bool
@@ -87,8 +87,9 @@ const unresolvedLoss = 0.03 * 0.03
 // the bounded ridge least squares on that linear model (Gauss–Newton iterations that cost
 // no replay), replays the solution to confirm it, corrects the model by the secant of each
 // confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
-// halving fails too, the model is linearised again at the current point once. A descent
-// from the default model that leaves the points unexplained (unresolvedLoss) is followed by
+// halving fails too, the model is linearised again at the current point once. When every
+// point has a surrogate, the steps are taken on the surrogate corrected to the replays
+// instead, without finite differences (descendCorrected). A descent from the default model that leaves the points unexplained (unresolvedLoss) is followed by
 // a second one from the queueing corner (queueingCorner) when the corner starts with a
 // lower loss than the default model, and the lower end is kept. Nothing is random.
 func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, 1) }
@@ -460,8 +461,8 @@ func Solve(m [][]float64) []float64 {
 
 // descend is the fit's descent from start (within the bounds; startAt: every point's replay
 // there, nil when it has not been replayed): linearise, solve, confirm by replays, correct
-// by the secant, as Fit describes. It returns where it stopped, the replays there and their
-// loss.
+// by the secant, as Fit describes, or descendCorrected when every point has a surrogate. It
+// returns where it stopped, the replays there and their loss.
 func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Params, startAt []Metrics, floor Params, active [NumParams]bool) (Params, []Metrics, float64, error) {
 	theta, at := start, startAt
 	var err error

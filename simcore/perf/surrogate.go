@@ -340,8 +340,10 @@ func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr Sur
 // much as the latency grows (the rank's throughput fixes the cycle). Its decode ranks run
 // the loop's own decode population rather than every client (decodePopulation): when the
 // prefill ranks are saturated most clients wait there, the decode batch is smaller and its
-// TPOT lower. The calibration linearises and models its replays on it (docs/calibration.md,
-// "Slopes from the surrogate"); SimDisagg (outsideMs 0, every client decoding) is the
+// TPOT lower; SGLang's decode ranks hold at most what their KV cache fits (destination-first:
+// the rest wait before their first token); and a prompt longer than the pass budget takes
+// one pass per chunk (chunkedPrefillMs). The calibration takes its steps on it (docs/calibration.md,
+// "Steps from the surrogate"); SimDisagg (outsideMs 0, every client decoding) is the
 // screen's surrogate as recommend.md calibrates it.
 func SimDisaggLoop(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs, outsideMs float64) (ttft, tpot float64) {
 	return simDisagg(pre, dec, backend, conc, isl, osl, pr, dr, kvTokens, handoffMs, outsideMs, true)
