@@ -142,8 +142,9 @@ func (c *corrected) solve(floor Params, active [NumParams]bool) (Params, float64
 func descendCorrected(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, floor Params, active [NumParams]bool) (Params, []Metrics, float64, error) {
 	loss := lossOf(points, at)
 	c := newCorrected(points, theta, at)
-	lastGain := 1.0 // the relative gain of the last confirmed step
-	for it := 0; it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
+	lastGain := 1.0  // the relative gain of the last confirmed step
+	settled := false // the last confirmed step gained less than minGain
+	for it := 0; !settled && it < maxIterations && loss > resolvedLoss*float64(2*len(points)); it++ {
 		next, expect := c.solve(floor, active)
 		if next == theta || loss-expect < minGain*loss {
 			break
@@ -162,12 +163,8 @@ func descendCorrected(points []Point, replayAll func(Params) ([]Metrics, error),
 		}
 		c.reanchor(next, got)
 		c.learn(theta, at)
-		gain := loss - nextLoss
-		lastGain = gain / loss
+		lastGain, settled = confirmedGain(loss, nextLoss)
 		theta, at, loss = next, got, nextLoss
-		if gain < minGain*(loss+gain)+1e-12 {
-			break
-		}
 	}
 	return theta, at, loss, nil
 }

@@ -522,14 +522,21 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 			continue
 		}
 		m.secant(sub(next, theta), at, got)
-		gain := loss - nextLoss
-		lastGain = gain / loss
+		var settled bool
+		lastGain, settled = confirmedGain(loss, nextLoss)
 		theta, at, loss = next, got, nextLoss
-		if gain < minGain*(loss+gain)+1e-12 {
+		if settled {
 			break
 		}
 	}
 	return theta, at, loss, nil
+}
+
+// confirmedGain is a confirmed step's gain from loss to next relative to loss, and whether
+// it gained less than minGain of it, where the fit stops.
+func confirmedGain(loss, next float64) (float64, bool) {
+	gain := loss - next
+	return gain / loss, gain < minGain*(next+gain)+1e-12
 }
 
 // queueingCorner is the fit's second starting point: prefill as slow as the profile range
