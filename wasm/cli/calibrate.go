@@ -24,7 +24,9 @@ Fit a calibration profile to your own benchmark results and write
 decode pass times and the frontend and hand-off latencies, and the KV capacity when a
 measured load queued for admission that the configured capacity would not. It warns (on
 stderr and in the JSON report) about measurements whose latency falls as their load rises
-or, with a length draw, that are faster than the deployment can run.
+or, with a length draw, that are faster than the deployment can run, and about those the
+fitted profile misses by more than repeated runs differ (15 %): its predictions near them
+will miss as much.
 
 options:
   -h, --help            show this help message and exit
