@@ -89,9 +89,10 @@ const unresolvedLoss = 0.03 * 0.03
 // confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
 // halving fails too, the model is linearised again at the current point once. When every
 // point has a surrogate, the steps are taken on the surrogate corrected to the replays
-// instead, without finite differences (descendCorrected). A descent from the default model that leaves the points unexplained (unresolvedLoss) is followed by
-// a second one from the queueing corner (queueingCorner) when the corner starts with a
-// lower loss than the default model, and the lower end is kept. Nothing is random.
+// instead, without finite differences (descendCorrected). A descent from the default model
+// that leaves the points unexplained (unresolvedLoss) is followed by a second one from the
+// queueing corner (queueingCorner) when the corner starts with a lower loss than the
+// default model, and the lower end is kept. Nothing is random.
 func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, 1) }
 
 // FitAt is Fit with the KV capacity held at kvScale times the configuration's: every replay

@@ -400,9 +400,8 @@ func simDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr Sur
 		tk, mu = t1, 1/t1
 		wave = tk * (n + 1) / 2
 	}
-	b := bd
 	if !loop {
-		tpot = decodeAt(b)
+		tpot = decodeAt(bd)
 		steady := closedLoopPrefill(cp, t1, mu, float64(osl-1)*tpot)
 		return 0.1*wave + 0.9*steady + handoffMs + pre.FrontendMs(isl), tpot
 	}
@@ -413,7 +412,7 @@ func simDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr Sur
 	if backend == "sglang" {
 		held = min(bd, MaxInFlight(backend, kvTokens, isl, osl))
 	}
-	b = decodePopulation(held, func(b int) float64 {
+	b := decodePopulation(held, func(b int) float64 {
 		d := float64(osl-1) * decodeAt(b)
 		cycle := closedLoopPrefill(cp, t1, mu, d+outsideMs) + d + outsideMs
 		return float64(conc) * d / cycle / float64(dRanks)
