@@ -46,6 +46,9 @@ type Rank struct {
 	// destGrowth is Σ handoffGrowth over the hand-offs reserved on this rank that have not
 	// joined its running batch yet (docs/semantics/simulation.md §11.3, decode pre-allocation).
 	destGrowth int
+	// inTransfer counts the TensorRT-LLM hand-offs holding a slot of this rank whose KV is
+	// still in transfer (trtllm_slots.go).
+	inTransfer int
 	// SGLang state (docs/semantics/simulation.md §8).
 	sgl sglState
 	// Pass counters for FPM samples.
@@ -106,6 +109,7 @@ func (k *Rank) Enqueue(r *Request) {
 // Materialize queues a disaggregated hand-off on a decode rank (TensorRT-LLM clips its output
 // to the pool first, as at enqueue).
 func (k *Rank) Materialize(r *Request) {
+	k.releaseSlot(r)
 	k.clipOutput(r)
 	k.materialized = append(k.materialized, r)
 }

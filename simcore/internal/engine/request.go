@@ -101,6 +101,7 @@ type Request struct {
 	// Disaggregated hand-off.
 	TransferMs   float64 // KV transfer delay once the transfer starts
 	destBlocks   int     // SGLang: blocks reserved (anonymous) on the decode rank before the transfer
+	slotHeld     bool    // TensorRT-LLM: holds a slot of its decode rank while its KV is in transfer
 	destGrowth   int     // SGLang: output tokens the decode reservation booked for r (handoffGrowth)
 	SourceWorker *Worker
 	SourceRank   int32

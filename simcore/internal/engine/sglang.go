@@ -72,7 +72,7 @@ func (s *sglState) init(cfg *RankConfig) {
 // (ceil((L+1)/page) pages) before its transfer starts; when they are not available the
 // request waits in FIFO order (RetryDestinations) and false is returned.
 func (k *Rank) ReserveDestination(r *Request) bool {
-	if len(k.pendingDest) == 0 && k.takeDestination(r) {
+	if len(k.pendingDest) == 0 && k.reserve(r) {
 		return true
 	}
 	k.pendingDest = append(k.pendingDest, r)
@@ -129,24 +129,25 @@ func (k *Rank) dropDestGrowth(r *Request) {
 	r.destGrowth = 0
 }
 
-// RetryDestinations reserves waiting hand-offs from the head while blocks allow and returns
+// RetryDestinations reserves waiting hand-offs from the head while blocks (or slots) allow and returns
 // the ones whose transfer can now start.
 func (k *Rank) RetryDestinations() []*Request {
 	var started []*Request
-	for len(k.pendingDest) > 0 && k.takeDestination(k.pendingDest[0]) {
+	for len(k.pendingDest) > 0 && k.reserve(k.pendingDest[0]) {
 		started = append(started, k.pendingDest[0])
 		k.pendingDest = k.pendingDest[1:]
 	}
 	return started
 }
 
-// ReleaseDestination frees the blocks a destination-first hand-off reserved on this decode
+// ReleaseDestination frees the blocks (or the slot) a hand-off reserved on this decode
 // rank when it never materialises there (a request with O = 1 completes at its transfer).
 func (k *Rank) ReleaseDestination(r *Request) {
 	if r.destBlocks > 0 {
 		k.KV.Release(nil, r.destBlocks, 0, 0, true)
 		r.destBlocks = 0
 	}
+	k.releaseSlot(r)
 	k.dropDestGrowth(r)
 }
 

@@ -582,7 +582,7 @@ func (c *cluster) finishPass(w *engine.Worker) {
 	ps := c.poolOf(w)
 	w.FinishPass()
 	c.markDirty(w)
-	if ps.pool == engine.PoolDecode && ps.plan.Rank.DestinationFirst() {
+	if ps.pool == engine.PoolDecode && (ps.plan.Rank.DestinationFirst() || ps.plan.Rank.SlotFirst()) {
 		defer c.retryDestinations(w)
 	}
 	if ps.plan.Router.UseEvents {
@@ -772,6 +772,10 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 			return
 		}
 		r.DestReserved = c.now
+	} else if dst.Config().SlotFirst() && !dst.ReserveDestination(r) {
+		// TensorRT-LLM (§11.3): the transfer waits for a slot of the decode rank's batch,
+		// in FIFO order, retried after each decode pass of that worker.
+		return
 	}
 	c.events.push(event{at: c.now + d, phase: phaseTransfer, tie: int64(r.Ordinal), a: r.Ordinal})
 }
@@ -780,7 +784,9 @@ func (c *cluster) handoff(r *engine.Request, w *engine.Worker, rank int32) {
 func (c *cluster) retryDestinations(w *engine.Worker) {
 	for _, k := range w.Ranks {
 		for _, r := range k.RetryDestinations() {
-			r.DestReserved = c.now
+			if k.Config().DestinationFirst() {
+				r.DestReserved = c.now
+			}
 			c.events.push(event{at: c.now + r.TransferMs, phase: phaseTransfer, tie: int64(r.Ordinal), a: r.Ordinal})
 		}
 	}
