@@ -447,6 +447,7 @@ func paramsTuning(q calibration.Params) *tuning {
 	if s := q[calibration.KVCapacityScale]; s != 1 {
 		t.capacity = map[string]float64{spec.RoleAggregated: s, spec.RolePrefill: s, spec.RoleDecode: s}
 	}
+	t.decodeMaxSequences = int(q[calibration.DecodeMaxSequences])
 	return t
 }
 

@@ -55,6 +55,16 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 		return fit, nil
 	}
 	best, replays := fit, fit.Replays
+	capped, n, err := fitDecodeCap(ps, points, floor, i, fit)
+	if err != nil {
+		return nil, err
+	}
+	replays += n
+	if capped != nil {
+		if l := calibration.Loss(points, capped.Calibrated); l < loss {
+			best, loss = capped, l
+		}
+	}
 	m := ps[i].m
 	// The first search starts from the default model at the configured capacity and a
 	// first guess by Little's law; a later one from the last fit, a step of 10 % away.
@@ -70,7 +80,9 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 		if !ok {
 			break
 		}
-		alt, err := calibration.FitAt(points, floor, math.Exp(x1))
+		held := calibration.Identity
+		held[calibration.KVCapacityScale] = math.Exp(x1)
+		alt, err := calibration.FitAt(points, floor, held)
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,7 @@ func lowerTuned(cfg *spec.Config, in *Input, tune *tuning) (*replay.Plan, output
 		if plan.Decode, err = lowerPool(cfg, model, e.Decode, spec.RoleDecode, engine.PoolDecode, tune.role(spec.RoleDecode), tune.capacityScale(spec.RoleDecode)); err != nil {
 			return nil, acc, err
 		}
+		plan.Decode.Rank.MaxSequences = tune.decodeCap(plan.Decode.Rank.MaxSequences)
 		acc.Disaggregated = true
 		acc.PrefillReplicas = e.Prefill.Parallelism.Replicas
 		acc.DecodeReplicas = e.Decode.Parallelism.Replicas

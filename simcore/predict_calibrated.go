@@ -135,6 +135,9 @@ func (c *calibrated) prepare(cfg *spec.Config, in *Input) (*tuning, error) {
 		if role == spec.RoleDecode || role == spec.RoleAggregated {
 			tune.handoffMs = p[calibration.HandoffMs]
 		}
+		if role == spec.RoleDecode {
+			tune.decodeMaxSequences = int(p[calibration.DecodeMaxSequences])
+		}
 	}
 	return tune, c.strictError()
 }

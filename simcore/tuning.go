@@ -12,6 +12,9 @@ type tuning struct {
 	// capacity is each role's KV-capacity scale (docs/calibration.md, "KV capacity"); a
 	// role without one keeps the capacity its configuration gives.
 	capacity map[string]float64
+	// decodeMaxSequences caps the requests a disaggregated decode rank runs at once
+	// (docs/calibration.md, "Decode batch cap"); 0 keeps the configuration's max_sequences.
+	decodeMaxSequences int
 }
 
 // role is the correction of a role (none for a nil tuning or a role without one).
@@ -39,4 +42,13 @@ func (t *tuning) capacityScale(role string) float64 {
 		return s
 	}
 	return 1
+}
+
+// decodeCap is the decode rank's max_sequences under the tuning: the configuration's, lowered
+// to the calibrated cap when there is one (the cap only lowers a scheduler limit).
+func (t *tuning) decodeCap(configured int) int {
+	if t == nil || t.decodeMaxSequences == 0 {
+		return configured
+	}
+	return min(configured, t.decodeMaxSequences)
 }

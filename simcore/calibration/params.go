@@ -15,7 +15,8 @@ import (
 // sums' scales (1 = the default model), the time added to every prefill and every decode
 // pass, to the frontend latency and to each disaggregated hand-off (ms), and the factor on
 // the KV capacity (1 = the configuration's; not a Gauss–Newton term: FitAt holds it fixed,
-// docs/calibration.md, "KV capacity").
+// docs/calibration.md, "KV capacity") and the cap on the requests a disaggregated decode rank
+// runs at once (0 = none; held fixed likewise, docs/calibration.md, "Decode batch cap").
 type Params [NumParams]float64
 
 // Indices of Params.
@@ -27,18 +28,19 @@ const (
 	FrontendMs
 	HandoffMs
 	KVCapacityScale
+	DecodeMaxSequences
 	NumParams
 )
 
 // ParamNames are the profile's names of Params (spec.ProfileParameters' JSON keys).
-var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms", "kv_capacity_scale"}
+var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms", "kv_capacity_scale", "decode_max_sequences"}
 
 // Fields calls f with each parameter's profile name and value in ParamNames order, leaving
-// out the KV-capacity scale when it is 1: outputs show it, as the profile writes it, only
-// when the fit changed it.
+// out the KV-capacity scale when it is 1 and the decode batch cap when there is none:
+// outputs show them, as the profile writes them, only when the fit changed them.
 func (p Params) Fields(f func(name string, v float64)) {
 	for k, name := range ParamNames {
-		if k == KVCapacityScale && p[k] == 1 {
+		if k == KVCapacityScale && p[k] == 1 || k == DecodeMaxSequences && p[k] == 0 {
 			continue
 		}
 		f(name, p[k])
@@ -49,22 +51,28 @@ func (p Params) Fields(f func(name string, v float64)) {
 var Identity = Params{PrefillScale: 1, DecodeScale: 1, KVCapacityScale: 1}
 
 // FromProfile reads an entry's parameters (a profile without kv_capacity_scale keeps the
-// capacity: 1).
+// capacity: 1; one without decode_max_sequences caps nothing: 0).
 func FromProfile(p spec.ProfileParameters) Params {
-	kv := 1.0
+	kv, seqs := 1.0, 0.0
 	if p.KVCapacityScale != nil {
 		kv = *p.KVCapacityScale
 	}
-	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs, kv}
+	if p.DecodeMaxSequences != nil {
+		seqs = float64(*p.DecodeMaxSequences)
+	}
+	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs, kv, seqs}
 }
 
-// Profile is the profile's form of the parameters; the KV-capacity scale is written only
-// when the fit changed it.
+// Profile is the profile's form of the parameters; the KV-capacity scale and the decode
+// batch cap are written only when the fit changed them.
 func (p Params) Profile() spec.ProfileParameters {
 	out := spec.ProfileParameters{PrefillScale: p[PrefillScale], PrefillPassMs: p[PrefillPassMs], DecodeScale: p[DecodeScale],
 		DecodePassMs: p[DecodePassMs], FrontendMs: p[FrontendMs], HandoffMs: p[HandoffMs]}
 	if kv := p[KVCapacityScale]; kv != 1 {
 		out.KVCapacityScale = &kv
+	}
+	if n := int(p[DecodeMaxSequences]); n > 0 {
+		out.DecodeMaxSequences = &n
 	}
 	return out
 }
@@ -79,14 +87,14 @@ func (p Params) Correction() perf.Correction {
 
 // Floor is the lowest physical value of each parameter for a role's default model
 // (perf.Default.CorrectionFloor), with handoffMs the default hand-off latency it may at
-// most remove.
+// most remove; the decode batch cap's floor is 0, none.
 func Floor(c perf.Correction, handoffMs float64) Params {
 	return Params{PrefillScale: 1 + c.PrefillScaleDelta, PrefillPassMs: c.PrefillPassMs, DecodeScale: 1 + c.DecodeScaleDelta,
 		DecodePassMs: c.DecodePassMs, FrontendMs: c.FrontendMs, HandoffMs: -handoffMs, KVCapacityScale: spec.MinProfileKVScale}
 }
 
 // Ceiling is the highest value of each parameter the fit may reach (spec's profile ranges).
-var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs, spec.MaxProfileKVScale}
+var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs, spec.MaxProfileKVScale, spec.MaxProfileDecodeSequences}
 
 // Tighter is the elementwise larger of two floors (a parameter shared by several roles must
 // respect every role's floor).

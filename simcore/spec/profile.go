@@ -97,6 +97,10 @@ type ProfileParameters struct {
 	// KVCapacityScale multiplies the KV capacity of every matching role (absent: 1;
 	// docs/calibration.md, "KV capacity").
 	KVCapacityScale *float64 `json:"kv_capacity_scale,omitempty"`
+	// DecodeMaxSequences caps the requests a disaggregated decode rank runs at once (its
+	// scheduler.max_sequences, lowered to it; absent: no cap; docs/calibration.md, "Decode
+	// batch cap").
+	DecodeMaxSequences *int `json:"decode_max_sequences,omitempty"`
 }
 
 // ProfileResiduals are the calibrated model's residuals r = ln(measured / calibrated) on the
@@ -140,6 +144,11 @@ const (
 	// of half the bytes and half the memory left to the cache take away together.
 	MinProfileKVScale = 0.25
 	MaxProfileKVScale = 1.0
+	// MaxProfileDecodeSequences bounds the decode batch cap: a scheduler limit of a decode
+	// rank, at least one request; the fit never sets it above the configuration's
+	// max_sequences (256 by default), and the bound leaves room for a configuration that
+	// allows more.
+	MaxProfileDecodeSequences = 65536
 )
 
 // LoadProfile decodes a calibration profile strictly (unknown keys, wrong types, a schema
@@ -202,6 +211,7 @@ func (e *ProfileEntry) check(path string) *Error {
 		{"frontend_ms", p.FrontendMs, -MaxProfileLatMs, MaxProfileLatMs},
 		{"handoff_ms", p.HandoffMs, -MaxProfileLatMs, MaxProfileLatMs},
 		{"kv_capacity_scale", kvScale(p.KVCapacityScale), MinProfileKVScale, MaxProfileKVScale},
+		{"decode_max_sequences", decodeCap(p.DecodeMaxSequences), 1, MaxProfileDecodeSequences},
 	} {
 		if math.IsNaN(f.v) || f.v < f.lo || f.v > f.hi {
 			return &Error{Path: path + ".parameters." + f.k, Msg: fmt.Sprintf("%g is outside its physical range [%g, %g]; the profile is damaged or hand-edited (re-run aisimulate calibrate)", f.v, f.lo, f.hi)}
@@ -234,4 +244,13 @@ func kvScale(s *float64) float64 {
 		return 1
 	}
 	return *s
+}
+
+// decodeCap is a profile's decode batch cap as checked against its range: 1 (in range)
+// when absent.
+func decodeCap(n *int) float64 {
+	if n == nil {
+		return 1
+	}
+	return float64(*n)
 }

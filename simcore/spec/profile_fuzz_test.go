@@ -19,6 +19,9 @@ func FuzzLoadProfile(f *testing.F) {
 	f.Add(example)
 	f.Add([]byte(strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "kv_capacity_scale": 0.5,`, 1)))
 	f.Add([]byte(strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "kv_capacity_scale": 2,`, 1)))
+	for _, n := range []string{"32", "0", "1.5", "70000", "-3"} {
+		f.Add([]byte(strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "decode_max_sequences": `+n+`,`, 1)))
+	}
 	f.Add([]byte(`{"schema_version": 1, "program": "x", "entries": []}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -35,6 +38,9 @@ func FuzzLoadProfile(f *testing.F) {
 		for i, e := range p.Entries {
 			if s := e.Parameters.KVCapacityScale; s != nil && (*s < MinProfileKVScale || *s > MaxProfileKVScale) {
 				t.Fatalf("entries[%d]: kv_capacity_scale %g accepted outside [%g, %g]", i, *s, MinProfileKVScale, MaxProfileKVScale)
+			}
+			if n := e.Parameters.DecodeMaxSequences; n != nil && (*n < 1 || *n > MaxProfileDecodeSequences) {
+				t.Fatalf("entries[%d]: decode_max_sequences %d accepted outside [1, %d]", i, *n, MaxProfileDecodeSequences)
 			}
 			if s := e.Parameters.PrefillScale; s < MinProfileScale || s > MaxProfileScale {
 				t.Fatalf("entries[%d]: prefill_scale %g accepted outside its range", i, s)
