@@ -27,17 +27,22 @@ const decodeCapSteps = 3
 // limit, never above the memory's). replays counts the replays of the search and the fit.
 func fitDecodeCap(ps []*measuredPoint, points []calibration.Point, floor calibration.Params, i int, first *calibration.Fitted) (*calibration.Fitted, int, error) {
 	p := ps[i]
-	upper, ranks, ok := decodeSlots(p)
+	upper, ranks, transferMs, ok := decodeSlots(p)
 	if !ok {
 		return nil, 0, nil
 	}
-	seed := littleDecoding(p) / float64(ranks)
+	seed := littleSlots(p, transferMs) / float64(ranks)
 	if seed >= upper {
 		return nil, 0, nil
 	}
-	held := calibration.Identity
 	// A secant on ln(cap) against ln(replayed / measured TTFT) of the point, from the
 	// configured limit (the default model's replay) and the seed; caps are whole requests.
+	// The probes replay the default model with the first fit's decode terms: the wait for
+	// a slot lasts as long as the decodes ahead, whose pace the measured TPOT gives and the
+	// first fit explains, while its prefill and latency terms are what stretched to explain
+	// the wait and are fitted again with the cap.
+	held := calibration.Identity
+	held[calibration.DecodeScale], held[calibration.DecodePassMs] = first.Params[calibration.DecodeScale], first.Params[calibration.DecodePassMs]
 	x0, g0 := math.Log(upper), math.Log(first.Uncalibrated[i].TTFT/p.m.TTFT)
 	n := max(1, math.Round(seed))
 	replays := 0
@@ -59,36 +64,47 @@ func fitDecodeCap(ps []*measuredPoint, points []calibration.Point, floor calibra
 		}
 		n = next
 	}
-	fit, err := calibration.FitAt(points, floor, held)
+	capped := calibration.Identity
+	capped[calibration.DecodeMaxSequences] = n
+	fit, err := calibration.FitAt(points, floor, capped)
 	if err != nil {
 		return nil, replays, err
 	}
 	return fit, replays + fit.Replays, nil
 }
 
-// littleDecoding is how many of a closed-loop point's requests are decoding at once by
+// littleSlots is how many of a closed-loop point's requests hold a decode slot at once by
 // Little's law on its measured means: the loop's throughput X = C / (TTFT + (OSL − 1)·TPOT)
-// times the time each request decodes, (OSL − 1)·TPOT.
-func littleDecoding(p *measuredPoint) float64 {
+// times the time each request holds its slot, its KV transfer (transferMs, the default
+// model's: a slot is taken before the transfer, docs/semantics/simulation.md §11.3) and its
+// decode, (OSL − 1)·TPOT.
+func littleSlots(p *measuredPoint, transferMs float64) float64 {
 	m := p.m
 	decode := float64(m.OSL-1) * m.TPOT
-	return float64(m.Concurrency) * decode / (m.TTFT + decode)
+	return float64(m.Concurrency) * (transferMs + decode) / (m.TTFT + decode)
 }
 
 // decodeSlots is what one decode rank of a point's deployment lets run at once, the lower of
 // its configured max_sequences and the requests its KV capacity holds (heldInFlight over the
-// ranks), and the number of decode ranks; ok is false unless the deployment is disaggregated
+// ranks), the number of decode ranks and the default model's KV transfer of one of the
+// point's requests (hand-off latency plus its prompt's KV over the bandwidth,
+// docs/semantics/simulation.md §11.4); ok is false unless the deployment is disaggregated
 // with decode ranks that take a hand-off by slot (engine.RankConfig.SlotFirst).
-func decodeSlots(p *measuredPoint) (upper float64, ranks int, ok bool) {
+func decodeSlots(p *measuredPoint) (upper float64, ranks int, transferMs float64, ok bool) {
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files}
 	plan, _, err := lower(p.cfg, &in)
 	if err != nil || !plan.Disaggregated || !plan.Decode.Rank.SlotFirst() {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	ranks = max(plan.Decode.DP, 1) * max(plan.Decode.Replicas, 1)
 	kvHeld, err := heldInFlight(p)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return math.Min(float64(plan.Decode.Rank.MaxSequences), kvHeld/float64(ranks)), ranks, true
+	tr := plan.Transfer
+	transferMs = tr.HandoffMs
+	if tr.BandwidthGBs > 0 {
+		transferMs += float64(int64(p.m.ISL)*tr.BytesPerToken) / (tr.BandwidthGBs * 1e9) * 1000
+	}
+	return math.Min(float64(plan.Decode.Rank.MaxSequences), kvHeld/float64(ranks)), ranks, transferMs, true
 }

@@ -1,0 +1,114 @@
+package simcore
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"aisimulate/simcore/calibration"
+	"aisimulate/simcore/measure"
+)
+
+// decodeCapConfig is the deployment of the decode-cap round trip: Llama 3.1 8B on H200s with
+// TensorRT-LLM, disaggregated, eight prefill workers (so that no prefill queue explains a wait)
+// and two decode workers whose configuration
+// leaves the default max_sequences (256).
+const decodeCapConfig = `engine:
+  mode: disaggregated
+  model: meta-llama/Meta-Llama-3.1-8B
+  hardware: h200_sxm
+  backend: trtllm
+  workers:
+    prefill:
+      parallelism: {replicas: 8, tensor: 1}
+    decode:
+      parallelism: {replicas: 2, tensor: 1}
+`
+
+// decodeCapTruth is the round trip's cluster: prefill ×1.3, decode ×1.15, and decode ranks
+// that run at most 8 requests at once (16 over the two).
+func decodeCapTruth() calibration.Params {
+	truth := calibration.Identity
+	truth[calibration.PrefillScale], truth[calibration.DecodeScale] = 1.3, 1.15
+	truth[calibration.DecodeMaxSequences] = 8
+	return truth
+}
+
+// Round trip of the decode batch cap (docs/calibration.md, "Decode batch cap"): the cluster
+// of decodeCapTruth measured at 8 requests (below its 16 slots) and 32 (twice them: the
+// clients beyond wait for a slot before their first token). Calibrating on the two gives
+// back the cap exactly (Little's law on the queued point seeds it, one replay confirms it)
+// and predicts a load between (24, queued) within 3 % in mean TTFT and TPOT, where the
+// fit without the cap is several times off in TTFT.
+func TestCalibrationRecoversTheDecodeCap(t *testing.T) {
+	truth := decodeCapTruth()
+	_, out, prof := calibrateClusterOn(t, decodeCapConfig, truth, 4, 8, 32, 48)
+	got := calibration.FromProfile(prof.Entries[0].Parameters)
+	t.Logf("fitted %v (truth %v)\n%s", got, truth, out.Table)
+	if n := prof.Entries[0].Parameters.DecodeMaxSequences; n == nil || *n != 8 {
+		t.Fatalf("decode_max_sequences = %v, want 8", n)
+	}
+	h := heldOutRun(t, decodeCapConfig, truth, got, 24)
+	for _, c := range []struct {
+		name          string
+		cal, unc, mea float64
+	}{{"TTFT", h.cal.TTFT, h.unc.TTFT, h.measured.TTFT}, {"TPOT", h.cal.TPOT, h.unc.TPOT, h.measured.TPOT}} {
+		if e := math.Abs(c.cal/c.mea - 1); e > 0.03 {
+			t.Errorf("held-out %s: calibrated %.2f vs measured %.2f (%.1f %% off, want ≤ 3 %%)", c.name, c.cal, c.mea, 100*e)
+		}
+	}
+	if h.measured.TTFT < 2*h.unc.TTFT {
+		t.Errorf("held-out TTFT %.1f does not queue (default model %.1f): the test does not test", h.measured.TTFT, h.unc.TTFT)
+	}
+	uncapped := got
+	uncapped[calibration.DecodeMaxSequences] = 0
+	if h2 := heldOutRun(t, decodeCapConfig, truth, uncapped, 24); h2.cal.TTFT > 0.5*h2.measured.TTFT {
+		t.Errorf("without the cap the fitted parameters give TTFT %.1f against %.1f: the cap is not what explains the queue", h2.cal.TTFT, h2.measured.TTFT)
+	}
+}
+
+// A profile's decode_max_sequences reaches predict: Predict --calibration replays the capped
+// round trip's queued load as the fitted parameters do, several times the uncalibrated
+// TTFT; a cap outside [1, 65536] is refused naming the field.
+func TestProfileDecodeMaxSequencesApplies(t *testing.T) {
+	_, out, prof := calibrateClusterOn(t, decodeCapConfig, decodeCapTruth(), 4, 8, 32, 48)
+	if prof.Entries[0].Parameters.DecodeMaxSequences == nil {
+		t.Fatalf("no decode_max_sequences fitted:\n%s", out.Table)
+	}
+	held := &measure.Measurement{Concurrency: 24, ISL: 1024, OSL: 128}
+	zero := 0.0
+	in := Input{ConfigName: "cluster.yaml", ConfigYAML: []byte(decodeCapConfig), Sets: calibration.TrafficSets(held), FixedWallTimeMs: &zero}
+	unc, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Calibrations = []NamedFile{{Name: "calibration.json", Data: out.ProfileJSON}}
+	cal, err := Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &measuredPoint{m: held, configName: "cluster.yaml", configYAML: []byte(decodeCapConfig), sets: calibration.TrafficSets(held)}
+	p.stopWindows = -1 // a prediction runs to the end
+	want, err := replayMeasurement(p, calibration.FromProfile(prof.Entries[0].Parameters))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, u := summaryMetrics(cal.Summary), summaryMetrics(unc.Summary)
+	if got.TTFT != want.TTFT || got.TPOT != want.TPOT {
+		t.Errorf("Predict with the profile: TTFT %v, TPOT %v; the fitted parameters replay %v, %v", got.TTFT, got.TPOT, want.TTFT, want.TPOT)
+	}
+	if got.TTFT < 2*u.TTFT {
+		t.Errorf("calibrated TTFT %.1f is not the queue's (uncalibrated %.1f)", got.TTFT, u.TTFT)
+	}
+	for _, bad := range []int{0, 70000} {
+		prof.Entries[0].Parameters.DecodeMaxSequences = &bad
+		pj, err := encodeProfile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Calibrations = []NamedFile{{Name: "calibration.json", Data: pj}}
+		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters.decode_max_sequences") {
+			t.Errorf("decode_max_sequences %d: %v, want a refusal naming the field", bad, err)
+		}
+	}
+}
