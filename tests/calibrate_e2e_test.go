@@ -111,6 +111,10 @@ func TestCalibrateBadFilesExit2(t *testing.T) {
 		t.Fatal("the example profile has no handoff_ms to put kv_capacity_scale after")
 	}
 	must(t, os.WriteFile(filepath.Join(dir, "low-kv.json"), []byte(lowKV), 0o644))
+	zeroCap := strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "decode_max_sequences": 0,`, 1)
+	must(t, os.WriteFile(filepath.Join(dir, "zero-cap.json"), []byte(zeroCap), 0o644))
+	fracCap := strings.Replace(string(example), `"handoff_ms": 0,`, `"handoff_ms": 0, "decode_max_sequences": 2.5,`, 1)
+	must(t, os.WriteFile(filepath.Join(dir, "frac-cap.json"), []byte(fracCap), 0o644))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -121,6 +125,8 @@ func TestCalibrateBadFilesExit2(t *testing.T) {
 		{[]string{"calibrate", "--stack", "dynamo", "--measurements", "bench/c8.json", "--output-dir", "o"}, "bench/c8.json: the file does not record the deployment"},
 		{[]string{"predict", "--stack", "dynamo", "-c", "deploy.yaml", "--calibration", "bad-profile.json", "--output-dir", "o"}, "aisimulate: error: bad-profile.json: entries: must hold 1 to 1000 entries"},
 		{[]string{"predict", "--stack", "dynamo", "-c", "deploy.yaml", "--calibration", "low-kv.json", "--output-dir", "o"}, "aisimulate: error: low-kv.json: entries[0].parameters.kv_capacity_scale: 0.1 is outside its physical range [0.25, 1]"},
+		{[]string{"predict", "--stack", "dynamo", "-c", "deploy.yaml", "--calibration", "zero-cap.json", "--output-dir", "o"}, "aisimulate: error: zero-cap.json: entries[0].parameters.decode_max_sequences: 0 is outside its physical range [1, 65536]"},
+		{[]string{"predict", "--stack", "dynamo", "-c", "deploy.yaml", "--calibration", "frac-cap.json", "--output-dir", "o"}, "aisimulate: error: frac-cap.json: not a calibration profile: cannot unmarshal number 2.5 into Go struct field ProfileParameters.entries.parameters.decode_max_sequences of type int"},
 	} {
 		r := runIn(dir, nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || exists(filepath.Join(dir, "o")) {
