@@ -112,3 +112,31 @@ func TestProfileDecodeMaxSequencesApplies(t *testing.T) {
 		}
 	}
 }
+
+// A TensorRT-LLM decode rank takes a hand-off's KV only once the request has a slot
+// (docs/semantics/simulation.md §11.3): with 4 slots per decode rank, 32 clients over two
+// ranks wait before their first token (TTFT several times the uncapped one) while the pace
+// of their decode stays (TPOT within 10 %). A vLLM decode rank takes the KV first, so the
+// same cap leaves TTFT as it was and the wait falls between the first and second token.
+func TestDecodeSlotDelaysTheFirstTokenOnTensorRTLLM(t *testing.T) {
+	run := func(config string, sets ...string) calibration.Metrics {
+		t.Helper()
+		held := &measure.Measurement{Concurrency: 32, ISL: 1024, OSL: 128}
+		zero := 0.0
+		out, err := Predict(Input{ConfigName: "cluster.yaml", ConfigYAML: []byte(config), Sets: append(calibration.TrafficSets(held), sets...), FixedWallTimeMs: &zero})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return summaryMetrics(out.Summary)
+	}
+	const capped = "engine.workers.decode.scheduler.max_sequences=4"
+	free, slot := run(decodeCapConfig), run(decodeCapConfig, capped)
+	if slot.TTFT < 3*free.TTFT || math.Abs(slot.TPOT/free.TPOT-1) > 0.1 {
+		t.Errorf("trtllm: capped TTFT %.1f TPOT %.2f, uncapped %.1f %.2f; want the wait before the first token", slot.TTFT, slot.TPOT, free.TTFT, free.TPOT)
+	}
+	vllm := strings.Replace(decodeCapConfig, "backend: trtllm", "backend: vllm", 1)
+	free, slot = run(vllm), run(vllm, capped)
+	if math.Abs(slot.TTFT/free.TTFT-1) > 0.1 || slot.TPOT < 2*free.TPOT {
+		t.Errorf("vllm: capped TTFT %.1f TPOT %.2f, uncapped %.1f %.2f; want the wait after the first token", slot.TTFT, slot.TPOT, free.TTFT, free.TPOT)
+	}
+}
