@@ -46,7 +46,7 @@ func SGLangDefaults(dp int) (chunkedPrefillSize, maxPrefillTokens int, conservat
 
 // DestinationFirst reports whether a disaggregated hand-off to a rank of this configuration
 // reserves its decode blocks before the KV transfer starts (SGLang, docs/semantics/simulation.md §11.3)
-// rather than after it (source-first: vLLM, TensorRT-LLM).
+// rather than after it (source-first: vLLM; TensorRT-LLM reserves a slot instead, SlotFirst).
 func (c *RankConfig) DestinationFirst() bool { return c.Policy == SGLang }
 
 type sglState struct {
