@@ -7,6 +7,7 @@ import (
 
 	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/measure"
+	"aisimulate/simcore/spec"
 )
 
 // kvRoundTripConfig is the round-trip deployment with a small KV cache (400 blocks of 64
@@ -64,9 +65,29 @@ func TestProfileKVCapacityScaleApplies(t *testing.T) {
 	if prof.Entries[0].Parameters.KVCapacityScale == nil {
 		t.Fatalf("no kv_capacity_scale fitted:\n%s", out.Table)
 	}
-	held := &measure.Measurement{Concurrency: 24, ISL: 1024, OSL: 128}
+	in := checkPredictsAsFitted(t, kvRoundTripConfig, out, prof, 24)
+	for _, bad := range []float64{0.2, 1.5} {
+		prof.Entries[0].Parameters.KVCapacityScale = &bad
+		pj, err := encodeProfile(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Calibrations = []NamedFile{{Name: "calibration.json", Data: pj}}
+		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters.kv_capacity_scale") {
+			t.Errorf("kv_capacity_scale %g: %v, want a refusal naming the field", bad, err)
+		}
+	}
+}
+
+// checkPredictsAsFitted checks that Predict with a calibration's profile replays a load of
+// conc requests (1024/128 tokens) on config as the profile's parameters do, and that the
+// load queues under them (a TTFT at least twice the uncalibrated one); it returns the
+// prediction's input, the profile in its Calibrations.
+func checkPredictsAsFitted(t *testing.T, config string, out *CalibrateOutput, prof *spec.Profile, conc int) Input {
+	t.Helper()
+	held := &measure.Measurement{Concurrency: conc, ISL: 1024, OSL: 128}
 	zero := 0.0
-	in := Input{ConfigName: "cluster.yaml", ConfigYAML: []byte(kvRoundTripConfig), Sets: calibration.TrafficSets(held), FixedWallTimeMs: &zero}
+	in := Input{ConfigName: "cluster.yaml", ConfigYAML: []byte(config), Sets: calibration.TrafficSets(held), FixedWallTimeMs: &zero}
 	unc, err := Predict(in)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +97,7 @@ func TestProfileKVCapacityScaleApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &measuredPoint{m: held, configName: "cluster.yaml", configYAML: []byte(kvRoundTripConfig), sets: calibration.TrafficSets(held)}
+	p := &measuredPoint{m: held, configName: "cluster.yaml", configYAML: []byte(config), sets: calibration.TrafficSets(held)}
 	p.stopWindows = -1 // a prediction runs to the end
 	want, err := replayMeasurement(p, calibration.FromProfile(prof.Entries[0].Parameters))
 	if err != nil {
@@ -89,15 +110,5 @@ func TestProfileKVCapacityScaleApplies(t *testing.T) {
 	if got.TTFT < 2*u.TTFT {
 		t.Errorf("calibrated TTFT %.1f is not the queue's (uncalibrated %.1f)", got.TTFT, u.TTFT)
 	}
-	for _, bad := range []float64{0.2, 1.5} {
-		prof.Entries[0].Parameters.KVCapacityScale = &bad
-		pj, err := encodeProfile(prof)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Calibrations = []NamedFile{{Name: "calibration.json", Data: pj}}
-		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters.kv_capacity_scale") {
-			t.Errorf("kv_capacity_scale %g: %v, want a refusal naming the field", bad, err)
-		}
-	}
+	return in
 }
