@@ -27,9 +27,9 @@ const decodeCapSteps = 3
 // limit, never above the memory's). replays counts the replays of the search and the fit.
 func fitDecodeCap(ps []*measuredPoint, points []calibration.Point, floor calibration.Params, i int, first *calibration.Fitted) (*calibration.Fitted, int, error) {
 	p := ps[i]
-	upper, ranks, transferMs, ok := decodeSlots(p)
-	if !ok {
-		return nil, 0, nil
+	upper, ranks, transferMs, ok, err := decodeSlots(p)
+	if err != nil || !ok {
+		return nil, 0, err
 	}
 	seed := littleSlots(p, transferMs) / float64(ranks)
 	if seed >= upper {
@@ -90,21 +90,24 @@ func littleSlots(p *measuredPoint, transferMs float64) float64 {
 // point's requests (hand-off latency plus its prompt's KV over the bandwidth,
 // docs/semantics/simulation.md §11.4); ok is false unless the deployment is disaggregated
 // with decode ranks that take a hand-off by slot (engine.RankConfig.SlotFirst).
-func decodeSlots(p *measuredPoint) (upper float64, ranks int, transferMs float64, ok bool) {
+func decodeSlots(p *measuredPoint) (upper float64, ranks int, transferMs float64, ok bool, err error) {
 	in := Input{ConfigName: p.configName, ConfigYAML: p.configYAML, Sets: p.sets, Files: p.files}
 	plan, _, err := lower(p.cfg, &in)
-	if err != nil || !plan.Disaggregated || !plan.Decode.Rank.SlotFirst() {
-		return 0, 0, 0, false
+	if err != nil {
+		return 0, 0, 0, false, rowError(p.m, &CalibrateInput{}, err)
+	}
+	if !plan.Disaggregated || !plan.Decode.Rank.SlotFirst() {
+		return 0, 0, 0, false, nil
 	}
 	ranks = max(plan.Decode.DP, 1) * max(plan.Decode.Replicas, 1)
 	kvHeld, err := heldInFlight(p)
 	if err != nil {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, err
 	}
 	tr := plan.Transfer
 	transferMs = tr.HandoffMs
 	if tr.BandwidthGBs > 0 {
 		transferMs += float64(int64(p.m.ISL)*tr.BytesPerToken) / (tr.BandwidthGBs * 1e9) * 1000
 	}
-	return math.Min(float64(plan.Decode.Rank.MaxSequences), kvHeld/float64(ranks)), ranks, transferMs, true
+	return math.Min(float64(plan.Decode.Rank.MaxSequences), kvHeld/float64(ranks)), ranks, transferMs, true, nil
 }

@@ -39,8 +39,9 @@ const (
 
 // fitWithCapacity fits the deployment's parameters at its configured KV capacity, then, when
 // that fit does not explain the measurements and one point shows a queue the default model
-// leaves out, at the capacity that queues that point as measured (kvCapacityRounds rounds),
-// and keeps the fit of the lowest loss.
+// leaves out, with the decode batch cap that queues that point as measured (fitDecodeCap,
+// disaggregated TensorRT-LLM only) and at the KV capacity that does (kvCapacityRounds
+// rounds), and keeps the fit of the lowest loss.
 func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor calibration.Params) (*calibration.Fitted, error) {
 	fit, err := calibration.Fit(points, floor)
 	if err != nil {
