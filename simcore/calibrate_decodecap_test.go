@@ -50,11 +50,15 @@ func TestCalibrationRecoversTheDecodeCap(t *testing.T) {
 
 // A profile's decode_max_sequences reaches predict: Predict --calibration replays the capped
 // round trip's queued load as the fitted parameters do, several times the uncalibrated
-// TTFT; a cap outside [1, 65536] is refused naming the field.
+// TTFT; the fit report shows it as a whole number; a cap outside [1, 65536] is refused
+// naming the field.
 func TestProfileDecodeMaxSequencesApplies(t *testing.T) {
 	_, out, prof := calibrateClusterOn(t, decodeCapConfig, decodeCapTruth(), 4, 8, 32, 48)
 	if prof.Entries[0].Parameters.DecodeMaxSequences == nil {
 		t.Fatalf("no decode_max_sequences fitted:\n%s", out.Table)
+	}
+	if j := string(out.StdoutJSON); !strings.Contains(j, `"decode_max_sequences":8`) || strings.Contains(j, `"decode_max_sequences":8.`) {
+		t.Errorf("the fit report does not show the cap as the whole number the profile writes: %s", out.StdoutJSON)
 	}
 	in := checkPredictsAsFitted(t, decodeCapConfig, out, prof, 24)
 	for _, bad := range []int{0, 70000} {

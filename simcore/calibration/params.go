@@ -47,6 +47,17 @@ func (p Params) Fields(f func(name string, v float64)) {
 	}
 }
 
+// Tree is the parameters as outputs show them (Fields' names and values), the decode batch
+// cap as the whole number the profile writes.
+func (p Params) Tree() map[string]any {
+	t := map[string]any{}
+	p.Fields(func(name string, v float64) { t[name] = v })
+	if n := p[DecodeMaxSequences]; n > 0 {
+		t[ParamNames[DecodeMaxSequences]] = int(n)
+	}
+	return t
+}
+
 // Identity is the default model: scales 1, nothing added.
 var Identity = Params{PrefillScale: 1, DecodeScale: 1, KVCapacityScale: 1}
 

@@ -65,8 +65,7 @@ func FitJSON(rows []FitRow, entries []spec.ProfileEntry, warnings []string) map[
 	es := make([]any, len(entries))
 	for i, e := range entries {
 		p := FromProfile(e.Parameters)
-		params := map[string]any{}
-		p.Fields(func(name string, v float64) { params[name] = v })
+		params := p.Tree()
 		bound := []string{}
 		for _, r := range rows {
 			if r.Entry == i {

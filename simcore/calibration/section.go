@@ -43,8 +43,7 @@ func Section(files []ProfileFile, roles map[string]Match, warnings []string) map
 	rs := map[string]any{}
 	for role, m := range roles {
 		p := FromProfile(files[m.Profile].Profile.Entries[m.Entry].Parameters)
-		params := map[string]any{}
-		p.Fields(func(name string, v float64) { params[name] = v })
+		params := p.Tree()
 		b := RoleBands(files, m)
 		bands := map[string]any{}
 		for k, band := range map[string]uncertainty.Band{"ttft": b.TTFT, "tpot": b.TPOT, "e2e": b.E2E, "output_throughput": b.OutputThroughput} {
