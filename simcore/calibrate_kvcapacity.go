@@ -70,7 +70,9 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 		if !ok {
 			break
 		}
-		alt, err := calibration.FitAt(points, floor, math.Exp(x1))
+		held := calibration.Identity
+		held[calibration.KVCapacityScale] = math.Exp(x1)
+		alt, err := calibration.FitAt(points, floor, held)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +89,11 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 			x1 = x0 - 0.1
 		}
 	}
-	best.Replays = replays
+	best, _, n, err := fitWithFrontendQueue(ps, points, floor, i, best, loss)
+	if err != nil {
+		return nil, err
+	}
+	best.Replays = replays + n
 	return best, nil
 }
 

@@ -12,6 +12,9 @@ type tuning struct {
 	// capacity is each role's KV-capacity scale (docs/calibration.md, "KV capacity"); a
 	// role without one keeps the capacity its configuration gives.
 	capacity map[string]float64
+	// frontendServiceMs is the serving frontend's serial time per request
+	// (docs/calibration.md, "Frontend queue"; 0: none).
+	frontendServiceMs float64
 }
 
 // role is the correction of a role (none for a nil tuning or a role without one).
@@ -39,4 +42,12 @@ func (t *tuning) capacityScale(role string) float64 {
 		return s
 	}
 	return 1
+}
+
+// frontendService is the serving frontend's serial time per request (0: none).
+func (t *tuning) frontendService() float64 {
+	if t == nil {
+		return 0
+	}
+	return t.frontendServiceMs
 }

@@ -98,12 +98,13 @@ const unresolvedLoss = 0.03 * 0.03
 // from the default model that leaves the points unexplained (unresolvedLoss) is followed by
 // a second one from the queueing corner (queueingCorner) when the corner starts with a
 // lower loss than the default model, and the lower end is kept. Nothing is random.
-func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, 1) }
+func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, Identity) }
 
-// FitAt is Fit with the KV capacity held at kvScale times the configuration's: every replay
-// but the default model's runs at it, and the other parameters are fitted around it
-// (docs/calibration.md, "KV capacity").
-func FitAt(points []Point, floor Params, kvScale float64) (*Fitted, error) {
+// FitAt is Fit with the parameters that are not Gauss–Newton terms, the KV-capacity scale
+// and the frontend service time, held at held's: every replay but the default model's runs
+// at them, and the other parameters are fitted around them (docs/calibration.md, "KV
+// capacity" and "Frontend queue").
+func FitAt(points []Point, floor Params, held Params) (*Fitted, error) {
 	if len(points) == 0 {
 		return nil, errors.New("no measurements to fit")
 	}
@@ -128,8 +129,7 @@ func FitAt(points []Point, floor Params, kvScale float64) (*Fitted, error) {
 	for _, p := range points {
 		active[HandoffMs] = active[HandoffMs] || p.Disaggregated
 	}
-	start := clamp(Identity, floor, Ceiling)
-	start[KVCapacityScale] = kvScale
+	start := clamp(Identity, floor, Ceiling).holding(held)
 	startAt := f.Uncalibrated
 	if start != Identity {
 		if startAt, err = replayAll(start); err != nil {
@@ -144,8 +144,7 @@ func FitAt(points []Point, floor Params, kvScale float64) (*Fitted, error) {
 		// The descent from the default model left the points unexplained: if the queueing
 		// corner is a better start than the default model was, descend from there too and
 		// keep the better end (docs/calibration.md, "Two starting points").
-		corner := clamp(queueingCorner(floor), floor, Ceiling)
-		corner[KVCapacityScale] = kvScale
+		corner := clamp(queueingCorner(floor), floor, Ceiling).holding(held)
 		better, cornerAt, err := betterStart(points, replayAll, corner, start, startAt)
 		if err != nil {
 			return nil, err

@@ -14,8 +14,9 @@ import (
 // Params are the fitted terms in the order the fit solves them: the prefill and decode op
 // sums' scales (1 = the default model), the time added to every prefill and every decode
 // pass, to the frontend latency and to each disaggregated hand-off (ms), and the factor on
-// the KV capacity (1 = the configuration's; not a Gauss–Newton term: FitAt holds it fixed,
-// docs/calibration.md, "KV capacity").
+// the KV capacity (1 = the configuration's) and the serving frontend's serial time per
+// request (ms; 0 = none). The last two are not Gauss–Newton terms: FitAt holds them fixed
+// (docs/calibration.md, "KV capacity" and "Frontend queue").
 type Params [NumParams]float64
 
 // Indices of Params.
@@ -27,18 +28,19 @@ const (
 	FrontendMs
 	HandoffMs
 	KVCapacityScale
+	FrontendServiceMs
 	NumParams
 )
 
 // ParamNames are the profile's names of Params (spec.ProfileParameters' JSON keys).
-var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms", "kv_capacity_scale"}
+var ParamNames = [NumParams]string{"prefill_scale", "prefill_pass_ms", "decode_scale", "decode_pass_ms", "frontend_ms", "handoff_ms", "kv_capacity_scale", "frontend_service_ms"}
 
 // Fields calls f with each parameter's profile name and value in ParamNames order, leaving
-// out the KV-capacity scale when it is 1: outputs show it, as the profile writes it, only
-// when the fit changed it.
+// out the KV-capacity scale when it is 1 and the frontend service time when it is 0:
+// outputs show them, as the profile writes them, only when the fit changed them.
 func (p Params) Fields(f func(name string, v float64)) {
 	for k, name := range ParamNames {
-		if k == KVCapacityScale && p[k] == 1 {
+		if k == KVCapacityScale && p[k] == 1 || k == FrontendServiceMs && p[k] == 0 {
 			continue
 		}
 		f(name, p[k])
@@ -49,22 +51,28 @@ func (p Params) Fields(f func(name string, v float64)) {
 var Identity = Params{PrefillScale: 1, DecodeScale: 1, KVCapacityScale: 1}
 
 // FromProfile reads an entry's parameters (a profile without kv_capacity_scale keeps the
-// capacity: 1).
+// capacity: 1; one without frontend_service_ms has no frontend queue: 0).
 func FromProfile(p spec.ProfileParameters) Params {
-	kv := 1.0
+	kv, fs := 1.0, 0.0
 	if p.KVCapacityScale != nil {
 		kv = *p.KVCapacityScale
 	}
-	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs, kv}
+	if p.FrontendServiceMs != nil {
+		fs = *p.FrontendServiceMs
+	}
+	return Params{p.PrefillScale, p.PrefillPassMs, p.DecodeScale, p.DecodePassMs, p.FrontendMs, p.HandoffMs, kv, fs}
 }
 
-// Profile is the profile's form of the parameters; the KV-capacity scale is written only
-// when the fit changed it.
+// Profile is the profile's form of the parameters; the KV-capacity scale and the frontend
+// service time are written only when the fit changed them.
 func (p Params) Profile() spec.ProfileParameters {
 	out := spec.ProfileParameters{PrefillScale: p[PrefillScale], PrefillPassMs: p[PrefillPassMs], DecodeScale: p[DecodeScale],
 		DecodePassMs: p[DecodePassMs], FrontendMs: p[FrontendMs], HandoffMs: p[HandoffMs]}
 	if kv := p[KVCapacityScale]; kv != 1 {
 		out.KVCapacityScale = &kv
+	}
+	if fs := p[FrontendServiceMs]; fs != 0 {
+		out.FrontendServiceMs = &fs
 	}
 	return out
 }
@@ -86,7 +94,13 @@ func Floor(c perf.Correction, handoffMs float64) Params {
 }
 
 // Ceiling is the highest value of each parameter the fit may reach (spec's profile ranges).
-var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs, spec.MaxProfileKVScale}
+var Ceiling = Params{spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileScale, spec.MaxProfilePassMs, spec.MaxProfileLatMs, spec.MaxProfileLatMs, spec.MaxProfileKVScale, spec.MaxProfileFrontendServiceMs}
+
+// holding is p with the held parameters (those FitAt does not descend on) taken from h.
+func (p Params) holding(h Params) Params {
+	p[KVCapacityScale], p[FrontendServiceMs] = h[KVCapacityScale], h[FrontendServiceMs]
+	return p
+}
 
 // Tighter is the elementwise larger of two floors (a parameter shared by several roles must
 // respect every role's floor).
