@@ -1,8 +1,8 @@
 package simcore
 
 import (
-	"math"
 	"aisimulate/simcore/calibration"
+	"math"
 )
 
 // Frontend queue (docs/calibration.md, "Frontend queue"). A closed loop whose measured TTFT
@@ -80,10 +80,15 @@ func fitWithFrontendQueue(ps []*measuredPoint, points []calibration.Point, floor
 func searchFrontend(p *measuredPoint, q calibration.Params, s0, g0, s1 float64) (float64, int, bool) {
 	replays := 0
 	hi := calibration.Ceiling[calibration.FrontendServiceMs]
-	// The bracket in (ln s, ln ratio); the lower end at s = 0 is taken at s1/100.
-	la, ga := math.Log(max(s0, s1/100)), math.Log(g0)
-	lb, gb := 0.0, 0.0
-	haveB := false
+	// The bracket in (ln s, ln ratio): the known point is its lower end when it replays
+	// below the measured TTFT (s = 0 taken at s1/100), else its upper end.
+	var la, ga, lb, gb float64
+	haveA, haveB := false, false
+	if x0, r0 := math.Log(max(s0, s1/100)), math.Log(g0); r0 < 0 {
+		la, ga, haveA = x0, r0, true
+	} else {
+		lb, gb, haveB = x0, r0, true
+	}
 	best, bestErr := 0.0, math.Inf(1)
 	x := math.Log(min(s1, hi))
 	side := 0
@@ -101,8 +106,10 @@ func searchFrontend(p *measuredPoint, q calibration.Params, s0, g0, s1 float64) 
 		if math.Abs(g) < kvCapacitySettled {
 			break
 		}
+		// Illinois: an end kept twice in a row has its value halved, so the next step
+		// leaves it instead of creeping towards the root from one side.
 		if g < 0 {
-			la, ga = x, g
+			la, ga, haveA = x, g, true
 			if side == -1 {
 				gb /= 2
 			}
@@ -114,17 +121,20 @@ func searchFrontend(p *measuredPoint, q calibration.Params, s0, g0, s1 float64) 
 			}
 			side = 1
 		}
-		if !haveB {
-			x = min(x+math.Ln2, math.Log(hi))
-			continue
+		switch {
+		case !haveB:
+			x = min(x+math.Ln2, math.Log(hi)) // no probe queued enough yet: double
+		case !haveA:
+			x -= math.Ln2 // every probe queued too much: halve
+		default:
+			x = la - ga*(lb-la)/(gb-ga)
 		}
-		x = la - ga*(lb-la)/(gb-ga)
 	}
 	return best, replays, best > 0
 }
 
 // settled reports whether a replayed/measured TTFT ratio is within kvCapacitySettled of 1
-// in log terms.
+// in log terms, as the capacity search stops.
 func settled(ratio float64) bool {
-	return ratio > 1-kvCapacitySettled && ratio < 1+kvCapacitySettled
+	return math.Abs(math.Log(ratio)) < kvCapacitySettled
 }
