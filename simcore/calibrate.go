@@ -90,6 +90,7 @@ func Calibrate(in CalibrateInput) (*CalibrateOutput, error) {
 			return nil, err
 		}
 		out.Warnings = append(out.Warnings, ws...)
+		out.Warnings = append(out.Warnings, unexplainedWarnings(groups[key], fit.Calibrated)...)
 		for i, p := range groups[key] {
 			rows[p] = calibration.FitRow{Measurement: p.m.Name(), Entry: entry, Measured: calibration.MeasuredMetrics(p.m),
 				Uncalibrated: fit.Uncalibrated[i], Calibrated: fit.Calibrated[i], AtBound: fit.AtBound}

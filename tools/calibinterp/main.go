@@ -127,8 +127,9 @@ func main() {
 		// capacity cannot hold the measured load) or that does not predict is left out of the
 		// figures and of the warning check alike.
 		type predicted struct {
-			m    *measure.Measurement
-			u, k map[string]any
+			m      *measure.Measurement
+			u, k   map[string]any
+			ui, ki map[string]any // the predictions' intervals
 		}
 		var rows []predicted
 		whole := header + "\n" + lines[lo.ID] + "\n" + lines[hi.ID] + "\n"
@@ -157,7 +158,7 @@ func main() {
 			if err != nil {
 				continue
 			}
-			rows = append(rows, predicted{m, u.Summary, k.Summary})
+			rows = append(rows, predicted{m, u.Summary, k.Summary, u.Intervals, k.Intervals})
 			whole += lines[m.ID] + "\n"
 		}
 		ws, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(whole)}}, Lengths: oneSided(*spread)})
@@ -179,8 +180,8 @@ func main() {
 		}
 		for _, r := range rows {
 			m := r.m
-			all.add(m, r.k, r.u)
-			side.add(m, r.k, r.u)
+			all.add(m, r.k, r.u, r.ki, r.ui)
+			side.add(m, r.k, r.u, r.ki, r.ui)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
 					m.TTFT, num(r.u, report.TTFT.Key(report.Mean)), num(r.k, report.TTFT.Key(report.Mean)),
@@ -205,21 +206,22 @@ type tally struct {
 
 func newTally(name string) *tally { return &tally{name: name, byBackend: map[string]*[2]score{}} }
 
-// add scores one predicted row: its calibrated (k) and uncalibrated (u) summaries.
-func (t *tally) add(m *measure.Measurement, k, u map[string]any) {
-	t.cal.add(m, k)
-	t.unc.add(m, u)
+// add scores one predicted row: its calibrated (k) and uncalibrated (u) summaries and
+// their intervals (ki, ui).
+func (t *tally) add(m *measure.Measurement, k, u, ki, ui map[string]any) {
+	t.cal.add(m, k, ki)
+	t.unc.add(m, u, ui)
 	if t.byBackend[m.Backend] == nil {
 		t.byBackend[m.Backend] = &[2]score{}
 	}
-	t.byBackend[m.Backend][0].add(m, k)
-	t.byBackend[m.Backend][1].add(m, u)
+	t.byBackend[m.Backend][0].add(m, k, ki)
+	t.byBackend[m.Backend][1].add(m, u, ui)
 }
 
 func (t *tally) print() {
 	fmt.Printf("%s: %d curves, %d rows\n", t.name, t.curves, t.cal.n)
-	fmt.Printf("  calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows\n", t.cal.mape(0), t.cal.median(0), t.cal.mape(1), t.cal.median(1), t.cal.above)
-	fmt.Printf("  uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%)\n", t.unc.mape(0), t.unc.median(0), t.unc.mape(1), t.unc.median(1))
+	fmt.Printf("  calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows; 80 %% intervals hold TTFT %.1f %%, TPOT %.1f %%\n", t.cal.mape(0), t.cal.median(0), t.cal.mape(1), t.cal.median(1), t.cal.above, t.cal.coverage(0), t.cal.coverage(1))
+	fmt.Printf("  uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); 80 %% intervals hold TTFT %.1f %%, TPOT %.1f %%\n", t.unc.mape(0), t.unc.median(0), t.unc.mape(1), t.unc.median(1), t.unc.coverage(0), t.unc.coverage(1))
 	backends := make([]string, 0, len(t.byBackend))
 	for b := range t.byBackend {
 		backends = append(backends, b)
@@ -232,20 +234,41 @@ func (t *tally) print() {
 	}
 }
 
-// score collects absolute percentage errors of mean TTFT (0) and TPOT (1), and how many
-// predicted TTFTs lie above the measured one.
+// score collects absolute percentage errors of mean TTFT (0) and TPOT (1), how many
+// predicted TTFTs lie above the measured one, and how many measured means the predictions'
+// 80 % intervals hold (of the rows that have intervals).
 type score struct {
 	n, above int
 	ape      [2][]float64
+	held     [2]int
+	banded   [2]int
 }
 
-func (s *score) add(m *measure.Measurement, summary map[string]any) {
+func (s *score) add(m *measure.Measurement, summary, intervals map[string]any) {
 	s.n++
+	for i, c := range []struct {
+		key      string
+		measured float64
+	}{{report.TTFT.Key(report.Mean), m.TTFT}, {report.TPOT.Key(report.Mean), m.TPOT}} {
+		p10, p90, ok := report.IntervalOf(intervals, c.key)
+		if !ok {
+			continue
+		}
+		s.banded[i]++
+		if p10 <= c.measured && c.measured <= p90 {
+			s.held[i]++
+		}
+	}
 	if num(summary, report.TTFT.Key(report.Mean)) > m.TTFT {
 		s.above++
 	}
 	s.ape[0] = append(s.ape[0], 100*math.Abs(num(summary, report.TTFT.Key(report.Mean))/m.TTFT-1))
 	s.ape[1] = append(s.ape[1], 100*math.Abs(num(summary, report.TPOT.Key(report.Mean))/m.TPOT-1))
+}
+
+// coverage is the share of the measured means of metric i that their 80 % intervals hold (%).
+func (s *score) coverage(i int) float64 {
+	return 100 * float64(s.held[i]) / float64(max(s.banded[i], 1))
 }
 
 func (s *score) mape(i int) float64 {

@@ -25,7 +25,9 @@ decode pass times and the frontend and hand-off latencies, and, when a measured 
 queued where the default model does not, either the KV capacity (a queue for admission)
 or the frontend's serial time per request (a queue in front of the engine). It warns (on
 stderr and in the JSON report) about measurements whose latency falls as their load rises
-or, with a length draw, that are faster than the deployment can run.
+or, with a length draw, that are faster than the deployment can run, and about those the
+fitted profile misses by more than repeated runs differ (15 %): its predictions near them
+will miss as much.
 
 options:
   -h, --help            show this help message and exit
