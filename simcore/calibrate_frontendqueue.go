@@ -94,12 +94,11 @@ func searchFrontend(p *measuredPoint, q calibration.Params, s0, g0, s1 float64) 
 	side := 0
 	for step := 0; step < frontendSteps; step++ {
 		q[calibration.FrontendServiceMs] = math.Exp(x)
-		got, err := replayMeasurement(p, q)
+		g, err := ttftMiss(p, q)
 		replays++
 		if err != nil {
 			return 0, replays, false
 		}
-		g := math.Log(got.TTFT / p.m.TTFT)
 		if math.Abs(g) < bestErr {
 			best, bestErr = math.Exp(x), math.Abs(g)
 		}

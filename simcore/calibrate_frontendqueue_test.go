@@ -2,7 +2,6 @@ package simcore
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"aisimulate/simcore/calibration"
@@ -73,24 +72,7 @@ func TestCalibrationRecoversTheFrontendQueue(t *testing.T) {
 	if s := got[calibration.FrontendServiceMs]; math.Abs(s/80-1) > 0.1 {
 		t.Errorf("frontend_service_ms = %.2f, want 80 ± 10 %%", s)
 	}
-	for _, conc := range []int{16, 32} {
-		held := heldOutRun(t, roundTripConfig, truth, got, conc)
-		if e := math.Abs(held.cal.TTFT/held.measured.TTFT - 1); e > 0.1 {
-			t.Errorf("concurrency %d: calibrated TTFT %.1f vs measured %.1f (%.1f %% off, want ≤ 10 %%)", conc, held.cal.TTFT, held.measured.TTFT, 100*e)
-		}
-		if e := math.Abs(held.cal.TPOT/held.measured.TPOT - 1); e > 0.07 {
-			t.Errorf("concurrency %d: calibrated TPOT %.2f vs measured %.2f (%.1f %% off, want ≤ 7 %%)", conc, held.cal.TPOT, held.measured.TPOT, 100*e)
-		}
-	}
-}
-
-// A fit that explains its measurements never tries a frontend queue: the round trip writes
-// no frontend_service_ms.
-func TestCalibrationWithoutAQueueHasNoFrontendService(t *testing.T) {
-	_, _, prof := calibrateCluster(t, roundTripTruth(), 2, 8, 32, 64)
-	if s := prof.Entries[0].Parameters.FrontendServiceMs; s != nil {
-		t.Errorf("frontend_service_ms = %v, want none", *s)
-	}
+	checkQueuedHeldOut(t, roundTripConfig, truth, got, 16, 32)
 }
 
 // A profile's frontend_service_ms reaches predict: Predict --calibration gives what the
@@ -116,15 +98,5 @@ func TestProfileFrontendServiceApplies(t *testing.T) {
 	if got := summaryMetrics(cal.Summary); got.TTFT != want.TTFT || got.TPOT != want.TPOT {
 		t.Errorf("Predict with the profile: TTFT %v, TPOT %v; the fitted parameters replay %v, %v", got.TTFT, got.TPOT, want.TTFT, want.TPOT)
 	}
-	for _, bad := range []float64{-1, 1500} {
-		prof.Entries[0].Parameters.FrontendServiceMs = &bad
-		pj, err := encodeProfile(prof)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Calibrations = []NamedFile{{Name: "calibration.json", Data: pj}}
-		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters.frontend_service_ms") {
-			t.Errorf("frontend_service_ms %g: %v, want a refusal naming the field", bad, err)
-		}
-	}
+	checkRefused(t, in, prof, "frontend_service_ms", func(v *float64) { prof.Entries[0].Parameters.FrontendServiceMs = v }, -1, 1500)
 }

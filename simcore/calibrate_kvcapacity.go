@@ -139,12 +139,11 @@ func searchCapacity(p *measuredPoint, q calibration.Params, x0, g0, x1, lo float
 	replays := 0
 	for step := 0; step < kvCapacitySteps; step++ {
 		q[calibration.KVCapacityScale] = math.Exp(x1)
-		got, err := replayMeasurement(p, q)
+		g1, err := ttftMiss(p, q)
 		replays++
 		if err != nil {
 			return 0, replays, false
 		}
-		g1 := math.Log(got.TTFT / p.m.TTFT)
 		if math.Abs(g1) < kvCapacitySettled || g1 == g0 {
 			break
 		}
@@ -153,4 +152,14 @@ func searchCapacity(p *measuredPoint, q calibration.Params, x0, g0, x1, lo float
 		x1 = min(max(x, lo), 0)
 	}
 	return x1, replays, true
+}
+
+// ttftMiss replays p under q and returns ln(replayed / measured mean TTFT), the quantity the
+// capacity and frontend searches drive to zero.
+func ttftMiss(p *measuredPoint, q calibration.Params) (float64, error) {
+	got, err := replayMeasurement(p, q)
+	if err != nil {
+		return 0, err
+	}
+	return math.Log(got.TTFT / p.m.TTFT), nil
 }
