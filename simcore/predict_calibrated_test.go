@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"aisimulate/simcore/calibration"
 	"aisimulate/simcore/canon"
 	"aisimulate/simcore/perf"
 	"aisimulate/simcore/report"
@@ -61,9 +62,9 @@ func calibratedQuickstart(t *testing.T, c string) *Output {
 
 // A calibrated prediction's `intervals` come from the profile's residuals under the
 // inflation rule (source "calibration", the entry as the group): inside the domain the TTFT
-// band of the example profile (n = 2, rms below 5 %) is its mean ± 3.078 · 0.05 · √1.5; at
-// concurrency 128, twice the highest measured, the half-width grows by 1 + ln 2. The whole
-// object is a golden file.
+// band of the example profile (n = 2, residuals so small that 3.078 · rms · √1.5 is below the
+// floor) is its mean ± calibration.MinHalfWidth.TTFT; at concurrency 128, twice the highest
+// measured, the half-width grows by 1 + ln 2. The whole object is a golden file.
 func TestCalibratedIntervals(t *testing.T) {
 	prof, err := os.ReadFile(exampleProfile)
 	if err != nil {
@@ -74,7 +75,7 @@ func TestCalibratedIntervals(t *testing.T) {
 		t.Fatal(perr)
 	}
 	res := p.Entries[0].Residuals.TTFT
-	if res.N != 2 || res.RMS >= 0.05 {
+	if res.N != 2 || 3.078*res.RMS*math.Sqrt(1.5) >= calibration.MinHalfWidth.TTFT {
 		t.Fatalf("the example profile's TTFT residuals changed (%+v): adjust the test", res)
 	}
 	for _, c := range []struct {
@@ -87,7 +88,7 @@ func TestCalibratedIntervals(t *testing.T) {
 			t.Fatalf("concurrency %s: source %v group %v", c.conc, iv[report.KeyIntervalSource], iv[report.KeyIntervalGroup])
 		}
 		v := out.Summary[report.TTFT.Key(report.Mean)].(float64)
-		half := 3.078 * 0.05 * math.Sqrt(1.5) * c.widen
+		half := calibration.MinHalfWidth.TTFT * c.widen
 		lo, hi, _ := report.IntervalOf(iv, report.TTFT.Key(report.Mean))
 		if math.Abs(lo-v*math.Exp(res.Mean-half)) > 1e-9*v || math.Abs(hi-v*math.Exp(res.Mean+half)) > 1e-9*v {
 			t.Errorf("concurrency %s: TTFT interval [%v, %v], want %v·e^(%v ± %v)", c.conc, lo, hi, v, res.Mean, half)

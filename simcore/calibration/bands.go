@@ -12,20 +12,27 @@ import (
 // profile's residuals are few and were fitted, so their spread understates the error of a
 // new prediction. The 80 % band of a metric is
 //
-//	mean ± t₉₀(n − 1) · max(rms, MinResidualSpread) · √(1 + 1/n) · extrapolation · scope
+//	mean ± max(t₉₀(n − 1) · rms · √(1 + 1/n), MinHalfWidth) · (1 + extrapolation) · scope
 //
 // in r = ln(measured / predicted): the prediction interval of one more residual from n
-// (Student's t for the few points), never narrower than run-to-run noise, widened by
-// 1 + the log-distance the workload lies outside the validity domain (summed over load, ISL
-// and OSL: twice the highest measured concurrency adds ln 2 ≈ 0.69), and doubled outside the
-// profile's scope.
-const (
-	// MinResidualSpread is the smallest residual spread assumed: repeated benchmark runs of
-	// one deployment differ by about 5 % (docs/timing.md, "What limits the accuracy").
-	MinResidualSpread = 0.05
-	// ScopeInflation multiplies the band of a deployment outside the entry's scope.
-	ScopeInflation = 2
-)
+// (Student's t for the few points), never narrower than the model's own error between
+// calibrated loads (MinHalfWidth, measured per metric), widened by the log-distance the
+// workload lies outside the validity domain (summed over load, ISL and OSL: twice the
+// highest measured concurrency adds ln 2 ≈ 0.69), and doubled outside the profile's scope.
+
+// MinHalfWidth is each metric's smallest calibrated band half-width (ln): the spread of the
+// model's error between the loads a profile was fitted on, which its residuals at those
+// loads cannot show (a two-point fit's residuals are about zero). Measured with
+// tools/calibinterp on the measured-runs CSV's aggregated curves (docs/calibration.md,
+// "Calibrated intervals"): the smallest floor at which the bands of the rows between each
+// curve's two calibrated loads hold 80 % of their measured means.
+var MinHalfWidth = MetricSpreads{TTFT: 0.145, TPOT: 0.041, E2E: 0.035, OutputThroughput: 0.035}
+
+// MetricSpreads is one log half-width per calibrated metric.
+type MetricSpreads struct{ TTFT, TPOT, E2E, OutputThroughput float64 }
+
+// ScopeInflation multiplies the band of a deployment outside the entry's scope.
+const ScopeInflation = 2
 
 // t90 are Student's t 90th percentiles for 1–10 degrees of freedom (tQuantile uses a
 // Cornish–Fisher expansion beyond).
@@ -44,19 +51,26 @@ func tQuantile(df int) float64 {
 	return z + (z*z*z+z)/(4*float64(df))
 }
 
+// ResidualHalfWidth is the half-width a profile entry's residuals of one metric give alone:
+// the 80 % prediction interval of one more residual from their n, t₉₀(n − 1)·rms·√(1 + 1/n).
+func ResidualHalfWidth(b spec.ProfileBand) float64 {
+	n := max(b.N, 1)
+	return tQuantile(n-1) * b.RMS * math.Sqrt(1+1/float64(n))
+}
+
 // Bands are the calibrated 80 % bands of an entry's residuals under the inflation rule,
 // for a prediction whose workload lies outside by the given log-distance and inside the
 // scope or not.
 func Bands(r spec.ProfileResiduals, outsideLog float64, inScope bool) uncertainty.Bands {
-	band := func(b spec.ProfileBand) uncertainty.Band {
-		n := max(b.N, 1)
-		half := tQuantile(n-1) * max(b.RMS, MinResidualSpread) * math.Sqrt(1+1/float64(n)) * (1 + outsideLog)
+	band := func(b spec.ProfileBand, least float64) uncertainty.Band {
+		half := max(ResidualHalfWidth(b), least) * (1 + outsideLog)
 		if !inScope {
 			half *= ScopeInflation
 		}
 		return uncertainty.Band{P10: b.Mean - half, P90: b.Mean + half, N: b.N}
 	}
-	return uncertainty.Bands{TTFT: band(r.TTFT), TPOT: band(r.TPOT), E2E: band(r.E2E), OutputThroughput: band(r.OutputThroughput)}
+	m := MinHalfWidth
+	return uncertainty.Bands{TTFT: band(r.TTFT, m.TTFT), TPOT: band(r.TPOT, m.TPOT), E2E: band(r.E2E, m.E2E), OutputThroughput: band(r.OutputThroughput, m.OutputThroughput)}
 }
 
 // OutsideLog is how far a workload lies outside a validity domain: the sum over load, ISL

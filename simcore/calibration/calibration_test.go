@@ -115,7 +115,8 @@ func TestFitStopsAtTheFloor(t *testing.T) {
 
 // The inflation rule's exact values: two residuals of rms 0.1 give ±3.078·0.1·√1.5; a
 // workload twice the highest measured concurrency multiplies that by 1 + ln 2; outside the
-// scope by 2 more; a tiny rms is floored at MinResidualSpread.
+// scope by 2 more; a band whose residuals give less than MinHalfWidth (30 residuals of rms
+// 0.001 give ±0.0017) is MinHalfWidth wide.
 func TestBandsInflationRule(t *testing.T) {
 	r := spec.ProfileResiduals{TTFT: spec.ProfileBand{N: 2, Mean: 0.01, RMS: 0.1}, TPOT: spec.ProfileBand{N: 30, RMS: 0.001}}
 	half := 3.078 * 0.1 * math.Sqrt(1.5)
@@ -132,9 +133,8 @@ func TestBandsInflationRule(t *testing.T) {
 	if got, want := wide.TTFT.P90-0.01, half*(1+math.Ln2)*2; math.Abs(got-want) > 1e-12 {
 		t.Errorf("inflated half-width %g, want %g", got, want)
 	}
-	tq := tQuantile(29) * MinResidualSpread * math.Sqrt(1+1.0/30)
-	if math.Abs(b.TPOT.P90-tq) > 1e-12 {
-		t.Errorf("TPOT band %+v, want ±%g (floored spread)", b.TPOT, tq)
+	if b.TPOT.P90 != MinHalfWidth.TPOT || b.TPOT.P10 != -MinHalfWidth.TPOT {
+		t.Errorf("TPOT band %+v, want ±%g (the floor)", b.TPOT, MinHalfWidth.TPOT)
 	}
 	if got := OutsideDomain(d, Workload{Concurrency: 16, ISL: 1024, OSL: 128}); len(got) != 0 {
 		t.Errorf("inside the domain, got %v", got)

@@ -11,17 +11,19 @@ import (
 // MeasuredMetrics are the means a measurement gives the fit and the residuals. A file that
 // does not record the mean end-to-end latency gives TTFT + (OSL − 1)·TPOT (how the
 // benchmark clients define TPOT per request); one that does not record the output throughput
-// gives, for a closed loop, concurrency·OSL / E2E (Little's law), for an open loop rate·OSL.
+// gives, for a closed loop, concurrency·OSL / E2E (Little's law), for an open loop rate·OSL;
+// OSL the run's mean output length (measure.Measurement.MeanLengths).
 func MeasuredMetrics(m *measure.Measurement) Metrics {
 	x := Metrics{TTFT: m.TTFT, TPOT: m.TPOT, E2E: m.E2E, OutputThroughput: m.OutputThroughput}
+	_, osl := m.MeanLengths()
 	if x.E2E == 0 {
-		x.E2E = m.TTFT + float64(float64(m.OSL-1)*m.TPOT)
+		x.E2E = m.TTFT + float64(float64(osl-1)*m.TPOT)
 	}
 	if x.OutputThroughput == 0 {
 		if m.Concurrency > 0 {
-			x.OutputThroughput = float64(float64(m.Concurrency)*float64(m.OSL)) / x.E2E * 1000
+			x.OutputThroughput = float64(float64(m.Concurrency)*float64(osl)) / x.E2E * 1000
 		} else {
-			x.OutputThroughput = m.RequestRate * float64(m.OSL)
+			x.OutputThroughput = m.RequestRate * float64(osl)
 		}
 	}
 	return x

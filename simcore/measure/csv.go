@@ -213,9 +213,16 @@ func readCSV(file string, data []byte) ([]Measurement, error) {
 		if r.Concurrency > maxConcurrency {
 			return nil, &Error{File: file, Field: field("concurrency"), Msg: fmt.Sprintf("%d requests in flight is more than the %d a replay supports", r.Concurrency, maxConcurrency)}
 		}
-		out = append(out, Measurement{File: file, Format: FormatCSV, ID: r.ID, Date: r.MeasuredOn, Model: r.Model,
-			Backend: r.Backend, BackendVersion: r.BackendVersion, Row: r, Concurrency: r.Concurrency,
-			ISL: r.ISL, OSL: r.OSL, DrawISL: r.ISL, DrawOSL: r.OSL, TTFT: r.TTFT, TPOT: r.TPOT})
+		out = append(out, r.Measurement(file))
 	}
 	return out, nil
+}
+
+// Measurement is the measurement a row of the measured-runs CSV file gives: its deployment
+// (Row), load and means, its isl and osl the lengths its client was given (DrawISL and
+// DrawOSL too: a draw the client used is around them).
+func (r *Row) Measurement(file string) Measurement {
+	return Measurement{File: file, Format: FormatCSV, ID: r.ID, Date: r.MeasuredOn, Model: r.Model,
+		Backend: r.Backend, BackendVersion: r.BackendVersion, Row: r, Concurrency: r.Concurrency,
+		ISL: r.ISL, OSL: r.OSL, DrawISL: r.ISL, DrawOSL: r.OSL, TTFT: r.TTFT, TPOT: r.TPOT}
 }

@@ -120,3 +120,15 @@ func (m *Measurement) DrawLengths() (isl, osl int) {
 	f := m.Lengths.MeanFactor()
 	return max(int(math.Round(float64(m.ISL)/f)), 1), max(int(math.Round(float64(m.OSL)/f)), 1)
 }
+
+// MeanLengths are the run's mean input and output lengths. A file that gives its client's
+// settings rather than the measured means (a measured-runs CSV row: DrawISL and DrawOSL set,
+// no draw recorded) whose client drew around them (calibrate's --lengths) averaged the draw's
+// mean factor times them (a one-sided uniform draw of ratio 0.8: 0.9); otherwise ISL and OSL.
+func (m *Measurement) MeanLengths() (isl, osl int) {
+	if m.LengthsRecorded || m.DrawOSL == 0 || m.Lengths.Constant() {
+		return m.ISL, m.OSL
+	}
+	f := m.Lengths.MeanFactor()
+	return max(int(math.Round(float64(m.DrawISL)*f)), 1), max(int(math.Round(float64(m.DrawOSL)*f)), 1)
+}

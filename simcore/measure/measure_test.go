@@ -85,6 +85,27 @@ func TestReadSGLangLengths(t *testing.T) {
 	}
 }
 
+// A measured-runs CSV row gives its client's settings: drawn one-sided uniform at 0.8, its
+// mean lengths are 0.9 of them; a file that gives its measured means (no settings), one that
+// records its draw, and a constant draw keep ISL and OSL.
+func TestMeanLengthsOfADrawnRow(t *testing.T) {
+	draw := spec.Lengths{Distribution: spec.LengthsUniform, MinRatio: 0.8, MaxRatio: 1}
+	for _, c := range []struct {
+		name     string
+		m        Measurement
+		isl, osl int
+	}{
+		{"CSV row drawn", Measurement{ISL: 1024, OSL: 512, DrawISL: 1024, DrawOSL: 512, Lengths: draw}, 922, 461},
+		{"measured means", Measurement{ISL: 900, OSL: 90, Lengths: draw}, 900, 90},
+		{"recorded draw", Measurement{ISL: 950, OSL: 470, DrawISL: 1024, DrawOSL: 512, Lengths: draw, LengthsRecorded: true}, 950, 470},
+		{"constant", Measurement{ISL: 1024, OSL: 512, DrawISL: 1024, DrawOSL: 512}, 1024, 512},
+	} {
+		if isl, osl := c.m.MeanLengths(); isl != c.isl || osl != c.osl {
+			t.Errorf("%s: MeanLengths = %d/%d, want %d/%d", c.name, isl, osl, c.isl, c.osl)
+		}
+	}
+}
+
 // A file that records its means but not the lengths its client was given replays around the
 // means divided by the draw's mean factor.
 func TestDrawLengthsFromTheMeans(t *testing.T) {

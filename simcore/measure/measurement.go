@@ -45,7 +45,7 @@ type Measurement struct {
 	// Requests is the number of completed requests (0 when not recorded).
 	Requests int
 	// ISL and OSL are the mean input and output lengths in tokens (a measured-runs CSV row:
-	// the lengths its client was given).
+	// the lengths its client was given; MeanLengths are its means when it drew around them).
 	ISL, OSL int
 	// Lengths is how the run's client drew each request's lengths (docs/calibration.md,
 	// "Length draws"), read when LengthsRecorded; DrawISL and DrawOSL are the lengths it drew

@@ -69,8 +69,7 @@ func main() {
 		for i := range rows {
 			r := &rows[i]
 			if r.Concurrency > 0 && r.TTFT > 0 && r.TPOT > 0 && r.ISL > 0 && r.OSL > 0 {
-				ms = append(ms, measure.Measurement{File: "csv", Format: measure.FormatCSV, ID: r.ID, Row: r, Model: r.Model,
-					Backend: r.Backend, Concurrency: r.Concurrency, ISL: r.ISL, OSL: r.OSL, TTFT: r.TTFT, TPOT: r.TPOT})
+				ms = append(ms, r.Measurement("csv")) // as the CSV reader gives it
 			}
 		}
 	}
@@ -123,6 +122,12 @@ func main() {
 			continue
 		}
 		curvesUsed++
+		var prof spec.Profile
+		if err := json.Unmarshal(out.ProfileJSON, &prof); err != nil || len(prof.Entries) != 1 {
+			fmt.Fprintln(os.Stderr, "calibinterp: curve", id, "does not give one profile entry")
+			os.Exit(1)
+		}
+		res := &prof.Entries[0].Residuals
 		// Predict the rows between first: a row calibrate would refuse (its replay's KV
 		// capacity cannot hold the measured load) or that does not predict is left out of the
 		// figures and of the warning check alike.
@@ -144,7 +149,7 @@ func main() {
 				}
 				continue
 			}
-			drawn := *m
+			drawn := *m // the row as its client drew it
 			drawn.Lengths = oneSided(*predictSpread)
 			yaml := spec.EmitYAML(calibration.RowConfig(&drawn))
 			zero := 0.0
@@ -158,7 +163,7 @@ func main() {
 			if err != nil {
 				continue
 			}
-			rows = append(rows, predicted{m, u.Summary, k.Summary, u.Intervals, k.Intervals})
+			rows = append(rows, predicted{&drawn, u.Summary, k.Summary, u.Intervals, k.Intervals})
 			whole += lines[m.ID] + "\n"
 		}
 		ws, err := simcore.MeasurementWarnings(simcore.CalibrateInput{Measurements: []simcore.NamedFile{{Name: id + ".csv", Data: []byte(whole)}}, Lengths: oneSided(*spread)})
@@ -180,8 +185,8 @@ func main() {
 		}
 		for _, r := range rows {
 			m := r.m
-			all.add(m, r.k, r.u, r.ki, r.ui)
-			side.add(m, r.k, r.u, r.ki, r.ui)
+			all.add(m, r.k, r.u, r.ki, r.ui, res)
+			side.add(m, r.k, r.u, r.ki, r.ui, res)
 			if *verbose {
 				fmt.Printf("%s c=%d: TTFT %.1f uncal %.1f cal %.1f | TPOT %.2f uncal %.2f cal %.2f\n", m.ID, m.Concurrency,
 					m.TTFT, num(r.u, report.TTFT.Key(report.Mean)), num(r.k, report.TTFT.Key(report.Mean)),
@@ -206,22 +211,24 @@ type tally struct {
 
 func newTally(name string) *tally { return &tally{name: name, byBackend: map[string]*[2]score{}} }
 
-// add scores one predicted row: its calibrated (k) and uncalibrated (u) summaries and
-// their intervals (ki, ui).
-func (t *tally) add(m *measure.Measurement, k, u, ki, ui map[string]any) {
-	t.cal.add(m, k, ki)
-	t.unc.add(m, u, ui)
+// add scores one predicted row: its calibrated (k) and uncalibrated (u) summaries, their
+// intervals (ki, ui) and the calibrating profile entry's residuals.
+func (t *tally) add(m *measure.Measurement, k, u, ki, ui map[string]any, res *spec.ProfileResiduals) {
+	t.cal.add(m, k, ki, res)
+	t.unc.add(m, u, ui, nil)
 	if t.byBackend[m.Backend] == nil {
 		t.byBackend[m.Backend] = &[2]score{}
 	}
-	t.byBackend[m.Backend][0].add(m, k, ki)
-	t.byBackend[m.Backend][1].add(m, u, ui)
+	t.byBackend[m.Backend][0].add(m, k, ki, res)
+	t.byBackend[m.Backend][1].add(m, u, ui, nil)
 }
 
 func (t *tally) print() {
 	fmt.Printf("%s: %d curves, %d rows\n", t.name, t.curves, t.cal.n)
 	fmt.Printf("  calibrated:   TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); TTFT above measured on %d rows; 80 %% intervals hold TTFT %.1f %%, TPOT %.1f %%\n", t.cal.mape(0), t.cal.median(0), t.cal.mape(1), t.cal.median(1), t.cal.above, t.cal.coverage(0), t.cal.coverage(1))
 	fmt.Printf("  uncalibrated: TTFT MAPE %.1f %% (median %.1f %%), TPOT MAPE %.1f %% (median %.1f %%); 80 %% intervals hold TTFT %.1f %%, TPOT %.1f %%\n", t.unc.mape(0), t.unc.median(0), t.unc.mape(1), t.unc.median(1), t.unc.coverage(0), t.unc.coverage(1))
+	fmt.Printf("  calibrated: smallest band floor (ln) holding 80 %% of rows: TTFT %.3f, TPOT %.3f, E2E %.3f, output throughput %.3f\n",
+		t.cal.floor80(0), t.cal.floor80(1), t.cal.floor80(2), t.cal.floor80(3))
 	backends := make([]string, 0, len(t.byBackend))
 	for b := range t.byBackend {
 		backends = append(backends, b)
@@ -242,9 +249,29 @@ type score struct {
 	ape      [2][]float64
 	held     [2]int
 	banded   [2]int
+	// spread is, per calibrated metric (bandMetrics), each row's residual against its
+	// profile entry's residual band, from which the smallest band half-width holding 80 % of
+	// the rows is found (floor80).
+	spread [4][]bandRow
 }
 
-func (s *score) add(m *measure.Measurement, summary, intervals map[string]any) {
+// bandRow is one predicted row's residual r = ln(measured / predicted) of a metric and the
+// half-width its entry's residuals give (calibration.ResidualHalfWidth) about their mean.
+type bandRow struct{ r, mean, half float64 }
+
+// bandMetrics are the metrics of a profile's residuals, in score.spread order.
+var bandMetrics = []struct {
+	key      string
+	band     func(spec.ProfileResiduals) spec.ProfileBand
+	measured func(calibration.Metrics) float64
+}{
+	{report.TTFT.Key(report.Mean), func(r spec.ProfileResiduals) spec.ProfileBand { return r.TTFT }, func(m calibration.Metrics) float64 { return m.TTFT }},
+	{report.TPOT.Key(report.Mean), func(r spec.ProfileResiduals) spec.ProfileBand { return r.TPOT }, func(m calibration.Metrics) float64 { return m.TPOT }},
+	{report.E2ELatency.Key(report.Mean), func(r spec.ProfileResiduals) spec.ProfileBand { return r.E2E }, func(m calibration.Metrics) float64 { return m.E2E }},
+	{report.KeyOutputThroughputTokS, func(r spec.ProfileResiduals) spec.ProfileBand { return r.OutputThroughput }, func(m calibration.Metrics) float64 { return m.OutputThroughput }},
+}
+
+func (s *score) add(m *measure.Measurement, summary, intervals map[string]any, res *spec.ProfileResiduals) {
 	s.n++
 	for i, c := range []struct {
 		key      string
@@ -264,6 +291,41 @@ func (s *score) add(m *measure.Measurement, summary, intervals map[string]any) {
 	}
 	s.ape[0] = append(s.ape[0], 100*math.Abs(num(summary, report.TTFT.Key(report.Mean))/m.TTFT-1))
 	s.ape[1] = append(s.ape[1], 100*math.Abs(num(summary, report.TPOT.Key(report.Mean))/m.TPOT-1))
+	if res == nil {
+		return
+	}
+	measured := calibration.MeasuredMetrics(m)
+	for i, b := range bandMetrics {
+		v, x := num(summary, b.key), b.measured(measured)
+		if v <= 0 || x <= 0 {
+			continue
+		}
+		band := b.band(*res)
+		s.spread[i] = append(s.spread[i], bandRow{r: math.Log(x / v), mean: band.Mean, half: calibration.ResidualHalfWidth(band)})
+	}
+}
+
+// floor80 is the smallest floor H of the band half-width, max(residual half-width, H) about
+// the residuals' mean, at which the bands hold 80 % of the rows of metric i (NaN with no rows):
+// what the model's own error between calibrated loads needs beyond the profile's residuals.
+func (s *score) floor80(i int) float64 {
+	rows := s.spread[i]
+	if len(rows) == 0 {
+		return math.NaN()
+	}
+	need := int(math.Ceil(0.8 * float64(len(rows))))
+	var beyond []float64 // the distances the residual half-width does not hold
+	for _, r := range rows {
+		if d := math.Abs(r.r - r.mean); d > r.half {
+			beyond = append(beyond, d)
+		}
+	}
+	held := len(rows) - len(beyond)
+	if held >= need {
+		return 0
+	}
+	sort.Float64s(beyond)
+	return beyond[need-held-1]
 }
 
 // coverage is the share of the measured means of metric i that their 80 % intervals hold (%).
