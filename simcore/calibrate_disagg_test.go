@@ -23,8 +23,8 @@ const disaggRoundTripConfig = `engine:
       parallelism: {replicas: 1, tensor: 1}
 `
 
-// The disaggregated round trip, where every slope of the fit comes from the surrogate
-// (docs/calibration.md, "Slopes from the surrogate"): a cluster whose prefill is 30 %
+// The disaggregated round trip, where every step of the fit is taken on the surrogate
+// (docs/calibration.md, "Steps from the surrogate"): a cluster whose prefill is 30 %
 // slower, decode 15 % slower with 0.5 ms more per pass, 25 ms more frontend and 10 ms more
 // hand-off latency, measured at 4, 16 and 64 requests, is fitted within 3 % in every mean
 // TTFT and TPOT, and the profile predicts a load it never saw (32) within 3 %, where the

@@ -8,8 +8,8 @@ import (
 
 // measurementSurrogate is the steady-state surrogate of a measurement's replay
 // (perf.SimDisaggLoop: a closed loop whose cycle includes the frontend and hand-off
-// latencies) under given parameters, which linearises the fit without replaying
-// (docs/calibration.md, "Slopes from the surrogate"). Only a closed loop on a disaggregated
+// latencies) under given parameters, on which the fit takes its steps without replaying
+// (docs/calibration.md, "Steps from the surrogate"). Only a closed loop on a disaggregated
 // deployment whose roles both run the default timing model has one; nil otherwise (the fit
 // then replays every finite difference).
 func measurementSurrogate(p *measuredPoint) (func(calibration.Params) calibration.Metrics, error) {

@@ -9,11 +9,11 @@ import (
 	"aisimulate/simcore/spec"
 )
 
-// The surrogate that linearises a disaggregated fit's pass terms exists for a disaggregated
+// The surrogate a disaggregated fit takes its steps on exists for a disaggregated
 // closed loop only, and moves the way its replay moves: a slower prefill lengthens TTFT and
 // leaves TPOT, a slower decode lengthens TPOT, and the surrogate's relative change is within
-// a factor of two of the replay's (the fit takes its relative slopes, docs/calibration.md,
-// "Slopes from the surrogate").
+// a factor of two of the replay's (the fit takes its relative changes, docs/calibration.md,
+// "Steps from the surrogate").
 func TestMeasurementSurrogateFollowsTheReplay(t *testing.T) {
 	data, err := os.ReadFile("measure/testdata/runs.csv")
 	if err != nil {

@@ -36,14 +36,14 @@ func TestFitRecoversLinearTruth(t *testing.T) {
 	}
 }
 
-// With a surrogate on every point, every slope comes from it: the pass terms' as relative
-// slopes, so a surrogate whose level of queueing is off by a constant factor gives the
-// replay's exact slopes, the frontend's as it is (a latency adds the same milliseconds
-// whatever that level). The fit then recovers the same truth without any finite-difference
-// replay, and a surrogate whose sensitivities are off (the decode load's, or a closed loop
-// that gives back half of the frontend latency the replay does not) is corrected by the
-// confirming replays, at the cost of more steps.
-func TestFitTakesPassSlopesFromTheSurrogate(t *testing.T) {
+// With a surrogate on every point, every step is taken on it, corrected to the replays
+// (corrected): the pass terms' changes relative to its level, so a surrogate whose level of
+// queueing is off by a constant factor moves the replay's means exactly, the frontend's as
+// it is (a latency adds the same milliseconds whatever that level). The fit then recovers
+// the same truth without any finite-difference replay, and a surrogate whose sensitivities
+// are off (the decode load's, or a closed loop that gives back half of the frontend latency
+// the replay does not) is corrected by the confirming replays, at the cost of more steps.
+func TestFitStepsOnTheSurrogate(t *testing.T) {
 	truth := Params{PrefillScale: 1.4, PrefillPassMs: 3, DecodeScale: 0.9, DecodePassMs: 2, FrontendMs: 30}
 	model := func(p Params, c, decodeLoad float64) Metrics {
 		prefill := p[PrefillScale]*(20+3*c) + p[PrefillPassMs]*(1+math.Sqrt(c))

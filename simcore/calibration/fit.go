@@ -15,20 +15,13 @@ type Metrics struct {
 // Point is one measurement the fit replays: its measured means, whether its deployment is
 // disaggregated (only then is the hand-off term fitted), the replay of its workload under
 // given parameters and, where one exists, the steady-state surrogate of that replay
-// (nil: none), which linearises the fit without replaying (linearise).
+// (nil: none), on which the fit takes its steps without replaying (corrected).
 type Point struct {
 	Measured      Metrics
 	Disaggregated bool
 	Replay        func(Params) (Metrics, error)
 	Surrogate     func(Params) Metrics
 }
-
-// absoluteParams are the latencies whose surrogate slope is taken as it is, not relative to
-// the surrogate's level (docs/calibration.md, "Slopes from the surrogate"): a latency adds
-// milliseconds whatever the level of the queueing around it, and in a closed loop (the
-// surrogate's cycle includes it) a saturated rank's queue gives back what the latency adds.
-// The pass terms scale the surrogate's relative change to the replay's level instead.
-var absoluteParams = [NumParams]bool{FrontendMs: true, HandoffMs: true}
 
 // Fitted is the outcome of a fit.
 type Fitted struct {
@@ -94,10 +87,12 @@ const unresolvedLoss = 0.03 * 0.03
 // the bounded ridge least squares on that linear model (Gauss–Newton iterations that cost
 // no replay), replays the solution to confirm it, corrects the model by the secant of each
 // confirmed step (Broyden) and solves again. A step the replays do not confirm is halved; if
-// halving fails too, the model is linearised again at the current point once. A descent
-// from the default model that leaves the points unexplained (unresolvedLoss) is followed by
-// a second one from the queueing corner (queueingCorner) when the corner starts with a
-// lower loss than the default model, and the lower end is kept. Nothing is random.
+// halving fails too, the model is linearised again at the current point once. When every
+// point has a surrogate, the steps are taken on the surrogate corrected to the replays
+// instead, without finite differences (descendCorrected). A descent from the default model
+// that leaves the points unexplained (unresolvedLoss) is followed by a second one from the
+// queueing corner (queueingCorner) when the corner starts with a lower loss than the
+// default model, and the lower end is kept. Nothing is random.
 func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, Identity) }
 
 // FitAt is Fit with the parameters that are not Gauss–Newton terms, the KV-capacity scale
@@ -178,43 +173,20 @@ type model struct {
 }
 
 // linearise measures the model's slopes at theta by one replay per active parameter, a
-// finite difference of steps[k] from at (the replays at theta). When every point has a
-// surrogate, every slope comes from the surrogate's finite difference instead and no replay
-// is run (docs/calibration.md, "Slopes from the surrogate"): for a pass term as a relative
-// slope, d(metric)/dk = at · (S(theta + step) − S(theta)) / (step · S(theta)), so the
-// replay's own level carries the surrogate's sensitivity; for a latency (absoluteParams) as
-// it is, (S(theta + step) − S(theta)) / step.
-func linearise(points []Point, replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
+// finite difference of steps[k] from at (the replays at theta).
+func linearise(replayAll func(Params) ([]Metrics, error), theta Params, at []Metrics, active [NumParams]bool) (*model, error) {
 	m := &model{}
-	surrogate := allSurrogates(points)
-	var base []Metrics
-	if surrogate {
-		base = surrogateAll(points, theta)
-	}
 	for k := range active {
 		if !active[k] {
 			continue
 		}
 		p := theta
 		p[k] += steps[k]
-		m.slope[k] = make([][2]float64, len(at))
-		if surrogate && positive(base) {
-			got := surrogateAll(points, p)
-			for i := range at {
-				for j := 0; j < 2; j++ {
-					d := (metric(got[i], j) - metric(base[i], j)) / steps[k]
-					if !absoluteParams[k] {
-						d *= metric(at[i], j) / metric(base[i], j)
-					}
-					m.slope[k][i][j] = d
-				}
-			}
-			continue
-		}
 		got, err := replayAll(p)
 		if err != nil {
 			return nil, err
 		}
+		m.slope[k] = make([][2]float64, len(at))
 		for i := range at {
 			for j := 0; j < 2; j++ {
 				m.slope[k][i][j] = (metric(got[i], j) - metric(at[i], j)) / steps[k]
@@ -489,8 +461,8 @@ func Solve(m [][]float64) []float64 {
 
 // descend is the fit's descent from start (within the bounds; startAt: every point's replay
 // there, nil when it has not been replayed): linearise, solve, confirm by replays, correct
-// by the secant, as Fit describes. It returns where it stopped, the replays there and their
-// loss.
+// by the secant, as Fit describes, or descendCorrected when every point has a surrogate. It
+// returns where it stopped, the replays there and their loss.
 func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Params, startAt []Metrics, floor Params, active [NumParams]bool) (Params, []Metrics, float64, error) {
 	theta, at := start, startAt
 	var err error
@@ -500,7 +472,11 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 		}
 	}
 	loss := lossOf(points, at)
-	m, err := linearise(points, replayAll, theta, at, active)
+	if allSurrogates(points) {
+		theta, at, loss, err = descendCorrected(points, replayAll, theta, at, floor, active)
+		return theta, at, loss, err
+	}
+	m, err := linearise(replayAll, theta, at, active)
 	if err != nil {
 		return theta, nil, 0, err
 	}
@@ -540,20 +516,27 @@ func descend(points []Point, replayAll func(Params) ([]Metrics, error), start Pa
 				break
 			}
 			relinearised = true
-			if m, err = linearise(points, replayAll, theta, at, active); err != nil {
+			if m, err = linearise(replayAll, theta, at, active); err != nil {
 				return theta, nil, 0, err
 			}
 			continue
 		}
 		m.secant(sub(next, theta), at, got)
-		gain := loss - nextLoss
-		lastGain = gain / loss
+		var settled bool
+		lastGain, settled = confirmedGain(loss, nextLoss)
 		theta, at, loss = next, got, nextLoss
-		if gain < minGain*(loss+gain)+1e-12 {
+		if settled {
 			break
 		}
 	}
 	return theta, at, loss, nil
+}
+
+// confirmedGain is a confirmed step's gain from loss to next relative to loss, and whether
+// it gained less than minGain of it, where the fit stops.
+func confirmedGain(loss, next float64) (float64, bool) {
+	gain := loss - next
+	return gain / loss, gain < minGain*(next+gain)+1e-12
 }
 
 // queueingCorner is the fit's second starting point: prefill as slow as the profile range

@@ -330,17 +330,27 @@ func CleanParallelism(p spec.Parallelism) spec.Parallelism {
 // each request's decode lasts batch / maxInFlight times as long; SGLang reserves the blocks
 // before the hand-off (destination-first), and the surrogate does not bound its batch.
 func SimDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs float64) (ttft, tpot float64) {
-	return SimDisaggLoop(pre, dec, backend, conc, isl, osl, pr, dr, kvTokens, handoffMs, 0)
+	return simDisagg(pre, dec, backend, conc, isl, osl, pr, dr, kvTokens, handoffMs, 0, false)
 }
 
 // SimDisaggLoop is SimDisagg whose closed loop also spends outsideMs of every client's cycle
 // outside the prefill and decode ranks (the frontend and hand-off latencies): that time is
 // added to the decode time of the prefill rank's closed loop (closedLoopPrefill), so below
 // saturation it thins the prompt stream a little and at saturation the queue shrinks by as
-// much as the latency grows (the rank's throughput fixes the cycle). The calibration
-// linearises its frontend and hand-off terms on it (docs/calibration.md, "Slopes from the
-// surrogate"); SimDisagg (outsideMs 0) is the screen's surrogate as recommend.md calibrates it.
+// much as the latency grows (the rank's throughput fixes the cycle). Its decode ranks run
+// the loop's own decode population rather than every client (decodePopulation): when the
+// prefill ranks are saturated most clients wait there, the decode batch is smaller and its
+// TPOT lower; SGLang's decode ranks hold at most what their KV cache fits (destination-first:
+// the rest wait before their first token); and a prompt longer than the pass budget takes
+// one pass per chunk (chunkedPrefillMs). The calibration takes its steps on it (docs/calibration.md,
+// "Steps from the surrogate"); SimDisagg (outsideMs 0, every client decoding) is the
+// screen's surrogate as recommend.md calibrates it.
 func SimDisaggLoop(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs, outsideMs float64) (ttft, tpot float64) {
+	return simDisagg(pre, dec, backend, conc, isl, osl, pr, dr, kvTokens, handoffMs, outsideMs, true)
+}
+
+// simDisagg is SimDisagg (loop false) and SimDisaggLoop (loop true).
+func simDisagg(pre, dec *Default, backend string, conc, isl, osl int, pr, dr SurrogateRole, kvTokens int64, handoffMs, outsideMs float64, loop bool) (ttft, tpot float64) {
 	pr.Par, dr.Par = CleanParallelism(pr.Par), CleanParallelism(dr.Par)
 	if pr.Workers < 1 {
 		pr.Workers = 1
@@ -352,13 +362,17 @@ func SimDisaggLoop(pre, dec *Default, backend string, conc, isl, osl int, pr, dr
 	dRanks := dr.Workers * dr.Par.AttentionData
 	bd := (conc + dRanks - 1) / dRanks
 	ctx := isl + osl/2
-	run, wait := bd, 1.0
-	if backend != "sglang" {
-		if c := MaxInFlight(backend, kvTokens, isl, osl); c < bd {
-			run, wait = c, float64(bd)/float64(c)
+	// decodeAt is the TPOT of b sequences per decode rank: a source-first backend runs at
+	// most MaxInFlight of them at once, the rest waiting their turn.
+	decodeAt := func(b int) float64 {
+		run, wait := b, 1.0
+		if backend != "sglang" {
+			if c := MaxInFlight(backend, kvTokens, isl, osl); c < b {
+				run, wait = c, float64(b)/float64(c)
+			}
 		}
+		return wait * dec.DecodeMs(run, int64(run)*int64(ctx), ctx, 0)
 	}
-	tpot = wait * dec.DecodeMs(run, int64(run)*int64(ctx), ctx, 0)
 	pRanks := float64(pr.Workers * pr.Par.AttentionData)
 	cp := float64(conc) / pRanks
 	k := budget / isl
@@ -378,9 +392,71 @@ func SimDisaggLoop(pre, dec *Default, backend string, conc, isl, osl int, pr, dr
 	}
 	wave := tk * (n + 1) / 2
 	t1 := pre.PrefillMs(1, isl, 0)
-	steady := closedLoopPrefill(cp, t1, float64(k)/tk, float64(osl-1)*tpot+outsideMs)
+	mu := float64(k) / tk
+	if loop && isl > budget {
+		// A prompt longer than the pass budget is prefilled in chunks of the budget, each
+		// on top of the chunks before it (chunked prefill), one pass each.
+		t1 = chunkedPrefillMs(pre, isl, budget)
+		tk, mu = t1, 1/t1
+		wave = tk * (n + 1) / 2
+	}
+	if !loop {
+		tpot = decodeAt(bd)
+		steady := closedLoopPrefill(cp, t1, mu, float64(osl-1)*tpot)
+		return 0.1*wave + 0.9*steady + handoffMs + pre.FrontendMs(isl), tpot
+	}
+	// SGLang reserves a request's decode blocks before its hand-off (destination-first), so
+	// a decode rank holds at most MaxInFlight of them and the rest wait before their first
+	// token.
+	held := bd
+	if backend == "sglang" {
+		held = min(bd, MaxInFlight(backend, kvTokens, isl, osl))
+	}
+	b := decodePopulation(held, func(b int) float64 {
+		d := float64(osl-1) * decodeAt(b)
+		cycle := closedLoopPrefill(cp, t1, mu, d+outsideMs) + d + outsideMs
+		return float64(conc) * d / cycle / float64(dRanks)
+	})
+	tpot = decodeAt(b)
+	d := float64(osl-1) * tpot
+	steady := closedLoopPrefill(cp, t1, mu, d+outsideMs)
+	if b == held && held < bd {
+		// The decode ranks bound the loop's throughput to dRanks·b requests per decode
+		// time, so a cycle lasts at least conc over that; what of it is not decode or
+		// outside the ranks is spent before the first token.
+		steady = max(steady, float64(conc)*d/float64(dRanks*b)-d-outsideMs)
+	}
 	ttft = 0.1*wave + 0.9*steady + handoffMs + pre.FrontendMs(isl)
 	return ttft, tpot
+}
+
+// chunkedPrefillMs is one prompt of isl tokens prefilled alone in passes of at most budget
+// tokens, each computing its chunk on top of the tokens before it.
+func chunkedPrefillMs(pre *Default, isl, budget int) float64 {
+	var t float64
+	for done := 0; done < isl; done += budget {
+		t += pre.PrefillMs(1, min(done+budget, isl), done)
+	}
+	return t
+}
+
+// decodePopulation is the decode batch per rank of a closed loop, at most bd (every client
+// decoding): the largest b whose loop keeps b sequences decoding per rank, to the nearest
+// sequence, where held(b) is that number when each rank decodes b (Little's law: the loop's
+// throughput, clients over their cycle, times the decode time). held grows with b slower
+// than b does once the decode passes' cost per sequence is small against the prefill
+// queue's share of the cycle, so the crossing is one; integer bisection, deterministic.
+func decodePopulation(bd int, held func(b int) float64) int {
+	lo, hi := 1, bd
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if held(mid)+0.5 >= float64(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // closedLoopPrefill is the steady-state prefill time (queueing + pass) of a prompt on a

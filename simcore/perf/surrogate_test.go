@@ -120,9 +120,6 @@ func near(a, b, rel float64) bool {
 	return d <= rel*(1+b)
 }
 
-// closedLoopPrefill: a lone client waits for nothing but its own pass; a light load queues as
-// M/D/1 at the loop's own utilisation; a saturated rank holds each cycle to cp/mu, so the
-// prefill part is cp/mu − decode, and the wait grows with the clients and never exceeds
 // SimDisaggLoop's closed loop spends the latency outside the ranks too: a saturated prefill
 // rank's queue gives back all of it (the rank's throughput fixes the cycle, so the steady
 // prefill time, 0.9 of the TTFT, falls by as much as the latency grows); below saturation
@@ -135,9 +132,6 @@ func TestSimDisaggLoop(t *testing.T) {
 	if !near(sat0-sat1, 0.9*outside, 1e-6) || tpot1 != tpot0 {
 		t.Errorf("saturated prefill, %d ms outside: TTFT %.3f → %.3f (want %.3f less), TPOT %.4f → %.4f", outside, sat0, sat1, 0.9*outside, tpot0, tpot1)
 	}
-	if a, b := SimDisagg(d, d, "trtllm", 512, isl, osl, role, role, 1<<30, 0); a != sat0 || b != tpot0 {
-		t.Errorf("SimDisagg is not SimDisaggLoop with nothing outside: %.3f/%.4f against %.3f/%.4f", a, b, sat0, tpot0)
-	}
 	lone0, _ := SimDisaggLoop(d, d, "trtllm", 1, isl, osl, role, role, 1<<30, 0, 0)
 	lone1, _ := SimDisaggLoop(d, d, "trtllm", 1, isl, osl, role, role, 1<<30, 0, outside)
 	if !(lone1 < lone0 && lone0-lone1 < 0.9*outside/2) {
@@ -145,6 +139,9 @@ func TestSimDisaggLoop(t *testing.T) {
 	}
 }
 
+// closedLoopPrefill: a lone client waits for nothing but its own pass; a light load queues as
+// M/D/1 at the loop's own utilisation; a saturated rank holds each cycle to cp/mu, so the
+// prefill part is cp/mu − decode, and the wait grows with the clients and never exceeds
 // what the rank's rate allows.
 func TestClosedLoopPrefill(t *testing.T) {
 	const t1, decode = 100.0, 10000.0
@@ -169,5 +166,72 @@ func TestClosedLoopPrefill(t *testing.T) {
 			t.Fatalf("%v clients: %.3f ms after %.3f", cp, got, prev)
 		}
 		prev = got
+	}
+}
+
+// SimDisaggLoop's decode ranks run the loop's own decode population. A light load keeps
+// every client decoding, as SimDisagg does. A saturated prefill rank holds each client's
+// cycle to cp/mu (closedLoopPrefill), so by Little's law only conc·(osl − 1)·TPOT·mu/cp
+// (mu·(osl − 1)·TPOT with one prefill rank) requests decode at once: the TPOT is that batch's pass, well below SimDisagg's of every
+// client, and the decode population is the largest batch the loop keeps decoding, to the
+// nearest sequence.
+func TestSimDisaggLoopDecodePopulation(t *testing.T) {
+	d, role := llama8bH200(t)
+	ttft, tpot := SimDisaggLoop(d, d, "trtllm", 4, 1000, 200, role, role, 1<<30, 0, 0)
+	if a, b := SimDisagg(d, d, "trtllm", 4, 1000, 200, role, role, 1<<30, 0); a != ttft || b != tpot {
+		t.Errorf("four clients: the loop gives %.3f/%.4f, SimDisagg %.3f/%.4f; want every client decoding", ttft, tpot, a, b)
+	}
+	const conc, isl, osl = 512, 4000, 20
+	_, all := SimDisagg(d, d, "trtllm", conc, isl, osl, role, role, 1<<30, 0)
+	_, tpot = SimDisaggLoop(d, d, "trtllm", conc, isl, osl, role, role, 1<<30, 0, 0)
+	ctx := isl + osl/2
+	b := 1
+	for b < conc && d.DecodeMs(b, int64(b)*int64(ctx), ctx, 0) != tpot {
+		b++
+	}
+	k := 8192 / isl
+	mu := float64(k) / d.PrefillMs(k, isl, 0)
+	// One prefill and one decode rank: the loop finishes mu requests per ms.
+	held := func(b int) float64 { return float64(osl-1) * d.DecodeMs(b, int64(b)*int64(ctx), ctx, 0) * mu }
+	if b == conc || !(tpot < all/2) || held(b)+0.5 < float64(b) || held(b+1)+0.5 >= float64(b+1) {
+		t.Errorf("saturated prefill: TPOT %.4f is the %d-sequence pass (held %.2f, %d held %.2f), SimDisagg's %.4f", tpot, b, held(b), b+1, held(b+1), all)
+	}
+}
+
+// SGLang reserves a request's decode blocks before its hand-off, so a decode rank holds at
+// most MaxInFlight requests: with room for 8 of 64 clients the loop decodes 8 (their pass
+// is the TPOT, none of them waits after its first token) and the others wait before their
+// first token. The rank then finishes 8 requests per decode time D, so a cycle lasts 64/8·D
+// and the time before the first token is all of it but D: the steady 0.9 of the TTFT is
+// (64/8 − 1)·D.
+func TestSimDisaggLoopSGLangDecodeCapacity(t *testing.T) {
+	d, role := llama8bH200(t)
+	const conc, isl, osl = 64, 1000, 200
+	ctx := isl + osl/2
+	ttft, tpot := SimDisaggLoop(d, d, "sglang", conc, isl, osl, role, role, 8*int64(ctx), 0, 0)
+	if want := d.DecodeMs(8, 8*int64(ctx), ctx, 0); tpot != want {
+		t.Fatalf("room for 8: TPOT %.4f, want the 8-sequence pass %.4f", tpot, want)
+	}
+	dec := float64(osl-1) * tpot
+	if steady := 0.9 * (conc/8 - 1) * dec; !(ttft > steady && ttft < steady+0.1*conc*d.PrefillMs(1, isl, 0)+d.FrontendMs(isl)) {
+		t.Errorf("room for 8 of 64: TTFT %.1f, want the capacity's wait %.1f and at most the first wave's share more", ttft, steady)
+	}
+}
+
+// A prompt longer than the pass budget is prefilled in chunks, each a pass on top of the
+// chunks before it: SGLang with 8 attention-DP ranks gives each 1024 tokens a pass, so a lone
+// 8192-token prompt takes eight passes, more than one 8192-token pass costs (a long decode
+// keeps the lone client's queueing under 1 %).
+func TestSimDisaggLoopChunkedPrefill(t *testing.T) {
+	d, role := llama8bH200(t)
+	const isl, osl = 8192, 4000
+	pre := SurrogateRole{Workers: 1, Par: spec.Parallelism{Tensor: 1, AttentionData: 8}}
+	var chunks float64
+	for done := 0; done < isl; done += 1024 {
+		chunks += d.PrefillMs(1, done+1024, done)
+	}
+	ttft, _ := SimDisaggLoop(d, d, "sglang", 1, isl, osl, pre, role, 1<<30, 0, 0)
+	if got := ttft - d.FrontendMs(isl); !near(got, chunks, 0.01) || !(chunks > d.PrefillMs(1, isl, 0)) {
+		t.Errorf("one 8192-token prompt in 1024-token chunks: TTFT less frontend %.2f, want the eight passes %.2f (one pass %.2f)", got, chunks, d.PrefillMs(1, isl, 0))
 	}
 }
