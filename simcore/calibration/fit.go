@@ -38,14 +38,16 @@ type Fitted struct {
 
 // Steps of the finite differences that linearise a replay in each parameter: large enough
 // to move a scheduler's pass times well above rounding, small enough that the replay stays
-// near-linear (pass times are linear in every parameter; only the schedule bends).
-var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20, KVCapacityScale: 1}
+// near-linear (pass times are linear in every parameter; only the schedule bends). The held
+// parameters (KV capacity, frontend service time) are never differenced, but every step is
+// a divisor where a step is scaled by them (the secant updates), so none may be 0.
+var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20, KVCapacityScale: 1, FrontendServiceMs: 1}
 
 // ridge is each parameter's typical size: the fit adds (0.01 · Δ/ridge)² per parameter to
 // the loss, so a parameter the measurements do not determine (the frontend latency against
 // the prefill overhead, from one load) stays at the default instead of drifting along the
 // flat direction.
-var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100, KVCapacityScale: 1}
+var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100, KVCapacityScale: 1, FrontendServiceMs: 10}
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
 // stops early once a step lowers the loss by less than minGain of it, or when a step is not
