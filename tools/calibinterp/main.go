@@ -3,14 +3,17 @@
 // measured-runs CSV, calibrate on its lowest- and highest-concurrency rows, predict the rows
 // between with the profile, and report the MAPE of mean TTFT and TPOT, calibrated and
 // uncalibrated, on those rows: over all curves, and apart over the curves whose measurements
-// calibrate warns about (their mean falls as the load rises) and those it does not.
+// calibrate warns about (simcore.MeasurementWarnings) and those it does not. It also reports
+// how many of those rows' measured means the predictions' 80 % intervals hold, and the
+// smallest floor of the calibrated bands' half-width at which they would hold 80 % (the
+// measurement behind calibration.MinHalfWidth, docs/calibration.md "Calibrated intervals").
 //
 //	go run ./tools/calibinterp [-mode agg|disagg|all] [-every N] [-spread S [-predict-spread P]] [-curve ID] [-v] MEASURED.csv
 //
 // -spread S (in (0, 1)) replays every row, in the fit and in the predictions between, with
-// request lengths drawn uniformly in [S·L, L] (calibrate --lengths '{distribution: uniform,
-// min_ratio: S}', the draw of serving benchmarks' random range ratio) instead of constant
-// lengths; -predict-spread P predicts the rows between with another spread than the fit's
+// request lengths drawn uniformly in [S·L, L], L the row's isl and osl (calibrate --lengths
+// '{distribution: uniform, min_ratio: S}', the draw of serving benchmarks' random range
+// ratio) instead of constant lengths; -predict-spread P predicts the rows between with another spread than the fit's
 // (0: constant lengths).
 //
 // The CSV is read, never written or copied; rows are replayed as recorded
