@@ -443,7 +443,8 @@ func replayMeasurement(p *measuredPoint, q calibration.Params) (calibration.Metr
 // paramsTuning is the tuning of a deployment whose every role takes the parameters q.
 func paramsTuning(q calibration.Params) *tuning {
 	c := q.Correction()
-	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs]}
+	t := &tuning{roles: map[string]perf.Correction{spec.RoleAggregated: c, spec.RolePrefill: c, spec.RoleDecode: c}, handoffMs: q[calibration.HandoffMs],
+		frontendServiceMs: q[calibration.FrontendServiceMs]}
 	if s := q[calibration.KVCapacityScale]; s != 1 {
 		t.capacity = map[string]float64{spec.RoleAggregated: s, spec.RolePrefill: s, spec.RoleDecode: s}
 	}

@@ -61,17 +61,7 @@ func TestProfileDecodeMaxSequencesApplies(t *testing.T) {
 		t.Errorf("the fit report does not show the cap as the whole number the profile writes: %s", out.StdoutJSON)
 	}
 	in := checkPredictsAsFitted(t, decodeCapConfig, out, prof, 24)
-	for _, bad := range []int{0, 70000} {
-		prof.Entries[0].Parameters.DecodeMaxSequences = &bad
-		pj, err := encodeProfile(prof)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in.Calibrations = []NamedFile{{Name: "calibration.json", Data: pj}}
-		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters.decode_max_sequences") {
-			t.Errorf("decode_max_sequences %d: %v, want a refusal naming the field", bad, err)
-		}
-	}
+	checkRefused(t, in, prof, "decode_max_sequences", func(v *float64) { n := int(*v); prof.Entries[0].Parameters.DecodeMaxSequences = &n }, 0, 70000)
 }
 
 // A TensorRT-LLM decode rank takes a hand-off's KV only once the request has a slot

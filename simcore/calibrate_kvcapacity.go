@@ -40,8 +40,8 @@ const (
 // fitWithCapacity fits the deployment's parameters at its configured KV capacity, then, when
 // that fit does not explain the measurements and one point shows a queue the default model
 // leaves out, with the decode batch cap that queues that point as measured (fitDecodeCap,
-// disaggregated TensorRT-LLM only) and at the KV capacity that does (kvCapacityRounds
-// rounds), and keeps the fit of the lowest loss.
+// disaggregated TensorRT-LLM only), at the KV capacity that does (kvCapacityRounds rounds)
+// and with a frontend queue (fitWithFrontendQueue), and keeps the fit of the lowest loss.
 func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor calibration.Params) (*calibration.Fitted, error) {
 	fit, err := calibration.Fit(points, floor)
 	if err != nil {
@@ -56,11 +56,11 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 		return fit, nil
 	}
 	best, replays := fit, fit.Replays
-	capped, n, err := fitDecodeCap(ps, points, floor, i, fit)
+	capped, capReplays, err := fitDecodeCap(ps, points, floor, i, fit)
 	if err != nil {
 		return nil, err
 	}
-	replays += n
+	replays += capReplays
 	if capped != nil {
 		if l := calibration.Loss(points, capped.Calibrated); l < loss {
 			best, loss = capped, l
@@ -100,7 +100,11 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 			x1 = x0 - 0.1
 		}
 	}
-	best.Replays = replays
+	best, _, n, err := fitWithFrontendQueue(ps, points, floor, i, best, loss)
+	if err != nil {
+		return nil, err
+	}
+	best.Replays = replays + n
 	return best, nil
 }
 
@@ -146,12 +150,11 @@ func searchCapacity(p *measuredPoint, q calibration.Params, x0, g0, x1, lo float
 	replays := 0
 	for step := 0; step < kvCapacitySteps; step++ {
 		q[calibration.KVCapacityScale] = math.Exp(x1)
-		got, err := replayMeasurement(p, q)
+		g1, err := ttftMiss(p, q)
 		replays++
 		if err != nil {
 			return 0, replays, false
 		}
-		g1 := math.Log(got.TTFT / p.m.TTFT)
 		if math.Abs(g1) < kvCapacitySettled || g1 == g0 {
 			break
 		}
@@ -160,4 +163,14 @@ func searchCapacity(p *measuredPoint, q calibration.Params, x0, g0, x1, lo float
 		x1 = min(max(x, lo), 0)
 	}
 	return x1, replays, true
+}
+
+// ttftMiss replays p under q and returns ln(replayed / measured mean TTFT), the quantity the
+// capacity and frontend searches drive to zero.
+func ttftMiss(p *measuredPoint, q calibration.Params) (float64, error) {
+	got, err := replayMeasurement(p, q)
+	if err != nil {
+		return 0, err
+	}
+	return math.Log(got.TTFT / p.m.TTFT), nil
 }

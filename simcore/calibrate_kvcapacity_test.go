@@ -34,8 +34,16 @@ func TestCalibrationRecoversTheKVCapacity(t *testing.T) {
 	if s := got[calibration.KVCapacityScale]; math.Abs(s/0.5-1) > 0.1 {
 		t.Errorf("kv_capacity_scale = %.3f, want 0.5 ± 10 %%", s)
 	}
-	for _, conc := range []int{6, 24} {
-		held := heldOutRun(t, kvRoundTripConfig, truth, got, conc)
+	checkQueuedHeldOut(t, kvRoundTripConfig, truth, got, 6, 24)
+}
+
+// checkQueuedHeldOut measures the cluster perturbed by truth at loads the fit never saw and checks
+// that the fitted parameters got predict them within 10 % in mean TTFT and 7 % in TPOT (the
+// calibration target's TPOT bound).
+func checkQueuedHeldOut(t *testing.T, config string, truth, got calibration.Params, loads ...int) {
+	t.Helper()
+	for _, conc := range loads {
+		held := heldOutRun(t, config, truth, got, conc)
 		if e := math.Abs(held.cal.TTFT/held.measured.TTFT - 1); e > 0.1 {
 			t.Errorf("concurrency %d: calibrated TTFT %.1f vs measured %.1f (%.1f %% off, want ≤ 10 %%)", conc, held.cal.TTFT, held.measured.TTFT, 100*e)
 		}
@@ -45,12 +53,16 @@ func TestCalibrationRecoversTheKVCapacity(t *testing.T) {
 	}
 }
 
-// A fit that explains its measurements never tries a KV capacity: the round trip without a
-// capacity change writes no kv_capacity_scale.
+// A fit that explains its measurements tries no queue hypothesis: the round trip without a
+// capacity change or a frontend queue writes no kv_capacity_scale and no
+// frontend_service_ms.
 func TestCalibrationKeepsTheCapacityWhenNothingQueued(t *testing.T) {
 	_, _, prof := calibrateCluster(t, roundTripTruth(), 2, 8, 32, 64)
 	if s := prof.Entries[0].Parameters.KVCapacityScale; s != nil {
 		t.Errorf("kv_capacity_scale = %v, want none", *s)
+	}
+	if s := prof.Entries[0].Parameters.FrontendServiceMs; s != nil {
+		t.Errorf("frontend_service_ms = %v, want none", *s)
 	}
 }
 
@@ -66,15 +78,22 @@ func TestProfileKVCapacityScaleApplies(t *testing.T) {
 		t.Fatalf("no kv_capacity_scale fitted:\n%s", out.Table)
 	}
 	in := checkPredictsAsFitted(t, kvRoundTripConfig, out, prof, 24)
-	for _, bad := range []float64{0.2, 1.5} {
-		prof.Entries[0].Parameters.KVCapacityScale = &bad
+	checkRefused(t, in, prof, "kv_capacity_scale", func(v *float64) { prof.Entries[0].Parameters.KVCapacityScale = v }, 0.2, 1.5)
+}
+
+// checkRefused sets a parameter of prof's first entry to each bad value through set and
+// checks that predicting in with the profile is refused naming the parameter's field.
+func checkRefused(t *testing.T, in Input, prof *spec.Profile, field string, set func(*float64), bads ...float64) {
+	t.Helper()
+	for _, bad := range bads {
+		set(&bad)
 		pj, err := encodeProfile(prof)
 		if err != nil {
 			t.Fatal(err)
 		}
 		in.Calibrations = []NamedFile{{Name: "calibration.json", Data: pj}}
-		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters.kv_capacity_scale") {
-			t.Errorf("kv_capacity_scale %g: %v, want a refusal naming the field", bad, err)
+		if _, err := Predict(in); err == nil || !strings.Contains(err.Error(), "parameters."+field) {
+			t.Errorf("%s %g: %v, want a refusal naming the field", field, bad, err)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func lowerTuned(cfg *spec.Config, in *Input, tune *tuning) (*replay.Plan, output
 		return nil, acc, configError(err, "")
 	}
 	acc.CatalogModel = model.CatalogID
-	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated}
+	plan := &replay.Plan{Capture: in.CapturePerRequest, Disaggregated: e.Mode == spec.ModeDisaggregated, FrontendServiceMs: tune.frontendService()}
 	if plan.Disaggregated {
 		if plan.Prefill, err = lowerPool(cfg, model, e.Prefill, spec.RolePrefill, engine.PoolPrefill, tune.role(spec.RolePrefill), tune.capacityScale(spec.RolePrefill)); err != nil {
 			return nil, acc, err

@@ -135,6 +135,11 @@ func (c *calibrated) prepare(cfg *spec.Config, in *Input) (*tuning, error) {
 		if role == spec.RoleDecode || role == spec.RoleAggregated {
 			tune.handoffMs = p[calibration.HandoffMs]
 		}
+		if role == spec.RolePrefill || role == spec.RoleAggregated {
+			// The frontend queue is in front of the pool requests enter (docs/calibration.md,
+			// "Frontend queue").
+			tune.frontendServiceMs = p[calibration.FrontendServiceMs]
+		}
 		if role == spec.RoleDecode {
 			tune.decodeMaxSequences = int(p[calibration.DecodeMaxSequences])
 		}

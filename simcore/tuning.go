@@ -12,6 +12,9 @@ type tuning struct {
 	// capacity is each role's KV-capacity scale (docs/calibration.md, "KV capacity"); a
 	// role without one keeps the capacity its configuration gives.
 	capacity map[string]float64
+	// frontendServiceMs is the serving frontend's serial time per request
+	// (docs/calibration.md, "Frontend queue"; 0: none).
+	frontendServiceMs float64
 	// decodeMaxSequences caps the requests a disaggregated decode rank runs at once
 	// (docs/calibration.md, "Decode batch cap"); 0 keeps the configuration's max_sequences.
 	decodeMaxSequences int
@@ -42,6 +45,14 @@ func (t *tuning) capacityScale(role string) float64 {
 		return s
 	}
 	return 1
+}
+
+// frontendService is the serving frontend's serial time per request (0: none).
+func (t *tuning) frontendService() float64 {
+	if t == nil {
+		return 0
+	}
+	return t.frontendServiceMs
 }
 
 // decodeCap is the decode rank's max_sequences under the tuning: the configuration's, lowered

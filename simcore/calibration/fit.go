@@ -38,14 +38,16 @@ type Fitted struct {
 
 // Steps of the finite differences that linearise a replay in each parameter: large enough
 // to move a scheduler's pass times well above rounding, small enough that the replay stays
-// near-linear (pass times are linear in every parameter; only the schedule bends).
-var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20, KVCapacityScale: 1, DecodeMaxSequences: 1}
+// near-linear (pass times are linear in every parameter; only the schedule bends). The held
+// parameters (KV capacity, frontend service time, decode batch cap) are never differenced, but every step is
+// a divisor where a step is scaled by them (the secant updates), so none may be 0.
+var steps = Params{PrefillScale: 0.1, PrefillPassMs: 2, DecodeScale: 0.1, DecodePassMs: 1, FrontendMs: 20, HandoffMs: 20, KVCapacityScale: 1, FrontendServiceMs: 1, DecodeMaxSequences: 1}
 
 // ridge is each parameter's typical size: the fit adds (0.01 · Δ/ridge)² per parameter to
 // the loss, so a parameter the measurements do not determine (the frontend latency against
 // the prefill overhead, from one load) stays at the default instead of drifting along the
 // flat direction.
-var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100, KVCapacityScale: 1, DecodeMaxSequences: 1}
+var ridge = Params{PrefillScale: 1, PrefillPassMs: 10, DecodeScale: 1, DecodePassMs: 10, FrontendMs: 100, HandoffMs: 100, KVCapacityScale: 1, FrontendServiceMs: 10, DecodeMaxSequences: 1}
 
 // maxIterations bounds the confirmed steps and maxHalvings the backtracking of one; the fit
 // stops early once a step lowers the loss by less than minGain of it, or when a step is not
@@ -95,9 +97,10 @@ const unresolvedLoss = 0.03 * 0.03
 // default model, and the lower end is kept. Nothing is random.
 func Fit(points []Point, floor Params) (*Fitted, error) { return FitAt(points, floor, Identity) }
 
-// FitAt is Fit with the KV-capacity scale and the decode batch cap held at held's: every
-// replay but the default model's runs at them, and the other parameters are fitted around
-// them (docs/calibration.md, "KV capacity", "Decode batch cap").
+// FitAt is Fit with the parameters that are not Gauss–Newton terms, the KV-capacity scale,
+// the frontend service time and the decode batch cap, held at held's: every replay but the
+// default model's runs at them, and the other parameters are fitted around them
+// (docs/calibration.md, "KV capacity", "Frontend queue" and "Decode batch cap").
 func FitAt(points []Point, floor Params, held Params) (*Fitted, error) {
 	if len(points) == 0 {
 		return nil, errors.New("no measurements to fit")
@@ -119,12 +122,11 @@ func FitAt(points []Point, floor Params, held Params) (*Fitted, error) {
 	if f.Uncalibrated, err = replayAll(Identity); err != nil {
 		return nil, err
 	}
-	active := [NumParams]bool{true, true, true, true, true, false, false, false}
+	active := [NumParams]bool{true, true, true, true, true, false, false}
 	for _, p := range points {
 		active[HandoffMs] = active[HandoffMs] || p.Disaggregated
 	}
-	start := clamp(Identity, floor, Ceiling)
-	start[KVCapacityScale], start[DecodeMaxSequences] = held[KVCapacityScale], held[DecodeMaxSequences]
+	start := clamp(Identity, floor, Ceiling).holding(held)
 	startAt := f.Uncalibrated
 	if start != Identity {
 		if startAt, err = replayAll(start); err != nil {
@@ -139,8 +141,7 @@ func FitAt(points []Point, floor Params, held Params) (*Fitted, error) {
 		// The descent from the default model left the points unexplained: if the queueing
 		// corner is a better start than the default model was, descend from there too and
 		// keep the better end (docs/calibration.md, "Two starting points").
-		corner := clamp(queueingCorner(floor), floor, Ceiling)
-		corner[KVCapacityScale], corner[DecodeMaxSequences] = held[KVCapacityScale], held[DecodeMaxSequences]
+		corner := clamp(queueingCorner(floor), floor, Ceiling).holding(held)
 		better, cornerAt, err := betterStart(points, replayAll, corner, start, startAt)
 		if err != nil {
 			return nil, err

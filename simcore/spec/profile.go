@@ -97,6 +97,10 @@ type ProfileParameters struct {
 	// KVCapacityScale multiplies the KV capacity of every matching role (absent: 1;
 	// docs/calibration.md, "KV capacity").
 	KVCapacityScale *float64 `json:"kv_capacity_scale,omitempty"`
+	// FrontendServiceMs is the serving frontend's serial time per request: requests pass
+	// it one at a time before they are scheduled (absent: 0, no queue; docs/calibration.md,
+	// "Frontend queue").
+	FrontendServiceMs *float64 `json:"frontend_service_ms,omitempty"`
 	// DecodeMaxSequences caps the requests a disaggregated decode rank runs at once (its
 	// scheduler.max_sequences, lowered to it; absent: no cap; docs/calibration.md, "Decode
 	// batch cap").
@@ -144,6 +148,9 @@ const (
 	// of half the bytes and half the memory left to the cache take away together.
 	MinProfileKVScale = 0.25
 	MaxProfileKVScale = 1.0
+	// MaxProfileFrontendServiceMs bounds the frontend's serial time per request as a pass
+	// time is bounded: a second per request would cap a deployment at one request a second.
+	MaxProfileFrontendServiceMs = MaxProfilePassMs
 	// MaxProfileDecodeSequences bounds the decode batch cap: a scheduler limit of a decode
 	// rank, at least one request; the fit never sets it above the configuration's
 	// max_sequences (256 by default), and the bound leaves room for a configuration that
@@ -211,6 +218,7 @@ func (e *ProfileEntry) check(path string) *Error {
 		{"frontend_ms", p.FrontendMs, -MaxProfileLatMs, MaxProfileLatMs},
 		{"handoff_ms", p.HandoffMs, -MaxProfileLatMs, MaxProfileLatMs},
 		{"kv_capacity_scale", kvScale(p.KVCapacityScale), MinProfileKVScale, MaxProfileKVScale},
+		{"frontend_service_ms", frontendService(p.FrontendServiceMs), 0, MaxProfileFrontendServiceMs},
 		{"decode_max_sequences", decodeCap(p.DecodeMaxSequences), 1, MaxProfileDecodeSequences},
 	} {
 		if math.IsNaN(f.v) || f.v < f.lo || f.v > f.hi {
@@ -236,6 +244,14 @@ func (e *ProfileEntry) check(path string) *Error {
 		}
 	}
 	return nil
+}
+
+// frontendService is a profile's frontend service time, 0 when absent.
+func frontendService(s *float64) float64 {
+	if s == nil {
+		return 0
+	}
+	return *s
 }
 
 // kvScale is a profile's KV-capacity scale, 1 when absent.

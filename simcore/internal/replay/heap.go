@@ -20,6 +20,7 @@ const (
 	relWake             // re-run backfill and pass starts at this time
 	relAllStatic        // one session of a pre-sorted static arrival list
 	relSlot             // a closed-loop session's slot frees at its visible completion
+	relFrontend         // a request leaves the serving frontend's queue and is routed
 )
 
 // event is pointer-free so heap moves need no GC write barriers: workers are named by pool

@@ -68,15 +68,18 @@ type cluster struct {
 	dec         *poolState
 	pools       []*poolState
 
-	reqs           []*engine.Request // live requests by ordinal − 1 (nil once terminal)
-	slab           []engine.Request  // requests are allocated in chunks
-	free           []*engine.Request // recycled requests
-	outcomes       OutcomeLog
-	strs           []string
-	histories      *engine.HistoryLog
-	gaps           []float64
-	sessions       []sessionState // active sessions by slot
-	freeSlots      []int32
+	reqs      []*engine.Request // live requests by ordinal − 1 (nil once terminal)
+	slab      []engine.Request  // requests are allocated in chunks
+	free      []*engine.Request // recycled requests
+	outcomes  OutcomeLog
+	strs      []string
+	histories *engine.HistoryLog
+	gaps      []float64
+	sessions  []sessionState // active sessions by slot
+	freeSlots []int32
+	// frontendFree is when the serving frontend finishes the requests queued in it
+	// (Plan.FrontendServiceMs).
+	frontendFree   float64
 	pulled         int
 	lastArrival    float64
 	activeSess     int
@@ -312,6 +315,8 @@ func (c *cluster) handle(e *event) {
 			c.releaseNode(int(e.a))
 		case relSlot:
 			c.activeSess--
+		case relFrontend:
+			c.route(c.entry(), c.reqs[e.a-1])
 		}
 	}
 }
@@ -405,6 +410,14 @@ func (c *cluster) releaseTurn(idx, k int) {
 	r.Session, r.Turn = int32(idx), int32(k)
 	if ss.ref != 0 {
 		r.SessionRef, r.HasTurn = ss.ref, true
+	}
+	if s := c.plan.FrontendServiceMs; s > 0 {
+		// The frontend serves one request at a time, first come first served (docs/calibration.md,
+		// "Frontend queue"): r leaves it S after the later of its release and the previous
+		// request's departure.
+		c.frontendFree = max(c.frontendFree, c.now) + s
+		c.events.push(event{at: c.frontendFree, phase: phaseRelease, kind: relFrontend, tie: c.nextDynSeq(), a: r.Ordinal})
+		return
 	}
 	c.route(c.entry(), r)
 }

@@ -29,6 +29,11 @@ type Plan struct {
 	Planner *PlannerPlan
 	// Stop, when set, ends a closed-loop replay once its means have settled (StopRule).
 	Stop *StopRule
+	// FrontendServiceMs is the serving frontend's serial time per request (a calibration's
+	// frontend_service_ms, docs/calibration.md "Frontend queue"): released requests pass
+	// the frontend one at a time, first come first served, each taking this long, before
+	// they are routed; 0 routes every request at its release.
+	FrontendServiceMs float64
 }
 
 // PoolPlan is one pool's workers.
