@@ -40,8 +40,9 @@ const (
 // fitWithCapacity fits the deployment's parameters at its configured KV capacity, then, when
 // that fit does not explain the measurements and one point shows a queue the default model
 // leaves out, with the decode batch cap that queues that point as measured (fitDecodeCap,
-// disaggregated TensorRT-LLM only), at the KV capacity that does (kvCapacityRounds rounds)
-// and with a frontend queue (fitWithFrontendQueue), and keeps the fit of the lowest loss.
+// disaggregated TensorRT-LLM only; kept at once when it explains the measurements), at the
+// KV capacity that does (kvCapacityRounds rounds) and with a frontend queue
+// (fitWithFrontendQueue), and keeps the fit of the lowest loss.
 func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor calibration.Params) (*calibration.Fitted, error) {
 	fit, err := calibration.Fit(points, floor)
 	if err != nil {
@@ -64,6 +65,13 @@ func fitWithCapacity(ps []*measuredPoint, points []calibration.Point, floor cali
 	if capped != nil {
 		if l := calibration.Loss(points, capped.Calibrated); l < loss {
 			best, loss = capped, l
+		}
+		if loss <= kvTryLoss*float64(2*len(points)) {
+			// The recipe's own batch cap explains the measurements: kept as it is, as the
+			// first fit would be, before the KV capacity and the frontend queue (a serial
+			// time fits any two loads exactly, so a lower loss does not make it likelier).
+			best.Replays = replays
+			return best, nil
 		}
 	}
 	m := ps[i].m
