@@ -181,7 +181,10 @@ test("the page stays responsive while the worker simulates", async () => {
     return { ms: performance.now() - t0, ticks, maxGap, progress };
   });
   console.log(`# 8000-request run took ${r.ms.toFixed(0)} ms in the worker; main thread ticks ${r.ticks}, longest gap ${r.maxGap.toFixed(0)} ms, progress events ${r.progress}`);
-  assert.ok(r.maxGap < 250, `main thread blocked for ${r.maxGap} ms`);
+  // Simulating on the main thread would block it for the whole run; a starved machine (CI
+  // runners, a shared VM) delays timers by a share of it. So the longest gap must stay
+  // under 250 ms or, on a run slowed past 500 ms, under half the run.
+  assert.ok(r.maxGap < Math.max(250, r.ms / 2), `main thread blocked for ${r.maxGap} ms of a ${r.ms} ms run`);
   await page.close();
 });
 
