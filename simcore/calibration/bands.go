@@ -12,21 +12,35 @@ import (
 // profile's residuals are few and were fitted, so their spread understates the error of a
 // new prediction. The 80 % band of a metric is
 //
-//	mean ± max(t₉₀(n − 1) · rms · √(1 + 1/n), MinHalfWidth) · (1 + extrapolation) · scope
+//	mean ± max(t₉₀(n − 1) · rms · √(1 + 1/n), floor) · (1 + extrapolation) · scope
 //
 // in r = ln(measured / predicted): the prediction interval of one more residual from n
 // (Student's t for the few points), never narrower than the model's own error between
-// calibrated loads (MinHalfWidth, measured per metric), widened by the log-distance the
+// calibrated loads (MinHalfWidthOf the entry's mode, measured per metric), widened by the log-distance the
 // workload lies outside the validity domain (summed over load, ISL and OSL: twice the
 // highest measured concurrency adds ln 2 ≈ 0.69), and doubled outside the profile's scope.
 
-// MinHalfWidth is each metric's smallest calibrated band half-width (ln): the spread of the
-// model's error between the loads a profile was fitted on, which its residuals at those
-// loads cannot show (a two-point fit's residuals are about zero). Measured with
-// tools/calibinterp on the measured-runs CSV's aggregated curves (docs/calibration.md,
-// "Calibrated intervals"): the smallest floor at which the bands of the rows between each
-// curve's two calibrated loads hold 80 % of their measured means.
+// MinHalfWidth is each metric's smallest calibrated band half-width (ln) for an aggregated
+// deployment: the spread of the model's error between the loads a profile was fitted on,
+// which its residuals at those loads cannot show (a two-point fit's residuals are about
+// zero). Measured with tools/calibinterp on the measured-runs CSV's aggregated curves
+// (docs/calibration.md, "Calibrated intervals"): the smallest floor at which the bands of the
+// rows between each curve's two calibrated loads hold 80 % of their measured means.
 var MinHalfWidth = MetricSpreads{TTFT: 0.145, TPOT: 0.041, E2E: 0.035, OutputThroughput: 0.035}
+
+// MinHalfWidthDisaggregated is MinHalfWidth for a disaggregated deployment, measured the same
+// way on the CSV's disaggregated curves without a measurement warning (28 curves, 56 rows;
+// docs/calibration.md, "Calibrated intervals"): their errors between calibrated loads are
+// wider (the hand-off, two pools).
+var MinHalfWidthDisaggregated = MetricSpreads{TTFT: 0.205, TPOT: 0.056, E2E: 0.060, OutputThroughput: 0.060}
+
+// MinHalfWidthOf is the floors of a profile entry of the given mode.
+func MinHalfWidthOf(mode string) MetricSpreads {
+	if mode == spec.ModeDisaggregated {
+		return MinHalfWidthDisaggregated
+	}
+	return MinHalfWidth
+}
 
 // MetricSpreads is one log half-width per calibrated metric.
 type MetricSpreads struct{ TTFT, TPOT, E2E, OutputThroughput float64 }
@@ -58,10 +72,10 @@ func ResidualHalfWidth(b spec.ProfileBand) float64 {
 	return tQuantile(n-1) * b.RMS * math.Sqrt(1+1/float64(n))
 }
 
-// Bands are the calibrated 80 % bands of an entry's residuals under the inflation rule,
-// for a prediction whose workload lies outside by the given log-distance and inside the
-// scope or not.
-func Bands(r spec.ProfileResiduals, outsideLog float64, inScope bool) uncertainty.Bands {
+// Bands are the calibrated 80 % bands of an entry's residuals under the inflation rule, with
+// the floors m (MinHalfWidthOf the entry's mode), for a prediction whose workload lies
+// outside by the given log-distance and inside the scope or not.
+func Bands(r spec.ProfileResiduals, m MetricSpreads, outsideLog float64, inScope bool) uncertainty.Bands {
 	band := func(b spec.ProfileBand, least float64) uncertainty.Band {
 		half := max(ResidualHalfWidth(b), least) * (1 + outsideLog)
 		if !inScope {
@@ -69,7 +83,6 @@ func Bands(r spec.ProfileResiduals, outsideLog float64, inScope bool) uncertaint
 		}
 		return uncertainty.Band{P10: b.Mean - half, P90: b.Mean + half, N: b.N}
 	}
-	m := MinHalfWidth
 	return uncertainty.Bands{TTFT: band(r.TTFT, m.TTFT), TPOT: band(r.TPOT, m.TPOT), E2E: band(r.E2E, m.E2E), OutputThroughput: band(r.OutputThroughput, m.OutputThroughput)}
 }
 

@@ -120,7 +120,7 @@ func TestFitStopsAtTheFloor(t *testing.T) {
 func TestBandsInflationRule(t *testing.T) {
 	r := spec.ProfileResiduals{TTFT: spec.ProfileBand{N: 2, Mean: 0.01, RMS: 0.1}, TPOT: spec.ProfileBand{N: 30, RMS: 0.001}}
 	half := 3.078 * 0.1 * math.Sqrt(1.5)
-	b := Bands(r, 0, true)
+	b := Bands(r, MinHalfWidth, 0, true)
 	if math.Abs(b.TTFT.P90-(0.01+half)) > 1e-12 || math.Abs(b.TTFT.P10-(0.01-half)) > 1e-12 || b.TTFT.N != 2 {
 		t.Errorf("TTFT band %+v, want 0.01 ± %g", b.TTFT, half)
 	}
@@ -129,7 +129,7 @@ func TestBandsInflationRule(t *testing.T) {
 	if math.Abs(out-math.Ln2) > 1e-12 {
 		t.Errorf("OutsideLog = %g, want ln 2", out)
 	}
-	wide := Bands(r, out, false)
+	wide := Bands(r, MinHalfWidth, out, false)
 	if got, want := wide.TTFT.P90-0.01, half*(1+math.Ln2)*2; math.Abs(got-want) > 1e-12 {
 		t.Errorf("inflated half-width %g, want %g", got, want)
 	}
@@ -170,6 +170,25 @@ func TestSolve(t *testing.T) {
 	}
 }
 
+// A disaggregated entry's bands take the disaggregated floors, an aggregated one's the
+// aggregated floors: residuals too small to set the width give exactly the floor.
+func TestBandsFloorOfTheEntrysMode(t *testing.T) {
+	tiny := spec.ProfileResiduals{TTFT: spec.ProfileBand{N: 2, RMS: 0.001}, TPOT: spec.ProfileBand{N: 2, RMS: 0.001}}
+	for _, c := range []struct {
+		mode  string
+		floor MetricSpreads
+	}{{spec.ModeAggregated, MinHalfWidth}, {spec.ModeDisaggregated, MinHalfWidthDisaggregated}} {
+		files := []ProfileFile{{Name: "p.json", Profile: &spec.Profile{Entries: []spec.ProfileEntry{{Scope: spec.ProfileScope{Mode: c.mode}, Residuals: tiny}}}}}
+		b := RoleBands(files, Match{})
+		if b.TTFT.P90 != c.floor.TTFT || b.TPOT.P90 != c.floor.TPOT || b.TTFT.P10 != -c.floor.TTFT {
+			t.Errorf("%s: TTFT %+v, TPOT %+v, want ±%g and ±%g", c.mode, b.TTFT, b.TPOT, c.floor.TTFT, c.floor.TPOT)
+		}
+	}
+	if MinHalfWidthDisaggregated.TTFT <= MinHalfWidth.TTFT {
+		t.Errorf("the disaggregated TTFT floor %g is not wider than the aggregated %g", MinHalfWidthDisaggregated.TTFT, MinHalfWidth.TTFT)
+	}
+}
+
 // A calibrated prediction's intervals take, per metric, the widest band of its roles: one
 // entry for both roles of a disaggregated deployment names that entry once; different
 // entries are named per role, each metric takes the wider of the two bands and the fewer
@@ -181,12 +200,12 @@ func TestIntervalsTakeTheWidestRole(t *testing.T) {
 	files := []ProfileFile{{Name: "p.json", Profile: &spec.Profile{Entries: []spec.ProfileEntry{{Residuals: a}, {Residuals: b}}}}}
 	same := map[string]Match{"prefill": {Entry: 0}, "decode": {Entry: 0}}
 	got, group, ok := Intervals(files, same)
-	if !ok || group != "p.json entries[0]" || got != Bands(a, 0, true) {
+	if !ok || group != "p.json entries[0]" || got != Bands(a, MinHalfWidth, 0, true) {
 		t.Errorf("one entry: %+v %q %v", got, group, ok)
 	}
 	mixed := map[string]Match{"prefill": {Entry: 1}, "decode": {Entry: 0}}
 	got, group, _ = Intervals(files, mixed)
-	ba, bb := Bands(a, 0, true), Bands(b, 0, true)
+	ba, bb := Bands(a, MinHalfWidth, 0, true), Bands(b, MinHalfWidth, 0, true)
 	if group != "decode: p.json entries[0]; prefill: p.json entries[1]" {
 		t.Errorf("group %q", group)
 	}

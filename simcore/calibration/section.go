@@ -60,7 +60,7 @@ func Section(files []ProfileFile, roles map[string]Match, warnings []string) map
 // scope.
 func RoleBands(files []ProfileFile, m Match) uncertainty.Bands {
 	e := files[m.Profile].Profile.Entries[m.Entry]
-	return Bands(e.Residuals, m.OutsideLog, m.InScope())
+	return Bands(e.Residuals, MinHalfWidthOf(e.Scope.Mode), m.OutsideLog, m.InScope())
 }
 
 // Intervals are the bands of a calibrated prediction's `intervals` object and the group that
