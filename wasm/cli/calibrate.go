@@ -22,8 +22,9 @@ const calibrateHelp = calibrateUsage + `
 Fit a calibration profile to your own benchmark results and write
 <output-dir>/calibration.json (docs/calibration.md). The fit corrects the prefill and
 decode pass times and the frontend and hand-off latencies, and, when a measured load
-queued where the default model does not, either the KV capacity (a queue for admission)
-or the frontend's serial time per request (a queue in front of the engine). It warns (on
+queued where the default model does not, the KV capacity (a queue for admission), the
+frontend's serial time per request (a queue in front of the engine) or, on a disaggregated
+TensorRT-LLM deployment, the requests a decode rank runs at once. It warns (on
 stderr and in the JSON report) about measurements whose latency falls as their load rises
 or, with a length draw, that are faster than the deployment can run, and about those the
 fitted profile misses by more than repeated runs differ (15 %): its predictions near them
