@@ -276,35 +276,26 @@ var bandMetrics = []struct {
 
 func (s *score) add(m *measure.Measurement, summary, intervals map[string]any, res *spec.ProfileResiduals) {
 	s.n++
-	for i, c := range []struct {
-		key      string
-		measured float64
-	}{{report.TTFT.Key(report.Mean), m.TTFT}, {report.TPOT.Key(report.Mean), m.TPOT}} {
-		p10, p90, ok := report.IntervalOf(intervals, c.key)
-		if !ok {
-			continue
-		}
-		s.banded[i]++
-		if p10 <= c.measured && c.measured <= p90 {
-			s.held[i]++
-		}
-	}
 	if num(summary, report.TTFT.Key(report.Mean)) > m.TTFT {
 		s.above++
 	}
 	s.ape[0] = append(s.ape[0], 100*math.Abs(num(summary, report.TTFT.Key(report.Mean))/m.TTFT-1))
 	s.ape[1] = append(s.ape[1], 100*math.Abs(num(summary, report.TPOT.Key(report.Mean))/m.TPOT-1))
-	if res == nil {
-		return
-	}
 	measured := calibration.MeasuredMetrics(m)
 	for i, b := range bandMetrics {
-		v, x := num(summary, b.key), b.measured(measured)
-		if v <= 0 || x <= 0 {
-			continue
+		x := b.measured(measured)
+		if i < len(s.held) { // coverage of TTFT and TPOT
+			if p10, p90, ok := report.IntervalOf(intervals, b.key); ok {
+				s.banded[i]++
+				if p10 <= x && x <= p90 {
+					s.held[i]++
+				}
+			}
 		}
-		band := b.band(*res)
-		s.spread[i] = append(s.spread[i], bandRow{r: math.Log(x / v), mean: band.Mean, half: calibration.ResidualHalfWidth(band)})
+		if v := num(summary, b.key); res != nil && v > 0 && x > 0 {
+			band := b.band(*res)
+			s.spread[i] = append(s.spread[i], bandRow{r: math.Log(x / v), mean: band.Mean, half: calibration.ResidualHalfWidth(band)})
+		}
 	}
 }
 
